@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What one thread is in the middle of delivering.
+///
+/// Publishing from inside a handler must not recurse into a second delivery: the bus queues the
+/// new event on the outer delivery's frame and delivers it when the current event is finished,
+/// so every subscriber sees one thread's events in the order they were published. The state is
+/// per thread, so it needs no lock.
+final class DispatchThreadState {
+    /// One bus whose delivery loop is running on this thread, and the events queued behind it.
+    struct Frame {
+        let bus: ObjectIdentifier
+        var pending: [() -> Void] = []
+    }
+
+    /// The delivery loops running on this thread, innermost last.
+    var frames: [Frame] = []
+
+    /// How many handlers delivered through a queue are running on this thread right now.
+    var queuedHandlerDepth = 0
+
+    /// Whether this thread is inside any handler of any bus.
+    ///
+    /// Cancelling from inside a handler must not wait for in-flight deliveries: the caller may be
+    /// one of them.
+    var isDelivering: Bool {
+        !frames.isEmpty || queuedHandlerDepth > 0
+    }
+
+    /// The calling thread's state, created on first use and freed when the thread exits.
+    static var current: DispatchThreadState {
+        if let pointer = pthread_getspecific(dispatchThreadStateKey) {
+            return Unmanaged<DispatchThreadState>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let state = DispatchThreadState()
+        pthread_setspecific(dispatchThreadStateKey, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+
+    /// The index of `bus`'s frame, if its delivery loop is running on this thread.
+    @inline(__always)
+    func frameIndex(of bus: ObjectIdentifier) -> Int? {
+        // Nesting across buses is rare and shallow, so a linear scan beats any table.
+        var index = frames.count - 1
+        while index >= 0 {
+            if frames[index].bus == bus { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// Runs `deliver` as the outermost delivery of `bus` on this thread, then everything that
+    /// handlers queued behind it, in order.
+    @inline(__always)
+    func runDeliveryLoop(for bus: ObjectIdentifier, _ deliver: () -> Void) {
+        frames.append(Frame(bus: bus))
+        let index = frames.count - 1
+        deliver()
+        var next = 0
+        while next < frames[index].pending.count {
+            let job = frames[index].pending[next]
+            next += 1
+            job()
+        }
+        frames.removeLast()
+    }
+}
+
+private let dispatchThreadStateKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key) { pointer in
+        guard let pointer else { return }
+        Unmanaged<DispatchThreadState>.fromOpaque(pointer).release()
+    }
+    precondition(status == 0, "pthread_key_create failed: \(status)")
+    return key
+}()

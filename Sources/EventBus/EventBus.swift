@@ -1,0 +1,464 @@
+import Dispatch
+
+/// A type-safe publish/subscribe hub that holds its observers weakly.
+///
+/// Publishers and subscribers know only the event types, not each other:
+///
+/// ```swift
+/// struct UserLoggedInEvent: Event { let userId: String; let userName: String }
+///
+/// let bus = EventBus()
+/// bus.subscribe(observer: self) { (event: UserLoggedInEvent) in
+///     print("welcome, \(event.userName)")
+/// }
+/// bus.publish(event: UserLoggedInEvent(userId: "42", userName: "Ada"))
+/// ```
+///
+/// ## Guarantees
+/// - **Weak observers.** A subscription made with an observer ends when the observer is
+///   deallocated: its handler is never called again, and the bus reclaims the entry as it goes,
+///   without waiting for an event of that type. `unsubscribe(observer:)` works from `deinit`.
+/// - **Thread safety.** Every method may be called from any thread. Handlers run outside the
+///   bus's lock, so they may call back into the bus.
+/// - **Cancellation.** Once `cancel()` or `unsubscribe(observer:)` returns, no new call of that
+///   handler starts; called from outside any handler, they also wait for calls already running
+///   on other threads to return.
+/// - **Ordering.** Handlers of one type run in subscription order, then wildcard observers. An
+///   event published from inside a handler is delivered once the current event's delivery has
+///   finished, on the same thread, so subscribers see each thread's events in publish order.
+/// - **Snapshots.** A subscription made during a delivery does not receive the event being
+///   delivered.
+public final class EventBus: @unchecked Sendable {
+    /// The app-wide bus.
+    public static let shared = EventBus(name: "shared")
+
+    /// A name that monitors show for this bus.
+    public let name: String
+
+    let lock = Lock()
+    // Everything below is guarded by `lock`, except the atomic counters inside the slots.
+    var slots: [ObjectIdentifier: TypeSlot] = [:]
+    var slotsInOrder: [TypeSlot] = []
+    let wildcardSlot = TypeSlot(
+        name: SubscriberLifecycleEvent.wildcardTypeName,
+        qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
+    var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
+    private var nextID: UInt64 = 0
+    private var sweepBudget = 0
+    private var sweepCursor = 0
+
+    /// Creates an independent bus.
+    ///
+    /// - Parameter name: A name that monitors show for this bus.
+    public init(name: String = "EventBus") {
+        self.name = name
+    }
+
+    // MARK: - Subscribing
+
+    /// Subscribes `observer` to events of type `T` for as long as the observer lives.
+    ///
+    /// The bus holds the observer weakly: once it is deallocated the handler is never called
+    /// again, and the subscription is reclaimed. Capture the observer weakly in the handler too.
+    ///
+    /// ```swift
+    /// bus.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
+    ///     self?.showWelcome(event.userName)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - observer: The object whose lifetime bounds the subscription.
+    ///   - queue: Where to run the handler. `nil` (the default) runs it on the publisher's
+    ///     thread before `publish` returns; a queue runs it there without making the publisher
+    ///     wait.
+    ///   - handler: Called with each event of type `T`.
+    /// - Returns: A token that can cancel the subscription early. Releasing it does not end
+    ///   the subscription; the observer's lifetime does.
+    @discardableResult
+    public func subscribe<T: Event>(
+        observer: AnyObject, on queue: DispatchQueue? = nil,
+        handler: @escaping @Sendable (T) -> Void
+    ) -> Subscription {
+        add(T.self, observer: observer, queue: queue, handler: handler)
+    }
+
+    /// Subscribes to events of type `T` until the returned token is cancelled or released.
+    ///
+    /// ```swift
+    /// let token = bus.subscribe(to: DataLoadedEvent.self) { event in
+    ///     print("\(event.data.count) items")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The event type to receive.
+    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - handler: Called with each event of type `T`.
+    /// - Returns: The subscription; keep it for as long as events should arrive.
+    public func subscribe<T: Event>(
+        to type: T.Type, on queue: DispatchQueue? = nil,
+        handler: @escaping @Sendable (T) -> Void
+    ) -> Subscription {
+        add(type, observer: nil, queue: queue, handler: handler)
+    }
+
+    /// Subscribes `observer` to every event published on this bus, whatever its type.
+    ///
+    /// Wildcard observers run after the typed subscribers of each event, and see each event once.
+    ///
+    /// - Parameters:
+    ///   - observer: The object whose lifetime bounds the subscription.
+    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - handler: Called with every event.
+    /// - Returns: A token that can cancel the subscription early; releasing it does not.
+    @discardableResult
+    public func subscribeAll(
+        observer: AnyObject, on queue: DispatchQueue? = nil,
+        handler: @escaping @Sendable (any Event) -> Void
+    ) -> Subscription {
+        addWildcard(observer: observer, queue: queue) { handler($0.event) }
+    }
+
+    /// Subscribes to every event published on this bus until the token is cancelled or released.
+    ///
+    /// - Parameters:
+    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - handler: Called with every event.
+    /// - Returns: The subscription; keep it for as long as events should arrive.
+    public func subscribeAll(
+        on queue: DispatchQueue? = nil, handler: @escaping @Sendable (any Event) -> Void
+    ) -> Subscription {
+        addWildcard(observer: nil, queue: queue) { handler($0.event) }
+    }
+
+    /// Subscribes a monitor to every event, with what the bus knows of each delivery.
+    ///
+    /// This is a wildcard subscription whose handler also learns the event's type name and how
+    /// many typed subscribers received it, which is what a dashboard or a tap shows. Keep the
+    /// handler cheap: it runs on the publisher's thread (or `queue`) for every event.
+    ///
+    /// - Parameters:
+    ///   - observer: The object whose lifetime bounds the subscription, or `nil` for a token that
+    ///     cancels when released.
+    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - handler: Called with every delivery.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func observeDeliveries(
+        observer: AnyObject? = nil, on queue: DispatchQueue? = nil,
+        handler: @escaping @Sendable (DeliveryRecord) -> Void
+    ) -> Subscription {
+        addWildcard(observer: observer, queue: queue, handler: handler)
+    }
+
+    /// Removes every subscription `observer` made, typed and wildcard.
+    ///
+    /// Safe to call from the observer's `deinit`: the bus matches observers by identity, not
+    /// through the weak reference that already reads `nil` there.
+    ///
+    /// - Parameter observer: The object passed to `subscribe(observer:)`.
+    public func unsubscribe(observer: AnyObject) {
+        let observerID = ObjectIdentifier(observer)
+        let observerTypeName = String(describing: type(of: observer))
+        var removedEntries: [SubscriberEntry] = []
+        lock.lock()
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        for slot in slotsInOrder + [wildcardSlot] where slot.entriesPerObserver[observerID] != nil {
+            let removed = slot.removeEntries { $0.observerID == observerID }
+            for entry in removed { _ = entry.markCancelled() }
+            slot.unsubscribed += removed.count
+            changes.append(.unsubscribed, slot.name, removed.count, observerTypeName)
+            removedEntries += removed
+        }
+        stepSweepLocked(&changes)
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+        waitForDeliveries(to: removedEntries)
+    }
+
+    // MARK: - Publishing
+
+    /// Delivers `event` to the subscribers of its type, then to wildcard observers.
+    ///
+    /// Synchronous subscribers have run when this returns, unless it is called from inside a
+    /// handler: then the event is delivered right after the current one, on this thread.
+    ///
+    /// - Parameter event: The event to deliver.
+    public func publish<T: Event>(event: T) {
+        publish(event)
+    }
+
+    /// Delivers `event` to the subscribers of its type, then to wildcard observers.
+    ///
+    /// - Parameter event: The event to deliver.
+    public func publish<T: Event>(_ event: T) {
+        let thread = DispatchThreadState.current
+        let busID = ObjectIdentifier(self)
+        if let index = thread.frameIndex(of: busID) {
+            thread.frames[index].pending.append { self.deliver(event) }
+            return
+        }
+        thread.runDeliveryLoop(for: busID) { deliver(event) }
+    }
+
+    // MARK: - Introspection
+
+    /// The number of live subscriptions to `type`, wildcard observers not included.
+    ///
+    /// - Parameter type: The event type.
+    /// - Returns: Subscriptions that would receive an event of this type now.
+    public func subscriberCount<T: Event>(for type: T.Type) -> Int {
+        lock.withLock {
+            guard let slot = slots[ObjectIdentifier(type)] else { return 0 }
+            return slot.entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
+        }
+    }
+
+    /// Removes every subscription whose observer has been deallocated, now.
+    ///
+    /// The bus does this by itself, a little at every operation; call this to see the effect at
+    /// once, in a test or a monitor.
+    ///
+    /// - Returns: How many subscriptions were reclaimed.
+    @discardableResult
+    public func reclaimDeadSubscriptions() -> Int {
+        lock.lock()
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        var count = 0
+        for slot in slotsInOrder + [wildcardSlot] {
+            count += reclaimDeadLocked(in: slot, &changes)
+        }
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+        return count
+    }
+
+    /// Reports every later change in who listens on this bus.
+    ///
+    /// The handler runs on the thread that made the change (a subscriber's, a publisher's, or
+    /// the one that released an observer), outside the bus's lock.
+    ///
+    /// - Parameter handler: Called with each change.
+    /// - Returns: The subscription; keep it for as long as changes should arrive.
+    public func observeLifecycle(
+        _ handler: @escaping @Sendable (SubscriberLifecycleEvent) -> Void
+    ) -> Subscription {
+        lock.withLock {
+            nextID += 1
+            let entry = Entry<SubscriberLifecycleEvent>(
+                id: nextID, counters: TypeCounters(), observer: nil, queue: nil, handler: handler)
+            lifecycleObservers.append(entry)
+            return Subscription(bus: self, entry: entry, location: .lifecycle)
+        }
+    }
+
+    // MARK: - Internals
+
+    private func add<T: Event>(
+        _ type: T.Type, observer: AnyObject?, queue: DispatchQueue?,
+        handler: @escaping @Sendable (T) -> Void
+    ) -> Subscription {
+        lock.lock()
+        let slot = slotLocked(for: type)
+        nextID += 1
+        let entry = Entry<T>(
+            id: nextID, counters: slot.counters, observer: observer, queue: queue, handler: handler)
+        let isDuplicate = slot.add(entry)
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        changes.append(isDuplicate ? .duplicateSubscription : .subscribed, slot.name, 1, observer: observer)
+        stepSweepLocked(&changes)
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+        return Subscription(bus: self, entry: entry, location: .type(slot))
+    }
+
+    private func addWildcard(
+        observer: AnyObject?, queue: DispatchQueue?,
+        handler: @escaping @Sendable (DeliveryRecord) -> Void
+    ) -> Subscription {
+        lock.lock()
+        nextID += 1
+        let entry = Entry<DeliveryRecord>(
+            id: nextID, counters: wildcardSlot.counters, observer: observer, queue: queue,
+            handler: handler)
+        let isDuplicate = wildcardSlot.add(entry)
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        changes.append(
+            isDuplicate ? .duplicateSubscription : .subscribed, wildcardSlot.name, 1, observer: observer)
+        stepSweepLocked(&changes)
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+        return Subscription(bus: self, entry: entry, location: .wildcard)
+    }
+
+    func slotLocked<T: Event>(for type: T.Type) -> TypeSlot {
+        let key = ObjectIdentifier(type)
+        if let slot = slots[key] { return slot }
+        let slot = TypeSlot(name: String(describing: type), qualifiedName: String(reflecting: type))
+        slots[key] = slot
+        slotsInOrder.append(slot)
+        return slot
+    }
+
+    private func deliver<T: Event>(_ event: T) {
+        lock.lock()
+        let slot = slotLocked(for: T.self)
+        slot.published += 1
+        let entries = slot.entries
+        let wildcards = wildcardSlot.entries
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        stepSweepLocked(&changes)
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+
+        var delivered = 0
+        var scheduled = 0
+        var sawDeadObserver = false
+        for entry in entries {
+            // Every entry in a slot was created for the slot's type.
+            switch unsafeDowncast(entry, to: Entry<T>.self).offer(event) {
+            case .delivered: delivered += 1
+            case .scheduled: scheduled += 1
+            case .skipped: break
+            case .observerDied: sawDeadObserver = true
+            }
+        }
+        if delivered > 0 { slot.counters.recordDeliveries(delivered) }
+        if delivered + scheduled == 0 { slot.counters.recordUnheard() }
+
+        if !wildcards.isEmpty {
+            let record = DeliveryRecord(
+                event: event, eventTypeName: slot.name, receivers: delivered + scheduled)
+            var wildcardDelivered = 0
+            for entry in wildcards {
+                switch unsafeDowncast(entry, to: Entry<DeliveryRecord>.self).offer(record) {
+                case .delivered: wildcardDelivered += 1
+                case .scheduled, .skipped: break
+                case .observerDied: sawDeadObserver = true
+                }
+            }
+            if wildcardDelivered > 0 { wildcardSlot.counters.recordDeliveries(wildcardDelivered) }
+        }
+        if sawDeadObserver { reclaimDeadSubscriptions(in: slot) }
+    }
+
+    /// Reclaims dead entries of `slot`, and of the wildcard list, after a delivery met one.
+    private func reclaimDeadSubscriptions(in slot: TypeSlot) {
+        lock.lock()
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        reclaimDeadLocked(in: slot, &changes)
+        reclaimDeadLocked(in: wildcardSlot, &changes)
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+    }
+
+    @discardableResult
+    private func reclaimDeadLocked(in slot: TypeSlot, _ changes: inout LifecycleChanges) -> Int {
+        // Checking first avoids copying a list that a publisher is iterating when nothing died.
+        guard !slot.entriesPerObserver.isEmpty, slot.entries.contains(where: \.isDead) else {
+            return 0
+        }
+        let removed = slot.removeEntries(where: \.isDead)
+        for entry in removed { _ = entry.markCancelled() }
+        slot.reclaimed += removed.count
+        changes.append(.reclaimed, slot.name, removed.count, nil)
+        return removed.count
+    }
+
+    /// Does a bounded share of the work of reclaiming dead subscriptions.
+    ///
+    /// Every operation earns budget; when the budget covers the size of the next type's list in
+    /// round-robin order, that list is swept. Sweeping costs amortised O(1) per operation, and
+    /// every dead entry goes within a bounded number of operations, even for a type that is
+    /// never published again.
+    private func stepSweepLocked(_ changes: inout LifecycleChanges) {
+        sweepBudget = min(sweepBudget + 2, 1 << 30)
+        let slotCount = slotsInOrder.count + 1
+        if sweepCursor >= slotCount { sweepCursor = 0 }
+        let slot = sweepCursor < slotsInOrder.count ? slotsInOrder[sweepCursor] : wildcardSlot
+        let cost = slot.entriesPerObserver.isEmpty ? 1 : max(16, slot.entries.count)
+        guard sweepBudget >= cost else { return }
+        sweepBudget -= cost
+        sweepCursor += 1
+        reclaimDeadLocked(in: slot, &changes)
+    }
+
+    func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {
+        guard entry.markCancelled() else { return }
+        lock.lock()
+        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        switch location {
+        case .type(let slot):
+            let removed = slot.removeEntries { $0 === entry }
+            slot.cancelled += removed.count
+            changes.append(.cancelled, slot.name, removed.count, nil)
+        case .wildcard:
+            let removed = wildcardSlot.removeEntries { $0 === entry }
+            wildcardSlot.cancelled += removed.count
+            changes.append(.cancelled, wildcardSlot.name, removed.count, nil)
+        case .lifecycle:
+            lifecycleObservers.removeAll { $0 === entry }
+        }
+        stepSweepLocked(&changes)
+        let notify = changes.takeNotification(lifecycleObservers)
+        lock.unlock()
+        notify?.send()
+        waitForDeliveries(to: [entry])
+    }
+
+    private func waitForDeliveries(to entries: [SubscriberEntry]) {
+        // Inside a handler this thread may itself be one of the deliveries; waiting there could
+        // deadlock, so the promise there is only that no new delivery starts.
+        guard !entries.isEmpty, !DispatchThreadState.current.isDelivering else { return }
+        for entry in entries { entry.waitForDeliveriesInProgress() }
+    }
+}
+
+/// Lifecycle events gathered under the lock and sent once it is released.
+struct LifecycleChanges {
+    private let enabled: Bool
+    private var events: [SubscriberLifecycleEvent] = []
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    mutating func append(
+        _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, _ count: Int, observer: AnyObject?
+    ) {
+        guard enabled, count > 0 else { return }
+        append(kind, typeName, count, observer.map { String(describing: type(of: $0)) })
+    }
+
+    mutating func append(
+        _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, _ count: Int, _ observerTypeName: String?
+    ) {
+        guard enabled, count > 0 else { return }
+        events.append(
+            SubscriberLifecycleEvent(
+                kind: kind, eventTypeName: typeName, count: count, observerTypeName: observerTypeName))
+    }
+
+    /// What to send once the lock is released, or `nil` when nothing changed.
+    func takeNotification(_ observers: [Entry<SubscriberLifecycleEvent>]) -> Notification? {
+        events.isEmpty ? nil : Notification(events: events, observers: observers)
+    }
+
+    struct Notification {
+        let events: [SubscriberLifecycleEvent]
+        let observers: [Entry<SubscriberLifecycleEvent>]
+
+        func send() {
+            for event in events {
+                for observer in observers { _ = observer.offer(event) }
+            }
+        }
+    }
+}

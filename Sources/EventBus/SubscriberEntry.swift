@@ -1,0 +1,228 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One subscription as the bus stores it.
+///
+/// Entries are shared between the bus's tables, the token given to the subscriber and the copies
+/// of the subscriber list that a publisher iterates outside the lock. Their mutable parts are an
+/// atomic state word and a weak reference set once at creation, so sharing them is safe.
+class SubscriberEntry: @unchecked Sendable {
+    /// The bit of ``state`` set once the entry is cancelled, unsubscribed or reclaimed.
+    static let cancelledBit = 1 << 62
+    /// The bits of ``state`` that count deliveries in progress.
+    static let inFlightMask = cancelledBit - 1
+
+    let id: UInt64
+    /// The counters of the event type this entry listens to.
+    let counters: TypeCounters
+    /// The observer's identity, kept apart from the weak reference because a weak reference
+    /// already reads `nil` inside the observer's `deinit`, where `unsubscribe(observer:)` runs.
+    let observerID: ObjectIdentifier?
+    /// The observer's class, for monitors.
+    let observerType: AnyObject.Type?
+    weak var observer: AnyObject?
+    /// Where the handler runs; `nil` means on the publisher's thread, before `publish` returns.
+    let queue: DispatchQueue?
+    /// ``cancelledBit`` plus the number of deliveries that have started and not yet returned.
+    let state = Atomic<Int>(0)
+
+    init(
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, queue: DispatchQueue?
+    ) {
+        self.id = id
+        self.counters = counters
+        self.observer = observer
+        self.observerID = observer.map { ObjectIdentifier($0) }
+        self.observerType = observer.map { type(of: $0) }
+        self.queue = queue
+    }
+
+    /// Whether the entry is bound to an observer object that has been deallocated.
+    var isDead: Bool {
+        observerID != nil && observer == nil
+    }
+
+    var isCancelled: Bool {
+        state.load(ordering: .acquiring) & Self.cancelledBit != 0
+    }
+
+    /// Marks the entry cancelled; returns `false` if it already was.
+    func markCancelled() -> Bool {
+        let old = state.bitwiseOr(Self.cancelledBit, ordering: .sequentiallyConsistent).oldValue
+        return old & Self.cancelledBit == 0
+    }
+
+    /// Counts a delivery as started unless the entry is cancelled.
+    ///
+    /// The increment and the cancel flag share one atomic word, so a delivery either starts
+    /// before `cancel()` (which then waits for it) or sees the flag and never starts.
+    @inline(__always)
+    func beginDelivery() -> Bool {
+        let old = state.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        if old & Self.cancelledBit != 0 {
+            state.wrappingSubtract(1, ordering: .releasing)
+            return false
+        }
+        return true
+    }
+
+    @inline(__always)
+    func endDelivery() {
+        state.wrappingSubtract(1, ordering: .releasing)
+    }
+
+    /// Waits until no delivery to this entry is running on another thread.
+    ///
+    /// Called after the entry is marked cancelled, and only from threads that are not inside a
+    /// handler themselves, so the wait cannot close a cycle of threads waiting on each other.
+    func waitForDeliveriesInProgress() {
+        var spins = 0
+        while state.load(ordering: .acquiring) & Self.inFlightMask != 0 {
+            spins += 1
+            if spins < 100 {
+                sched_yield()
+            } else {
+                usleep(50)
+            }
+        }
+    }
+}
+
+/// The outcome of offering an event to one entry.
+enum DeliveryOutcome {
+    case delivered
+    /// Handed to the subscriber's queue; counted as delivered when the handler runs.
+    case scheduled
+    case skipped
+    case observerDied
+}
+
+/// A subscription to one event type, or to every event when `Payload` is `any Event`.
+final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
+    let handler: @Sendable (Payload) -> Void
+
+    init(
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, queue: DispatchQueue?,
+        handler: @escaping @Sendable (Payload) -> Void
+    ) {
+        self.handler = handler
+        super.init(id: id, counters: counters, observer: observer, queue: queue)
+    }
+
+    /// Offers `event` to the handler, on this thread or on the entry's queue.
+    @inline(__always)
+    func offer(_ event: Payload) -> DeliveryOutcome where Payload: Sendable {
+        if let queue {
+            if isCancelled { return .skipped }
+            if observerID != nil && observer == nil { return .observerDied }
+            queue.async { self.deliverOnQueue(event) }
+            return .scheduled
+        }
+        if observerID == nil {
+            guard beginDelivery() else { return .skipped }
+            handler(event)
+            endDelivery()
+            return .delivered
+        }
+        // Holding the observer strongly for the call keeps it alive until the handler returns.
+        guard let observer else { return .observerDied }
+        guard beginDelivery() else { return .skipped }
+        handler(event)
+        endDelivery()
+        withExtendedLifetime(observer) {}
+        return .delivered
+    }
+
+    private func deliverOnQueue(_ event: Payload) {
+        let observer = self.observer
+        if observerID != nil && observer == nil { return }
+        guard beginDelivery() else { return }
+        let thread = DispatchThreadState.current
+        thread.queuedHandlerDepth += 1
+        handler(event)
+        thread.queuedHandlerDepth -= 1
+        endDelivery()
+        withExtendedLifetime(observer) {}
+        counters.recordDeliveries(1)
+    }
+}
+
+/// Counters of one event type that deliveries update without taking the bus's lock.
+final class TypeCounters: Sendable {
+    let delivered = Atomic<Int>(0)
+    let unheard = Atomic<Int>(0)
+
+    func recordDeliveries(_ count: Int) {
+        delivered.wrappingAdd(count, ordering: .relaxed)
+    }
+
+    func recordUnheard() {
+        unheard.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    var deliveredCount: Int { delivered.load(ordering: .relaxed) }
+    var unheardCount: Int { unheard.load(ordering: .relaxed) }
+}
+
+/// Everything the bus keeps about one event type. Guarded by the bus's lock, except ``counters``.
+final class TypeSlot {
+    let name: String
+    let qualifiedName: String
+    let counters = TypeCounters()
+    /// Subscribers in subscription order.
+    var entries: [SubscriberEntry] = []
+    /// How many entries each observer has here, to notice the same observer subscribing twice
+    /// without scanning the list.
+    var entriesPerObserver: [ObjectIdentifier: Int] = [:]
+    var published = 0
+    var reclaimed = 0
+    var unsubscribed = 0
+    var cancelled = 0
+    var duplicates = 0
+
+    init(name: String, qualifiedName: String) {
+        self.name = name
+        self.qualifiedName = qualifiedName
+    }
+
+    func add(_ entry: SubscriberEntry) -> Bool {
+        var isDuplicate = false
+        if let observerID = entry.observerID {
+            let existing = entriesPerObserver[observerID, default: 0]
+            if existing > 0 {
+                // A dead entry can share the address of a new observer; only a live one is a twin.
+                isDuplicate = entries.contains {
+                    $0.observerID == observerID && $0.observer === entry.observer
+                }
+            }
+            entriesPerObserver[observerID] = existing + 1
+        }
+        if isDuplicate { duplicates += 1 }
+        entries.append(entry)
+        return isDuplicate
+    }
+
+    /// Removes the entries matching `predicate`, keeping the others in order; returns them.
+    func removeEntries(where predicate: (SubscriberEntry) -> Bool) -> [SubscriberEntry] {
+        var removed: [SubscriberEntry] = []
+        entries.removeAll { entry in
+            guard predicate(entry) else { return false }
+            removed.append(entry)
+            return true
+        }
+        for entry in removed {
+            guard let observerID = entry.observerID else { continue }
+            let remaining = entriesPerObserver[observerID, default: 1] - 1
+            entriesPerObserver[observerID] = remaining > 0 ? remaining : nil
+        }
+        return removed
+    }
+}
