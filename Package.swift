@@ -11,6 +11,8 @@ let package = Package(
     targets: [
         .target(name: "EventBus"),
         .target(name: "EventBusTesting", dependencies: ["EventBus"]),
+        .target(name: "BusFeed", dependencies: ["EventBus"]),
+        .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
     ]

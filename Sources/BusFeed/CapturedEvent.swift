@@ -1,0 +1,73 @@
+public import EventBus
+import Foundation
+
+/// One published event as a monitor keeps it.
+///
+/// In-process captures keep the event itself and format its payload only when a row showing it
+/// is drawn; events read from a socket or a recording arrive already formatted.
+public struct CapturedEvent: Sendable {
+    /// The event's payload, formatted or not yet.
+    public enum Payload: Sendable {
+        /// The event itself, formatted on demand.
+        case value(any Event)
+        /// A payload already formatted, as read from a tap or a recording.
+        case text(String)
+    }
+
+    /// Seconds since 1970 when the event was captured.
+    public let time: Double
+    /// The readable name of the event's type.
+    public let typeName: String
+    /// The event's payload.
+    public let payload: Payload
+    /// How many typed subscribers received the event.
+    public let receivers: Int
+
+    /// Creates a captured event.
+    public init(time: Double, typeName: String, payload: Payload, receivers: Int) {
+        self.time = time
+        self.typeName = typeName
+        self.payload = payload
+        self.receivers = receivers
+    }
+
+    /// The payload as text: JSON of the fields of an `Encodable` event, its description otherwise.
+    public var payloadText: String {
+        switch payload {
+        case .text(let text): return text
+        case .value(let event): return PayloadFormatter.format(event)
+        }
+    }
+}
+
+/// A subscriber lifecycle change as a monitor keeps it.
+public struct CapturedLifecycle: Sendable {
+    /// Seconds since 1970 when the change was captured.
+    public let time: Double
+    /// The change.
+    public let change: SubscriberLifecycleEvent
+
+    /// Creates a captured change.
+    public init(time: Double, change: SubscriberLifecycleEvent) {
+        self.time = time
+        self.change = change
+    }
+}
+
+/// Turns events into the one-line text monitors show and taps send.
+public enum PayloadFormatter {
+    /// JSON of the event's fields with sorted keys when it is `Encodable`, else its description.
+    ///
+    /// - Parameter event: The event to format.
+    /// - Returns: A single line of text.
+    public static func format(_ event: any Event) -> String {
+        if let encodable = event as? any Encodable {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            if let data = try? encoder.encode(encodable), let text = String(data: data, encoding: .utf8) {
+                return text
+            }
+        }
+        return String(describing: event).replacingOccurrences(of: "\n", with: " ")
+    }
+}

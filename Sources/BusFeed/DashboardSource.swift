@@ -1,0 +1,52 @@
+public import EventBus
+
+/// What a source of bus activity has gathered since the monitor last asked.
+public struct SourceBatch: Sendable {
+    /// Events captured since the last batch, oldest first.
+    public var events: [CapturedEvent]
+    /// Lifecycle changes captured since the last batch, oldest first.
+    public var lifecycle: [CapturedLifecycle]
+    /// The newest counters of the bus, when the source has new ones.
+    public var snapshot: BusSnapshot?
+    /// Events the source had to drop so far because the monitor fell behind (a running total).
+    public var droppedEvents: Int
+    /// A short state to show in the header, such as "attached", "detached", "replay 3/10 s".
+    public var status: String?
+
+    /// Creates a batch.
+    public init(
+        events: [CapturedEvent] = [], lifecycle: [CapturedLifecycle] = [], snapshot: BusSnapshot? = nil,
+        droppedEvents: Int = 0, status: String? = nil
+    ) {
+        self.events = events
+        self.lifecycle = lifecycle
+        self.snapshot = snapshot
+        self.droppedEvents = droppedEvents
+        self.status = status
+    }
+}
+
+/// A request from the person at the monitor to the thing being watched.
+public enum SourceCommand: Sendable, Equatable {
+    /// Publish faster (the simulated app only).
+    case increaseRate
+    /// Publish slower (the simulated app only).
+    case decreaseRate
+    /// Destroy a batch of screens at once, so their cleanup can be watched.
+    case destroyScreens
+}
+
+/// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.
+///
+/// The monitor's UI thread calls ``drain()`` once a frame; sources gather data on their own
+/// threads in bounded buffers and hand it over there.
+public protocol DashboardSource: AnyObject, Sendable {
+    /// What is being watched, for the header, such as "simulated app (seed 7)".
+    var title: String { get }
+    /// Everything gathered since the previous call.
+    func drain() -> SourceBatch
+    /// Carries out a command, or ignores it when the source cannot (a replay cannot cull).
+    ///
+    /// - Returns: A short message to show, such as "rate 2000/s", or `nil`.
+    func perform(_ command: SourceCommand) -> String?
+}

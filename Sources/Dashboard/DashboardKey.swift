@@ -1,0 +1,31 @@
+/// A key the person at the dashboard pressed, as the terminal backend decodes it.
+public enum DashboardKey: Hashable, Sendable {
+    /// A printable character, such as `q`, `/`, space or `+`.
+    case character(Character)
+    /// Arrow up.
+    case up
+    /// Arrow down.
+    case down
+    /// Arrow left.
+    case left
+    /// Arrow right.
+    case right
+    /// Page up.
+    case pageUp
+    /// Page down.
+    case pageDown
+    /// Home.
+    case home
+    /// End.
+    case end
+    /// Enter or Return.
+    case enter
+    /// Escape.
+    case escape
+    /// Tab.
+    case tab
+    /// Backspace or Delete, for editing the filter.
+    case backspace
+    /// Ctrl-C, or SIGINT/SIGTERM delivered to the program.
+    case interrupt
+}
