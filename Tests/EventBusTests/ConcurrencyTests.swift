@@ -1,0 +1,188 @@
+import EventBus
+import Foundation
+import Synchronization
+import Testing
+
+/// An event that says which thread published it.
+struct Stamp: Event {
+    let thread: Int
+    let sequence: Int
+}
+
+/// Runs `body(threadIndex)` on `count` threads at once and waits for all of them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+}
+
+@Suite("Thread safety")
+struct ConcurrencyTests {
+    @Test("concurrent publishers, subscribers, cancels and deallocations keep exact counts")
+    func mixedOperations() {
+        // Given four threads that each publish, subscribe by token and by observer, cancel,
+        // unsubscribe, let observers die and add wildcard observers, all on one bus.
+        let bus = EventBus()
+        let handlerCalls = Atomic<Int>(0)
+        let published = Atomic<Int>(0)
+        let violations = Atomic<Int>(0)
+        let operationsPerThread = 20_000
+
+        onThreads(4) { thread in
+            var generator = SplitMix(seed: UInt64(thread) + 1)
+            var tokens: [(Subscription, Counter)] = []
+            var observers: [Screen] = []
+            var sequence = 0
+            for _ in 0..<operationsPerThread {
+                switch generator.next() % 10 {
+                case 0, 1, 2, 3:
+                    sequence += 1
+                    for (_, counter) in tokens { counter.expected += 1 }
+                    bus.publish(Stamp(thread: thread, sequence: sequence))
+                    published.wrappingAdd(1, ordering: .relaxed)
+                case 4:
+                    let counter = Counter()
+                    let token = bus.subscribe(to: Stamp.self) { event in
+                        handlerCalls.wrappingAdd(1, ordering: .relaxed)
+                        if counter.cancelled.load(ordering: .acquiring) {
+                            violations.wrappingAdd(1, ordering: .relaxed)
+                        }
+                        if event.thread == thread { counter.received.wrappingAdd(1, ordering: .relaxed) }
+                    }
+                    tokens.append((token, counter))
+                case 5 where !tokens.isEmpty:
+                    let (token, counter) = tokens.remove(at: Int(generator.next() % UInt64(tokens.count)))
+                    token.cancel()
+                    counter.cancelled.store(true, ordering: .releasing)
+                    // Every event this thread published while the token was live reached it once.
+                    if counter.received.load(ordering: .relaxed) != counter.expected {
+                        violations.wrappingAdd(1, ordering: .relaxed)
+                    }
+                case 6:
+                    let screen = Screen()
+                    bus.subscribe(observer: screen) { (_: Stamp) in
+                        handlerCalls.wrappingAdd(1, ordering: .relaxed)
+                    }
+                    observers.append(screen)
+                case 7 where !observers.isEmpty:
+                    let screen = observers.remove(at: Int(generator.next() % UInt64(observers.count)))
+                    if generator.next() % 2 == 0 { bus.unsubscribe(observer: screen) }
+                case 8:
+                    let screen = Screen()
+                    bus.subscribeAll(observer: screen) { _ in }
+                    if generator.next() % 2 == 0 { observers.append(screen) }
+                default:
+                    _ = bus.snapshot()
+                }
+            }
+            for (token, _) in tokens { token.cancel() }
+        }
+
+        // Then the bus counted exactly what was published and what handlers saw.
+        let snapshot = bus.snapshot()
+        #expect(violations.load(ordering: .relaxed) == 0)
+        #expect(snapshot[Stamp.self]?.published == published.load(ordering: .relaxed))
+        #expect(snapshot[Stamp.self]?.delivered == handlerCalls.load(ordering: .relaxed))
+        #expect(snapshot[Stamp.self]?.liveSubscribers == 0)
+        #expect(snapshot.wildcardObservers == 0)
+    }
+
+    @Test("once cancel() returns no delivery starts, even from another publishing thread")
+    func noDeliveryAfterCancel() {
+        let bus = EventBus()
+        let stop = Atomic<Bool>(false)
+        let violations = Atomic<Int>(0)
+        let deliveries = Atomic<Int>(0)
+        let publisher = Thread {
+            var sequence = 0
+            while !stop.load(ordering: .relaxed) {
+                sequence += 1
+                bus.publish(Stamp(thread: 0, sequence: sequence))
+            }
+        }
+        publisher.start()
+
+        for _ in 0..<300 {
+            let cancelled = Atomic<Bool>(false)
+            let token = bus.subscribe(to: Stamp.self) { _ in
+                deliveries.wrappingAdd(1, ordering: .relaxed)
+                // Stay in the handler a moment so cancel() races with a running call.
+                for _ in 0..<50 { _ = cancelled.load(ordering: .relaxed) }
+                if cancelled.load(ordering: .acquiring) { violations.wrappingAdd(1, ordering: .relaxed) }
+            }
+            usleep(100)
+            token.cancel()
+            cancelled.store(true, ordering: .releasing)
+        }
+        stop.store(true, ordering: .relaxed)
+        while !publisher.isFinished { usleep(1_000) }
+
+        #expect(deliveries.load(ordering: .relaxed) > 0)
+        #expect(violations.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("observers deallocated on other threads are never called afterwards")
+    func concurrentDeallocation() {
+        let bus = EventBus()
+        let calledAfterDeath = Atomic<Int>(0)
+        onThreads(4) { thread in
+            for round in 0..<2_000 {
+                if thread == 0 {
+                    bus.publish(Stamp(thread: thread, sequence: round))
+                    continue
+                }
+                let dead = Flag()
+                var screen: Mortal? = Mortal(deathFlag: dead)
+                bus.subscribe(observer: screen!) { (_: Stamp) in
+                    if dead.isSet { calledAfterDeath.wrappingAdd(1, ordering: .relaxed) }
+                }
+                screen = nil
+            }
+        }
+        #expect(calledAfterDeath.load(ordering: .relaxed) == 0)
+        let stats = bus.snapshot()[Stamp.self]
+        #expect(stats?.liveSubscribers == 0)
+    }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
+}
+
+/// An observer that records its own deallocation.
+final class Mortal: Sendable {
+    let deathFlag: Flag
+    init(deathFlag: Flag) { self.deathFlag = deathFlag }
+    deinit { deathFlag.set() }
+}
+
+/// What one token expects and has received, checked when it is cancelled.
+final class Counter: @unchecked Sendable {
+    /// Written only by the owning thread.
+    var expected = 0
+    let received = Atomic<Int>(0)
+    let cancelled = Atomic<Bool>(false)
+}
+
+/// A small seeded generator so stress runs are reproducible.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

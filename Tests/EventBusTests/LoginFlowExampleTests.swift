@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@Suite("Examples")
+struct LoginFlowExampleTests {
+    @Test("LoginFlow prints the login, the screens going away and the reclaim")
+    func loginFlowOutput() throws {
+        let output = try runBuiltProduct("LoginFlow")
+        #expect(output.status == 0)
+        let text = output.stdout
+        #expect(text.contains("LoginViewController: welcome, Ada (id 42)"))
+        #expect(text.contains("ProfileViewController: loading the profile of Ada"))
+        #expect(text.contains("unsubscribed 1 UserLoggedInEvent subscription by LoginViewController"))
+        #expect(text.contains("[profile screen gone] UserLoggedInEvent: live 0, dead awaiting cleanup 1"))
+        #expect(text.contains("reclaimed 1 dead UserLoggedInEvent subscription"))
+        #expect(!text.contains("loading the profile of Grace"))
+        #expect(text.contains("done: published 3, delivered 3, reclaimed 1"))
+    }
+}
+
+/// Runs an executable built next to the test bundle and returns its exit status and output.
+func runBuiltProduct(_ name: String, arguments: [String] = []) throws -> (status: Int32, stdout: String) {
+    let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var candidate = productsDirectory.appendingPathComponent(name)
+    // The test runner may live inside a bundle directory one level down.
+    if !FileManager.default.isExecutableFile(atPath: candidate.path) {
+        candidate = productsDirectory.deletingLastPathComponent().appendingPathComponent(name)
+    }
+    let process = Process()
+    process.executableURL = candidate
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}

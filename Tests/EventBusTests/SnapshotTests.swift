@@ -1,0 +1,71 @@
+import EventBus
+import EventBusTesting
+import Testing
+
+@Suite("Snapshots and the recorder")
+struct SnapshotTests {
+    @Test("a snapshot counts published, delivered and unheard events per type")
+    func counts() {
+        let bus = EventBus()
+        let first = bus.subscribe(to: Tick.self) { _ in }
+        let second = bus.subscribe(to: Tick.self) { _ in }
+        bus.publish(Tick(value: 1))
+        bus.publish(Tick(value: 2))
+        bus.publish(DataLoadedEvent(data: []))
+
+        let snapshot = bus.snapshot()
+        let ticks = try! #require(snapshot[Tick.self])
+        #expect(ticks.typeName == "Tick")
+        #expect(ticks.qualifiedTypeName.hasSuffix(".Tick"))
+        #expect(ticks.published == 2)
+        #expect(ticks.delivered == 4)
+        #expect(ticks.unheard == 0)
+        #expect(ticks.liveSubscribers == 2)
+        #expect(snapshot["DataLoadedEvent"]?.unheard == 1)
+        #expect(snapshot.eventTypes.map(\.typeName) == ["DataLoadedEvent", "Tick"])
+        #expect(snapshot.totalPublished == 3)
+        _ = (first, second)
+    }
+
+    @Test("a wildcard monitor does not make an event heard")
+    func wildcardDoesNotCountAsListener() {
+        let bus = EventBus()
+        let monitor = bus.subscribeAll { _ in }
+        bus.publish(Tick(value: 1))
+        #expect(bus.snapshot()[Tick.self]?.unheard == 1)
+        #expect(bus.snapshot().wildcardObservers == 1)
+        monitor.cancel()
+    }
+
+    @Test("subscriberCount(for:) counts live subscriptions only")
+    func subscriberCount() {
+        let bus = EventBus()
+        var screen: Screen? = Screen()
+        bus.subscribe(observer: screen!) { (_: Tick) in }
+        let token = bus.subscribe(to: Tick.self) { _ in }
+        #expect(bus.subscriberCount(for: Tick.self) == 2)
+        screen = nil
+        #expect(bus.subscriberCount(for: Tick.self) == 1)
+        #expect(bus.subscriberCount(for: DataLoadedEvent.self) == 0)
+        token.cancel()
+    }
+
+    @Test("the recorder remembers what code under test published")
+    func recorder() {
+        let bus = EventBus()
+        let recorder = EventRecorder(bus: bus)
+        bus.publish(event: UserLoggedInEvent(userId: "1", userName: "Ada"))
+        bus.publish(Tick(value: 5))
+        let token = bus.subscribe(to: Tick.self) { _ in }
+
+        #expect(recorder.events(of: UserLoggedInEvent.self) == [UserLoggedInEvent(userId: "1", userName: "Ada")])
+        #expect(recorder.count(of: Tick.self) == 1)
+        #expect(recorder.events.count == 2)
+        #expect(recorder.lifecycleEvents.map(\.kind) == [.subscribed])
+
+        recorder.stop()
+        bus.publish(Tick(value: 6))
+        #expect(recorder.count(of: Tick.self) == 1)
+        token.cancel()
+    }
+}
