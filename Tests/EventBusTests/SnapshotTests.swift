@@ -58,7 +58,8 @@ struct SnapshotTests {
         bus.publish(Tick(value: 5))
         let token = bus.subscribe(to: Tick.self) { _ in }
 
-        #expect(recorder.events(of: UserLoggedInEvent.self) == [UserLoggedInEvent(userId: "1", userName: "Ada")])
+        #expect(
+            recorder.events(of: UserLoggedInEvent.self) == [UserLoggedInEvent(userId: "1", userName: "Ada")])
         #expect(recorder.count(of: Tick.self) == 1)
         #expect(recorder.events.count == 2)
         #expect(recorder.lifecycleEvents.map(\.kind) == [.subscribed])
