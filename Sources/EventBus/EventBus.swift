@@ -160,7 +160,6 @@ public final class EventBus: @unchecked Sendable {
     /// - Parameter observer: The object passed to `subscribe(observer:)`.
     public func unsubscribe(observer: AnyObject) {
         let observerID = ObjectIdentifier(observer)
-        let observerTypeName = String(describing: type(of: observer))
         var removedEntries: [SubscriberEntry] = []
         lock.lock()
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
@@ -168,7 +167,7 @@ public final class EventBus: @unchecked Sendable {
             let removed = slot.removeEntries { $0.observerID == observerID }
             for entry in removed { _ = entry.markCancelled() }
             slot.unsubscribed += removed.count
-            changes.append(.unsubscribed, slot.name, removed.count, observerTypeName)
+            changes.append(.unsubscribed, slot.name, removed.count, observer: observer)
             removedEntries += removed
         }
         stepSweepLocked(&changes)
