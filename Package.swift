@@ -19,6 +19,7 @@ let package = Package(
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
         .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
     ]
 )
 
