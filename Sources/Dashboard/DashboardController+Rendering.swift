@@ -95,13 +95,18 @@ extension DashboardController {
             if index > 0 { grid.put("  ", x: x + text.count, y: 0) }
             rightStart = x
         }
-        var title = source.title
-        if let busName = state.busName, title != busName, !title.contains("bus " + busName) {
-            title += " (bus " + busName + ")"
-        }
-        grid.put(
-            TextFormat.truncate(title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
+        let titleEnd = grid.put(
+            TextFormat.truncate(source.title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
             style: style(bold: true, color: .cyan))
+        if let busName = state.busName, source.title != busName, !source.title.contains("bus " + busName) {
+            let room = rightStart - 2 - titleEnd - 2
+            if room >= 6 {
+                grid.put(
+                    TextFormat.truncate("bus " + busName, width: room, ellipsis: glyphs.ellipsis),
+                    x: titleEnd + 2,
+                    y: 0)
+            }
+        }
     }
 
     // MARK: - Tables
@@ -272,7 +277,10 @@ extension DashboardController {
             let position = selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0
             info = "line \(position)/\(lines.count), G follows"
         }
-        if filter != nil { info += ", \(lines.count) of \(state.log.count) match" }
+        if filter != nil {
+            info += ", \(lines.count) of \(state.log.count) match"
+            if uncheckedLines > 0 { info += ", \(uncheckedLines) too fast to check" }
+        }
         let infoX = 7
         let infoEnd = grid.put(
             " " + info + " ", x: infoX, y: titleRow,
@@ -349,11 +357,11 @@ extension DashboardController {
             }
             return
         }
+        // Most needed first: a narrow screen shows as many as fit, and help lists them all.
         let items: [(String, String)] = [
-            ("q", "Quit"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter"),
+            ("q", "Quit"), ("?", "Help"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter"),
+            ("+/-", "Rate"), ("c", "Destroy"), ("Tab", "Pane"), ("G", "Follow"), ("Enter", "Details"),
             (glyphs.upDown, "Scroll"),
-            ("G", "Follow"), ("Enter", "Details"), ("Tab", "Pane"), ("+/-", "Rate"), ("c", "Cull"),
-            ("?", "Help"),
         ]
         var x = 0
         for (key, label) in items {

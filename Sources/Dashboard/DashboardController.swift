@@ -296,6 +296,9 @@ public final class DashboardController {
 
     // MARK: - The visible log
 
+    /// Lines the filter left unchecked because they came too fast (see ``FilterCache``).
+    var uncheckedLines: Int { filterCache?.unchecked ?? 0 }
+
     /// The lines of the shown log that pass the filter.
     func visibleLines() -> VisibleLines {
         let log = shown.log
@@ -393,10 +396,20 @@ enum VisibleLines {
 }
 
 /// The lines matching a filter, extended as lines arrive, so each line is checked once.
+///
+/// Checking a line may mean formatting its payload (microseconds each). At rates of many
+/// thousands of events a second more lines arrive per frame than are worth checking, and each
+/// stays in the log only a moment, so a catch-up checks at most ``linesPerCatchUp`` of the
+/// newest lines and leaves the older new ones unchecked (and unshown), counting them.
 struct FilterCache {
+    /// New lines checked per catch-up at most; a fresh cache checks the whole log once.
+    static let linesPerCatchUp = 1_000
+
     let filter: LogFilter
     private(set) var matches: [Int] = []
-    private var scannedUpTo = 0
+    /// Lines that arrived while the filter was on and were never checked.
+    private(set) var unchecked = 0
+    private var scannedUpTo: Int?
 
     init(filter: LogFilter) {
         self.filter = filter
@@ -404,17 +417,23 @@ struct FilterCache {
 
     mutating func catchUp(with log: EventLog) {
         let first = log.firstSequence
-        if let dropped = matches.firstIndex(where: { $0 >= first }) {
-            if dropped > 0 { matches.removeFirst(dropped) }
+        if let scanned = scannedUpTo, scanned > log.nextSequence {
+            // Another log than before (the live one after a pause): start again.
+            matches.removeAll(keepingCapacity: true)
+            scannedUpTo = nil
+        }
+        if let kept = matches.firstIndex(where: { $0 >= first }) {
+            if kept > 0 { matches.removeFirst(kept) }
         } else {
             matches.removeAll(keepingCapacity: true)
         }
-        if scannedUpTo > log.nextSequence {
-            // The log is another one (the live one after a pause): start again.
-            matches.removeAll(keepingCapacity: true)
-            scannedUpTo = first
+        var start = max(scannedUpTo ?? first, first)
+        if scannedUpTo != nil, log.nextSequence - start > Self.linesPerCatchUp {
+            let skipped = log.nextSequence - Self.linesPerCatchUp - start
+            unchecked += skipped
+            start += skipped
         }
-        for sequence in max(scannedUpTo, first)..<log.nextSequence {
+        for sequence in start..<log.nextSequence {
             guard let entry = log[sequence] else { continue }
             if filter.shows(typeName: entry.typeName, detail: { entry.detailText }) {
                 matches.append(sequence)

@@ -23,7 +23,7 @@ struct Glyphs {
     static let ascii = Glyphs(
         horizontal: "-", vertical: "|", teeDown: "+", topLeft: "+", topRight: "+", bottomLeft: "+",
         bottomRight: "+", levels: ["_", ".", "-", "=", "#"], rise: "+", drop: "-", ellipsis: "~",
-        bullet: "*", upDown: "Up/Dn")
+        bullet: ">", upDown: "Up/Dn")
 
     /// One character per value, scaled so the largest value draws as the tallest level.
     func sparkline(_ values: [Int]) -> String {

@@ -5,7 +5,7 @@ struct LogFilter: Equatable {
     let expression: String
     /// Whether matching lines are hidden rather than shown.
     let inverted: Bool
-    /// The text to look for, without `!`, lowercased, as UTF-8.
+    /// The text to look for, without `!`, as UTF-8 with ASCII capitals made small.
     private let pattern: [UInt8]
 
     /// Parses `expression`; `nil` when it filters nothing (empty, or a lone `!`).
@@ -15,7 +15,7 @@ struct LogFilter: Equatable {
         guard !needle.isEmpty else { return nil }
         self.expression = expression
         self.inverted = inverted
-        pattern = Array(needle.lowercased().utf8)
+        pattern = needle.utf8.map(Self.fold)
     }
 
     /// Whether a line of type `typeName` is shown; `detail` is asked for only when the type
@@ -25,20 +25,29 @@ struct LogFilter: Equatable {
         return found != inverted
     }
 
-    /// Whether `text` holds the pattern, ignoring case.
+    /// Whether `text` holds the pattern, ignoring the case of ASCII letters.
+    ///
+    /// Works on the UTF-8 bytes without copying them: the filter runs over thousands of lines a
+    /// second at high rates. Letters outside ASCII match only in the case typed.
     func contains(_ text: String) -> Bool {
-        let haystack = Array(text.lowercased().utf8)
-        guard pattern.count <= haystack.count else { return false }
-        let first = pattern[0]
-        var start = 0
-        while start <= haystack.count - pattern.count {
-            if haystack[start] == first {
+        var text = text
+        return text.withUTF8 { haystack in
+            guard pattern.count <= haystack.count else { return false }
+            let first = pattern[0]
+            for start in 0...(haystack.count - pattern.count) where Self.fold(haystack[start]) == first {
                 var matched = 1
-                while matched < pattern.count, haystack[start + matched] == pattern[matched] { matched += 1 }
+                while matched < pattern.count, Self.fold(haystack[start + matched]) == pattern[matched] {
+                    matched += 1
+                }
                 if matched == pattern.count { return true }
             }
-            start += 1
+            return false
         }
-        return false
+    }
+
+    /// `byte` with ASCII capitals made small.
+    @inline(__always)
+    private static func fold(_ byte: UInt8) -> UInt8 {
+        byte >= 65 && byte <= 90 ? byte | 0x20 : byte
     }
 }

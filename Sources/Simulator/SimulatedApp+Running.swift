@@ -23,7 +23,8 @@ extension SimulatedApp {
     /// The thread wakes every 10 ms and publishes the events that came due, so a rate of
     /// 100,000 events per second goes out as batches of about 1,000, and a rate of 1 per second
     /// as one event every hundredth tick. When publishing cannot keep up, the backlog is
-    /// dropped rather than published in a burst. Calling this while running does nothing.
+    /// dropped rather than published in a burst. The thread keeps the app alive until
+    /// ``stop()``. Calling this while running does nothing.
     public func start() {
         let runner = Runner()
         let started = self.runner.withLock { current -> Bool in
