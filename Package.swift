@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
+        .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
     ],
     targets: [
@@ -13,8 +14,12 @@ let package = Package(
         .target(name: "EventBusTesting", dependencies: ["EventBus"]),
         .target(name: "BusFeed", dependencies: ["EventBus"]),
         .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
+        .target(name: "Simulator", dependencies: ["EventBus"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
+        .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
     ]
 )
 

@@ -1,0 +1,81 @@
+import Dispatch
+public import EventBus
+
+/// A ``DashboardSource`` for a bus in the same process: a ``BusCapture`` for events and
+/// lifecycle changes, plus a snapshot of the bus's counters a few times a second.
+///
+/// ```swift
+/// let source = LocalBusSource(bus: bus, title: "simulated app (seed 7)") { command in
+///     command == .increaseRate ? "rate \(Int(app.increaseRate()))/s" : nil
+/// }
+/// ```
+public final class LocalBusSource: DashboardSource {
+    /// Seconds between two snapshots when no interval is given.
+    public static let defaultSnapshotInterval = 0.2
+
+    /// What is being watched, for the header.
+    public let title: String
+    /// The bus being watched.
+    public let bus: EventBus
+    /// The capture that records the bus's events and lifecycle changes.
+    public let capture: BusCapture
+    /// Least seconds between two snapshots; snapshots cost O(subscriptions) under the bus's lock.
+    public let snapshotInterval: Double
+
+    private let commands: @Sendable (SourceCommand) -> String?
+    private let clock: @Sendable () -> Double
+    private let lastSnapshotTime = LockedValue<Double?>(nil)
+
+    /// Starts watching `bus`.
+    ///
+    /// - Parameters:
+    ///   - bus: The bus to watch.
+    ///   - title: What the header shows; the bus's name when `nil`.
+    ///   - capacity: Events buffered between two drains before the oldest are dropped.
+    ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
+    ///   - commands: Carries out the person's commands, returning a short message, or `nil`
+    ///     when the command does not apply. The default ignores every command.
+    public convenience init(
+        bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
+        snapshotInterval: Double = defaultSnapshotInterval,
+        commands: @escaping @Sendable (SourceCommand) -> String? = { _ in nil }
+    ) {
+        self.init(
+            bus: bus, title: title, capture: BusCapture(bus: bus, capacity: capacity),
+            snapshotInterval: snapshotInterval, commands: commands,
+            clock: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 })
+    }
+
+    /// Starts watching with `capture` and reading time from `clock`, a monotonic seconds clock.
+    init(
+        bus: EventBus, title: String?, capture: BusCapture, snapshotInterval: Double,
+        commands: @escaping @Sendable (SourceCommand) -> String?, clock: @escaping @Sendable () -> Double
+    ) {
+        self.bus = bus
+        self.title = title ?? "bus \(bus.name)"
+        self.capture = capture
+        self.snapshotInterval = max(0, snapshotInterval)
+        self.commands = commands
+        self.clock = clock
+    }
+
+    /// Everything captured since the previous call, with a fresh snapshot when one is due.
+    public func drain() -> SourceBatch {
+        let drained = capture.drain()
+        let now = clock()
+        let isSnapshotDue = lastSnapshotTime.withLock { last -> Bool in
+            if let last, now - last < snapshotInterval { return false }
+            last = now
+            return true
+        }
+        return SourceBatch(
+            events: drained.events, lifecycle: drained.lifecycle,
+            snapshot: isSnapshotDue ? bus.snapshot() : nil, droppedEvents: drained.droppedEvents,
+            status: capture.isAttached ? "live" : "detached")
+    }
+
+    /// Hands `command` to the closure given at creation.
+    public func perform(_ command: SourceCommand) -> String? {
+        commands(command)
+    }
+}

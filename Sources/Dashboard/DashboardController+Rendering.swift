@@ -1,0 +1,479 @@
+import BusFeed
+import EventBus
+
+/// Column widths of the two tables for one screen width.
+struct TableColumns {
+    let name: Int
+    let count: Int
+    let rate: Int
+    let spark: Int
+    /// 0 when the screen is too narrow for the column.
+    let unheard: Int
+    /// Whether the subscribers table shows unsubscribed, cancelled and duplicate counts.
+    let wide: Bool
+    /// Where the subscribers table starts (its separator column).
+    let subscribersX: Int
+
+    static let narrowSubscriberWidths = [5, 5, 6, 5]
+    static let wideSubscriberWidths = [6, 6, 7, 7, 6, 5, 6]
+
+    init(width: Int) {
+        wide = width >= 110
+        let subscribersWidth =
+            1 + (wide ? Self.wideSubscriberWidths : Self.narrowSubscriberWidths).reduce(0, +)
+        count = wide ? 10 : 8
+        rate = wide ? 9 : 7
+        unheard = width >= 72 ? 8 : 0
+        let nameAndSpark = width - subscribersWidth - count - rate - unheard - 2
+        name = min(wide ? 26 : 20, max(8, nameAndSpark - 8))
+        spark = max(1, min(60, nameAndSpark - name))
+        subscribersX = name + count + rate + 2 + spark + unheard
+    }
+}
+
+extension DashboardController {
+    /// Draws the whole screen for `grid.width` x `grid.height`.
+    ///
+    /// - Parameters:
+    ///   - grid: The screen to draw on; it is cleared first.
+    ///   - now: Seconds since 1970; rates, highlights and messages are worked out for it.
+    public func render(into grid: inout CellGrid, now: Double) {
+        countFrame(at: now)
+        grid.clear()
+        guard grid.width >= Self.minimumWidth, grid.height >= Self.minimumHeight else {
+            drawTooSmall(&grid)
+            return
+        }
+        // A paused display shows the moment it was paused.
+        let shownNow = pausedAt ?? now
+        let state = shown
+        let columns = TableColumns(width: grid.width)
+        let available = grid.height - 5
+        let tableHeight = max(2, min(state.rows.count + 1, available * 45 / 100))
+        let logTitleRow = 3 + tableHeight
+
+        drawHeader(&grid, state: state, now: shownNow)
+        drawTables(&grid, state: state, columns: columns, height: tableHeight, now: shownNow)
+        drawLog(&grid, state: state, columns: columns, titleRow: logTitleRow, now: now)
+        drawBottomBar(&grid)
+        switch overlay {
+        case .help: drawHelp(&grid)
+        case .detail(let entry, let scroll): drawDetail(&grid, entry: entry, scroll: scroll)
+        case nil: break
+        }
+    }
+
+    // MARK: - Styles
+
+    func style(
+        bold: Bool = false, reverse: Bool = false, dim: Bool = false, color: CellStyle.Color? = nil
+    ) -> CellStyle {
+        CellStyle(bold: bold, reverse: reverse, dim: dim, color: options.color ? color : nil)
+    }
+
+    // MARK: - Header
+
+    private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
+        var right: [(String, CellStyle)] = []
+        if isPaused { right.append((" PAUSED ", style(bold: true, reverse: true, color: .yellow))) }
+        if let filter { right.append(("filter: " + filter.expression, style(bold: true, color: .yellow))) }
+        if state.droppedEvents > 0 {
+            right.append(("drops \(state.droppedEvents)", style(bold: true, color: .red)))
+        }
+        if let status = state.status { right.append((status, style(color: .green))) }
+        right.append((TextFormat.rate(state.totalMeter.rate(at: now)) + " ev/s", style(bold: true)))
+        right.append(("up " + TextFormat.duration(now - (state.startTime ?? now)), style()))
+
+        var x = grid.width
+        var rightStart = grid.width
+        for (index, (text, itemStyle)) in right.enumerated() {
+            let needed = text.count + (index == 0 ? 0 : 2)
+            // Keep at least 20 columns for the title.
+            guard x - needed >= 20 else { break }
+            x -= needed
+            grid.put(text, x: x, y: 0, style: itemStyle)
+            if index > 0 { grid.put("  ", x: x + text.count, y: 0) }
+            rightStart = x
+        }
+        let titleEnd = grid.put(
+            TextFormat.truncate(source.title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
+            style: style(bold: true, color: .cyan))
+        if let busName = state.busName, source.title != busName, !source.title.contains("bus " + busName) {
+            let room = rightStart - 2 - titleEnd - 2
+            if room >= 6 {
+                grid.put(
+                    TextFormat.truncate("bus " + busName, width: room, ellipsis: glyphs.ellipsis),
+                    x: titleEnd + 2,
+                    y: 0)
+            }
+        }
+    }
+
+    // MARK: - Tables
+
+    private func drawTables(
+        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, height: Int, now: Double
+    ) {
+        let sx = columns.subscribersX
+        drawRule(&grid, y: 1, from: 0, to: sx, title: "Event types", focused: focus == .types)
+        grid.put(String(glyphs.teeDown), x: sx, y: 1, style: style(dim: true))
+        drawRule(
+            &grid, y: 1, from: sx + 1, to: grid.width, title: "Subscribers", focused: focus == .subscribers)
+
+        let headerStyle = style(bold: true)
+        var x = 0
+        grid.put("TYPE", x: x, y: 2, style: headerStyle)
+        x += columns.name
+        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: 2, style: headerStyle)
+        x += columns.count
+        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: 2, style: headerStyle)
+        x += columns.rate + 1
+        let sparkTitle = columns.spark >= 9 ? "LAST \(columns.spark)s" : "HIST"
+        grid.put(sparkTitle, x: x, y: 2, style: headerStyle, maxWidth: columns.spark)
+        x += columns.spark + 1
+        if columns.unheard > 0 {
+            grid.put(TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: 2, style: headerStyle)
+        }
+        grid.put(String(glyphs.vertical), x: sx, y: 2, style: style(dim: true))
+        let titles =
+            columns.wide
+            ? ["LIVE", "DEAD", "RECL", "UNSUB", "CANC", "DUP", "CHG"] : ["LIVE", "DEAD", "RECL", "CHG"]
+        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
+        x = sx + 1
+        for (title, width) in zip(titles, widths) {
+            grid.put(TextFormat.right(title, width: width), x: x, y: 2, style: headerStyle)
+            x += width
+        }
+
+        let rows = tableViewport(rows: height)
+        for (offset, index) in rows.enumerated() {
+            let y = 3 + offset
+            if index < state.rows.count {
+                let row = state.rows[index]
+                drawTypeRow(
+                    &grid, y: y, name: row.name, published: row.published, meter: row.meter,
+                    unheard: row.unheard, columns: columns, now: now, isWildcard: false)
+                drawSubscriberRow(&grid, y: y, tracker: row.subscribers, columns: columns, now: now)
+            } else {
+                drawTypeRow(
+                    &grid, y: y, name: "* any type", published: state.totalPublished, meter: state.totalMeter,
+                    unheard: state.totalUnheard, columns: columns, now: now, isWildcard: true)
+                drawSubscriberRow(&grid, y: y, tracker: state.wildcard, columns: columns, now: now)
+            }
+            grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
+            if index == tableSelection {
+                switch focus {
+                case .types: grid.style(x: 0, y: y, count: sx, style(reverse: true))
+                case .subscribers:
+                    grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
+                case .log: break
+                }
+            }
+        }
+        if state.rows.isEmpty {
+            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: 3, style: style(dim: true))
+        }
+    }
+
+    private func drawTypeRow(
+        _ grid: inout CellGrid, y: Int, name: String, published: Int, meter: RateMeter, unheard: Int,
+        columns: TableColumns, now: Double, isWildcard: Bool
+    ) {
+        var x = 0
+        let nameStyle = isWildcard ? style(bold: true, dim: false) : style()
+        grid.put(
+            TextFormat.truncate(name, width: columns.name - 1, ellipsis: glyphs.ellipsis), x: x, y: y,
+            style: nameStyle)
+        x += columns.name
+        grid.put(
+            TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
+            x: x, y: y, style: isWildcard ? style(bold: true) : style())
+        x += columns.count
+        grid.put(TextFormat.right(TextFormat.rate(meter.rate(at: now)), width: columns.rate), x: x, y: y)
+        x += columns.rate + 1
+        grid.put(
+            glyphs.sparkline(meter.history(seconds: columns.spark, at: now)), x: x, y: y,
+            style: style(color: isWildcard ? .magenta : .cyan))
+        x += columns.spark + 1
+        if columns.unheard > 0 {
+            grid.put(
+                TextFormat.right(
+                    TextFormat.count(unheard, width: columns.unheard - 1), width: columns.unheard),
+                x: x, y: y, style: unheard > 0 ? style(color: .yellow) : style(dim: true))
+        }
+    }
+
+    private func drawSubscriberRow(
+        _ grid: inout CellGrid, y: Int, tracker: SubscriberTracker, columns: TableColumns, now: Double
+    ) {
+        let counts = tracker.counts
+        let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: now) ? $0 : nil }
+        let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: now) } ?? false
+        var cells: [(String, CellStyle)] = []
+        var liveStyle = style(bold: true)
+        if let liveChange {
+            liveStyle =
+                liveChange.delta < 0
+                ? style(bold: true, reverse: true, color: .red) : style(bold: true, color: .green)
+        }
+        cells.append((String(counts.live), liveStyle))
+        cells.append(
+            (String(counts.dead), counts.dead > 0 ? style(bold: true, color: .yellow) : style(dim: true)))
+        cells.append(
+            (String(counts.reclaimed), reclaimed ? style(bold: true, reverse: true, color: .yellow) : style())
+        )
+        if columns.wide {
+            cells.append((String(counts.unsubscribed), style()))
+            cells.append((String(counts.cancelled), style()))
+            cells.append(
+                (String(counts.duplicates), counts.duplicates > 0 ? style(color: .magenta) : style()))
+        }
+        if let liveChange {
+            let marker = (liveChange.delta < 0 ? glyphs.drop : glyphs.rise) + String(abs(liveChange.delta))
+            cells.append((marker, style(bold: true, color: liveChange.delta < 0 ? .red : .green)))
+        } else {
+            cells.append(("", style()))
+        }
+        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
+        var x = columns.subscribersX + 1
+        for ((text, cellStyle), width) in zip(cells, widths) {
+            let shown = TextFormat.right(text, width: width - 1)
+            grid.put(" " + shown, x: x, y: y)
+            grid.style(
+                x: x + 1 + shown.count - text.count, y: y, count: min(text.count, width - 1), cellStyle)
+            x += width
+        }
+    }
+
+    /// A horizontal line with a title, the title reversed when its pane has focus.
+    private func drawRule(
+        _ grid: inout CellGrid, y: Int, from start: Int, to end: Int, title: String, focused: Bool
+    ) {
+        guard end > start else { return }
+        grid.put(
+            String(repeating: glyphs.horizontal, count: end - start), x: start, y: y, style: style(dim: true))
+        grid.put(
+            " " + title + " ", x: start + 1, y: y,
+            style: focused ? style(bold: true, reverse: true, color: .cyan) : style(bold: true),
+            maxWidth: end - start - 1)
+    }
+
+    // MARK: - Log
+
+    private func drawLog(
+        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, titleRow: Int, now: Double
+    ) {
+        let rows = grid.height - 2 - titleRow
+        let (sequences, selected) = logViewport(rows: rows)
+        let lines = visibleLines()
+
+        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: "Log", focused: focus == .log)
+        var info: String
+        if isPaused {
+            info = "PAUSED, space resumes"
+        } else if isFollowing {
+            info = "following"
+        } else {
+            let position = selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0
+            info = "line \(position)/\(lines.count), G follows"
+        }
+        if filter != nil {
+            info += ", \(lines.count) of \(state.log.count) match"
+            if uncheckedLines > 0 { info += ", \(uncheckedLines) too fast to check" }
+        }
+        let infoX = 7
+        let infoEnd = grid.put(
+            " " + info + " ", x: infoX, y: titleRow,
+            style: isPaused ? style(bold: true, color: .yellow) : style(dim: false),
+            maxWidth: grid.width - infoX - 1)
+        if let text = currentMessage(at: now) {
+            let room = grid.width - infoEnd - 3
+            if room > 4 {
+                let shown = " " + TextFormat.truncate(text, width: room - 2, ellipsis: glyphs.ellipsis) + " "
+                grid.put(
+                    shown, x: grid.width - 1 - shown.count, y: titleRow,
+                    style: style(bold: true, color: .green))
+            }
+        }
+
+        let timeWidth = 12
+        let typeX = timeWidth + 1
+        let detailX = typeX + columns.name
+        let receiversWidth = 4
+        for (offset, sequence) in sequences.enumerated() {
+            guard let entry = state.log[sequence] else { continue }
+            let y = titleRow + 1 + offset
+            grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: style(dim: true))
+            switch entry.content {
+            case .event(let event):
+                grid.put(
+                    TextFormat.truncate(event.typeName, width: columns.name - 1, ellipsis: glyphs.ellipsis),
+                    x: typeX, y: y, style: style(color: .cyan))
+                let detailWidth = grid.width - detailX - receiversWidth - 1
+                grid.put(
+                    TextFormat.truncate(event.payloadText, width: detailWidth, ellipsis: glyphs.ellipsis),
+                    x: detailX, y: y)
+                grid.put(
+                    TextFormat.right(String(event.receivers), width: receiversWidth),
+                    x: grid.width - receiversWidth,
+                    y: y, style: event.receivers == 0 ? style(color: .yellow) : style(dim: true))
+            case .lifecycle(let change):
+                let text = glyphs.bullet + " " + change.description
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    y: y,
+                    style: lifecycleStyle(change.kind))
+            }
+            if sequence == selected, focus == .log {
+                grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
+            }
+        }
+        if sequences.isEmpty {
+            let text = filter == nil ? "no events yet" : "no lines match the filter"
+            grid.put(text, x: typeX, y: titleRow + 1, style: style(dim: true))
+        }
+    }
+
+    private func lifecycleStyle(_ kind: SubscriberLifecycleEvent.Kind) -> CellStyle {
+        switch kind {
+        case .subscribed: return style(color: .green)
+        case .duplicateSubscription: return style(bold: true, color: .magenta)
+        case .unsubscribed, .cancelled: return style(color: .blue)
+        case .reclaimed: return style(bold: true, color: .yellow)
+        }
+    }
+
+    // MARK: - Bottom bar
+
+    private func drawBottomBar(_ grid: inout CellGrid) {
+        let y = grid.height - 1
+        if let prompt {
+            let end = grid.put("Filter: ", x: 0, y: y, style: style(bold: true, color: .yellow))
+            let cursor = grid.put(prompt, x: end, y: y, maxWidth: max(0, grid.width - end - 1))
+            grid.put(" ", x: cursor, y: y, style: style(reverse: true))
+            let hint = "Enter apply  Esc cancel  !text hides"
+            if cursor + 3 + hint.count <= grid.width {
+                grid.put(hint, x: grid.width - hint.count, y: y, style: style(dim: true))
+            }
+            return
+        }
+        // Most needed first: a narrow screen shows as many as fit, and help lists them all.
+        let items: [(String, String)] = [
+            ("q", "Quit"), ("?", "Help"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter"),
+            ("+/-", "Rate"), ("c", "Destroy"), ("Tab", "Pane"), ("G", "Follow"), ("Enter", "Details"),
+            (glyphs.upDown, "Scroll"),
+        ]
+        var x = 0
+        for (key, label) in items {
+            let width = key.count + label.count + 2
+            guard x + width <= grid.width else { break }
+            x = grid.put(key, x: x, y: y, style: style(bold: true))
+            x = grid.put(" " + label + " ", x: x, y: y, style: style(reverse: true, color: .cyan))
+        }
+    }
+
+    // MARK: - Overlays
+
+    /// A framed box centred on the screen.
+    ///
+    /// - Returns: The inside of the box: its first column, first row, width and height.
+    private func drawBox(
+        _ grid: inout CellGrid, title: String, width innerWidth: Int, height innerHeight: Int
+    ) -> (x: Int, y: Int, width: Int, height: Int) {
+        // Two columns of padding inside the frame on each side; one row of frame above and below.
+        let width = min(grid.width - 2, innerWidth + 4)
+        let height = min(grid.height - 2, max(0, innerHeight) + 2)
+        let left = (grid.width - width) / 2
+        let top = (grid.height - height) / 2
+        let border = style(bold: true, color: .cyan)
+        for y in top..<(top + height) {
+            grid.put(String(repeating: " ", count: width), x: left, y: y)
+        }
+        let horizontal = String(repeating: glyphs.horizontal, count: width - 2)
+        grid.put(
+            String(glyphs.topLeft) + horizontal + String(glyphs.topRight), x: left, y: top, style: border)
+        grid.put(
+            String(glyphs.bottomLeft) + horizontal + String(glyphs.bottomRight), x: left, y: top + height - 1,
+            style: border)
+        for y in (top + 1)..<(top + height - 1) {
+            grid.put(String(glyphs.vertical), x: left, y: y, style: border)
+            grid.put(String(glyphs.vertical), x: left + width - 1, y: y, style: border)
+        }
+        grid.put(" " + title + " ", x: left + 2, y: top, style: style(bold: true), maxWidth: width - 4)
+        return (left + 2, top + 1, width - 4, height - 2)
+    }
+
+    private func drawHelp(_ grid: inout CellGrid) {
+        let lines: [(String, String)] = [
+            ("q, Ctrl-C", "quit"),
+            ("Space", "pause or resume the display (counting goes on)"),
+            ("/", "filter the log by type or payload; !text hides matches"),
+            ("Esc", "close this box; clear the filter"),
+            ("Tab, " + (options.ascii ? "Left/Right" : "←→"), "move between panes"),
+            (glyphs.upDown + ", PgUp/PgDn", "move the selection; scrolling up stops following"),
+            ("g/Home, G/End", "oldest line; newest line and follow"),
+            ("Enter", "log: the line's full payload; tables: filter by type"),
+            ("+ / -", "publish faster / slower (simulated app)"),
+            ("c", "close a batch of screens at once (simulated app)"),
+            ("?", "this help"),
+            ("", ""),
+            ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
+            ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
+            ("UNHEARD", "events no typed subscriber received"),
+        ]
+        let keyWidth = 18
+        let width = min(grid.width - 8, keyWidth + (lines.map(\.1.count).max() ?? 0) + 1)
+        let box = drawBox(&grid, title: "Help", width: width, height: lines.count)
+        for (index, (key, text)) in lines.prefix(box.height).enumerated() {
+            grid.put(
+                key, x: box.x, y: box.y + index, style: style(bold: true, color: .yellow), maxWidth: keyWidth)
+            grid.put(
+                TextFormat.truncate(text, width: box.width - keyWidth, ellipsis: glyphs.ellipsis),
+                x: box.x + keyWidth,
+                y: box.y + index)
+        }
+    }
+
+    private func drawDetail(_ grid: inout CellGrid, entry: LogEntry, scroll: Int) {
+        // The inside of the box: the screen less frame and padding, at most a comfortable line.
+        let width = min(grid.width - 6, 90)
+        var lines: [(String, CellStyle)] = [
+            ("time      " + TextFormat.clock(entry.time), style())
+        ]
+        switch entry.content {
+        case .event(let event):
+            lines.append(("type      " + event.typeName, style(bold: true, color: .cyan)))
+            lines.append(("receivers \(event.receivers)", style()))
+            lines.append(("", style()))
+            for line in TextFormat.wrap(event.payloadText, width: width) { lines.append((line, style())) }
+        case .lifecycle(let change):
+            lines.append(("type      " + change.eventTypeName, style(bold: true, color: .cyan)))
+            lines.append(("change    " + change.kind.rawValue + ", \(change.count)", style()))
+            if let observer = change.observerTypeName { lines.append(("observer  " + observer, style())) }
+            lines.append(("", style()))
+            lines.append((change.description, lifecycleStyle(change.kind)))
+        }
+        let box = drawBox(&grid, title: "Details (Esc closes)", width: width, height: lines.count)
+        let first = max(0, min(scroll, lines.count - box.height))
+        for (index, (text, lineStyle)) in lines.dropFirst(first).prefix(box.height).enumerated() {
+            grid.put(text, x: box.x, y: box.y + index, style: lineStyle, maxWidth: box.width)
+        }
+    }
+
+    // MARK: - Too small
+
+    private func drawTooSmall(_ grid: inout CellGrid) {
+        let lines = [
+            "Terminal too small",
+            "\(grid.width)x\(grid.height), need \(Self.minimumWidth)x\(Self.minimumHeight)",
+            "q quits",
+        ]
+        let top = max(0, (grid.height - lines.count) / 2)
+        for (index, line) in lines.enumerated() {
+            let text = TextFormat.truncate(line, width: grid.width, ellipsis: glyphs.ellipsis)
+            grid.put(
+                text, x: max(0, (grid.width - text.count) / 2), y: top + index,
+                style: index == 0 ? style(bold: true, color: .yellow) : style())
+        }
+    }
+}

@@ -1,0 +1,444 @@
+public import BusFeed
+
+/// The dashboard: takes in what a ``DashboardSource`` gathers, keeps counters, rates,
+/// sparklines and a log, answers keys, and draws onto a ``CellGrid``.
+///
+/// It knows nothing of terminals. A front end calls, once a frame on one thread:
+///
+/// ```swift
+/// let dashboard = DashboardController(source: source)
+/// var grid = CellGrid(width: 80, height: 24)
+/// while running {
+///     for key in pendingKeys() where !dashboard.handle(key) { running = false }
+///     dashboard.update(now: wallClockSeconds())
+///     dashboard.render(into: &grid, now: wallClockSeconds())
+///     copyToTerminal(grid)
+/// }
+/// ```
+///
+/// Not thread-safe: use it from one thread, as a UI does.
+public final class DashboardController {
+    /// The smallest width the full dashboard draws at; narrower, ``render(into:now:)`` shows a
+    /// "terminal too small" screen, and `q` still quits.
+    public static let minimumWidth = 60
+    /// The smallest height the full dashboard draws at.
+    public static let minimumHeight = 16
+    /// Seconds a command's message stays on screen.
+    static let messageDuration = 4.0
+
+    /// The panes that can take focus, in Tab order.
+    enum Pane: CaseIterable {
+        case types, subscribers, log
+
+        var next: Pane {
+            let all = Self.allCases
+            return all[(all.firstIndex(of: self)! + 1) % all.count]
+        }
+
+        var previous: Pane {
+            let all = Self.allCases
+            return all[(all.firstIndex(of: self)! + all.count - 1) % all.count]
+        }
+    }
+
+    /// A box drawn over the dashboard.
+    enum Overlay {
+        case help
+        /// The full text of one log line; `scroll` is the first wrapped line shown.
+        case detail(LogEntry, scroll: Int)
+    }
+
+    let source: any DashboardSource
+    let options: DashboardOptions
+    let glyphs: Glyphs
+
+    /// Frames rendered so far.
+    public private(set) var framesRendered = 0
+
+    /// The state that takes in every batch.
+    private(set) var live = DashboardState()
+    /// The state shown while the display is paused.
+    private(set) var frozen: DashboardState?
+    /// The time the display was paused at.
+    private(set) var pausedAt: Double?
+    /// The latest time given to ``update(now:)`` or ``render(into:now:)``.
+    private(set) var lastNow: Double?
+
+    var focus = Pane.log
+    /// The selected row of the tables (types and subscribers share rows); the last row is the
+    /// wildcard row.
+    var tableSelection = 0
+    var tableTop = 0
+    /// Whether the log shows its newest lines as they come.
+    private(set) var isFollowing = true
+    /// The selected log line when not following.
+    private(set) var selectedSequence: Int?
+    /// The first log line shown when not following.
+    private(set) var topSequence: Int?
+    /// Log rows at the last render; paging moves by this much.
+    var logRows = 10
+    /// Table rows at the last render.
+    var tableRows = 8
+
+    /// The applied filter.
+    private(set) var filter: LogFilter?
+    /// The filter being typed, while the prompt is open.
+    private(set) var prompt: String?
+    private(set) var overlay: Overlay?
+    /// A message from the source, and when it came.
+    private(set) var message: (text: String, time: Double)?
+    private var filterCache: FilterCache?
+
+    /// Creates a dashboard that reads from `source`.
+    ///
+    /// - Parameters:
+    ///   - source: Where the data comes from.
+    ///   - options: Glyphs and colours to draw with.
+    public init(source: any DashboardSource, options: DashboardOptions = DashboardOptions()) {
+        self.source = source
+        self.options = options
+        glyphs = options.ascii ? .ascii : .unicode
+    }
+
+    /// The state drawn now: the frozen copy while paused, else the live one.
+    var shown: DashboardState { frozen ?? live }
+
+    /// Whether the display is paused.
+    var isPaused: Bool { frozen != nil }
+
+    // MARK: - Updating
+
+    /// Takes in what the source gathered since the previous call and updates counters, rates,
+    /// sparklines and the log. While the display is paused this goes on; only drawing freezes.
+    ///
+    /// - Parameter now: Seconds since 1970, on the clock of ``CapturedEvent/time``.
+    public func update(now: Double) {
+        lastNow = now
+        live.apply(source.drain(), at: now)
+    }
+
+    // MARK: - Keys
+
+    /// Applies a key.
+    ///
+    /// - Parameter key: The key pressed.
+    /// - Returns: `false` when the person asked to quit (`q`, or Ctrl-C as ``DashboardKey/interrupt``).
+    public func handle(_ key: DashboardKey) -> Bool {
+        if key == .interrupt { return false }
+        if prompt != nil {
+            handlePromptKey(key)
+            return true
+        }
+        if overlay != nil { return handleOverlayKey(key) }
+        switch key {
+        case .character("q"), .character("Q"):
+            return false
+        case .character(" "):
+            togglePause()
+        case .character("/"):
+            prompt = filter?.expression ?? ""
+        case .character("?"):
+            overlay = .help
+        case .character("+"), .character("="):
+            send(.increaseRate)
+        case .character("-"), .character("_"):
+            send(.decreaseRate)
+        case .character("c"):
+            send(.destroyScreens)
+        case .up, .character("k"):
+            moveSelection(by: -1)
+        case .down, .character("j"):
+            moveSelection(by: 1)
+        case .pageUp:
+            moveSelection(by: -max(1, (focus == .log ? logRows : tableRows) - 1))
+        case .pageDown:
+            moveSelection(by: max(1, (focus == .log ? logRows : tableRows) - 1))
+        case .home, .character("g"):
+            moveToFirst()
+        case .end, .character("G"):
+            moveToLast()
+        case .tab, .right:
+            focus = focus.next
+        case .left:
+            focus = focus.previous
+        case .enter:
+            openSelection()
+        case .escape:
+            filter = nil
+        default:
+            break
+        }
+        return true
+    }
+
+    private func handlePromptKey(_ key: DashboardKey) {
+        guard var text = prompt else { return }
+        switch key {
+        case .enter:
+            filter = LogFilter(text)
+            prompt = nil
+            // A new filter shows its newest matches.
+            isFollowing = true
+        case .escape:
+            prompt = nil
+        case .backspace:
+            if !text.isEmpty { text.removeLast() }
+            prompt = text
+        case .character(let character):
+            if !character.isNewline, text.count < 200 { text.append(character) }
+            prompt = text
+        default:
+            break
+        }
+    }
+
+    private func handleOverlayKey(_ key: DashboardKey) -> Bool {
+        switch (key, overlay) {
+        case (.character("q"), _), (.character("Q"), _):
+            return false
+        case (.escape, _), (.character("?"), .help), (.enter, .detail):
+            overlay = nil
+        case (.character("?"), .detail):
+            overlay = .help
+        case (.down, .detail(let entry, let scroll)), (.character("j"), .detail(let entry, let scroll)):
+            overlay = .detail(entry, scroll: scroll + 1)
+        case (.up, .detail(let entry, let scroll)), (.character("k"), .detail(let entry, let scroll)):
+            overlay = .detail(entry, scroll: max(0, scroll - 1))
+        case (.pageDown, .detail(let entry, let scroll)):
+            overlay = .detail(entry, scroll: scroll + 10)
+        case (.pageUp, .detail(let entry, let scroll)):
+            overlay = .detail(entry, scroll: max(0, scroll - 10))
+        default:
+            break
+        }
+        return true
+    }
+
+    private func togglePause() {
+        if frozen == nil {
+            frozen = live
+            pausedAt = lastNow
+        } else {
+            frozen = nil
+            pausedAt = nil
+        }
+        filterCache = nil
+    }
+
+    private func send(_ command: SourceCommand) {
+        let text = source.perform(command) ?? "this source does not take that command"
+        message = (text, lastNow ?? 0)
+    }
+
+    private func openSelection() {
+        switch focus {
+        case .log:
+            let lines = visibleLines()
+            guard !lines.isEmpty else { return }
+            let index = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
+            if let entry = shown.log[lines.sequence(at: index)] {
+                overlay = .detail(entry, scroll: 0)
+            }
+        case .types, .subscribers:
+            let rows = shown.rows
+            if tableSelection < rows.count {
+                filter = LogFilter(rows[tableSelection].name)
+            } else {
+                filter = nil
+            }
+            isFollowing = true
+        }
+    }
+
+    private func moveSelection(by delta: Int) {
+        switch focus {
+        case .types, .subscribers:
+            tableSelection = max(0, min(shown.rows.count, tableSelection + delta))
+        case .log:
+            let lines = visibleLines()
+            guard !lines.isEmpty else { return }
+            let current = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
+            let target = max(0, min(lines.count - 1, current + delta))
+            if delta > 0, target == lines.count - 1 {
+                isFollowing = true
+                return
+            }
+            if isFollowing {
+                // Leave the view where it is, so that stopping is not a jump.
+                topSequence = lines.sequence(at: max(0, lines.count - logRows))
+            }
+            isFollowing = false
+            selectedSequence = lines.sequence(at: target)
+        }
+    }
+
+    private func moveToFirst() {
+        switch focus {
+        case .types, .subscribers:
+            tableSelection = 0
+        case .log:
+            let lines = visibleLines()
+            guard !lines.isEmpty else { return }
+            isFollowing = false
+            selectedSequence = lines.sequence(at: 0)
+            topSequence = selectedSequence
+        }
+    }
+
+    private func moveToLast() {
+        switch focus {
+        case .types, .subscribers:
+            tableSelection = shown.rows.count
+        case .log:
+            isFollowing = true
+        }
+    }
+
+    // MARK: - The visible log
+
+    /// Lines the filter left unchecked because they came too fast (see ``FilterCache``).
+    var uncheckedLines: Int { filterCache?.unchecked ?? 0 }
+
+    /// The lines of the shown log that pass the filter.
+    func visibleLines() -> VisibleLines {
+        let log = shown.log
+        guard let filter else { return .all(log.sequences) }
+        var cache = filterCache ?? FilterCache(filter: filter)
+        if cache.filter != filter { cache = FilterCache(filter: filter) }
+        cache.catchUp(with: log)
+        filterCache = cache
+        return .some(cache.matches)
+    }
+
+    /// Works out which log lines to draw in `rows` rows, keeping the selection in view.
+    ///
+    /// - Returns: The lines' sequence numbers, top first, and the selected one unless following.
+    func logViewport(rows: Int) -> (sequences: [Int], selected: Int?) {
+        logRows = max(1, rows)
+        let lines = visibleLines()
+        guard !lines.isEmpty, rows > 0 else { return ([], nil) }
+        if isFollowing {
+            let top = max(0, lines.count - rows)
+            return ((top..<lines.count).map(lines.sequence(at:)), nil)
+        }
+        let selected = lines.index(atOrAfter: selectedSequence ?? 0)
+        var top = lines.index(atOrAfter: topSequence ?? 0)
+        if selected < top { top = selected }
+        if selected >= top + rows { top = selected - rows + 1 }
+        top = max(0, min(top, lines.count - rows))
+        selectedSequence = lines.sequence(at: selected)
+        topSequence = lines.sequence(at: top)
+        let shownLines = (top..<min(lines.count, top + rows)).map(lines.sequence(at:))
+        return (shownLines, selectedSequence)
+    }
+
+    /// Rows of the table to draw, keeping the selection in view.
+    func tableViewport(rows: Int) -> Range<Int> {
+        tableRows = max(1, rows)
+        let count = shown.rows.count + 1
+        tableSelection = max(0, min(count - 1, tableSelection))
+        if tableSelection < tableTop { tableTop = tableSelection }
+        if tableSelection >= tableTop + rows { tableTop = tableSelection - rows + 1 }
+        tableTop = max(0, min(tableTop, count - rows))
+        return tableTop..<min(count, tableTop + rows)
+    }
+
+    /// The message to show at `now`, if one is recent.
+    func currentMessage(at now: Double) -> String? {
+        guard let message, now - message.time < Self.messageDuration else { return nil }
+        return message.text
+    }
+
+    /// Records that a frame was drawn.
+    func countFrame(at now: Double) {
+        framesRendered += 1
+        lastNow = max(lastNow ?? now, now)
+    }
+}
+
+/// Log lines that pass the filter: a range when nothing is filtered, else a sorted list.
+enum VisibleLines {
+    case all(Range<Int>)
+    case some([Int])
+
+    var count: Int {
+        switch self {
+        case .all(let range): return range.count
+        case .some(let sequences): return sequences.count
+        }
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    func sequence(at index: Int) -> Int {
+        switch self {
+        case .all(let range): return range.lowerBound + index
+        case .some(let sequences): return sequences[index]
+        }
+    }
+
+    /// The index of the first line numbered `sequence` or later, or the last index when there
+    /// is none; `count` must not be 0.
+    func index(atOrAfter sequence: Int) -> Int {
+        switch self {
+        case .all(let range):
+            return max(0, min(range.count - 1, sequence - range.lowerBound))
+        case .some(let sequences):
+            var low = 0
+            var high = sequences.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
+            }
+            return min(low, sequences.count - 1)
+        }
+    }
+}
+
+/// The lines matching a filter, extended as lines arrive, so each line is checked once.
+///
+/// Checking a line may mean formatting its payload (microseconds each). At rates of many
+/// thousands of events a second more lines arrive per frame than are worth checking, and each
+/// stays in the log only a moment, so a catch-up checks at most ``linesPerCatchUp`` of the
+/// newest lines and leaves the older new ones unchecked (and unshown), counting them.
+struct FilterCache {
+    /// New lines checked per catch-up at most; a fresh cache checks the whole log once.
+    static let linesPerCatchUp = 1_000
+
+    let filter: LogFilter
+    private(set) var matches: [Int] = []
+    /// Lines that arrived while the filter was on and were never checked.
+    private(set) var unchecked = 0
+    private var scannedUpTo: Int?
+
+    init(filter: LogFilter) {
+        self.filter = filter
+    }
+
+    mutating func catchUp(with log: EventLog) {
+        let first = log.firstSequence
+        if let scanned = scannedUpTo, scanned > log.nextSequence {
+            // Another log than before (the live one after a pause): start again.
+            matches.removeAll(keepingCapacity: true)
+            scannedUpTo = nil
+        }
+        if let kept = matches.firstIndex(where: { $0 >= first }) {
+            if kept > 0 { matches.removeFirst(kept) }
+        } else {
+            matches.removeAll(keepingCapacity: true)
+        }
+        var start = max(scannedUpTo ?? first, first)
+        if scannedUpTo != nil, log.nextSequence - start > Self.linesPerCatchUp {
+            let skipped = log.nextSequence - Self.linesPerCatchUp - start
+            unchecked += skipped
+            start += skipped
+        }
+        for sequence in start..<log.nextSequence {
+            guard let entry = log[sequence] else { continue }
+            if filter.shows(typeName: entry.typeName, detail: { entry.detailText }) {
+                matches.append(sequence)
+            }
+        }
+        scannedUpTo = log.nextSequence
+    }
+}

@@ -1,0 +1,79 @@
+import BusFeed
+import EventBus
+
+/// One line of the dashboard's log: an event or a lifecycle change.
+struct LogEntry {
+    /// What the line shows.
+    enum Content {
+        case event(CapturedEvent)
+        case lifecycle(SubscriberLifecycleEvent)
+    }
+
+    /// The line's place in the log since the dashboard started; never reused.
+    let sequence: Int
+    /// Seconds since 1970 when it was captured.
+    let time: Double
+    let content: Content
+
+    /// The event type the line is about (`*` for wildcard lifecycle changes).
+    var typeName: String {
+        switch content {
+        case .event(let event): return event.typeName
+        case .lifecycle(let change): return change.eventTypeName
+        }
+    }
+
+    /// The text after the type: the payload of an event, the account of a change.
+    ///
+    /// Formatting an in-process event's payload costs an encoding, so callers ask only for
+    /// lines they draw or filter.
+    var detailText: String {
+        switch content {
+        case .event(let event): return event.payloadText
+        case .lifecycle(let change): return change.description
+        }
+    }
+}
+
+/// The newest lines, at most `capacity` of them; older ones drop off the front.
+///
+/// Lines are addressed by sequence number, so a position in the log stays meaningful while
+/// lines arrive and drop.
+struct EventLog {
+    let capacity: Int
+    private var entries: [LogEntry] = []
+    private var oldest = 0
+    /// The sequence number the next line gets.
+    private(set) var nextSequence = 0
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Lines held.
+    var count: Int { entries.count }
+
+    /// The sequence number of the oldest line held (equal to ``nextSequence`` when empty).
+    var firstSequence: Int { nextSequence - entries.count }
+
+    /// The sequence numbers held, oldest first.
+    var sequences: Range<Int> { firstSequence..<nextSequence }
+
+    /// The line numbered `sequence`, if it is still held.
+    subscript(sequence: Int) -> LogEntry? {
+        guard sequences.contains(sequence) else { return nil }
+        return entries[(oldest + sequence - firstSequence) % capacity]
+    }
+
+    /// Appends a line, dropping the oldest when full.
+    mutating func append(time: Double, content: LogEntry.Content) {
+        let entry = LogEntry(sequence: nextSequence, time: time, content: content)
+        nextSequence += 1
+        if entries.count < capacity {
+            entries.append(entry)
+        } else {
+            entries[oldest] = entry
+            oldest = (oldest + 1) % capacity
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// The characters the dashboard draws with, in Unicode or plain ASCII.
+struct Glyphs {
+    let horizontal: Character
+    let vertical: Character
+    let teeDown: Character
+    let topLeft: Character
+    let topRight: Character
+    let bottomLeft: Character
+    let bottomRight: Character
+    /// Sparkline levels, lowest first; a zero draws as a space.
+    let levels: [Character]
+    let rise: String
+    let drop: String
+    let ellipsis: String
+    let bullet: String
+    let upDown: String
+
+    static let unicode = Glyphs(
+        horizontal: "─", vertical: "│", teeDown: "┬", topLeft: "┌", topRight: "┐", bottomLeft: "└",
+        bottomRight: "┘", levels: ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"], rise: "▲", drop: "▼",
+        ellipsis: "…", bullet: "•", upDown: "↑↓")
+
+    static let ascii = Glyphs(
+        horizontal: "-", vertical: "|", teeDown: "+", topLeft: "+", topRight: "+", bottomLeft: "+",
+        bottomRight: "+", levels: ["_", ".", "-", "=", "#"], rise: "+", drop: "-", ellipsis: "~",
+        bullet: ">", upDown: "Up/Dn")
+
+    /// One character per value, scaled so the largest value draws as the tallest level.
+    func sparkline(_ values: [Int]) -> String {
+        let largest = values.max() ?? 0
+        guard largest > 0 else { return String(repeating: " ", count: values.count) }
+        return String(
+            values.map { value -> Character in
+                guard value > 0 else { return " " }
+                let scaled = Double(value) / Double(largest) * Double(levels.count)
+                return levels[min(levels.count - 1, max(0, Int(scaled.rounded(.up)) - 1))]
+            })
+    }
+}

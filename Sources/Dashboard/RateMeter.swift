@@ -1,0 +1,86 @@
+/// Turns a growing counter, read now and then, into a rate and a per-second history.
+struct RateMeter {
+    /// Seconds of history kept for sparklines.
+    static let historySeconds = 120
+    /// Seconds the rate is averaged over.
+    static let window = 2.0
+    /// Least seconds between two samples kept for the rate.
+    static let sampleSpacing = 0.1
+
+    private struct Sample {
+        var time: Double
+        var total: Int
+    }
+
+    private(set) var total: Int?
+    private var samples: [Sample] = []
+    private var buckets = [Int](repeating: 0, count: historySeconds)
+    private var newestSecond: Int?
+
+    /// Creates a meter that starts counting from `total`, read at `time`; `nil` starts it at
+    /// the first reading.
+    init(startingAt total: Int? = nil, time: Double? = nil) {
+        if let total, let time {
+            self.total = total
+            samples = [Sample(time: time, total: total)]
+        }
+    }
+
+    /// Takes a reading of the counter.
+    mutating func record(total newTotal: Int, at now: Double) {
+        let second = Int((now).rounded(.down))
+        moveHistory(to: second)
+        if let total, newTotal > total {
+            buckets[Self.bucket(second)] += newTotal - total
+        }
+        total = newTotal
+        // The newest reading is always kept; the one before it is replaced while they are
+        // closer than the spacing, so frequent readings do not pile up.
+        if samples.count >= 2, now - samples[samples.count - 2].time < Self.sampleSpacing {
+            samples[samples.count - 1] = Sample(time: now, total: newTotal)
+        } else {
+            samples.append(Sample(time: now, total: newTotal))
+        }
+        let horizon = now - Self.window - 1
+        if let firstKept = samples.firstIndex(where: { $0.time >= horizon }), firstKept > 1 {
+            samples.removeFirst(firstKept - 1)
+        }
+    }
+
+    /// Counts per second averaged over the last ``window`` seconds before `now`.
+    func rate(at now: Double) -> Double {
+        guard let total else { return 0 }
+        let start = now - Self.window
+        // The newest sample at or before the window's start, or the oldest there is.
+        let base = samples.last { $0.time <= start } ?? samples.first
+        guard let base, now - base.time > 1e-6 else { return 0 }
+        return Double(max(0, total - base.total)) / (now - base.time)
+    }
+
+    /// Counts in each of the `count` whole seconds before the one `now` falls in, oldest first.
+    func history(seconds count: Int, at now: Double) -> [Int] {
+        let current = Int(now.rounded(.down))
+        return (0..<max(0, count)).map { offset in
+            let second = current - count + offset
+            guard let newestSecond, second <= newestSecond, second > newestSecond - Self.historySeconds
+            else { return 0 }
+            return buckets[Self.bucket(second)]
+        }
+    }
+
+    private mutating func moveHistory(to second: Int) {
+        guard let newest = newestSecond else {
+            newestSecond = second
+            return
+        }
+        guard second > newest else { return }
+        for cleared in (newest + 1)...min(second, newest + Self.historySeconds) {
+            buckets[Self.bucket(cleared)] = 0
+        }
+        newestSecond = second
+    }
+
+    private static func bucket(_ second: Int) -> Int {
+        ((second % historySeconds) + historySeconds) % historySeconds
+    }
+}

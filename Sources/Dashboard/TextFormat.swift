@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Number, time and text formatting for the dashboard's narrow columns.
+enum TextFormat {
+    /// `value` in at most `width` characters: plain digits when they fit, else 12.3k, 4.56M.
+    static func count(_ value: Int, width: Int) -> String {
+        let plain = String(value)
+        if plain.count <= width { return plain }
+        let units: [(Double, String)] = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
+        for (scale, unit) in units {
+            let scaled = Double(value) / scale
+            for decimals in [2, 1, 0] {
+                let text = fixed(scaled, decimals: decimals) + unit
+                if text.count <= width { return text }
+            }
+        }
+        return String(repeating: "#", count: max(0, width))
+    }
+
+    /// A rate: one decimal below 10, whole numbers above, `k` above 100,000.
+    static func rate(_ value: Double) -> String {
+        if value < 9.95 { return fixed(value, decimals: 1) }
+        if value < 99_999.5 { return fixed(value, decimals: 0) }
+        return fixed(value / 1_000, decimals: 0) + "k"
+    }
+
+    /// `value` with `decimals` digits after the point, without Foundation's `String(format:)`.
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return "-" }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9e15 else { return value < 0 ? "-inf" : "inf" }
+        let whole = Int(scaled) / Int(scale)
+        let fraction = Int(scaled) % Int(scale)
+        var text = (value < 0 && scaled > 0 ? "-" : "") + String(whole)
+        if decimals > 0 {
+            let digits = String(fraction)
+            text += "." + String(repeating: "0", count: decimals - digits.count) + digits
+        }
+        return text
+    }
+
+    /// The local time of day of `time` (seconds since 1970) as HH:MM:SS.mmm.
+    static func clock(_ time: Double) -> String {
+        guard time.isFinite else { return "--:--:--.---" }
+        var seconds = time_t(time.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let millis = min(999, max(0, Int((time - time.rounded(.down)) * 1000)))
+        return pad2(Int(parts.tm_hour)) + ":" + pad2(Int(parts.tm_min)) + ":" + pad2(Int(parts.tm_sec)) + "."
+            + String(repeating: "0", count: millis < 10 ? 2 : millis < 100 ? 1 : 0) + String(millis)
+    }
+
+    /// A duration as HH:MM:SS, with days in front when there are any.
+    static func duration(_ seconds: Double) -> String {
+        let total = max(0, Int(seconds.isFinite ? seconds : 0))
+        let days = total / 86_400
+        let clock = pad2(total / 3600 % 24) + ":" + pad2(total / 60 % 60) + ":" + pad2(total % 60)
+        return days > 0 ? "\(days)d \(clock)" : clock
+    }
+
+    private static func pad2(_ value: Int) -> String {
+        value < 10 ? "0\(value)" : String(value)
+    }
+
+    /// `text` cut to `width` characters, the last one replaced by `ellipsis` when cut.
+    static func truncate(_ text: String, width: Int, ellipsis: String) -> String {
+        guard width > 0 else { return "" }
+        guard text.count > width else { return text }
+        return String(text.prefix(max(0, width - ellipsis.count))) + ellipsis.prefix(width)
+    }
+
+    /// `text` right-aligned in `width` characters.
+    static func right(_ text: String, width: Int) -> String {
+        text.count >= width
+            ? String(text.suffix(width)) : String(repeating: " ", count: width - text.count) + text
+    }
+
+    /// `text` broken into lines of at most `width` characters, at spaces where possible.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var rest = Substring(paragraph)
+            if rest.isEmpty { lines.append("") }
+            while !rest.isEmpty {
+                if rest.count <= width {
+                    lines.append(String(rest))
+                    break
+                }
+                let limit = rest.index(rest.startIndex, offsetBy: width)
+                let cut = rest[..<limit].lastIndex(of: " ").map { rest.index(after: $0) } ?? limit
+                let piece = rest[..<cut]
+                lines.append(String(piece.hasSuffix(" ") ? piece.dropLast() : piece))
+                rest = rest[cut...]
+            }
+        }
+        return lines
+    }
+}

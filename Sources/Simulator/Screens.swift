@@ -1,0 +1,157 @@
+import EventBus
+import Synchronization
+
+/// Counts handler calls across every screen, so a run can show that handlers really ran.
+///
+/// Handlers capture this rather than their screen: a handler that held its screen strongly
+/// would keep it alive through the bus's entry, and it would never be reclaimed.
+final class HandlerCounter: Sendable {
+    private let calls = Atomic<Int>(0)
+
+    /// Records one handler call.
+    @inline(__always)
+    func record() {
+        calls.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Handler calls so far.
+    var value: Int { calls.load(ordering: .relaxed) }
+}
+
+/// A screen of the simulated app: an observer object, like a view controller.
+///
+/// The app makes a screen while deciding what happens next (under its lock) and opens it
+/// afterwards, so that subscribing, and the handlers it may set off, run outside that lock.
+protocol SimulatedScreen: AnyObject, Sendable {
+    /// How the screen treats its subscriptions.
+    var kind: ScreenKind { get }
+    /// Subscribes, as the screen appears.
+    func open()
+    /// Called as the app navigates away, before the app releases the screen.
+    func close()
+}
+
+/// Makes a screen of `kind` that will listen on `bus`.
+func makeScreen(_ kind: ScreenKind, bus: EventBus, counter: HandlerCounter) -> any SimulatedScreen {
+    switch kind {
+    case .unsubscribesInDeinit: return ProfileViewController(bus: bus, counter: counter)
+    case .reliesOnWeakReference: return InboxViewController(bus: bus, counter: counter)
+    case .subscribesTwice: return NewsFeedViewController(bus: bus, counter: counter)
+    case .cancelsTokens: return SettingsViewController(bus: bus, counter: counter)
+    }
+}
+
+/// Unsubscribes in `deinit`, the tidy way.
+final class ProfileViewController: SimulatedScreen {
+    private let bus: EventBus
+    private let counter: HandlerCounter
+    var kind: ScreenKind { .unsubscribesInDeinit }
+
+    init(bus: EventBus, counter: HandlerCounter) {
+        self.bus = bus
+        self.counter = counter
+    }
+
+    func open() {
+        let counter = counter
+        bus.subscribe(observer: self) { (_: UserLoggedInEvent) in counter.record() }
+        bus.subscribe(observer: self) { (_: UserLoggedOutEvent) in counter.record() }
+    }
+
+    func close() {}
+
+    deinit {
+        // The bus matches the observer by identity, so this works although weak references to
+        // `self` already read nil here.
+        bus.unsubscribe(observer: self)
+    }
+}
+
+/// Never unsubscribes: its subscriptions die with it and the bus reclaims them.
+final class InboxViewController: SimulatedScreen {
+    private let bus: EventBus
+    private let counter: HandlerCounter
+    var kind: ScreenKind { .reliesOnWeakReference }
+
+    init(bus: EventBus, counter: HandlerCounter) {
+        self.bus = bus
+        self.counter = counter
+    }
+
+    func open() {
+        let counter = counter
+        bus.subscribe(observer: self) { (_: DataLoadedEvent) in counter.record() }
+        bus.subscribe(observer: self) { (_: DataLoadFailedEvent) in counter.record() }
+    }
+
+    func close() {}
+}
+
+/// Subscribes to `DataLoadedEvent` when its view loads and again when it appears, a classic
+/// mistake the bus reports as a duplicate; both handlers run until the screen dies.
+final class NewsFeedViewController: SimulatedScreen {
+    private let bus: EventBus
+    private let counter: HandlerCounter
+    var kind: ScreenKind { .subscribesTwice }
+
+    init(bus: EventBus, counter: HandlerCounter) {
+        self.bus = bus
+        self.counter = counter
+    }
+
+    func open() {
+        let counter = counter
+        // viewDidLoad
+        bus.subscribe(observer: self) { (_: DataLoadedEvent) in counter.record() }
+        // viewWillAppear
+        bus.subscribe(observer: self) { (_: DataLoadedEvent) in counter.record() }
+    }
+
+    func close() {}
+}
+
+/// Holds token subscriptions and cancels them as it closes.
+final class SettingsViewController: SimulatedScreen {
+    private let bus: EventBus
+    private let counter: HandlerCounter
+    private let tokens = LockedValue<[Subscription]>([])
+    var kind: ScreenKind { .cancelsTokens }
+
+    init(bus: EventBus, counter: HandlerCounter) {
+        self.bus = bus
+        self.counter = counter
+    }
+
+    func open() {
+        let counter = counter
+        let made = [
+            bus.subscribe(to: SessionExpiredEvent.self) { _ in counter.record() },
+            bus.subscribe(to: NetworkStatusChangedEvent.self) { _ in counter.record() },
+        ]
+        tokens.withLock { $0 += made }
+    }
+
+    func close() {
+        let taken = tokens.withLock { tokens in
+            defer { tokens = [] }
+            return tokens
+        }
+        for token in taken { token.cancel() }
+    }
+}
+
+/// Long-lived parts of the app that listen for as long as it runs.
+final class AppServices: Sendable {
+    private let tokens = LockedValue<[Subscription]>([])
+
+    /// Subscribes the session store (tokens) and the analytics tracker (a wildcard observer).
+    func start(on bus: EventBus, counter: HandlerCounter) {
+        let made = [
+            bus.subscribe(to: UserLoggedInEvent.self) { _ in counter.record() },
+            bus.subscribe(to: UserLoggedOutEvent.self) { _ in counter.record() },
+            bus.subscribe(to: SessionExpiredEvent.self) { _ in counter.record() },
+        ]
+        tokens.withLock { $0 += made }
+        bus.subscribeAll(observer: self) { _ in counter.record() }
+    }
+}

@@ -1,0 +1,79 @@
+import Dispatch
+import EventBus
+import Foundation
+
+extension SimulatedApp {
+    /// The background thread's controls.
+    final class Runner: Sendable {
+        let stopRequested = LockedValue(false)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    /// Time between the background thread's ticks: each tick publishes what came due since
+    /// the previous one, so high rates go out in batches and low ones as credit builds up.
+    static let tickInterval = 0.01
+    /// Behind by more than this, the background thread drops the backlog instead of bursting.
+    static let maximumLag = 0.25
+
+    /// Whether the app is running on its background thread.
+    public var isRunning: Bool { runner.current != nil }
+
+    /// Runs the app on a background thread at the configured rate and churn until ``stop()``.
+    ///
+    /// The thread wakes every 10 ms and publishes the events that came due, so a rate of
+    /// 100,000 events per second goes out as batches of about 1,000, and a rate of 1 per second
+    /// as one event every hundredth tick. When publishing cannot keep up, the backlog is
+    /// dropped rather than published in a burst. The thread keeps the app alive until
+    /// ``stop()``. Calling this while running does nothing.
+    public func start() {
+        let runner = Runner()
+        let started = self.runner.withLock { current -> Bool in
+            guard current == nil else { return false }
+            current = runner
+            return true
+        }
+        guard started else { return }
+        let thread = Thread { [self] in
+            run(until: runner)
+            runner.finished.signal()
+        }
+        thread.name = "SimulatedApp"
+        thread.start()
+    }
+
+    /// Stops the background thread and waits for its current tick to finish.
+    ///
+    /// Does nothing when the app is not running. Do not call it from a handler on the app's
+    /// bus: the tick that called the handler could not finish.
+    public func stop() {
+        guard
+            let runner = runner.withLock({ current -> Runner? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
+        runner.stopRequested.withLock { $0 = true }
+        runner.finished.wait()
+    }
+
+    private func run(until runner: Runner) {
+        var last = Self.monotonicSeconds()
+        while !runner.stopRequested.current {
+            let now = Self.monotonicSeconds()
+            let elapsed = now - last
+            last = now
+            if elapsed > 0 {
+                advance(by: min(elapsed, Self.maximumLag))
+                if elapsed > Self.maximumLag { forgiveBacklog(keeping: Self.tickInterval) }
+            }
+            let busy = Self.monotonicSeconds() - now
+            if busy < Self.tickInterval {
+                Thread.sleep(forTimeInterval: Self.tickInterval - busy)
+            }
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+}

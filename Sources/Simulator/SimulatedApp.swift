@@ -1,0 +1,200 @@
+public import EventBus
+
+/// A simulated app on an ``EventBus``: services publish login, logout and data-load traffic,
+/// and screens come and go as a person navigates, each kind handling its subscriptions its own
+/// way, so every lifecycle path of the bus shows (subscribed, duplicate, unsubscribed,
+/// cancelled, reclaimed).
+///
+/// Drive it deterministically, as tests do:
+///
+/// ```swift
+/// let app = SimulatedApp(bus: bus, seed: 7)
+/// app.advance(by: 2.5)   // publishes the 2.5 s of traffic due at the configured rate
+/// ```
+///
+/// or let it run on its own thread, as a live demo does:
+///
+/// ```swift
+/// app.start()
+/// app.rate = 5_000       // from any thread
+/// app.stop()
+/// ```
+///
+/// The same seed and the same calls publish the same events and open and close the same
+/// screens. Every method may be called from any thread; the app decides what happens under its
+/// lock and publishes after releasing it.
+public final class SimulatedApp: Sendable {
+    /// Events per second when none is given: fast enough to look alive, slow enough to read.
+    public static let defaultRate = 200.0
+    /// Navigations per second when none is given.
+    public static let defaultChurn = 3.0
+    /// Screens the app keeps open, give or take a quarter, when no number is given.
+    public static let defaultTargetScreens = 20
+    /// Screens ``destroyScreens(count:)`` closes when no number is given.
+    public static let defaultDestroyCount = 10
+    /// The highest rate accepted, in events per second.
+    public static let maximumRate = 1_000_000.0
+    /// The highest churn accepted, in navigations per second.
+    public static let maximumChurn = 10_000.0
+    /// The rates ``increaseRate()`` and ``decreaseRate()`` step through.
+    public static let rateSteps: [Double] = [
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
+        200_000, 500_000, 1_000_000,
+    ]
+
+    /// Simulated time handled in one piece: finer pieces interleave navigation and traffic.
+    static let slice = 0.01
+    /// Actions decided per acquisition of the lock, so that controls never wait long.
+    static let actionsPerBatch = 256
+
+    /// The bus the app publishes on.
+    public let bus: EventBus
+    /// The seed that fixed this run.
+    public let seed: UInt64
+
+    private let core: LockedValue<SimulationCore>
+    private let counter = HandlerCounter()
+    private let services = AppServices()
+    let runner = LockedValue<Runner?>(nil)
+
+    /// Creates the app; it opens its first screens the first time it advances or starts.
+    ///
+    /// - Parameters:
+    ///   - bus: The bus to publish on.
+    ///   - seed: Fixes every random choice; equal seeds give equal runs.
+    ///   - rate: Traffic events per second, `0...maximumRate`.
+    ///   - churn: Navigations (a screen opened, closed, or both) per second, `0...maximumChurn`.
+    ///   - targetScreens: About how many screens stay open.
+    public init(
+        bus: EventBus, seed: UInt64 = 1, rate: Double = defaultRate, churn: Double = defaultChurn,
+        targetScreens: Int = defaultTargetScreens
+    ) {
+        self.bus = bus
+        self.seed = seed
+        core = LockedValue(
+            SimulationCore(
+                bus: bus, counter: counter, seed: seed, rate: Self.clamp(rate, to: Self.maximumRate),
+                churn: Self.clamp(churn, to: Self.maximumChurn), targetScreens: max(0, targetScreens)))
+    }
+
+    // MARK: - Controls
+
+    /// Traffic events per second; settable from any thread, clamped to `0...maximumRate`.
+    public var rate: Double {
+        get { core.withLock { $0.rate } }
+        set { core.withLock { $0.rate = Self.clamp(newValue, to: Self.maximumRate) } }
+    }
+
+    /// Navigations per second; settable from any thread, clamped to `0...maximumChurn`.
+    public var churn: Double {
+        get { core.withLock { $0.churn } }
+        set { core.withLock { $0.churn = Self.clamp(newValue, to: Self.maximumChurn) } }
+    }
+
+    /// Moves the rate to the next of ``rateSteps`` above it.
+    ///
+    /// - Returns: The new rate.
+    @discardableResult
+    public func increaseRate() -> Double {
+        core.withLock { core in
+            core.rate = Self.rateSteps.first { $0 > core.rate } ?? Self.maximumRate
+            return core.rate
+        }
+    }
+
+    /// Moves the rate to the next of ``rateSteps`` below it, down to 1 event per second.
+    ///
+    /// - Returns: The new rate.
+    @discardableResult
+    public func decreaseRate() -> Double {
+        core.withLock { core in
+            core.rate = Self.rateSteps.last { $0 < core.rate } ?? Self.rateSteps[0]
+            return core.rate
+        }
+    }
+
+    /// Closes `count` open screens picked at random at once, so their cleanup can be watched.
+    ///
+    /// - Parameter count: How many screens to close; fewer close when fewer are open.
+    /// - Returns: How many screens were closed.
+    @discardableResult
+    public func destroyScreens(count: Int = defaultDestroyCount) -> Int {
+        let actions = core.withLock { $0.closeScreens(count: count) }
+        perform(actions)
+        return actions.count
+    }
+
+    /// What the app has done so far.
+    public var statistics: SimulationStatistics {
+        var statistics = core.withLock { core in
+            var statistics = core.statistics
+            statistics.openScreensByKind = core.screensByKind
+            statistics.usersLoggedIn = core.loggedInCount
+            return statistics
+        }
+        statistics.handlerCalls = counter.value
+        return statistics
+    }
+
+    // MARK: - Deterministic driving
+
+    /// Lets `seconds` of simulated time pass, publishing the traffic and making the navigations
+    /// due in it, on the calling thread, in slices of 10 ms.
+    ///
+    /// - Parameter seconds: Simulated time; nothing happens for 0 or less.
+    public func advance(by seconds: Double) {
+        guard seconds > 0, seconds.isFinite else { return }
+        var remaining = seconds
+        while remaining > 1e-12 {
+            let piece = min(remaining, Self.slice)
+            remaining -= piece
+            perform(core.withLock { $0.accrue(piece) })
+            runDueActions()
+        }
+    }
+
+    /// Publishes one event of the app's traffic now, whatever the rate.
+    public func step() {
+        let actions = core.withLock { core -> [AppAction] in
+            let launch = core.accrue(0)
+            return launch + [.publish(core.nextTrafficEvent())]
+        }
+        perform(actions)
+    }
+
+    /// Makes one navigation now, whatever the churn: a screen opens, closes, or both.
+    public func navigate() {
+        perform(core.withLock { core in core.accrue(0) + core.navigate() })
+    }
+
+    // MARK: - Internals
+
+    func runDueActions() {
+        while true {
+            let actions = core.withLock { $0.takeDueActions(limit: Self.actionsPerBatch) }
+            if actions.isEmpty { return }
+            perform(actions)
+        }
+    }
+
+    /// Drops the backlog the runner could not keep up with, keeping `seconds` of it.
+    func forgiveBacklog(keeping seconds: Double) {
+        core.withLock { $0.forgiveBacklog(keeping: seconds) }
+    }
+
+    private func perform(_ actions: [AppAction]) {
+        for action in actions {
+            switch action {
+            case .publish(let event): bus.publish(event)
+            case .open(let screen): screen.open()
+            case .close(let screen): screen.close()
+            case .startServices: services.start(on: bus, counter: counter)
+            }
+        }
+    }
+
+    private static func clamp(_ value: Double, to maximum: Double) -> Double {
+        guard value.isFinite else { return value > 0 ? maximum : 0 }
+        return min(max(0, value), maximum)
+    }
+}

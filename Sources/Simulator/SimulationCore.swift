@@ -1,0 +1,180 @@
+import EventBus
+
+/// Something the app does, decided under the app's lock and carried out after it is released.
+enum AppAction {
+    /// Publish this event.
+    case publish(any Event)
+    /// Subscribe this new screen.
+    case open(any SimulatedScreen)
+    /// Close this screen; releasing the action releases the app's last reference to it.
+    case close(any SimulatedScreen)
+    /// Start the long-lived services, once, as the app launches.
+    case startServices
+}
+
+/// The simulated app's state and decisions, with no threads and no bus calls: it only says
+/// what to do, so that the same seed and the same calls always decide the same things.
+struct SimulationCore {
+    static let userNames = [
+        "ada", "grace", "alan", "barbara", "edsger", "frances", "ken", "margaret", "dennis", "radia",
+        "john", "katherine",
+    ]
+    static let resources = ["inbox", "news", "profile", "settings", "photos", "messages", "calendar"]
+    static let loadErrors = [
+        "timeout after 30 s", "HTTP 503 Service Unavailable", "HTTP 401 Unauthorized",
+        "decoding failed: missing key 'id'", "connection reset by peer",
+    ]
+
+    let bus: EventBus
+    let counter: HandlerCounter
+    var random: SplitMix64
+    var rate: Double
+    var churn: Double
+    var targetScreens: Int
+    var statistics = SimulationStatistics()
+    private(set) var screens: [any SimulatedScreen] = []
+    private var launched = false
+    private var eventCredit = 0.0
+    private var churnCredit = 0.0
+    private var loggedIn: [Int] = []
+    private var isOnline = true
+
+    init(
+        bus: EventBus, counter: HandlerCounter, seed: UInt64, rate: Double, churn: Double, targetScreens: Int
+    ) {
+        self.bus = bus
+        self.counter = counter
+        random = SplitMix64(seed: seed)
+        self.rate = rate
+        self.churn = churn
+        self.targetScreens = targetScreens
+    }
+
+    /// Lets `seconds` of simulated time pass: earns the events and navigations due in it.
+    ///
+    /// - Returns: What the app does as it launches (its services start, its first screens
+    ///   open) on the first call; nothing later.
+    mutating func accrue(_ seconds: Double) -> [AppAction] {
+        statistics.elapsed += seconds
+        eventCredit += rate * seconds
+        churnCredit += churn * seconds
+        guard !launched else { return [] }
+        launched = true
+        var actions: [AppAction] = [.startServices]
+        for _ in 0..<targetScreens { actions += openScreen() }
+        return actions
+    }
+
+    /// Takes up to `limit` actions that are due, navigations first.
+    mutating func takeDueActions(limit: Int) -> [AppAction] {
+        var actions: [AppAction] = []
+        while churnCredit >= 1, actions.count < limit {
+            churnCredit -= 1
+            actions += navigate()
+        }
+        while eventCredit >= 1, actions.count < limit {
+            eventCredit -= 1
+            actions.append(.publish(nextTrafficEvent()))
+        }
+        return actions
+    }
+
+    /// Whether actions are due that ``takeDueActions(limit:)`` has not taken yet.
+    var hasDueActions: Bool { eventCredit >= 1 || churnCredit >= 1 }
+
+    /// Drops credit earned for events that were not taken, as when the app falls behind.
+    mutating func forgiveBacklog(keeping seconds: Double) {
+        eventCredit = min(eventCredit, max(1, rate * seconds))
+        churnCredit = min(churnCredit, max(1, churn * seconds))
+    }
+
+    /// One navigation: the person opens a screen, closes one, or moves from one to another,
+    /// keeping the number of screens around the target.
+    mutating func navigate() -> [AppAction] {
+        let low = max(0, targetScreens - targetScreens / 4 - 1)
+        let high = targetScreens + targetScreens / 4 + 1
+        if screens.count <= low { return openScreen() }
+        if screens.count >= high { return closeScreens(count: 1) }
+        switch random.nextInt(below: 3) {
+        case 0: return openScreen()
+        case 1: return closeScreens(count: 1)
+        default: return closeScreens(count: 1) + openScreen()
+        }
+    }
+
+    /// Opens one screen of a random kind, announced with a `ScreenViewedEvent`.
+    mutating func openScreen() -> [AppAction] {
+        let kind = random.pick(ScreenKind.allCases)
+        let screen = makeScreen(kind, bus: bus, counter: counter)
+        screens.append(screen)
+        statistics.screensOpened += 1
+        statistics.eventsPublished += 1
+        return [.open(screen), .publish(ScreenViewedEvent(screen: kind.className))]
+    }
+
+    /// Closes up to `count` screens picked at random.
+    mutating func closeScreens(count: Int) -> [AppAction] {
+        var actions: [AppAction] = []
+        for _ in 0..<max(0, min(count, screens.count)) {
+            let screen = screens.remove(at: random.nextInt(below: screens.count))
+            statistics.screensClosed += 1
+            actions.append(.close(screen))
+        }
+        return actions
+    }
+
+    /// The next event of the app's ordinary traffic: mostly data loads, some logins and logouts.
+    mutating func nextTrafficEvent() -> any Event {
+        statistics.eventsPublished += 1
+        let roll = random.nextInt(below: 100)
+        switch roll {
+        case 0..<48:
+            let first = random.nextInt(below: Self.resources.count)
+            let count = 1 + random.nextInt(below: 3)
+            return DataLoadedEvent(
+                data: (0..<count).map { Self.resources[(first + $0) % Self.resources.count] })
+        case 48..<58:
+            let error = isOnline ? random.pick(Self.loadErrors) : "offline"
+            return DataLoadFailedEvent(resource: random.pick(Self.resources), error: error)
+        case 58..<76:
+            return logIn() ?? logOut(expired: false)!
+        case 76..<90:
+            return logOut(expired: false) ?? logIn()!
+        case 90..<96:
+            return logOut(expired: true) ?? logIn()!
+        default:
+            // Offline spells are short: going back online is far likelier than going offline.
+            if isOnline, random.nextInt(below: 4) != 0 {
+                return DataLoadedEvent(data: [random.pick(Self.resources)])
+            }
+            isOnline.toggle()
+            return NetworkStatusChangedEvent(isOnline: isOnline)
+        }
+    }
+
+    private mutating func logIn() -> (any Event)? {
+        let loggedOut = Self.userNames.indices.filter { !loggedIn.contains($0) }
+        guard !loggedOut.isEmpty else { return nil }
+        let user = random.pick(loggedOut)
+        loggedIn.append(user)
+        return UserLoggedInEvent(userId: "u\(1000 + user)", userName: Self.userNames[user])
+    }
+
+    private mutating func logOut(expired: Bool) -> (any Event)? {
+        guard !loggedIn.isEmpty else { return nil }
+        let user = loggedIn.remove(at: random.nextInt(below: loggedIn.count))
+        let userId = "u\(1000 + user)"
+        if expired {
+            return SessionExpiredEvent(userId: userId, minutesActive: 5 + random.nextInt(below: 120))
+        }
+        return UserLoggedOutEvent(userId: userId)
+    }
+
+    /// Screens open now, per kind.
+    var screensByKind: [ScreenKind: Int] {
+        screens.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 }
+    }
+
+    /// Users signed in now.
+    var loggedInCount: Int { loggedIn.count }
+}

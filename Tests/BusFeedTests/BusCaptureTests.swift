@@ -1,0 +1,140 @@
+import Dispatch
+import EventBus
+import Testing
+
+@testable import BusFeed
+
+@Suite("BusCapture")
+struct BusCaptureTests {
+    @Test func capturesDeliveriesAndLifecycleChanges() throws {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus)
+        let screen = Screen()
+        bus.subscribe(observer: screen) { (_: UserLoggedInEvent) in }
+
+        bus.publish(UserLoggedInEvent(userId: "1", userName: "ada"))
+        bus.publish(DataLoadedEvent(data: ["inbox"]))
+        bus.unsubscribe(observer: screen)
+
+        let drained = capture.drain()
+        #expect(drained.events.map(\.typeName) == ["UserLoggedInEvent", "DataLoadedEvent"])
+        #expect(drained.events.map(\.receivers) == [1, 0])
+        let first = try #require(drained.events.first)
+        guard case .value(let event) = first.payload else {
+            Issue.record("an in-process capture keeps the event, not text")
+            return
+        }
+        #expect(event as? UserLoggedInEvent == UserLoggedInEvent(userId: "1", userName: "ada"))
+        #expect(first.payloadText == #"{"userId":"1","userName":"ada"}"#)
+        #expect(drained.lifecycle.map(\.change.kind) == [.subscribed, .unsubscribed])
+        #expect(drained.droppedEvents == 0)
+
+        // A drain empties the buffers.
+        let again = capture.drain()
+        #expect(again.events.isEmpty && again.lifecycle.isEmpty)
+    }
+
+    @Test func dropsTheOldestWhenFullAndCountsDrops() throws {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus, capacity: 100)
+
+        for value in 0..<250 { bus.publish(Tick(value: value)) }
+
+        let drained = capture.drain()
+        #expect(drained.events.count == 100)
+        let values = drained.events.compactMap { event -> Int? in
+            guard case .value(let tick as Tick) = event.payload else { return nil }
+            return tick.value
+        }
+        // The newest 100, oldest first.
+        #expect(values == Array(150..<250))
+        #expect(drained.droppedEvents == 150)
+        #expect(capture.droppedEvents == 150)
+        // The exact total comes from the bus.
+        #expect(bus.snapshot()[Tick.self]?.published == 250)
+
+        // Drops are a running total; after a drain the buffer has room again.
+        for value in 0..<30 { bus.publish(Tick(value: value)) }
+        let next = capture.drain()
+        #expect(next.events.count == 30)
+        #expect(next.droppedEvents == 150)
+    }
+
+    @Test func boundsLifecycleChangesToo() {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus, capacity: 10)
+        var tokens: [Subscription] = []
+        for _ in 0..<25 { tokens.append(bus.subscribe(to: Tick.self) { _ in }) }
+
+        let drained = capture.drain()
+        #expect(drained.lifecycle.count == 10)
+        #expect(drained.droppedLifecycle == 15)
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func accountsForEveryEventFromConcurrentPublishers() async {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus, capacity: 1_000)
+        let publishers = 4
+        let perPublisher = 5_000
+
+        // Given publishers on several threads and a monitor draining meanwhile
+        let drainedCount = LockedValue(0)
+        await withTaskGroup(of: Void.self) { group in
+            for publisher in 0..<publishers {
+                group.addTask {
+                    for value in 0..<perPublisher {
+                        bus.publish(Tick(value: publisher * perPublisher + value))
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<200 {
+                    let count = capture.drain().events.count
+                    drainedCount.withLock { $0 += count }
+                    await Task.yield()
+                }
+            }
+        }
+        // Then every event was either handed over or counted as dropped
+        let last = capture.drain()
+        let handedOver = drainedCount.current + last.events.count
+        #expect(handedOver + last.droppedEvents == publishers * perPublisher)
+        #expect(bus.snapshot().totalPublished == publishers * perPublisher)
+    }
+
+    @Test func detachStopsCapturing() {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus)
+        #expect(capture.isAttached)
+        #expect(bus.snapshot().wildcardObservers == 1)
+
+        capture.detach()
+        bus.publish(Tick(value: 1))
+
+        #expect(!capture.isAttached)
+        #expect(capture.drain().events.isEmpty)
+        #expect(bus.snapshot().wildcardObservers == 0)
+    }
+
+    @Test func releasingTheCaptureDetachesIt() {
+        let bus = EventBus(name: "test")
+        var capture: BusCapture? = BusCapture(bus: bus)
+        #expect(capture != nil)
+        capture = nil
+        #expect(bus.snapshot().wildcardObservers == 0)
+    }
+
+    @Test func ringBufferKeepsTheNewestInOrder() {
+        var ring = RingBuffer<Int>(capacity: 3)
+        let dropped = (1...5).map { ring.append($0) }
+        #expect(dropped == [false, false, false, true, true])
+        let taken = ring.takeStorage().inOrder
+        #expect(taken == [3, 4, 5])
+        #expect(ring.count == 0)
+        let droppedAfterTaking = ring.append(6)
+        #expect(!droppedAfterTaking)
+        let rest = ring.takeStorage().inOrder
+        #expect(rest == [6])
+    }
+}

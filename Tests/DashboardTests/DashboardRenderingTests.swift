@@ -1,0 +1,239 @@
+import BusFeed
+import EventBus
+import Testing
+
+@testable import Dashboard
+
+@Suite("Dashboard rendering")
+struct DashboardRenderingTests {
+    /// A dashboard that has seen a few seconds of a small app: logins and data loads, then
+    /// three UserLoggedInEvent subscribers dying and being reclaimed.
+    private func scriptedDashboard(
+        options: DashboardOptions = DashboardOptions()
+    ) -> (
+        DashboardController, ScriptedSource, Double
+    ) {
+        let source = ScriptedSource(title: "scripted app")
+        let dashboard = DashboardController(source: source, options: options)
+        var now = startTime
+        dashboard.update(now: now)
+        for second in 0..<5 {
+            now += 1
+            source.enqueue(
+                SourceBatch(
+                    events: [
+                        login("ada\(second)", at: now - 0.5), dataLoaded(["inbox", "news"], at: now - 0.4),
+                    ],
+                    snapshot: BusSnapshot(
+                        busName: "app",
+                        eventTypes: [
+                            statistics("DataLoadedEvent", live: 6, dead: 1, published: 1_000 + second),
+                            statistics("UserLoggedInEvent", live: 5, published: 42 + second, unheard: 2),
+                        ], wildcardObservers: 1)))
+            dashboard.update(now: now)
+        }
+        now += 0.5
+        source.enqueue(
+            SourceBatch(
+                lifecycle: [
+                    CapturedLifecycle(
+                        time: now - 0.1,
+                        change: .init(kind: .reclaimed, eventTypeName: "UserLoggedInEvent", count: 3))
+                ],
+                snapshot: BusSnapshot(
+                    busName: "app",
+                    eventTypes: [
+                        statistics("DataLoadedEvent", live: 6, dead: 1, published: 1_004),
+                        statistics("UserLoggedInEvent", live: 2, reclaimed: 3, published: 46, unheard: 2),
+                    ], wildcardObservers: 1),
+                status: "live"))
+        dashboard.update(now: now)
+        return (dashboard, source, now)
+    }
+
+    private func render(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
+        var grid = CellGrid(width: width, height: height)
+        dashboard.render(into: &grid, now: now)
+        return grid
+    }
+
+    /// The row of `grid` holding `text`.
+    private func line(_ grid: CellGrid, containing text: String) -> String? {
+        (0..<grid.height).map(grid.row).first { $0.contains(text) }
+    }
+
+    @Test(arguments: [(80, 24), (120, 40)])
+    func fullScreenShowsWhatAPersonNeeds(width: Int, height: Int) throws {
+        let (dashboard, _, now) = scriptedDashboard()
+        let grid = render(dashboard, width: width, height: height, now: now)
+        let text = grid.text
+
+        // Header
+        #expect(grid.row(0).contains("scripted app"))
+        #expect(grid.row(0).contains("bus app"))
+        #expect(grid.row(0).contains("live"))
+        #expect(grid.row(0).contains("up 00:00:05"))
+        // Both event types with their counts, subscribers and the drop just seen
+        let logins = try #require(line(grid, containing: "UserLoggedInEvent "))
+        #expect(logins.contains(" 46 "))
+        #expect(logins.contains("▼3"))
+        let loads = try #require(line(grid, containing: "DataLoadedEvent "))
+        #expect(loads.contains("1004"))
+        #expect(text.contains("* any type"))
+        #expect(text.contains("Event types"))
+        #expect(text.contains("Subscribers"))
+        // The log, with payloads and the reclaim line
+        #expect(text.contains(#"{"userId":"id-ada4","userName":"ada4"}"#))
+        #expect(text.contains("reclaimed 3 dead UserLoggedInEvent subscriptions"))
+        #expect(text.contains("following"))
+        // The key bar
+        #expect(grid.row(height - 1).hasPrefix("q Quit"))
+        // Every row fits its width
+        #expect((0..<height).allSatisfy { grid.row($0).count <= width })
+        if width >= 110 {
+            #expect(text.contains("UNSUB"))
+            #expect(grid.row(height - 1).contains("? Help"))
+        }
+    }
+
+    @Test func sparklineShowsTheRecentRate() throws {
+        let source = ScriptedSource()
+        let dashboard = DashboardController(source: source)
+        var now = startTime
+        dashboard.update(now: now)
+        for second in 1...8 {
+            now = startTime + Double(second)
+            source.enqueue(SourceBatch(events: (0..<(second * 5)).map { _ in login("ada", at: now) }))
+            dashboard.update(now: now)
+        }
+        let grid = render(dashboard, width: 80, height: 24, now: now + 0.5)
+        let row = try #require(line(grid, containing: "UserLoggedInEvent "))
+        #expect(row.contains("▂▃▄▅▆▇█"))
+    }
+
+    @Test func tooSmallScreenSaysSoAndStillQuits() {
+        let (dashboard, _, now) = scriptedDashboard()
+        let grid = render(dashboard, width: 40, height: 10, now: now)
+        #expect(grid.text.contains("Terminal too small"))
+        #expect(grid.text.contains("40x10, need 60x16"))
+        #expect(!dashboard.handle(.character("q")))
+        // Degenerate sizes do not crash.
+        _ = render(dashboard, width: 0, height: 0, now: now)
+        _ = render(dashboard, width: 3, height: 1, now: now)
+    }
+
+    @Test func smallestFullSizeStillDrawsEveryPart() {
+        let (dashboard, _, now) = scriptedDashboard()
+        let grid = render(
+            dashboard, width: DashboardController.minimumWidth, height: DashboardController.minimumHeight,
+            now: now)
+        #expect(grid.text.contains("Event types"))
+        #expect(grid.text.contains("Log"))
+        #expect(grid.row(grid.height - 1).hasPrefix("q Quit"))
+        #expect(grid.text.contains("reclaimed 3 dead"))
+    }
+
+    @Test func pausedDisplayShowsTheBannerAndFrozenNumbers() throws {
+        let (dashboard, source, now) = scriptedDashboard()
+        _ = dashboard.handle(.character(" "))
+        source.enqueue(
+            SourceBatch(
+                snapshot: BusSnapshot(
+                    busName: "app", eventTypes: [statistics("UserLoggedInEvent", live: 2, published: 999)],
+                    wildcardObservers: 1)))
+        dashboard.update(now: now + 1)
+
+        var grid = render(dashboard, width: 80, height: 24, now: now + 1)
+        #expect(grid.row(0).contains("PAUSED"))
+        #expect(grid.text.contains("PAUSED, space resumes"))
+        let frozenRow = try #require(line(grid, containing: "UserLoggedInEvent "))
+        #expect(frozenRow.contains(" 46 "))
+
+        _ = dashboard.handle(.character(" "))
+        grid = render(dashboard, width: 80, height: 24, now: now + 1)
+        #expect(!grid.row(0).contains("PAUSED"))
+        let liveRow = try #require(line(grid, containing: "UserLoggedInEvent "))
+        #expect(liveRow.contains(" 999 "))
+    }
+
+    @Test func filterPromptAndIndicatorShow() {
+        let (dashboard, _, now) = scriptedDashboard()
+        _ = dashboard.handle(.character("/"))
+        for character in "!Data" { _ = dashboard.handle(.character(character)) }
+        var grid = render(dashboard, width: 80, height: 24, now: now)
+        #expect(grid.row(23).hasPrefix("Filter: !Data"))
+
+        _ = dashboard.handle(.enter)
+        grid = render(dashboard, width: 80, height: 24, now: now)
+        #expect(grid.row(0).contains("filter: !Data"))
+        #expect(!grid.text.contains(#"{"data":["inbox","news"]}"#))
+        #expect(grid.text.contains("ada4"))
+    }
+
+    @Test func overlaysDrawOverTheDashboard() {
+        let (dashboard, _, now) = scriptedDashboard()
+        _ = dashboard.handle(.character("?"))
+        var grid = render(dashboard, width: 80, height: 24, now: now)
+        #expect(grid.text.contains("Help"))
+        #expect(grid.text.contains("pause or resume the display"))
+        _ = dashboard.handle(.escape)
+
+        // The newest event line is two up from the bottom: the reclaim line is newest.
+        _ = dashboard.handle(.up)
+        _ = dashboard.handle(.enter)
+        grid = render(dashboard, width: 80, height: 24, now: now)
+        #expect(grid.text.contains("Details (Esc closes)"))
+        #expect(grid.text.contains("receivers 3"))
+        _ = dashboard.handle(.escape)
+        grid = render(dashboard, width: 80, height: 24, now: now)
+        #expect(!grid.text.contains("receivers 3"))
+    }
+
+    @Test func commandMessagesShowInTheLogTitle() {
+        let (dashboard, _, now) = scriptedDashboard()
+        _ = dashboard.handle(.character("+"))
+        let grid = render(dashboard, width: 80, height: 24, now: now)
+        #expect(grid.text.contains("rate 500/s"))
+    }
+
+    @Test func asciiOptionDrawsOnlyASCII() {
+        let (dashboard, _, now) = scriptedDashboard(options: DashboardOptions(ascii: true))
+        _ = dashboard.handle(.character("?"))
+        for (width, height) in [(80, 24), (120, 40)] {
+            let text = render(dashboard, width: width, height: height, now: now).text
+            #expect(text.unicodeScalars.allSatisfy { $0.isASCII })
+            #expect(text.contains("Help"))
+        }
+        _ = dashboard.handle(.escape)
+        for (width, height) in [(80, 24), (120, 40)] {
+            let text = render(dashboard, width: width, height: height, now: now).text
+            #expect(text.unicodeScalars.allSatisfy { $0.isASCII })
+            #expect(text.contains("UserLoggedInEvent"))
+            #expect(text.contains("-3"))
+        }
+    }
+
+    @Test func noColorOptionLeavesColoursOut() {
+        let (dashboard, _, now) = scriptedDashboard(options: DashboardOptions(color: false))
+        let grid = render(dashboard, width: 80, height: 24, now: now)
+        var styled = 0
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                #expect(grid[x, y].style.color == nil)
+                if grid[x, y].style != .plain { styled += 1 }
+            }
+        }
+        // Bold and reverse remain, so highlights still show.
+        #expect(styled > 0)
+
+        let colored = render(scriptedDashboard().0, width: 80, height: 24, now: now)
+        #expect((0..<24).contains { y in (0..<80).contains { colored[$0, y].style.color != nil } })
+    }
+
+    @Test func framesAreCounted() {
+        let (dashboard, _, now) = scriptedDashboard()
+        _ = render(dashboard, width: 80, height: 24, now: now)
+        _ = render(dashboard, width: 30, height: 5, now: now)
+        #expect(dashboard.framesRendered == 2)
+    }
+}

@@ -1,0 +1,66 @@
+import BusFeed
+import EventBus
+
+struct UserLoggedInEvent: Event, Encodable, Equatable {
+    let userId: String
+    let userName: String
+}
+
+struct DataLoadedEvent: Event, Encodable, Equatable {
+    let data: [String]
+}
+
+/// A source that hands over prepared batches, one per drain, and records commands.
+final class ScriptedSource: DashboardSource {
+    let title: String
+    private let batches = LockedValue<[SourceBatch]>([])
+    private let commands = LockedValue<[SourceCommand]>([])
+
+    init(title: String = "scripted") {
+        self.title = title
+    }
+
+    /// Queues `batch` for a later drain.
+    func enqueue(_ batch: SourceBatch) {
+        batches.withLock { $0.append(batch) }
+    }
+
+    /// The commands performed so far.
+    var performed: [SourceCommand] { commands.current }
+
+    func drain() -> SourceBatch {
+        batches.withLock { $0.isEmpty ? SourceBatch() : $0.removeFirst() }
+    }
+
+    func perform(_ command: SourceCommand) -> String? {
+        commands.withLock { $0.append(command) }
+        switch command {
+        case .increaseRate: return "rate 500/s"
+        case .decreaseRate: return "rate 100/s"
+        case .destroyScreens: return nil
+        }
+    }
+}
+
+/// Seconds since 1970 at which scripted runs start.
+let startTime = 1_700_000_000.0
+
+func login(_ name: String, at time: Double, receivers: Int = 2) -> CapturedEvent {
+    CapturedEvent(
+        time: time, typeName: "UserLoggedInEvent",
+        payload: .value(UserLoggedInEvent(userId: "id-\(name)", userName: name)), receivers: receivers)
+}
+
+func dataLoaded(_ items: [String], at time: Double, receivers: Int = 3) -> CapturedEvent {
+    CapturedEvent(
+        time: time, typeName: "DataLoadedEvent", payload: .value(DataLoadedEvent(data: items)),
+        receivers: receivers)
+}
+
+func statistics(
+    _ name: String, live: Int, dead: Int = 0, reclaimed: Int = 0, published: Int, unheard: Int = 0
+) -> EventTypeStatistics {
+    EventTypeStatistics(
+        typeName: name, liveSubscribers: live, deadSubscribers: dead, reclaimedSubscribers: reclaimed,
+        published: published, unheard: unheard)
+}

@@ -1,0 +1,78 @@
+import BusFeed
+import EventBus
+import Foundation
+import Simulator
+import Testing
+
+@testable import Dashboard
+
+/// The whole pipeline: a simulated app, a local source capturing its bus, the dashboard.
+@Suite("Dashboard on a simulated app")
+struct SimulatedDashboardTests {
+    private func wallClock() -> Double { Date().timeIntervalSince1970 }
+
+    @Test func showsTheAppsTrafficAndItsCleanup() throws {
+        let bus = EventBus(name: "simulated")
+        let app = SimulatedApp(bus: bus, seed: 7, rate: 200, churn: 5)
+        let source = LocalBusSource(bus: bus, title: "simulated app (seed 7)", snapshotInterval: 0) {
+            command in
+            command == .destroyScreens ? "closed \(app.destroyScreens()) screens" : nil
+        }
+        let dashboard = DashboardController(source: source)
+
+        for _ in 0..<20 {
+            app.advance(by: 0.25)
+            dashboard.update(now: wallClock())
+        }
+        _ = dashboard.handle(.character("c"))
+        bus.reclaimDeadSubscriptions()
+        dashboard.update(now: wallClock())
+
+        var grid = CellGrid(width: 120, height: 40)
+        dashboard.render(into: &grid, now: wallClock())
+        let text = grid.text
+        #expect(text.contains("simulated app (seed 7)"))
+        #expect(text.contains("UserLoggedInEvent"))
+        #expect(text.contains("DataLoadedEvent"))
+        #expect(text.contains("closed 10 screens"))
+        // The dashboard's counts are the bus's.
+        let snapshot = bus.snapshot()
+        let loads = try #require(snapshot["DataLoadedEvent"])
+        let row = try #require(dashboard.live.rows.first { $0.name == "DataLoadedEvent" })
+        #expect(row.published == loads.published)
+        #expect(row.subscribers.counts.reclaimed == loads.reclaimedSubscribers)
+
+        // Filtering the log shows the cleanup and the duplicate subscriptions.
+        _ = dashboard.handle(.character("/"))
+        for character in "reclaimed" { _ = dashboard.handle(.character(character)) }
+        _ = dashboard.handle(.enter)
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.text.contains("dead DataLoadedEvent subscription"))
+
+        _ = dashboard.handle(.character("/"))
+        for _ in 0..<9 { _ = dashboard.handle(.backspace) }
+        for character in "duplicate" { _ = dashboard.handle(.character(character)) }
+        _ = dashboard.handle(.enter)
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.text.contains("duplicate DataLoadedEvent subscription by NewsFeedViewController"))
+    }
+
+    @Test func highRatesDropDetailButKeepExactTotals() throws {
+        let bus = EventBus(name: "simulated")
+        let app = SimulatedApp(bus: bus, seed: 1, rate: 100_000, churn: 0)
+        let source = LocalBusSource(bus: bus, capacity: 10_000, snapshotInterval: 0)
+        let dashboard = DashboardController(source: source)
+
+        app.advance(by: 0.5)
+        dashboard.update(now: wallClock())
+
+        let published = bus.snapshot().totalPublished
+        #expect(published >= 50_000)
+        #expect(dashboard.live.totalPublished == published)
+        #expect(dashboard.live.droppedEvents == published - 10_000)
+        #expect(dashboard.live.log.count == DashboardState.logCapacity)
+        var grid = CellGrid(width: 80, height: 24)
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.row(0).contains("drops \(published - 10_000)"))
+    }
+}

@@ -1,0 +1,218 @@
+import BusFeed
+import EventBus
+import Foundation
+import Testing
+
+@testable import Simulator
+
+/// Records what a bus delivers and how its subscriptions change, in order.
+final class BusRecorder: Sendable {
+    let deliveries = LockedValue<[String]>([])
+    let changes = LockedValue<[SubscriberLifecycleEvent]>([])
+    private let tokens: [Subscription]
+
+    init(bus: EventBus) {
+        let deliveries = deliveries
+        let changes = changes
+        tokens = [
+            bus.observeDeliveries { record in
+                deliveries.withLock {
+                    $0.append(
+                        "\(record.eventTypeName) \(PayloadFormatter.format(record.event)) \(record.receivers)"
+                    )
+                }
+            },
+            bus.observeLifecycle { change in changes.withLock { $0.append(change) } },
+        ]
+    }
+}
+
+@Suite("SimulatedApp")
+struct SimulatedAppTests {
+    /// Runs an app for `seconds` in uneven steps and returns what its bus saw.
+    private func run(seed: UInt64, seconds: Double) -> (deliveries: [String], changes: [String]) {
+        let bus = EventBus(name: "test")
+        let recorder = BusRecorder(bus: bus)
+        let app = SimulatedApp(bus: bus, seed: seed, rate: 300, churn: 8)
+        var elapsed = 0.0
+        var step = 0.013
+        while elapsed < seconds {
+            app.advance(by: step)
+            elapsed += step
+            step = step == 0.013 ? 0.21 : 0.013
+        }
+        app.destroyScreens(count: 4)
+        return (recorder.deliveries.current, recorder.changes.current.map(\.description))
+    }
+
+    @Test func sameSeedGivesTheSameRun() {
+        // Given two apps with the same seed, driven the same way
+        let first = run(seed: 42, seconds: 3)
+        let second = run(seed: 42, seconds: 3)
+        // Then they publish the same events and their screens come and go the same way
+        #expect(first.deliveries.count > 500)
+        #expect(first.deliveries == second.deliveries)
+        #expect(first.changes == second.changes)
+        // And another seed gives another run
+        #expect(run(seed: 43, seconds: 3).deliveries != first.deliveries)
+    }
+
+    @Test func everyLifecyclePathHappens() {
+        let bus = EventBus(name: "test")
+        let recorder = BusRecorder(bus: bus)
+        let app = SimulatedApp(bus: bus, seed: 7, rate: 200, churn: 10)
+
+        app.advance(by: 10)
+        app.destroyScreens(count: 10)
+        app.advance(by: 1)
+
+        let changes = recorder.changes.current
+        let kinds = Set(changes.map(\.kind))
+        #expect(kinds == Set(SubscriberLifecycleEvent.Kind.allCases))
+        let observers = Set(changes.compactMap(\.observerTypeName))
+        // Token subscriptions have no observer, so the settings screen goes unnamed.
+        for kind in ScreenKind.allCases where kind != .cancelsTokens {
+            #expect(observers.contains(kind.className), "no lifecycle change from \(kind.className)")
+        }
+        let duplicates = changes.filter { $0.kind == .duplicateSubscription }
+        #expect(duplicates.allSatisfy { $0.observerTypeName == "NewsFeedViewController" })
+        let unsubscribes = changes.filter { $0.kind == .unsubscribed }
+        #expect(unsubscribes.allSatisfy { $0.observerTypeName == "ProfileViewController" })
+        // Tokens are cancelled by the settings screen only; the services keep theirs.
+        let cancelled = changes.filter { $0.kind == .cancelled }
+        #expect(
+            cancelled.allSatisfy {
+                ["SessionExpiredEvent", "NetworkStatusChangedEvent"].contains($0.eventTypeName)
+            })
+        #expect(bus.snapshot().totalReclaimed > 0)
+    }
+
+    @Test func publishesAtTheConfiguredRate() {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 1, rate: 100, churn: 0)
+        func trafficPublished() -> Int {
+            let snapshot = bus.snapshot()
+            return snapshot.totalPublished - (snapshot["ScreenViewedEvent"]?.published ?? 0)
+        }
+
+        app.advance(by: 2)
+        #expect(abs(trafficPublished() - 200) <= 1)
+
+        app.rate = 1_000
+        app.advance(by: 1)
+        #expect(abs(trafficPublished() - 1_200) <= 1)
+
+        // A very high rate is published in the same deterministic way.
+        app.rate = 100_000
+        app.advance(by: 0.05)
+        #expect(abs(trafficPublished() - 6_200) <= 2)
+
+        // A rate of one per second publishes only once a whole event is due.
+        app.rate = 1
+        let before = trafficPublished()
+        app.advance(by: 0.5)
+        #expect(trafficPublished() - before <= 1)
+        app.advance(by: 2)
+        #expect((2...3).contains(trafficPublished() - before))
+    }
+
+    @Test func churnOpensAndClosesScreens() {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 3, rate: 0, churn: 0, targetScreens: 12)
+
+        app.advance(by: 1)
+        var statistics = app.statistics
+        #expect(statistics.screensOpened == 12)
+        #expect(statistics.screensClosed == 0)
+        #expect(statistics.openScreens == 12)
+
+        app.churn = 20
+        app.advance(by: 2)
+        statistics = app.statistics
+        // 40 navigations, each opening a screen, closing one, or both.
+        #expect(statistics.screensOpened - 12 + statistics.screensClosed >= 40)
+        #expect(statistics.screensClosed > 0)
+        // The number of screens stays near the target.
+        #expect((8...16).contains(statistics.openScreens))
+        #expect(statistics.openScreensByKind.count > 1)
+    }
+
+    @Test func destroyScreensClosesABatchAtOnce() {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 5, rate: 0, churn: 0, targetScreens: 20)
+        app.advance(by: 0.01)
+        let liveBefore = bus.snapshot().totalLiveSubscribers
+
+        #expect(app.destroyScreens(count: 8) == 8)
+        bus.reclaimDeadSubscriptions()
+
+        #expect(app.statistics.openScreens == 12)
+        #expect(app.statistics.screensClosed == 8)
+        #expect(bus.snapshot().totalLiveSubscribers < liveBefore)
+        // Asking for more than are open closes what there is.
+        #expect(app.destroyScreens(count: 100) == 12)
+        #expect(app.destroyScreens(count: 3) == 0)
+    }
+
+    @Test func rateStepsUpAndDownWithinBounds() {
+        let app = SimulatedApp(bus: EventBus(), rate: 200)
+        #expect(app.increaseRate() == 500)
+        #expect(app.decreaseRate() == 200)
+        #expect(app.decreaseRate() == 100)
+        app.rate = 1
+        #expect(app.decreaseRate() == 1)
+        app.rate = 999_999
+        #expect(app.increaseRate() == 1_000_000)
+        #expect(app.increaseRate() == 1_000_000)
+        app.rate = -5
+        #expect(app.rate == 0)
+        app.rate = .infinity
+        #expect(app.rate == SimulatedApp.maximumRate)
+        app.churn = 1e9
+        #expect(app.churn == SimulatedApp.maximumChurn)
+    }
+
+    @Test func handlersRunInTheScreens() {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 9, rate: 500, churn: 2)
+        app.advance(by: 1)
+        let snapshot = bus.snapshot()
+        // Every typed delivery and every wildcard delivery to the app's analytics ran a handler;
+        // the test's own observers add none here.
+        #expect(app.statistics.handlerCalls == snapshot.totalDelivered + snapshot.wildcardDeliveries)
+        #expect(app.statistics.handlerCalls > 0)
+    }
+
+    @Test func runsOnABackgroundThreadUntilStopped() async throws {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 11, rate: 2_000, churn: 20)
+        app.start()
+        app.start()  // a second start does nothing
+        #expect(app.isRunning)
+
+        // Controls may be changed from other threads while it runs.
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    for step in 0..<50 {
+                        app.rate = Double(1_000 + index * 100 + step)
+                        app.churn = Double(10 + step % 5)
+                        if step % 10 == 0 { app.destroyScreens(count: 2) }
+                    }
+                }
+            }
+        }
+        // Wait (generously) for the thread to publish something; this checks that it runs, not
+        // how fast.
+        for _ in 0..<500 where bus.snapshot().totalPublished < 100 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        app.stop()
+        #expect(!app.isRunning)
+        let published = bus.snapshot().totalPublished
+        #expect(published >= 100)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(bus.snapshot().totalPublished == published)
+        app.stop()  // a second stop does nothing
+    }
+}
