@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
+        .executable(name: "busmon", targets: ["busmon"]),
     ],
     targets: [
         .target(name: "EventBus"),
@@ -14,12 +15,19 @@ let package = Package(
         .target(name: "BusFeed", dependencies: ["EventBus"]),
         .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
+        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
+        .target(name: "BusmonCore"),
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"]),
+        .executableTarget(name: "busmon", dependencies: ["BusmonCore", "TerminalUI", "Dashboard"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
+        .testTarget(
+            name: "BusmonTests", dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses"]),
     ]
 )
 
 // One place for the settings every target shares.
-for target in package.targets {
+// System library targets (C modules) take no Swift settings.
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
