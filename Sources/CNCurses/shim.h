@@ -22,6 +22,12 @@ static inline SCREEN *cnc_newterm_stdio(const char *type) {
     return newterm(type, stdout, stdin);
 }
 
+/// Whether the current terminal can move its cursor anywhere (has "cup"); "dumb" cannot.
+static inline bool cnc_can_address_cursor(void) {
+    char *cursor_address = tigetstr("cup");
+    return cursor_address != NULL && cursor_address != (char *)-1;
+}
+
 /// The rows of the standard screen.
 static inline int cnc_lines(void) { return LINES; }
 

@@ -79,6 +79,10 @@ public final class Terminal {
         guard let newScreen = cnc_newterm_stdio(term) else { throw .unknownTerminal(term) }
         screen = newScreen
         isActive = true
+        guard cnc_can_address_cursor() else {
+            stop()
+            throw .notFullScreen(term)
+        }
 
         cbreak()  // keys arrive unbuffered; Ctrl-C still raises SIGINT, which SignalWatcher catches
         noecho()

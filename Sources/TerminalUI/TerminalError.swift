@@ -8,6 +8,8 @@ public enum TerminalError: Error, Equatable, CustomStringConvertible {
     case termNotSet
     /// curses does not know the terminal type named by `TERM`.
     case unknownTerminal(String)
+    /// The terminal type cannot move the cursor (such as `dumb`), so no full screen can be drawn.
+    case notFullScreen(String)
     /// The signal pipe could not be set up; carries the C error number.
     case signalSetupFailed(errno: Int32)
 
@@ -19,6 +21,8 @@ public enum TerminalError: Error, Equatable, CustomStringConvertible {
         case .termNotSet: "TERM is not set; set it to your terminal type, such as TERM=xterm-256color"
         case .unknownTerminal(let name):
             "unknown terminal type '\(name)' (TERM); try TERM=xterm-256color or install its terminfo entry"
+        case .notFullScreen(let name):
+            "terminal type '\(name)' cannot move the cursor; busmon needs a full-screen terminal"
         case .signalSetupFailed(let code): "cannot set up signal handling (errno \(code))"
         }
     }

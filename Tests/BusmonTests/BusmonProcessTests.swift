@@ -50,6 +50,16 @@ import Testing
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 
+    @Test func refusesATerminalThatCannotMoveItsCursor() throws {
+        let terminal = try PseudoTerminal()
+        var environment = environment
+        environment["TERM"] = "dumb"
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), [], environment: environment, terminal: terminal)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("busmon: terminal type 'dumb' cannot move the cursor"))
+    }
+
     @Test func reportsAMissingTerm() throws {
         let terminal = try PseudoTerminal()
         var environment = environment
