@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
+        .executable(name: "busmon", targets: ["busmon"]),
     ],
     targets: [
         .target(name: "EventBus"),
@@ -16,15 +17,24 @@ let package = Package(
         .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
         .target(name: "Simulator", dependencies: ["EventBus"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
+        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
+        .target(name: "BusmonCore"),
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"]),
+        .executableTarget(
+            name: "busmon",
+            dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "BusFeed", "EventBus", "Simulator"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
         .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
+        .testTarget(
+            name: "BusmonTests", dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses"]),
     ]
 )
 
 // One place for the settings every target shares.
-for target in package.targets {
+// System library targets (C modules) take no Swift settings.
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -1,0 +1,64 @@
+/// What `busmon` was asked to do, as read from its command line.
+///
+/// Every field has the value busmon uses when the flag is absent, so a default-constructed value
+/// is the same as running `busmon` with no arguments.
+public struct BusmonOptions: Sendable, Equatable {
+    /// Events per second the simulated app publishes when `--rate` is not given.
+    public static let defaultRate = 200
+
+    /// Events per second the simulated app publishes (`--rate`), at least 1.
+    public var rate: Int
+    /// Seed of the simulated app (`--seed`) for repeatable runs, or `nil` for a random one.
+    public var seed: UInt64?
+    /// Seconds after which busmon quits by itself (`--duration`), or `nil` to run until asked.
+    public var duration: Double?
+    /// Draw with ASCII characters only (`--ascii`), even in a UTF-8 locale.
+    public var ascii: Bool
+    /// Never use colours (`--no-color`); the `NO_COLOR` environment variable does the same.
+    public var noColor: Bool
+    /// Path of another process's tap socket to watch (`--attach`).
+    public var attachPath: String?
+    /// File to write what is watched to (`--record`).
+    public var recordPath: String?
+    /// Recording to play back instead of watching live (`--replay`).
+    public var replayPath: String?
+    /// Replay speed factor (`--speed`), greater than 0; only used with ``replayPath``.
+    public var speed: Double
+    /// Run without a screen and write JSON Lines to stdout (`--headless`).
+    public var headless: Bool
+
+    /// Creates options; the defaults are those of a bare `busmon`.
+    public init(
+        rate: Int = BusmonOptions.defaultRate, seed: UInt64? = nil, duration: Double? = nil,
+        ascii: Bool = false, noColor: Bool = false, attachPath: String? = nil, recordPath: String? = nil,
+        replayPath: String? = nil, speed: Double = 1, headless: Bool = false
+    ) {
+        self.rate = rate
+        self.seed = seed
+        self.duration = duration
+        self.ascii = ascii
+        self.noColor = noColor
+        self.attachPath = attachPath
+        self.recordPath = recordPath
+        self.replayPath = replayPath
+        self.speed = speed
+        self.headless = headless
+    }
+
+    /// Where the watched data comes from, decided from ``attachPath`` and ``replayPath``.
+    public var source: BusmonSource {
+        if let attachPath { return .attach(path: attachPath) }
+        if let replayPath { return .replay(path: replayPath, speed: speed) }
+        return .simulator(rate: rate, seed: seed)
+    }
+}
+
+/// The kinds of data source busmon can watch.
+public enum BusmonSource: Sendable, Equatable {
+    /// A simulated app inside busmon publishing `rate` events per second.
+    case simulator(rate: Int, seed: UInt64?)
+    /// Another process, through the tap socket at `path`.
+    case attach(path: String)
+    /// A recording at `path`, played back `speed` times as fast as it was recorded.
+    case replay(path: String, speed: Double)
+}

@@ -1,0 +1,172 @@
+/// What a busmon command line asks for.
+public enum BusmonCommand: Sendable, Equatable {
+    /// Print ``CommandLineParser/usage`` and exit 0.
+    case help
+    /// Run with these options.
+    case run(BusmonOptions)
+}
+
+/// Reads busmon's command line.
+///
+/// Flags take their value as the next argument or after `=` (`--rate 50`, `--rate=50`). An
+/// argument starting with `--` is never taken as a value, so `--duration --ascii` reports the
+/// missing duration instead of a strange one. A flag given twice keeps its last value. `-h` or
+/// `--help` anywhere wins over everything else, so help is always reachable.
+///
+/// ```swift
+/// let command = try CommandLineParser.parse(["--rate", "50", "--ascii"])
+/// // .run(BusmonOptions(rate: 50, ascii: true))
+/// ```
+public enum CommandLineParser {
+    /// The most events per second `--rate` accepts.
+    public static let maximumRate = 1_000_000
+
+    /// The help text, ending with a newline.
+    public static let usage = """
+        usage: busmon [options]
+
+        Watch an EventBus live in the terminal: event rates, subscribers, recent events.
+
+        Data source (default: a simulated app inside busmon):
+          --rate N            events per second the simulated app publishes (default \(BusmonOptions.defaultRate))
+          --seed N            seed of the simulated app, for repeatable runs (default: random)
+          --attach PATH       watch another process through its tap socket at PATH
+          --replay FILE       play back a recording made with --record
+          --speed X           replay speed factor, with --replay (default 1)
+          --record FILE       also write what is watched to FILE
+
+        Display:
+          --ascii             draw with ASCII only (automatic when the locale is not UTF-8)
+          --no-color          no colours (also when the NO_COLOR environment variable is set)
+          --headless          no screen: write JSON Lines to stdout, for scripts
+          --duration SECONDS  quit by itself after SECONDS
+          -h, --help          show this help and exit
+
+        In the dashboard, q quits.
+        Exit status: 0 done, 1 cannot run (no terminal, unknown TERM), 2 bad command line,
+        130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP.
+
+        """
+
+    /// Reads the arguments that follow the program name.
+    ///
+    /// - Parameter arguments: The command line without the program name.
+    /// - Returns: What to do.
+    /// - Throws: ``CommandLineError`` with a one-line reason when the command line is wrong.
+    public static func parse(_ arguments: [String]) throws(CommandLineError) -> BusmonCommand {
+        if arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
+            return .help
+        }
+        var options = BusmonOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--" {
+                if let extra = remaining.first { throw CommandLineError("unexpected argument '\(extra)'") }
+                break
+            }
+            guard argument.hasPrefix("-"), argument.count > 1 else {
+                throw CommandLineError("unexpected argument '\(argument)'")
+            }
+            let (name, inlineValue) = split(argument)
+            switch name {
+            case "--ascii": try noValue(name, inlineValue); options.ascii = true
+            case "--no-color": try noValue(name, inlineValue); options.noColor = true
+            case "--headless": try noValue(name, inlineValue); options.headless = true
+            case "--rate":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                guard let rate = Int(text), (1...maximumRate).contains(rate) else {
+                    throw CommandLineError(
+                        "--rate needs a whole number from 1 to \(maximumRate), got '\(text)'")
+                }
+                options.rate = rate
+            case "--seed":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                guard let seed = UInt64(text) else {
+                    throw CommandLineError("--seed needs a whole number of 0 or more, got '\(text)'")
+                }
+                options.seed = seed
+            case "--duration":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                options.duration = try positiveNumber(text, for: name, kind: "a number of seconds")
+            case "--speed":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                options.speed = try positiveNumber(text, for: name, kind: "a speed factor")
+            case "--attach":
+                options.attachPath = try path(of: name, inline: inlineValue, from: &remaining)
+            case "--record":
+                options.recordPath = try path(of: name, inline: inlineValue, from: &remaining)
+            case "--replay":
+                options.replayPath = try path(of: name, inline: inlineValue, from: &remaining)
+            default:
+                throw CommandLineError("unknown option '\(name)'")
+            }
+        }
+        try checkCombination(of: options, arguments: arguments)
+        return .run(options)
+    }
+
+    /// Rejects flags that contradict each other, naming both.
+    private static func checkCombination(
+        of options: BusmonOptions, arguments: [String]
+    ) throws(CommandLineError) {
+        func given(_ flag: String) -> Bool {
+            arguments.contains { $0 == flag || $0.hasPrefix(flag + "=") }
+        }
+        if options.attachPath != nil, options.replayPath != nil {
+            throw CommandLineError("--attach and --replay cannot be used together")
+        }
+        if given("--speed"), options.replayPath == nil {
+            throw CommandLineError("--speed only applies to --replay")
+        }
+        if options.attachPath != nil || options.replayPath != nil {
+            let other = options.attachPath != nil ? "--attach" : "--replay"
+            for flag in ["--rate", "--seed"] where given(flag) {
+                throw CommandLineError("\(flag) only applies to the simulated app, not to \(other)")
+            }
+        }
+        if options.replayPath != nil, options.recordPath != nil {
+            throw CommandLineError("--record cannot be used with --replay")
+        }
+    }
+
+    /// Splits `--name=value` into its name and value.
+    private static func split(_ argument: String) -> (name: String, value: String?) {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else {
+            return (argument, nil)
+        }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+
+    private static func noValue(_ name: String, _ inlineValue: String?) throws(CommandLineError) {
+        if inlineValue != nil { throw CommandLineError("\(name) takes no value") }
+    }
+
+    /// The value after `=`, or else the next argument unless that is another flag.
+    private static func value(
+        of name: String, inline inlineValue: String?, from remaining: inout ArraySlice<String>
+    ) throws(CommandLineError) -> String {
+        if let inlineValue { return inlineValue }
+        guard let next = remaining.first, !next.hasPrefix("--") else {
+            throw CommandLineError("\(name) needs a value")
+        }
+        remaining.removeFirst()
+        return next
+    }
+
+    private static func path(
+        of name: String, inline inlineValue: String?, from remaining: inout ArraySlice<String>
+    ) throws(CommandLineError) -> String {
+        let text = try value(of: name, inline: inlineValue, from: &remaining)
+        guard !text.isEmpty else { throw CommandLineError("\(name) needs a non-empty path") }
+        return text
+    }
+
+    private static func positiveNumber(
+        _ text: String, for name: String, kind: String
+    ) throws(CommandLineError) -> Double {
+        guard let number = Double(text), number.isFinite, number > 0 else {
+            throw CommandLineError("\(name) needs \(kind) greater than 0, got '\(text)'")
+        }
+        return number
+    }
+}

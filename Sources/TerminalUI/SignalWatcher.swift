@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The write end of the signal pipe, read by the signal handler.
+///
+/// A C signal handler cannot capture context, so it reaches the pipe through a global. It is set
+/// before any handler is installed and reset only after they are removed, and the handler only
+/// reads it, so no two threads ever write it concurrently.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// Writes the signal's number into the pipe. `write` is async-signal-safe; nothing else is done
+/// here, because the terminal must be restored on the UI thread, not inside a handler.
+private let forwardSignalToPipe: @convention(c) (Int32) -> Void = { signal in
+    let savedErrno = errno
+    var byte = UInt8(truncatingIfNeeded: signal)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = savedErrno
+}
+
+/// Catches termination signals and lets the UI loop see them, so it can restore the terminal
+/// and exit on its own thread (the self-pipe pattern).
+///
+/// Create it before curses starts: curses installs its own SIGINT/SIGTERM handlers only where
+/// the handler is still the default, so this one keeps control. SIGWINCH is deliberately left to
+/// curses, which turns it into `KEY_RESIZE`.
+///
+/// ```swift
+/// let signals = try SignalWatcher(signals: [SIGINT, SIGTERM])
+/// while running {
+///     if let signal = signals.pendingSignal() { /* restore the terminal, exit 128 + signal */ }
+/// }
+/// ```
+public final class SignalWatcher {
+    private let readEnd: Int32
+    private let writeEnd: Int32
+    private var previousActions: [(signal: Int32, action: sigaction)] = []
+    private var firstSignal: Int32?
+
+    /// Installs handlers for `signals`. Only one watcher may be active at a time.
+    ///
+    /// - Parameter signals: Signal numbers, such as `SIGINT` and `SIGTERM`.
+    /// - Throws: ``TerminalError/signalSetupFailed(errno:)`` when the pipe cannot be made.
+    public init(signals: [Int32]) throws(TerminalError) {
+        precondition(signalPipeWriteEnd == -1, "only one SignalWatcher may be active at a time")
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .signalSetupFailed(errno: errno) }
+        for end in ends {
+            // Non-blocking, so neither the handler nor the loop can ever hang on the pipe.
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+        signalPipeWriteEnd = writeEnd
+        for signal in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = forwardSignalToPipe
+            sigemptyset(&action.sa_mask)
+            // Restart interrupted writes to the terminal; the loop polls the pipe every frame.
+            action.sa_flags = SA_RESTART
+            var previous = sigaction()
+            if sigaction(signal, &action, &previous) == 0 {
+                previousActions.append((signal, previous))
+            }
+        }
+        // A parent may have started us with these signals blocked, and a blocked signal would
+        // never reach the handler: Ctrl-C would do nothing. Unblock them on this thread, which
+        // threads started later inherit.
+        var watched = sigset_t()
+        sigemptyset(&watched)
+        for signal in signals { sigaddset(&watched, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &watched, nil)
+    }
+
+    deinit {
+        restore()
+    }
+
+    /// The first signal that arrived so far, or `nil`. Never blocks.
+    public func pendingSignal() -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        while true {
+            let count = read(readEnd, &buffer, buffer.count)
+            guard count > 0 else { break }
+            if firstSignal == nil { firstSignal = Int32(buffer[0]) }
+        }
+        return firstSignal
+    }
+
+    /// Puts back the handlers that were installed before and closes the pipe. Safe to call twice.
+    public func restore() {
+        guard signalPipeWriteEnd == writeEnd else { return }
+        for (signal, action) in previousActions.reversed() {
+            var previous = action
+            sigaction(signal, &previous, nil)
+        }
+        previousActions.removeAll()
+        signalPipeWriteEnd = -1
+        close(readEnd)
+        close(writeEnd)
+    }
+}

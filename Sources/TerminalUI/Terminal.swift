@@ -1,0 +1,217 @@
+import CNCurses
+public import Dashboard
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the terminal turned out to support once curses started.
+public struct TerminalCapabilities: Sendable, Equatable {
+    /// The locale is UTF-8, so box drawing and block characters can be shown.
+    public var unicode: Bool
+    /// Colours are allowed and the terminal has them.
+    public var color: Bool
+
+    /// Creates capabilities.
+    public init(unicode: Bool, color: Bool) {
+        self.unicode = unicode
+        self.color = color
+    }
+}
+
+/// Something the terminal reported while waiting for input.
+public enum TerminalEvent: Sendable, Equatable {
+    /// A key was pressed.
+    case key(DashboardKey)
+    /// The terminal changed size; the next ``Terminal/draw(_:)`` repaints everything.
+    case resize(width: Int, height: Int)
+}
+
+/// The ncurses backend: takes over the terminal, copies cell grids to it and reads keys.
+///
+/// Not thread-safe, like curses itself: create, use and stop it on one thread (the UI thread).
+/// ``stop()`` restores the terminal and is also called on deinit, so every way out of the
+/// program that unwinds restores it.
+public final class Terminal {
+    /// Whether curses currently owns the terminal.
+    public private(set) var isActive = false
+    /// What the terminal supports; meaningful once ``start(colorAllowed:environment:)`` returned.
+    public private(set) var capabilities = TerminalCapabilities(unicode: false, color: false)
+
+    private var screen: OpaquePointer?
+    /// The grid drawn last, so the next frame only writes cells that changed; `nil` forces a
+    /// full repaint (after start and after a resize).
+    private var lastDrawn: CellGrid?
+
+    /// Creates an inactive terminal.
+    public init() {}
+
+    deinit {
+        stop()
+    }
+
+    /// Takes over the terminal: alternate screen, no echo, keys unbuffered, cursor hidden.
+    ///
+    /// Sets the locale from the environment first, so wide characters work in UTF-8 locales.
+    ///
+    /// - Parameters:
+    ///   - colorAllowed: Whether colours may be used (see ``TerminalSupport/colorAllowed(noColorFlag:environment:)``);
+    ///     they are used only if the terminal also has them.
+    ///   - environment: The process environment, for `TERM`.
+    /// - Returns: What the terminal supports.
+    /// - Throws: ``TerminalError`` when stdout or stdin is not a terminal or `TERM` is missing or
+    ///   unknown; the terminal is left untouched then.
+    @discardableResult
+    public func start(
+        colorAllowed: Bool, environment: [String: String]
+    ) throws(TerminalError) -> TerminalCapabilities {
+        precondition(!isActive, "the terminal is already started")
+        guard isatty(STDOUT_FILENO) == 1 else { throw .stdoutNotTerminal }
+        guard isatty(STDIN_FILENO) == 1 else { throw .stdinNotTerminal }
+        guard let term = environment["TERM"], !term.isEmpty else { throw .termNotSet }
+
+        setlocale(LC_ALL, "")
+        let unicode = TerminalSupport.isUTF8(codeset: String(cString: cnc_codeset()))
+
+        // newterm, unlike initscr, returns NULL for an unknown terminal instead of exiting.
+        guard let newScreen = cnc_newterm_stdio(term) else { throw .unknownTerminal(term) }
+        screen = newScreen
+        isActive = true
+        guard cnc_can_address_cursor() else {
+            stop()
+            throw .notFullScreen(term)
+        }
+
+        cbreak()  // keys arrive unbuffered; Ctrl-C still raises SIGINT, which SignalWatcher catches
+        noecho()
+        _ = cnc_keypad(true)
+        curs_set(0)
+        set_escdelay(25)
+
+        var color = false
+        if colorAllowed, has_colors(), start_color() == OK, cnc_color_pairs() > CellStyle.Color.allCases.count
+        {
+            let background: Int16 = use_default_colors() == OK ? -1 : cnc_color_black()
+            for styleColor in CellStyle.Color.allCases {
+                init_pair(Self.pairNumber(for: styleColor), Self.cursesColor(for: styleColor), background)
+            }
+            color = true
+        }
+        capabilities = TerminalCapabilities(unicode: unicode, color: color)
+        lastDrawn = nil
+        _ = cnc_erase()
+        return capabilities
+    }
+
+    /// Restores the terminal as it was before ``start(colorAllowed:environment:)``. Safe to
+    /// call more than once.
+    public func stop() {
+        guard isActive else { return }
+        isActive = false
+        curs_set(1)
+        endwin()
+        if let screen { delscreen(screen) }
+        screen = nil
+        fflush(nil)  // hand the rest of stdout to the restored terminal before the caller prints
+    }
+
+    /// The current size in columns and rows.
+    public var size: (width: Int, height: Int) {
+        guard isActive else { return (0, 0) }
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        cnc_screen_size(&rows, &columns)
+        return (Int(max(0, columns)), Int(max(0, rows)))
+    }
+
+    /// Copies `grid` to the screen, writing only the cells that changed since the previous
+    /// frame (curses then sends only what differs on the terminal, without flicker).
+    ///
+    /// Cells outside the screen are skipped. Without a UTF-8 locale, non-ASCII characters show
+    /// as `?`; characters that are not one column wide always do, to keep columns aligned.
+    public func draw(_ grid: CellGrid) {
+        guard isActive else { return }
+        let (width, height) = size
+        let previous = lastDrawn.flatMap { $0.width == grid.width && $0.height == grid.height ? $0 : nil }
+        if previous == nil { _ = cnc_erase() }
+        for y in 0..<min(grid.height, height) {
+            for x in 0..<min(grid.width, width) {
+                let cell = grid[x, y]
+                if let previous, previous[x, y] == cell { continue }
+                // Writing the bottom-right cell reports ERR but draws it; nothing to handle.
+                _ = cnc_put_cell(
+                    Int32(y), Int32(x), displayCharacter(cell.character), attributes(for: cell.style),
+                    pair(for: cell.style))
+            }
+        }
+        _ = cnc_refresh()
+        lastDrawn = grid
+    }
+
+    /// Waits up to `timeoutMilliseconds` for a key or a resize.
+    ///
+    /// - Parameter timeoutMilliseconds: How long to wait; 0 only looks.
+    /// - Returns: The event, or `nil` when nothing came in time or the key means nothing to the
+    ///   dashboard.
+    public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
+        guard isActive else { return nil }
+        cnc_timeout(Int32(clamping: max(0, timeoutMilliseconds)))
+        var key: wint_t = 0
+        switch cnc_get_wch(&key) {
+        case KEY_CODE_YES:
+            let code = Int32(bitPattern: key)
+            if code == KEY_RESIZE {
+                lastDrawn = nil
+                let (width, height) = size
+                return .resize(width: width, height: height)
+            }
+            return KeyDecoder.decode(.function(code)).map(TerminalEvent.key)
+        case OK:
+            return KeyDecoder.decode(.character(UInt32(key))).map(TerminalEvent.key)
+        default:
+            return nil
+        }
+    }
+
+    private func displayCharacter(_ character: Character) -> wchar_t {
+        guard let scalar = character.unicodeScalars.first else { return wchar_t(32) }
+        let value = scalar.value
+        if value < 0x20 { return wchar_t(32) }
+        if value < 0x7F { return wchar_t(value) }
+        guard capabilities.unicode, character.unicodeScalars.count == 1 else { return wchar_t(63) }
+        let code = wchar_t(bitPattern: value)
+        return cnc_wcwidth(code) == 1 ? code : wchar_t(63)
+    }
+
+    private func attributes(for style: CellStyle) -> attr_t {
+        var attributes = cnc_attr_normal()
+        if style.bold { attributes |= cnc_attr_bold() }
+        if style.reverse { attributes |= cnc_attr_reverse() }
+        if style.dim { attributes |= cnc_attr_dim() }
+        return attributes
+    }
+
+    private func pair(for style: CellStyle) -> Int16 {
+        guard capabilities.color, let color = style.color else { return 0 }
+        return Self.pairNumber(for: color)
+    }
+
+    /// Colour pair 0 is the terminal default; each style colour gets its own pair from 1.
+    private static func pairNumber(for color: CellStyle.Color) -> Int16 {
+        Int16(color.rawValue) + 1
+    }
+
+    private static func cursesColor(for color: CellStyle.Color) -> Int16 {
+        switch color {
+        case .red: cnc_color_red()
+        case .green: cnc_color_green()
+        case .yellow: cnc_color_yellow()
+        case .blue: cnc_color_blue()
+        case .magenta: cnc_color_magenta()
+        case .cyan: cnc_color_cyan()
+        case .white: cnc_color_white()
+        }
+    }
+}

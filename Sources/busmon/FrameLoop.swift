@@ -1,0 +1,106 @@
+import Dashboard
+import TerminalUI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Why the frame loop stopped.
+enum LoopEnd: Equatable {
+    /// The screen asked to quit (a key such as `q`).
+    case quit
+    /// `--duration` ran out.
+    case durationElapsed
+    /// A termination signal arrived.
+    case signal(Int32)
+}
+
+/// What a run of the frame loop did, for the summary line.
+struct LoopReport {
+    /// Why it stopped.
+    var end: LoopEnd
+    /// Frames drawn.
+    var frames: Int
+    /// Seconds it ran.
+    var seconds: Double
+}
+
+/// Draws frames at a steady rate and hands keys to the screen in between, on the calling
+/// thread, which must be the only one using the terminal.
+struct FrameLoop {
+    /// Frames per second; enough for smooth meters, cheap enough for a shared machine.
+    static let framesPerSecond = 25.0
+
+    let terminal: Terminal
+    let signals: SignalWatcher
+    let screen: any Screen
+    /// Seconds after which the loop ends by itself, or `nil`.
+    let duration: Double?
+
+    func run() -> LoopReport {
+        let interval = 1 / Self.framesPerSecond
+        let start = Self.monotonicSeconds()
+        let deadline = duration.map { start + $0 }
+        var nextFrame = start
+        var grid = CellGrid(width: 0, height: 0)
+        var frames = 0
+
+        func report(_ end: LoopEnd) -> LoopReport {
+            LoopReport(end: end, frames: frames, seconds: Self.monotonicSeconds() - start)
+        }
+
+        while true {
+            if let signal = signals.pendingSignal() {
+                _ = screen.handle(.interrupt)  // let the screen finish up; the signal ends the run regardless
+                return report(.signal(signal))
+            }
+            var now = Self.monotonicSeconds()
+            if let deadline, now >= deadline { return report(.durationElapsed) }
+
+            if now >= nextFrame {
+                let wallClock = Self.wallClockSeconds()
+                screen.update(now: wallClock)
+                let (width, height) = terminal.size
+                if grid.width == width, grid.height == height {
+                    grid.clear()
+                } else {
+                    grid = CellGrid(width: width, height: height)
+                }
+                screen.render(into: &grid, now: wallClock)
+                terminal.draw(grid)
+                frames += 1
+                // Keep a steady cadence, but after a stall start afresh instead of catching up.
+                nextFrame += interval
+                now = Self.monotonicSeconds()
+                if nextFrame < now { nextFrame = now + interval }
+            }
+
+            let waitUntil = min(nextFrame, deadline ?? nextFrame)
+            let waitMilliseconds = Int(((waitUntil - now) * 1000).rounded(.up))
+            switch terminal.nextEvent(timeoutMilliseconds: max(0, waitMilliseconds)) {
+            case .key(let key):
+                if !screen.handle(key) { return report(.quit) }
+            case .resize:
+                nextFrame = Self.monotonicSeconds()  // redraw at the new size right away
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// Seconds on a clock that never jumps, for pacing and `--duration`.
+    static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Seconds since 1970, the clock captured events are stamped with.
+    static func wallClockSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

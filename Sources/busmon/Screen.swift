@@ -1,0 +1,18 @@
+import Dashboard
+
+/// What busmon shows: it reacts to keys, pulls new data and draws itself into a cell grid once
+/// a frame. The terminal front end knows nothing else about it.
+protocol Screen: AnyObject {
+    /// Reacts to a key.
+    ///
+    /// - Returns: `false` when busmon should quit.
+    func handle(_ key: DashboardKey) -> Bool
+    /// Pulls new data; called once a frame before ``render(into:now:)``.
+    ///
+    /// - Parameter now: Seconds since 1970, the clock of `CapturedEvent.time`.
+    func update(now: Double)
+    /// Draws the whole screen into `grid`, which is blank and has the terminal's size.
+    func render(into grid: inout CellGrid, now: Double)
+}
+
+extension DashboardController: Screen {}

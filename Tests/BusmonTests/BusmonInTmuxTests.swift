@@ -1,0 +1,259 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Texts of the dashboard that tests look for, kept in one place.
+private enum ScreenText {
+    static let eventTypesPane = "Event types"
+    static let subscribersPane = "Subscribers"
+    static let tooSmall = "Terminal too small"
+    static let keyBar = "q Quit"
+}
+
+/// busmon in a real terminal: a private tmux server, keys sent with `send-keys`, the screen read
+/// with `capture-pane`, always polling for the expected text against a deadline.
+@Suite(.enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
+struct BusmonInTmuxTests {
+    /// A UTF-8 locale and no NO_COLOR, so the outcome does not depend on the test runner's.
+    private static let plainEnvironment: [String: String?] = ["LC_ALL": "C.UTF-8", "NO_COLOR": nil]
+
+    private static func start(
+        _ arguments: [String] = [], width: Int = 100, height: Int = 30,
+        environment: [String: String?] = plainEnvironment
+    ) throws -> TmuxPane {
+        try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--seed", "7"] + arguments, width: width,
+            height: height, environment: environment)
+    }
+
+    @Test func theDashboardShowsTheSimulatedApp() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+
+        let screen = try await pane.waitForScreen("both event types with counts") {
+            $0.contains("UserLoggedInEvent") && $0.contains("DataLoadedEvent")
+        }
+        #expect(screen.contains(ScreenText.eventTypesPane))
+        #expect(screen.contains(ScreenText.subscribersPane))
+        #expect(screen.contains("simulated app (seed 7)"))
+        #expect(screen.contains(ScreenText.keyBar))
+        #expect(screen.contains("─"), "a UTF-8 locale draws box characters")
+        #expect(usesColour(try pane.screenWithStyles()), "colours are on by default")
+        #expect(try pane.value("alternate_on") == "1", "busmon draws on the alternate screen")
+        #expect(try pane.value("cursor_flag") == "0", "the cursor is hidden while busmon runs")
+    }
+
+    @Test func pauseFilterHelpAndDetailsRespondToKeys() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: "UserLoggedInEvent")
+
+        try pane.press("Space")
+        try await pane.waitForScreen(containing: "PAUSED")
+        let frozen = try pane.screen()
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try logLines(pane.screen()) == logLines(frozen), "the paused log does not move")
+        try pane.press("Space")
+        try await pane.waitForScreen("the pause to end") { !$0.contains("PAUSED") }
+
+        try pane.press("?")
+        try await pane.waitForScreen(containing: "filter the log by type or payload")
+        try pane.press("Escape")
+        try await pane.waitForScreen("the help to close") {
+            !$0.contains("filter the log by type or payload")
+        }
+
+        try pane.press("/")
+        try pane.type("UserLoggedIn")
+        try pane.press("Enter")
+        let filtered = try await pane.waitForScreen(containing: "filter: UserLoggedIn")
+        let lines = logLines(filtered)
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.contains("UserLoggedIn") }, "only matching lines: \(lines)")
+
+        try pane.press("Up")
+        try pane.press("Enter")
+        try await pane.waitForScreen(containing: "Details (Esc closes)")
+        try pane.press("Escape")
+        try await pane.waitForScreen("the details to close") { !$0.contains("Details (Esc closes)") }
+    }
+
+    @Test func destroyingScreensDropsSubscribersAndReclaimsTheDead() async throws {
+        // A slow app, so that what `c` does is not hidden by the traffic.
+        let pane = try Self.start(["--rate", "20"], width: 120, height: 40)
+        defer { pane.close() }
+        let before = try await pane.waitForScreen("the app's screens to open") { liveSubscribers($0) >= 20 }
+
+        try pane.press("c")
+        try await pane.waitForScreen(containing: "destroyed")
+        // The counts come from the bus's next snapshot, a moment later.
+        try await pane.waitForScreen("fewer live subscribers than \(liveSubscribers(before))") {
+            liveSubscribers($0) < liveSubscribers(before)
+        }
+
+        // Screens that relied on weak references died; the bus reclaims their subscriptions.
+        try pane.press("/")
+        try pane.type("reclaimed")
+        try pane.press("Enter")
+        let reclaimed = try await pane.waitForScreen("a reclaim line in the log") { screen in
+            logLines(screen).contains { $0.contains("reclaimed") && $0.contains("dead") }
+        }
+        #expect(reclaimed.contains("filter: reclaimed"))
+    }
+
+    @Test func qQuitsAndRestoresTheTerminal() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+        let screen = try pane.screen()
+        #expect(
+            !screen.contains(ScreenText.eventTypesPane), "the dashboard is gone with the alternate screen")
+        #expect(screen.contains(" frames in "), "a one-line summary follows")
+        #expect(try pane.value("alternate_on") == "0")
+        #expect(try pane.value("cursor_flag") == "1", "the cursor is visible again")
+    }
+
+    @Test func aSmallTerminalSaysSoAndStillQuits() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        try pane.resize(width: 40, height: 10)
+        let small = try await pane.waitForScreen(containing: ScreenText.tooSmall)
+        #expect(small.contains("40x10"))
+        #expect(!small.contains(ScreenText.eventTypesPane))
+
+        try pane.resize(width: 80, height: 24)
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        try pane.resize(width: 10, height: 3)
+        try await pane.waitForScreen("the tiny screen") { !$0.contains(ScreenText.eventTypesPane) }
+        try pane.press("q")
+        try await Task.sleep(for: .milliseconds(300))
+        try pane.resize(width: 80, height: 24)  // room for the exit line
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+    }
+
+    @Test func aResizeStormLeavesAWorkingDashboard() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+        for (width, height) in [(50, 12), (130, 45), (61, 17), (20, 5), (90, 28), (75, 20), (100, 30)] {
+            try pane.resize(width: width, height: height)
+        }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+    }
+
+    @Test func ctrlCRestoresTheTerminalAndExits130() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        try pane.press("C-c")
+        #expect(try await pane.waitForExit() == "EXIT=130 TTY=restored")
+        #expect(try pane.value("alternate_on") == "0")
+        #expect(try pane.value("cursor_flag") == "1")
+    }
+
+    @Test func sigtermRestoresTheTerminalAndExits143() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        let pid = try await pane.busmonProcessID()
+        #expect(kill(pid, SIGTERM) == 0)
+        #expect(try await pane.waitForExit() == "EXIT=143 TTY=restored")
+        #expect(try pane.value("alternate_on") == "0")
+    }
+
+    @Test func durationEndsTheRunByItself() async throws {
+        let pane = try Self.start(["--duration", "2"])
+        defer { pane.close() }
+
+        #expect(try await pane.waitForExit(timeout: 30) == "EXIT=0 TTY=restored")
+        let summary = try #require(
+            try pane.screen().split(separator: "\n").first { $0.contains(" frames in ") })
+        // "busmon: N frames in S s": it drew, and did not quit before its time.
+        let words = summary.split(separator: " ")
+        let frames = try #require(words.dropFirst().first.flatMap { Int($0) })
+        let seconds = try #require(words.dropLast().last.flatMap { Double($0) })
+        #expect(frames > 0)
+        #expect(seconds >= 2.0)
+    }
+
+    @Test func withoutAUTF8LocaleItDrawsASCII() async throws {
+        let pane = try Self.start(environment: ["LC_ALL": "C", "LANG": nil, "NO_COLOR": nil])
+        defer { pane.close() }
+        let screen = try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+        #expect(!screen.contains("─"))
+        #expect(!screen.contains("│"))
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+    }
+
+    @Test func asciiFlagWinsOverAUTF8Locale() async throws {
+        let pane = try Self.start(["--ascii"])
+        defer { pane.close() }
+        let screen = try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+        #expect(!screen.contains("─"))
+    }
+
+    @Test(arguments: [
+        (["--no-color"], [String: String?]()),
+        ([], ["NO_COLOR": "1"]),
+    ])
+    func coloursCanBeTurnedOff(arguments: [String], environment: [String: String?]) async throws {
+        let pane = try Self.start(arguments, environment: Self.plainEnvironment.merging(environment) { $1 })
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+        #expect(!usesColour(try pane.screenWithStyles()), "no colour escape sequences")
+    }
+}
+
+/// The log pane's lines: those that start with a time stamp.
+private func logLines(_ screen: String) -> [String] {
+    screen.split(separator: "\n").map(String.init).filter { line in
+        let parts = line.prefix(12).split(separator: ":")
+        return parts.count == 3 && line.count > 12 && parts.allSatisfy { $0.first?.isNumber == true }
+    }
+}
+
+/// The sum of the LIVE column of the subscribers pane, wildcard row excluded.
+private func liveSubscribers(_ screen: String) -> Int {
+    var total = 0
+    for line in screen.split(separator: "\n") where line.contains("Event") && line.contains("│") {
+        guard let right = line.split(separator: "│", maxSplits: 1).last,
+            let live = right.split(separator: " ").first.flatMap({ Int($0) })
+        else { continue }
+        total += live
+    }
+    return total
+}
+
+/// Whether any SGR escape sequence in `styledScreen` sets a foreground or background colour
+/// (30-37, 40-47, 90-97, 100-107, or 38/48 extended); 39 and 49 only reset to the default.
+private func usesColour(_ styledScreen: String) -> Bool {
+    var rest = Substring(styledScreen)
+    while let start = rest.range(of: "\u{1B}[") {
+        rest = rest[start.upperBound...]
+        guard let end = rest.firstIndex(of: "m") else { break }
+        let parameters = rest[..<end].split(separator: ";").compactMap { Int($0) }
+        if parameters.contains(where: {
+            (30...38).contains($0) || (40...48).contains($0) || (90...107).contains($0)
+        }) {
+            return true
+        }
+        rest = rest[end...]
+    }
+    return false
+}

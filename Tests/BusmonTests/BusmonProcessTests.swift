@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// busmon's command line and start-up checks, run as a real process without tmux.
+@Suite struct BusmonProcessTests {
+    private var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm"
+        return environment
+    }
+
+    @Test func helpPrintsUsageToStdoutAndSucceeds() throws {
+        let result = try ChildProcess.run(BusmonBinary.require(), ["--help"], environment: environment)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("usage: busmon"))
+        #expect(result.standardOutput.contains("--duration SECONDS"))
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test(arguments: [
+        (["--rate", "abc"], "busmon: --rate needs a whole number from 1 to 1000000, got 'abc'"),
+        (["--rate", "-5"], "busmon: --rate needs a whole number from 1 to 1000000, got '-5'"),
+        (["--duration"], "busmon: --duration needs a value"),
+        (["--frob"], "busmon: unknown option '--frob'"),
+    ])
+    func badCommandLinesExitTwoWithAMessageAndUsage(arguments: [String], message: String) throws {
+        let result = try ChildProcess.run(BusmonBinary.require(), arguments, environment: environment)
+        #expect(result.status == 2)
+        let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first.map(String.init) == message)
+        #expect(result.standardError.contains("usage: busmon"))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func refusesToDrawWhenStdoutIsNotATerminal() throws {
+        let result = try ChildProcess.run(BusmonBinary.require(), [], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError == "busmon: stdout is not a terminal (use --headless for scripts)\n")
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func reportsAnUnknownTerminalTypeInsteadOfCrashing() throws {
+        let terminal = try PseudoTerminal()
+        var environment = environment
+        environment["TERM"] = "nonexistent-term"
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), [], environment: environment, terminal: terminal)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("busmon: unknown terminal type 'nonexistent-term' (TERM)"))
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func refusesATerminalThatCannotMoveItsCursor() throws {
+        let terminal = try PseudoTerminal()
+        var environment = environment
+        environment["TERM"] = "dumb"
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), [], environment: environment, terminal: terminal)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("busmon: terminal type 'dumb' cannot move the cursor"))
+    }
+
+    @Test func reportsAMissingTerm() throws {
+        let terminal = try PseudoTerminal()
+        var environment = environment
+        environment["TERM"] = nil
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), [], environment: environment, terminal: terminal)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("busmon: TERM is not set"))
+    }
+
+    @Test func runsInAPseudoTerminalAndStopsAfterItsDuration() throws {
+        let terminal = try PseudoTerminal()
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--duration", "0.3"], environment: environment, terminal: terminal)
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+    }
+}

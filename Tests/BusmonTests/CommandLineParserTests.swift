@@ -1,0 +1,117 @@
+import BusmonCore
+import Testing
+
+@Suite struct CommandLineParserTests {
+    private func options(_ arguments: [String]) throws -> BusmonOptions {
+        let command = try CommandLineParser.parse(arguments)
+        guard case .run(let options) = command else {
+            Issue.record("expected options for \(arguments), got \(command)")
+            return BusmonOptions()
+        }
+        return options
+    }
+
+    private func error(_ arguments: [String]) -> String? {
+        do {
+            _ = try CommandLineParser.parse(arguments)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func noArgumentsGiveTheDefaults() throws {
+        let parsed = try options([])
+        #expect(parsed == BusmonOptions())
+        #expect(parsed.rate == BusmonOptions.defaultRate)
+        #expect(parsed.seed == nil)
+        #expect(parsed.duration == nil)
+        #expect(parsed.source == .simulator(rate: BusmonOptions.defaultRate, seed: nil))
+    }
+
+    @Test func readsEveryDisplayAndSimulatorFlag() throws {
+        let parsed = try options([
+            "--rate", "50", "--seed", "7", "--duration", "2.5", "--ascii", "--no-color",
+        ])
+        #expect(
+            parsed == BusmonOptions(rate: 50, seed: 7, duration: 2.5, ascii: true, noColor: true))
+        #expect(parsed.source == .simulator(rate: 50, seed: 7))
+    }
+
+    @Test func acceptsValuesAfterAnEqualsSign() throws {
+        let parsed = try options(["--rate=75", "--duration=0.5", "--record=out.jsonl"])
+        #expect(parsed.rate == 75)
+        #expect(parsed.duration == 0.5)
+        #expect(parsed.recordPath == "out.jsonl")
+    }
+
+    @Test func theLastOfARepeatedFlagWins() throws {
+        #expect(try options(["--rate", "10", "--rate", "20"]).rate == 20)
+    }
+
+    @Test func readsTheSourceAndOutputModes() throws {
+        let attach = try options(["--attach", "/tmp/app.sock", "--record", "a.jsonl", "--headless"])
+        #expect(attach.source == .attach(path: "/tmp/app.sock"))
+        #expect(attach.recordPath == "a.jsonl")
+        #expect(attach.headless)
+
+        let replay = try options(["--replay", "a.jsonl", "--speed", "4"])
+        #expect(replay.source == .replay(path: "a.jsonl", speed: 4))
+    }
+
+    @Test(arguments: [["--help"], ["-h"], ["--rate", "abc", "--help"], ["--frob", "-h"]])
+    func helpWinsOverEverythingElse(arguments: [String]) throws {
+        #expect(try CommandLineParser.parse(arguments) == .help)
+    }
+
+    @Test func helpAfterDoubleDashIsAnArgumentNotAFlag() {
+        #expect(error(["--", "--help"]) == "unexpected argument '--help'")
+    }
+
+    @Test(arguments: [
+        (["--rate", "abc"], "--rate needs a whole number from 1 to 1000000, got 'abc'"),
+        (["--rate", "-5"], "--rate needs a whole number from 1 to 1000000, got '-5'"),
+        (["--rate", "0"], "--rate needs a whole number from 1 to 1000000, got '0'"),
+        (["--rate", "2.5"], "--rate needs a whole number from 1 to 1000000, got '2.5'"),
+        (["--rate", "1000001"], "--rate needs a whole number from 1 to 1000000, got '1000001'"),
+        (["--rate"], "--rate needs a value"),
+        (["--rate", "--ascii"], "--rate needs a value"),
+        (["--seed", "-1"], "--seed needs a whole number of 0 or more, got '-1'"),
+        (["--duration"], "--duration needs a value"),
+        (["--duration", "0"], "--duration needs a number of seconds greater than 0, got '0'"),
+        (["--duration", "nan"], "--duration needs a number of seconds greater than 0, got 'nan'"),
+        (["--duration", "inf"], "--duration needs a number of seconds greater than 0, got 'inf'"),
+        (["--duration", "soon"], "--duration needs a number of seconds greater than 0, got 'soon'"),
+        (["--replay", "a", "--speed", "-2"], "--speed needs a speed factor greater than 0, got '-2'"),
+        (["--attach", ""], "--attach needs a non-empty path"),
+        (["--record="], "--record needs a non-empty path"),
+        (["--frob"], "unknown option '--frob'"),
+        (["-x"], "unknown option '-x'"),
+        (["extra"], "unexpected argument 'extra'"),
+        (["--ascii=yes"], "--ascii takes no value"),
+    ])
+    func rejectsMalformedCommandLines(arguments: [String], message: String) {
+        #expect(error(arguments) == message)
+    }
+
+    @Test(arguments: [
+        (["--attach", "s", "--replay", "r"], "--attach and --replay cannot be used together"),
+        (["--speed", "2"], "--speed only applies to --replay"),
+        (["--attach", "s", "--rate", "5"], "--rate only applies to the simulated app, not to --attach"),
+        (["--replay", "r", "--seed=3"], "--seed only applies to the simulated app, not to --replay"),
+        (["--replay", "r", "--record", "w"], "--record cannot be used with --replay"),
+    ])
+    func rejectsFlagsThatContradictEachOther(arguments: [String], message: String) {
+        #expect(error(arguments) == message)
+    }
+
+    @Test func usageMentionsEveryFlag() {
+        for flag in [
+            "--rate", "--seed", "--duration", "--ascii", "--no-color", "--help", "--attach", "--record",
+            "--replay", "--speed", "--headless",
+        ] {
+            #expect(CommandLineParser.usage.contains(flag), "usage lacks \(flag)")
+        }
+        #expect(CommandLineParser.usage.hasPrefix("usage: busmon"))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What a finished child process did.
+struct ChildResult {
+    /// The exit status, or 128 + the signal number when a signal ended it.
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+/// Runs a program to completion with `posix_spawn` and `waitpid`, its output captured in files,
+/// and a deadline after which it is killed.
+///
+/// Foundation's `Process` is not used: it decides that a child has exited when every process
+/// holding a descriptor it hands the child has closed it, and the server `tmux new-session` forks
+/// keeps that descriptor, so waiting for the tmux client would never end.
+enum ChildProcess {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `executable` with `arguments`.
+    ///
+    /// - Parameters:
+    ///   - environment: The child's whole environment.
+    ///   - terminal: A pseudo-terminal to use as stdin and stdout; otherwise stdin is /dev/null
+    ///     and stdout a file.
+    ///   - timeout: Seconds to wait before killing the child and failing.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        terminal: PseudoTerminal? = nil, timeout: Double = 30
+    ) throws -> ChildResult {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("busmon-child-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outputPath = folder.appendingPathComponent("stdout").path
+        let errorPath = folder.appendingPathComponent("stderr").path
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let terminal {
+            posix_spawn_file_actions_adddup2(&actions, terminal.secondary, STDIN_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, terminal.secondary, STDOUT_FILENO)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(
+                &actions, STDOUT_FILENO, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
+        posix_spawn_file_actions_addopen(
+            &actions, STDERR_FILENO, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        // The spawning thread may block signals (dispatch worker threads do), and a child
+        // inherits that mask: a tmux server started that way never hears SIGCHLD and outlives
+        // kill-server. Start every child with no signals blocked and default handlers.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { (text: String) in strdup(text) } + [nil]
+        let envp = environment.map { (name: String, value: String) in strdup("\(name)=\(value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let spawnError = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawnError == 0 else {
+            throw Failure(description: "cannot start \(executable): error \(spawnError)")
+        }
+
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(timeout)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                throw Failure(description: "\(executable) \(arguments) did not exit within \(timeout) s")
+            }
+            usleep(10_000)
+        }
+        let signal = status & 0x7F
+        return ChildResult(
+            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal,
+            standardOutput: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+            standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    }
+}

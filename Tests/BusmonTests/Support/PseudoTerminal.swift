@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A pseudo-terminal pair, so a child process sees a real terminal on stdin and stdout without
+/// tmux.
+///
+/// Swift's C library module hides `posix_openpt`, `grantpt`, `unlockpt` and `ptsname` (they need
+/// `_XOPEN_SOURCE`), so they are looked up in the C library at run time.
+final class PseudoTerminal {
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The side the test keeps; it must stay open while the child runs.
+    let primary: Int32
+    /// The side the child uses as its terminal.
+    let secondary: Int32
+
+    init() throws {
+        typealias OpenFunction = @convention(c) (Int32) -> Int32
+        typealias NameFunction = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+        let library = dlopen(nil, RTLD_NOW)
+        func lookup<Function>(_ name: String, as type: Function.Type) throws -> Function {
+            guard let symbol = dlsym(library, name) else { throw Unavailable(description: "no \(name)") }
+            return unsafeBitCast(symbol, to: type)
+        }
+        let openPrimary = try lookup("posix_openpt", as: OpenFunction.self)
+        let grant = try lookup("grantpt", as: OpenFunction.self)
+        let unlock = try lookup("unlockpt", as: OpenFunction.self)
+        let name = try lookup("ptsname", as: NameFunction.self)
+
+        primary = openPrimary(O_RDWR | O_NOCTTY)
+        guard primary >= 0 else { throw Unavailable(description: "posix_openpt failed: errno \(errno)") }
+        guard grant(primary) == 0, unlock(primary) == 0, let path = name(primary) else {
+            close(primary)
+            throw Unavailable(description: "cannot unlock the pseudo-terminal: errno \(errno)")
+        }
+        secondary = open(path, O_RDWR | O_NOCTTY)
+        guard secondary >= 0 else {
+            close(primary)
+            throw Unavailable(description: "cannot open \(String(cString: path)): errno \(errno)")
+        }
+    }
+
+    deinit {
+        close(secondary)
+        close(primary)
+    }
+}
