@@ -49,6 +49,8 @@ enum Busmon {
     struct Session {
         let source: any DashboardSource
         let stop: () -> Void
+        /// Events the watched app has published, when busmon can know it.
+        var eventsPublished: () -> Int? = { nil }
     }
 
     /// Starts the simulated app in this process, watched through its bus.
@@ -65,7 +67,8 @@ enum Busmon {
             }
         }
         app.start()
-        return Session(source: source, stop: { app.stop() })
+        return Session(
+            source: source, stop: { app.stop() }, eventsPublished: { app.statistics.eventsPublished })
     }
 
     private static func runDashboard(options: BusmonOptions, environment: [String: String]) -> Int32 {
@@ -101,21 +104,33 @@ enum Busmon {
         )
         .run()
         terminal.stop()
+        session.stop()
 
         switch report.end {
         case .quit, .durationElapsed:
-            printSummary(report)
+            printSummary(report, events: session.eventsPublished())
             return 0
         case .signal(let signal):
             // After SIGHUP the terminal is gone; there is nobody to tell.
-            if signal != SIGHUP { printSummary(report) }
+            if signal != SIGHUP { printSummary(report, events: session.eventsPublished()) }
             return 128 + signal
         }
     }
 
-    private static func printSummary(_ report: LoopReport) {
+    /// One line after the screen closes, such as
+    /// "busmon: 250 frames in 10.0 s (25.0 frames/s), 2000 events, peak memory 21 MB",
+    /// which is also how the frame rate and memory goals are measured.
+    private static func printSummary(_ report: LoopReport, events: Int?) {
         let tenths = Int((report.seconds * 10).rounded())
-        print("busmon: \(report.frames) frames in \(tenths / 10).\(tenths % 10) s")
+        let rate = report.seconds > 0 ? Double(report.frames) / report.seconds : 0
+        var line = "busmon: \(report.frames) frames in \(tenths / 10).\(tenths % 10) s"
+        line += " (\(Double(Int(rate * 10)) / 10) frames/s)"
+        if let events { line += ", \(events) events" }
+        var usage = rusage()
+        if getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 {
+            line += ", peak memory \(usage.ru_maxrss / 1024) MB"  // ru_maxrss is in KiB on Linux
+        }
+        print(line)
     }
 
     private static func unavailable(_ flag: String) -> Int32 {

@@ -183,11 +183,12 @@ struct BusmonInTmuxTests {
         #expect(try await pane.waitForExit(timeout: 30) == "EXIT=0 TTY=restored")
         let summary = try #require(
             try pane.screen().split(separator: "\n").first { $0.contains(" frames in ") })
-        // "busmon: N frames in S s": it drew, and did not quit before its time.
+        // "busmon: N frames in S s (F frames/s), ...": it drew, and did not quit before its time.
         let words = summary.split(separator: " ")
         let frames = try #require(words.dropFirst().first.flatMap { Int($0) })
-        let seconds = try #require(words.dropLast().last.flatMap { Double($0) })
+        let seconds = try #require(words.firstIndex(of: "in").flatMap { Double(words[$0 + 1]) })
         #expect(frames > 0)
+        #expect(summary.contains(" events, peak memory "))
         #expect(seconds >= 2.0)
     }
 
