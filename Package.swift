@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
+        .executable(name: "busbench", targets: ["busbench"]),
     ],
     targets: [
         .target(name: "EventBus"),
@@ -14,6 +15,7 @@ let package = Package(
         .target(name: "BusFeed", dependencies: ["EventBus"]),
         .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
+        .executableTarget(name: "busbench", dependencies: ["EventBus"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
     ]
 )
