@@ -19,11 +19,16 @@ final class DispatchThreadState {
         var pending: [() -> Void] = []
     }
 
+    // `@exclusivity(unchecked)`: only the owning thread touches these, and never while a
+    // handler runs inside one of its accesses (a queued job is copied out before it runs), so
+    // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
+    // access on every publish.
+
     /// The delivery loops running on this thread, innermost last.
-    var frames: [Frame] = []
+    @exclusivity(unchecked) var frames: [Frame] = []
 
     /// How many handlers delivered through a queue are running on this thread right now.
-    var queuedHandlerDepth = 0
+    @exclusivity(unchecked) var queuedHandlerDepth = 0
 
     /// Whether this thread is inside any handler of any bus.
     ///

@@ -177,16 +177,20 @@ final class TypeSlot {
     let name: String
     let qualifiedName: String
     let counters = TypeCounters()
+    // `@exclusivity(unchecked)`: guarded by the bus's lock, under which no handler runs, so
+    // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
+    // access on every publish.
+
     /// Subscribers in subscription order.
-    var entries: [SubscriberEntry] = []
+    @exclusivity(unchecked) var entries: [SubscriberEntry] = []
     /// How many entries each observer has here, to notice the same observer subscribing twice
     /// without scanning the list.
-    var entriesPerObserver: [ObjectIdentifier: Int] = [:]
-    var published = 0
-    var reclaimed = 0
-    var unsubscribed = 0
-    var cancelled = 0
-    var duplicates = 0
+    @exclusivity(unchecked) var entriesPerObserver: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) var published = 0
+    @exclusivity(unchecked) var reclaimed = 0
+    @exclusivity(unchecked) var unsubscribed = 0
+    @exclusivity(unchecked) var cancelled = 0
+    @exclusivity(unchecked) var duplicates = 0
 
     init(name: String, qualifiedName: String) {
         self.name = name
