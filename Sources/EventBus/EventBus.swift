@@ -201,10 +201,10 @@ public final class EventBus: @unchecked Sendable {
         let thread = DispatchThreadState.current
         let busID = ObjectIdentifier(self)
         if let index = thread.frameIndex(of: busID) {
-            thread.frames[index].pending.append { self.deliver(event) }
+            thread.frames[index].pending.append { self.deliver(event, on: thread) }
             return
         }
-        thread.runDeliveryLoop(for: busID) { deliver(event) }
+        thread.runDeliveryLoop(for: busID) { deliver(event, on: thread) }
     }
 
     // MARK: - Introspection
@@ -309,7 +309,7 @@ public final class EventBus: @unchecked Sendable {
         return slot
     }
 
-    private func deliver<T: Event>(_ event: T) {
+    private func deliver<T: Event>(_ event: T, on thread: DispatchThreadState) {
         lock.lock()
         let slot = slotLocked(for: T.self)
         slot.published += 1
@@ -321,6 +321,7 @@ public final class EventBus: @unchecked Sendable {
         lock.unlock()
         notify?.send()
 
+        let marker = thread.markerForDelivery
         var delivered = 0
         var scheduled = 0
         var sawDeadObserver = false
@@ -332,7 +333,7 @@ public final class EventBus: @unchecked Sendable {
             for index in entries.indices {
                 // Every entry in a slot was created for the slot's type.
                 let entry = Unmanaged.passUnretained(unsafeDowncast(entries[index], to: Entry<T>.self))
-                switch entry._withUnsafeGuaranteedRef({ $0.offer(event) }) {
+                switch entry._withUnsafeGuaranteedRef({ $0.offer(event, marker: marker) }) {
                 case .delivered: delivered += 1
                 case .scheduled: scheduled += 1
                 case .skipped: break
@@ -348,7 +349,7 @@ public final class EventBus: @unchecked Sendable {
                 event: event, eventTypeName: slot.name, receivers: delivered + scheduled)
             var wildcardDelivered = 0
             for entry in wildcards {
-                switch unsafeDowncast(entry, to: Entry<DeliveryRecord>.self).offer(record) {
+                switch unsafeDowncast(entry, to: Entry<DeliveryRecord>.self).offer(record, marker: marker) {
                 case .delivered: wildcardDelivered += 1
                 case .scheduled, .skipped: break
                 case .observerDied: sawDeadObserver = true
