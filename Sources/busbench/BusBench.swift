@@ -54,7 +54,11 @@ struct BusBench {
             print("build:   release")
         #endif
         if quick { print("mode:    --quick (tiny iteration counts; checks that the code runs)") }
-        print("timing:  ContinuousClock, median of \(sampler.rounds) rounds after calibration and warm-up\n")
+        let roundMilliseconds = String(format: "%.0f", sampler.roundNanoseconds / 1e6)
+        print(
+            "timing:  ContinuousClock; calibration and warm-up, then the median of \(sampler.rounds) rounds "
+                + "of ~\(roundMilliseconds) ms\n         (two-thread runs: 15 rounds of ~20 ms), "
+                + "rounds interleaved between the variants compared\n")
     }
 
     // MARK: - Per-delivery cost
@@ -113,7 +117,10 @@ struct BusBench {
         var rows: [[String]] = []
         for streams in [ThreadScaling.Streams.distinctTypes, .sameType, .closureArrays] {
             let scaling = ThreadScaling(streams: streams, subscribers: subscribers)
-            let costs = sampler.medianCostPerUnit([scaling.oneThread, scaling.twoThreads])
+            // Longer rounds, so that starting two threads is a small part of each.
+            let costs = sampler.withRounds(15, lasting: 20e6).medianCostPerUnit([
+                scaling.oneThread, scaling.twoThreads,
+            ])
             sanityCheck(scaling.verify(), "two threads, \(streams.label): sums or counters are wrong")
             scaling.tearDown()
             let ratio = costs[0].wallNanoseconds / costs[1].wallNanoseconds

@@ -27,10 +27,19 @@ struct Sampler {
     /// A fixed iteration count instead of calibration, for a quick check that the code runs.
     let fixedIterations: Int?
 
-    /// Long enough rounds for stable medians; the whole run stays well under a minute.
-    static let full = Sampler(rounds: 11, roundNanoseconds: 30e6, fixedIterations: nil)
+    /// Many short rounds: on a shared machine a round that loses its core to another process
+    /// for a few milliseconds is slow, and short rounds leave most of them untouched, so the
+    /// median is the undisturbed cost. The whole run stays well under a minute.
+    static let full = Sampler(rounds: 41, roundNanoseconds: 2e6, fixedIterations: nil)
     /// Tiny counts that exercise every code path in a second or two, even in a debug build.
     static let quick = Sampler(rounds: 2, roundNanoseconds: 0, fixedIterations: 20)
+
+    /// The same sampler with rounds of a different length (unless it uses fixed counts), for
+    /// workloads with a fixed cost per round, such as starting threads.
+    func withRounds(_ rounds: Int, lasting nanoseconds: Double) -> Sampler {
+        fixedIterations == nil
+            ? Sampler(rounds: rounds, roundNanoseconds: nanoseconds, fixedIterations: nil) : self
+    }
 
     /// Times `workloads` and returns each one's median nanoseconds per unit, in order.
     ///
