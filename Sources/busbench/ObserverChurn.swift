@@ -13,6 +13,8 @@ final class ObserverChurn {
         let reclaimed: Int
         let handlerCalls: Int
         let residentBytesBefore: Int?
+        /// The most resident memory seen at a batch boundary.
+        let peakResidentBytes: Int?
         let residentBytesAfter: Int?
         let maxResidentBytes: Int?
     }
@@ -37,6 +39,7 @@ final class ObserverChurn {
         let pingToken = bus.subscribe(to: ChurnPingEvent.self) { _ in }
         let residentBefore = ProcessMemory.residentBytes()
         var peak = 0
+        var peakResident = residentBefore
         var created = 0
         while created < observers {
             let count = min(batchSize, observers - created)
@@ -47,6 +50,9 @@ final class ObserverChurn {
                 }
             }
             peak = max(peak, Self.entries(in: bus))
+            if let resident = ProcessMemory.residentBytes() {
+                peakResident = max(peakResident ?? 0, resident)
+            }
             batch.removeAll()
             created += count
             bus.publish(ChurnPingEvent(value: created))
@@ -58,7 +64,8 @@ final class ObserverChurn {
             observersCreated: created, entriesLeft: Self.entries(in: bus), peakEntries: peak,
             reclaimed: statistics?.reclaimedSubscribers ?? 0,
             handlerCalls: counter.calls.load(ordering: .relaxed),
-            residentBytesBefore: residentBefore, residentBytesAfter: residentAfter,
+            residentBytesBefore: residentBefore, peakResidentBytes: peakResident,
+            residentBytesAfter: residentAfter,
             maxResidentBytes: ProcessMemory.maxResidentBytes())
     }
 

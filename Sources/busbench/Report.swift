@@ -9,14 +9,35 @@ struct TargetCheck {
     let target: String
     let passes: Bool
 
+    /// The measured figure as printed: a ratio with two decimals, or three when two would
+    /// round it onto the target and hide which side of it the figure is on.
+    let formattedValue: String
+
     /// A ratio that should be at least `minimum`.
     static func atLeast(_ label: String, _ value: Double, _ minimum: Double) -> TargetCheck {
-        TargetCheck(label: label, value: value, target: ">= \(format(minimum))x", passes: value >= minimum)
+        TargetCheck(
+            label: label, value: value, target: ">= \(format(minimum))x", passes: value >= minimum,
+            formattedValue: formatRatio(value, near: minimum))
     }
 
     /// A ratio that should be at most `maximum`.
     static func atMost(_ label: String, _ value: Double, _ maximum: Double) -> TargetCheck {
-        TargetCheck(label: label, value: value, target: "<= \(format(maximum))x", passes: value <= maximum)
+        TargetCheck(
+            label: label, value: value, target: "<= \(format(maximum))x", passes: value <= maximum,
+            formattedValue: formatRatio(value, near: maximum))
+    }
+
+    /// A count that should be at most `maximum`.
+    static func countAtMost(_ label: String, _ value: Int, _ maximum: Int) -> TargetCheck {
+        TargetCheck(
+            label: label, value: Double(value), target: "<= \(maximum)", passes: value <= maximum,
+            formattedValue: "\(value)")
+    }
+
+    private static func formatRatio(_ value: Double, near target: Double) -> String {
+        let twoDecimals = format(value)
+        let needsMore = twoDecimals == format(target) && value != target
+        return (needsMore ? String(format: "%.3f", value) : twoDecimals) + "x"
     }
 
     static func format(_ value: Double) -> String {
