@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
         .executable(name: "busmon", targets: ["busmon"]),
+        .executable(name: "busbench", targets: ["busbench"]),
     ],
     targets: [
         .target(name: "EventBus"),
@@ -23,6 +24,7 @@ let package = Package(
         .executableTarget(
             name: "busmon",
             dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "BusFeed", "EventBus", "Simulator"]),
+        .executableTarget(name: "busbench", dependencies: ["EventBus"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
         .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),

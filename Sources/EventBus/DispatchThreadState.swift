@@ -19,11 +19,27 @@ final class DispatchThreadState {
         var pending: [() -> Void] = []
     }
 
+    // `@exclusivity(unchecked)`: only the owning thread touches these, and never while a
+    // handler runs inside one of its accesses (a queued job is copied out before it runs), so
+    // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
+    // access on every publish.
+
     /// The delivery loops running on this thread, innermost last.
-    var frames: [Frame] = []
+    @exclusivity(unchecked) var frames: [Frame] = []
 
     /// How many handlers delivered through a queue are running on this thread right now.
-    var queuedHandlerDepth = 0
+    @exclusivity(unchecked) var queuedHandlerDepth = 0
+
+    /// Announces the handler this thread's outermost delivery is running, for cancellers.
+    let deliveryMarker = DeliveryMarker.registerNew()
+
+    /// The marker a delivery starting now may use: only the outermost delivery loop's, since a
+    /// delivery nested in a handler would overwrite the entry that handler's caller announced.
+    /// Unretained: this state keeps it alive for as long as the thread runs.
+    @inline(__always)
+    var markerForDelivery: Unmanaged<DeliveryMarker>? {
+        frames.count == 1 ? Unmanaged.passUnretained(deliveryMarker) : nil
+    }
 
     /// Whether this thread is inside any handler of any bus.
     ///
@@ -76,7 +92,9 @@ private let dispatchThreadStateKey: pthread_key_t = {
     var key = pthread_key_t()
     let status = pthread_key_create(&key) { pointer in
         guard let pointer else { return }
-        Unmanaged<DispatchThreadState>.fromOpaque(pointer).release()
+        let state = Unmanaged<DispatchThreadState>.fromOpaque(pointer)
+        DeliveryMarker.unregister(state.takeUnretainedValue().deliveryMarker)
+        state.release()
     }
     precondition(status == 0, "pthread_key_create failed: \(status)")
     return key

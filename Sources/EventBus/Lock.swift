@@ -22,6 +22,11 @@ package final class Lock: @unchecked Sendable {
         pthread_mutexattr_init(&attributes)
         #if DEBUG
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        #elseif canImport(Glibc)
+            // The bus holds its lock for a few dozen nanoseconds per publish. A plain glibc
+            // mutex puts a waiter to sleep in the kernel at once; an adaptive one spins briefly
+            // first, which is far cheaper than the futex round trip for sections this short.
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
         #endif
         let status = pthread_mutex_init(mutex, &attributes)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")

@@ -79,13 +79,46 @@ class SubscriberEntry: @unchecked Sendable {
         state.wrappingSubtract(1, ordering: .releasing)
     }
 
+    /// Starts a delivery on the publisher's thread: announced in `marker` when the thread's
+    /// outermost delivery loop provides one (see ``DeliveryMarker``), counted otherwise.
+    /// Returns `false`, having undone the announcement, if the entry is cancelled.
+    ///
+    /// The marker is passed unretained: the thread's state owns it for the thread's lifetime,
+    /// and retaining it here would add two atomic operations per delivery.
+    @inline(__always)
+    func beginDelivery(_ marker: Unmanaged<DeliveryMarker>?) -> Bool {
+        guard let marker else { return beginDelivery() }
+        return marker._withUnsafeGuaranteedRef { marker in
+            marker.begin(self)
+            // Sequentially consistent, to pair with `markCancelled()` and the canceller's
+            // reading of the marker; on x86 and arm64 this costs no more than an acquiring load.
+            if state.load(ordering: .sequentiallyConsistent) & Self.cancelledBit != 0 {
+                marker.end()
+                return false
+            }
+            return true
+        }
+    }
+
+    @inline(__always)
+    func endDelivery(_ marker: Unmanaged<DeliveryMarker>?) {
+        if let marker {
+            marker._withUnsafeGuaranteedRef { $0.end() }
+        } else {
+            endDelivery()
+        }
+    }
+
     /// Waits until no delivery to this entry is running on another thread.
     ///
     /// Called after the entry is marked cancelled, and only from threads that are not inside a
     /// handler themselves, so the wait cannot close a cycle of threads waiting on each other.
     func waitForDeliveriesInProgress() {
+        let markers = DeliveryMarker.registeredMarkers()
         var spins = 0
-        while state.load(ordering: .acquiring) & Self.inFlightMask != 0 {
+        while state.load(ordering: .acquiring) & Self.inFlightMask != 0
+            || markers.contains(where: { $0.isDelivering(self) })
+        {
             spins += 1
             if spins < 100 {
                 sched_yield()
@@ -118,8 +151,13 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     }
 
     /// Offers `event` to the handler, on this thread or on the entry's queue.
+    ///
+    /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
+    ///   delivery loop, or `nil` to count the delivery in the entry instead.
     @inline(__always)
-    func offer(_ event: Payload) -> DeliveryOutcome where Payload: Sendable {
+    func offer(
+        _ event: Payload, marker: Unmanaged<DeliveryMarker>? = nil
+    ) -> DeliveryOutcome where Payload: Sendable {
         if let queue {
             if isCancelled { return .skipped }
             if observerID != nil && observer == nil { return .observerDied }
@@ -127,16 +165,16 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
             return .scheduled
         }
         if observerID == nil {
-            guard beginDelivery() else { return .skipped }
+            guard beginDelivery(marker) else { return .skipped }
             handler(event)
-            endDelivery()
+            endDelivery(marker)
             return .delivered
         }
         // Holding the observer strongly for the call keeps it alive until the handler returns.
         guard let observer else { return .observerDied }
-        guard beginDelivery() else { return .skipped }
+        guard beginDelivery(marker) else { return .skipped }
         handler(event)
-        endDelivery()
+        endDelivery(marker)
         withExtendedLifetime(observer) {}
         return .delivered
     }
@@ -177,16 +215,20 @@ final class TypeSlot {
     let name: String
     let qualifiedName: String
     let counters = TypeCounters()
+    // `@exclusivity(unchecked)`: guarded by the bus's lock, under which no handler runs, so
+    // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
+    // access on every publish.
+
     /// Subscribers in subscription order.
-    var entries: [SubscriberEntry] = []
+    @exclusivity(unchecked) var entries: [SubscriberEntry] = []
     /// How many entries each observer has here, to notice the same observer subscribing twice
     /// without scanning the list.
-    var entriesPerObserver: [ObjectIdentifier: Int] = [:]
-    var published = 0
-    var reclaimed = 0
-    var unsubscribed = 0
-    var cancelled = 0
-    var duplicates = 0
+    @exclusivity(unchecked) var entriesPerObserver: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) var published = 0
+    @exclusivity(unchecked) var reclaimed = 0
+    @exclusivity(unchecked) var unsubscribed = 0
+    @exclusivity(unchecked) var cancelled = 0
+    @exclusivity(unchecked) var duplicates = 0
 
     init(name: String, qualifiedName: String) {
         self.name = name

@@ -1,0 +1,71 @@
+import Synchronization
+
+/// The entry whose handler one thread is running, published for `cancel()` on other threads.
+///
+/// A delivery must not start once `cancel()` has returned, and `cancel()` waits for calls that
+/// already started. Counting calls in the entry's own atomic word does both, but costs two
+/// atomic read-modify-writes per delivery on a cache line that every publishing thread writes.
+/// The outermost delivery loop of each thread instead announces the entry in its own marker
+/// (one sequentially consistent store on a line only this thread writes), then reads the
+/// entry's cancelled flag; `cancel()` sets the flag, then waits while any thread's marker
+/// names the entry. Sequential consistency orders the two pairs of operations: either the
+/// publisher's load sees the flag and skips the handler, or the canceller's load sees the
+/// marker and waits for the handler to return (the publisher clears the marker with a release
+/// store, so the handler's effects are visible when `cancel()` returns).
+///
+/// A thread has one marker, so only its outermost delivery uses it; a delivery nested inside a
+/// handler (another bus published from a handler) or run on a subscriber's queue still counts
+/// in the entry's word, and `cancel()` waits for both.
+final class DeliveryMarker: Sendable {
+    /// The address of the entry being delivered, or 0.
+    private let entryAddress = Atomic<UInt>(0)
+
+    /// Every registered thread's marker; a thread registers before its first delivery.
+    private static let registered = LockedValue<[DeliveryMarker]>([])
+
+    private init() {}
+
+    /// A marker for the calling thread, registered so that cancellers see it.
+    static func registerNew() -> DeliveryMarker {
+        let marker = DeliveryMarker()
+        registered.withLock { $0.append(marker) }
+        return marker
+    }
+
+    /// Stops watching `marker`, whose thread is exiting and delivers nothing any more.
+    static func unregister(_ marker: DeliveryMarker) {
+        registered.withLock { markers in markers.removeAll { $0 === marker } }
+    }
+
+    /// Announces that the calling thread is about to call `entry`'s handler.
+    ///
+    /// Must be followed by a check of the entry's cancelled flag with
+    /// ``SubscriberEntry/isCancelledForMarkedDelivery``, and by ``end()``.
+    @inline(__always)
+    func begin(_ entry: SubscriberEntry) {
+        entryAddress.store(Self.address(of: entry), ordering: .sequentiallyConsistent)
+    }
+
+    /// Announces that the handler announced by ``begin(_:)`` returned or was skipped.
+    @inline(__always)
+    func end() {
+        entryAddress.store(0, ordering: .releasing)
+    }
+
+    /// The markers of every thread registered so far, to pass to ``isDelivering(_:)``.
+    ///
+    /// Take the snapshot after marking the entry cancelled with a sequentially consistent
+    /// operation: a thread that registers later sees the flag and never calls the handler.
+    static func registeredMarkers() -> [DeliveryMarker] {
+        registered.current
+    }
+
+    /// Whether this marker's thread is running `entry`'s handler as its outermost delivery.
+    func isDelivering(_ entry: SubscriberEntry) -> Bool {
+        entryAddress.load(ordering: .sequentiallyConsistent) == Self.address(of: entry)
+    }
+
+    private static func address(of entry: SubscriberEntry) -> UInt {
+        UInt(bitPattern: ObjectIdentifier(entry))
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+
+/// Measures the EventBus side by side with NotificationCenter, a naive bus and a closure array,
+/// and prints the figures, their ratios and the targets they are held against.
+@main
+struct BusBench {
+    static let subscriberCounts = [1, 10, 100]
+
+    static func main() {
+        let quick: Bool
+        switch BenchOptions.parse(CommandLine.arguments.dropFirst()) {
+        case .run(let isQuick):
+            quick = isQuick
+        case .help:
+            print(BenchOptions.usage)
+            exit(0)
+        case .invalid(let message):
+            FileHandle.standardError.write(Data((message + "\n" + BenchOptions.usage + "\n").utf8))
+            exit(2)
+        }
+        var bench = BusBench(sampler: quick ? .quick : .full, quick: quick)
+        bench.run()
+        exit(bench.sanityFailures.isEmpty ? 0 : 1)
+    }
+
+    let sampler: Sampler
+    let quick: Bool
+    private(set) var sanityFailures: [String] = []
+    private var checks: [TargetCheck] = []
+
+    init(sampler: Sampler, quick: Bool) {
+        self.sampler = sampler
+        self.quick = quick
+    }
+
+    mutating func run() {
+        printHeader()
+        measureDeliveries()
+        measureThreadScaling()
+        measureMonitorOverhead()
+        measureObserverChurn()
+        printTargets()
+    }
+
+    private func printHeader() {
+        let machine = MachineDescription.current()
+        print("busbench - EventBus delivery costs")
+        print("date:    \(machine.date)")
+        print("cpu:     \(machine.cpuModel), \(machine.onlineCores) cores online")
+        print("load:    \(machine.loadAverage) (1/5/15 min)")
+        #if DEBUG
+            print("build:   debug - figures are not meaningful; use swift run -c release busbench")
+        #else
+            print("build:   release")
+        #endif
+        if quick { print("mode:    --quick (tiny iteration counts; checks that the code runs)") }
+        let roundMilliseconds = String(format: "%.0f", sampler.roundNanoseconds / 1e6)
+        print(
+            "timing:  ContinuousClock; calibration and warm-up, then the median of \(sampler.rounds) rounds "
+                + "of ~\(roundMilliseconds) ms\n         (two-thread runs: 15 rounds of ~20 ms), "
+                + "rounds interleaved between the variants compared\n")
+    }
+
+    // MARK: - Per-delivery cost
+
+    private mutating func measureDeliveries() {
+        var nanoseconds: [DeliveryVariantKind: [Int: Double]] = [:]
+        for subscribers in Self.subscriberCounts {
+            let kinds = DeliveryVariantKind.allCases
+            let variants = kinds.map { $0.make(subscribers: subscribers) }
+            let medians = sampler.medianNanosecondsPerUnit(variants.map(\.workload))
+            for (index, kind) in kinds.enumerated() {
+                nanoseconds[kind, default: [:]][subscribers] = medians[index]
+                let variant = variants[index]
+                sanityCheck(
+                    variant.verify(), "\(kind.label), \(subscribers) subscribers: handler sums are wrong")
+                sanityCheck(
+                    variant.countersAreExact(),
+                    "\(kind.label), \(subscribers) subscribers: bus counters disagree with deliveries")
+                variant.tearDown()
+            }
+        }
+
+        print("Per-delivery cost, ns per handler call (lower is better)")
+        let rows = DeliveryVariantKind.allCases.map { kind in
+            [kind.label] + Self.subscriberCounts.map { TextTable.nanoseconds(nanoseconds[kind]?[$0] ?? .nan) }
+        }
+        print(TextTable.render(header: ["variant"] + Self.subscriberCounts.map { "\($0) subs" }, rows: rows))
+        print()
+
+        func cost(_ kind: DeliveryVariantKind, _ subscribers: Int) -> Double {
+            nanoseconds[kind]?[subscribers] ?? .nan
+        }
+        checks.append(
+            .atLeast(
+                "token form vs NotificationCenter, 100 subscribers (times faster)",
+                cost(.notificationCenter, 100) / cost(.busToken, 100), 10))
+        checks.append(
+            .atMost(
+                "token form / closure array, 100 subscribers (times the floor)",
+                cost(.busToken, 100) / cost(.closureArray, 100), 2))
+        checks.append(
+            .atLeast(
+                "observer form vs NotificationCenter, 10 subscribers (times faster)",
+                cost(.notificationCenter, 10) / cost(.busObserver, 10), 5))
+        checks.append(
+            .atLeast(
+                "observer form vs naive bus, 10 subscribers (times faster)",
+                cost(.naiveBus, 10) / cost(.busObserver, 10), 3))
+    }
+
+    // MARK: - Two publishing threads
+
+    private mutating func measureThreadScaling() {
+        let subscribers = 10
+        print("Two publishing threads against one, token form, \(subscribers) subscribers per type")
+        var rows: [[String]] = []
+        for streams in [ThreadScaling.Streams.distinctTypes, .sameType, .closureArrays] {
+            let scaling = ThreadScaling(streams: streams, subscribers: subscribers)
+            // Longer rounds, so that starting two threads is a small part of each.
+            let costs = sampler.withRounds(15, lasting: 20e6).medianCostPerUnit([
+                scaling.oneThread, scaling.twoThreads,
+            ])
+            sanityCheck(scaling.verify(), "two threads, \(streams.label): sums or counters are wrong")
+            scaling.tearDown()
+            let ratio = costs[0].wallNanoseconds / costs[1].wallNanoseconds
+            rows.append([
+                streams.label, TextTable.nanoseconds(costs[0].wallNanoseconds),
+                TextTable.nanoseconds(costs[1].wallNanoseconds), TargetCheck.format(ratio) + "x",
+                TextTable.nanoseconds(costs[0].cpuNanoseconds),
+                TextTable.nanoseconds(costs[1].cpuNanoseconds),
+            ])
+            switch streams {
+            case .distinctTypes:
+                checks.append(.atLeast("two threads / one, own type per thread (throughput)", ratio, 1.3))
+            case .sameType:
+                checks.append(.atLeast("two threads / one, same type (throughput, stress case)", ratio, 1.3))
+            case .closureArrays:
+                // The machine's own ceiling: a reference for the two rows above, not a target.
+                break
+            }
+        }
+        print(
+            TextTable.render(
+                header: [
+                    "streams", "1 thread", "2 threads", "throughput 2/1", "CPU 1 thread", "CPU 2 threads",
+                ],
+                rows: rows))
+        print(
+            "(ns per publish, wall clock; CPU = process CPU time per publish, all threads. Equal CPU\n"
+                + " figures with a throughput below 2x mean the cores were busy elsewhere, not contention.)")
+        print()
+    }
+
+    // MARK: - Wildcard monitor
+
+    private mutating func measureMonitorOverhead() {
+        let subscribers = 10
+        let overhead = MonitorOverhead(subscribers: subscribers)
+        let medians = sampler.medianNanosecondsPerUnit([overhead.withoutMonitor, overhead.withMonitor])
+        sanityCheck(overhead.verify(), "wildcard monitor: sums, counters or captured records are wrong")
+        overhead.tearDown()
+        let ratio = medians[1] / medians[0]
+        print(
+            "Publish with a wildcard delivery monitor (ring buffer under a Lock), token form, \(subscribers) subscribers"
+        )
+        print(
+            TextTable.render(
+                header: ["", "ns per publish"],
+                rows: [
+                    ["without monitor", TextTable.nanoseconds(medians[0])],
+                    ["with monitor", TextTable.nanoseconds(medians[1])],
+                ]))
+        print()
+        checks.append(.atMost("publish with monitor / without, \(subscribers) subscribers", ratio, 1.5))
+    }
+
+    // MARK: - Observer churn
+
+    private mutating func measureObserverChurn() {
+        let churn = ObserverChurn(observers: quick ? 20_000 : 1_000_000, batchSize: 1_000)
+        let duration = Sampler.time { _ = churn.run() }
+        // Run once more for the figures; the first run also warms the allocator.
+        let result = churn.run()
+        sanityCheck(result.handlerCalls == 0, "observer churn: a never-published type's handler ran")
+        print(
+            "Observer churn: \(result.observersCreated) observers, \(churn.batchSize) alive at a time, "
+                + "subscribed to a never-published type, freed batch by batch")
+        print(
+            TextTable.render(
+                header: ["", "value"],
+                rows: [
+                    ["entries left (live + dead)", "\(result.entriesLeft)"],
+                    ["peak entries at a batch boundary", "\(result.peakEntries)"],
+                    ["reclaimed by the bus", "\(result.reclaimed)"],
+                    ["resident memory before", TextTable.megabytes(result.residentBytesBefore)],
+                    ["peak resident during the churn", TextTable.megabytes(result.peakResidentBytes)],
+                    ["resident memory after", TextTable.megabytes(result.residentBytesAfter)],
+                    // Linux keeps the high-water mark across exec, so under `swift run` this
+                    // includes swift-run's own footprint.
+                    [
+                        "max resident (getrusage, whole process)",
+                        TextTable.megabytes(result.maxResidentBytes),
+                    ],
+                    ["time per run", String(format: "%.2f s", duration / 1e9)],
+                ]))
+        print()
+        let limit = 5_000
+        checks.append(.countAtMost("observer churn: entries the bus still holds", result.entriesLeft, limit))
+    }
+
+    // MARK: - Results
+
+    private func printTargets() {
+        print("Targets")
+        let rows = checks.map { check in
+            [check.label, check.formattedValue, check.target, check.passes ? "PASS" : "MISS"]
+        }
+        print(TextTable.render(header: ["measure", "measured", "target", "result"], rows: rows))
+        if quick { print("(--quick: the figures above mean nothing; only the sanity checks count)") }
+        print()
+        if sanityFailures.isEmpty {
+            print("sanity checks: all handler sums and bus counters are exact")
+        } else {
+            for failure in sanityFailures { print("SANITY FAILURE: \(failure)") }
+        }
+    }
+
+    private mutating func sanityCheck(_ condition: Bool, _ failure: String) {
+        if !condition { sanityFailures.append(failure) }
+    }
+}
