@@ -6,20 +6,30 @@ extension EventBus {
     ///
     /// - Returns: Statistics for every event type subscribed to or published so far.
     public func snapshot() -> BusSnapshot {
+        // The counters are read under the lock; the lists are copied there and counted after it,
+        // since checking a weak reference briefly holds the observer, and a `deinit` run by the
+        // end of that hold must not find the lock taken.
         lock.lock()
-        let types = slotsInOrder.map { slot in
-            let (live, dead) = Self.countLiveAndDead(slot.entries)
-            return EventTypeStatistics(
-                typeName: slot.name, qualifiedTypeName: slot.qualifiedName, liveSubscribers: live,
-                deadSubscribers: dead, reclaimedSubscribers: slot.reclaimed,
-                unsubscribedSubscribers: slot.unsubscribed, cancelledSubscribers: slot.cancelled,
-                duplicateSubscriptions: slot.duplicates, published: slot.published,
-                delivered: slot.counters.deliveredCount,
-                unheard: slot.counters.unheardCount)
+        let lists = slotsInOrder.map { slot in
+            (
+                slot.entries,
+                EventTypeStatistics(
+                    typeName: slot.name, qualifiedTypeName: slot.qualifiedName,
+                    reclaimedSubscribers: slot.reclaimed, unsubscribedSubscribers: slot.unsubscribed,
+                    cancelledSubscribers: slot.cancelled, duplicateSubscriptions: slot.duplicates,
+                    published: slot.published, delivered: slot.counters.deliveredCount,
+                    unheard: slot.counters.unheardCount)
+            )
         }
-        let (wildcardLive, wildcardDead) = Self.countLiveAndDead(wildcardSlot.entries)
+        let wildcardEntries = wildcardSlot.entries
         let wildcardReclaimed = wildcardSlot.reclaimed
         lock.unlock()
+
+        let types = lists.map { entries, counters in
+            let (live, dead) = Self.countLiveAndDead(entries)
+            return counters.with(liveSubscribers: live, deadSubscribers: dead)
+        }
+        let (wildcardLive, wildcardDead) = Self.countLiveAndDead(wildcardEntries)
         return BusSnapshot(
             busName: name, eventTypes: types.sorted { $0.typeName < $1.typeName },
             wildcardObservers: wildcardLive, deadWildcardObservers: wildcardDead,
@@ -34,5 +44,17 @@ extension EventBus {
             if entry.isDead { dead += 1 } else { live += 1 }
         }
         return (live, dead)
+    }
+}
+
+extension EventTypeStatistics {
+    /// These counters with the given subscriber counts.
+    func with(liveSubscribers: Int, deadSubscribers: Int) -> EventTypeStatistics {
+        EventTypeStatistics(
+            typeName: typeName, qualifiedTypeName: qualifiedTypeName, liveSubscribers: liveSubscribers,
+            deadSubscribers: deadSubscribers, reclaimedSubscribers: reclaimedSubscribers,
+            unsubscribedSubscribers: unsubscribedSubscribers, cancelledSubscribers: cancelledSubscribers,
+            duplicateSubscriptions: duplicateSubscriptions, published: published, delivered: delivered,
+            unheard: unheard)
     }
 }

@@ -175,9 +175,9 @@ public final class EventBus: @unchecked Sendable {
             removedEntries += removed
         }
         stepSweepLocked(&changes)
-        let notify = changes.takeNotification(lifecycleObservers)
+        let after = changes.finish(notifying: lifecycleObservers)
         lock.unlock()
-        notify?.send()
+        after.run(on: self)
         waitForDeliveries(to: removedEntries)
     }
 
@@ -213,10 +213,10 @@ public final class EventBus: @unchecked Sendable {
     /// - Parameter type: The event type.
     /// - Returns: Subscriptions that would receive an event of this type now.
     public func subscriberCount<T: Event>(for type: T.Type) -> Int {
-        lock.withLock {
-            guard let slot = slots[ObjectIdentifier(type)] else { return 0 }
-            return slot.entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
-        }
+        // Checking a weak reference briefly holds the observer; were that the last reference,
+        // its deinit would run here, so the check happens outside the lock.
+        let entries = lock.withLock { slots[ObjectIdentifier(type)]?.entries ?? [] }
+        return entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
     }
 
     /// Removes every subscription whose observer has been deallocated, now.
@@ -227,16 +227,7 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: How many subscriptions were reclaimed.
     @discardableResult
     public func reclaimDeadSubscriptions() -> Int {
-        lock.lock()
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        var count = 0
-        for slot in slotsInOrder + [wildcardSlot] {
-            count += reclaimDeadLocked(in: slot, &changes)
-        }
-        let notify = changes.takeNotification(lifecycleObservers)
-        lock.unlock()
-        notify?.send()
-        return count
+        reclaimDead(in: lock.withLock { slotsInOrder + [wildcardSlot] })
     }
 
     /// Reports every later change in who listens on this bus.
@@ -269,13 +260,12 @@ public final class EventBus: @unchecked Sendable {
         nextID += 1
         let entry = Entry<T>(
             id: nextID, counters: slot.counters, observer: observer, queue: queue, handler: handler)
-        let isDuplicate = slot.add(entry)
+        let twins = slot.add(entry)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        changes.append(isDuplicate ? .duplicateSubscription : .subscribed, slot.name, 1, observer: observer)
         stepSweepLocked(&changes)
-        let notify = changes.takeNotification(lifecycleObservers)
+        let after = changes.finish(notifying: lifecycleObservers, announcing: true)
         lock.unlock()
-        notify?.send()
+        reportSubscription(of: observer, to: slot, twins: twins, after: after)
         return Subscription(bus: self, entry: entry, location: .type(slot))
     }
 
@@ -288,15 +278,29 @@ public final class EventBus: @unchecked Sendable {
         let entry = Entry<DeliveryRecord>(
             id: nextID, counters: wildcardSlot.counters, observer: observer, queue: queue,
             handler: handler)
-        let isDuplicate = wildcardSlot.add(entry)
+        let twins = wildcardSlot.add(entry)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        changes.append(
-            isDuplicate ? .duplicateSubscription : .subscribed, wildcardSlot.name, 1, observer: observer)
         stepSweepLocked(&changes)
-        let notify = changes.takeNotification(lifecycleObservers)
+        let after = changes.finish(notifying: lifecycleObservers, announcing: true)
         lock.unlock()
-        notify?.send()
+        reportSubscription(of: observer, to: wildcardSlot, twins: twins, after: after)
         return Subscription(bus: self, entry: entry, location: .wildcard)
+    }
+
+    /// Counts a duplicate subscription, if it is one, and tells lifecycle observers.
+    ///
+    /// - Parameter twins: Entries of the same slot with the same observer identity, found under
+    ///   the lock; whether one of them is live (and not a dead object that had the same address)
+    ///   is checked here, outside it.
+    private func reportSubscription(
+        of observer: AnyObject?, to slot: TypeSlot, twins: [SubscriberEntry],
+        after: LifecycleChanges.AfterUnlock
+    ) {
+        var after = after
+        let isDuplicate = observer != nil && twins.contains { $0.observer === observer }
+        if isDuplicate { lock.withLock { slot.duplicates += 1 } }
+        after.announce(isDuplicate ? .duplicateSubscription : .subscribed, slot.name, observer: observer)
+        after.run(on: self)
     }
 
     func slotLocked<T: Event>(for type: T.Type) -> TypeSlot {
@@ -316,9 +320,9 @@ public final class EventBus: @unchecked Sendable {
         let wildcards = wildcardSlot.entries
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         stepSweepLocked(&changes)
-        let notify = changes.takeNotification(lifecycleObservers)
+        let after = changes.finish(notifying: lifecycleObservers)
         lock.unlock()
-        notify?.send()
+        after.run(on: self)
 
         let marker = thread.markerForDelivery
         var delivered = 0
@@ -356,31 +360,43 @@ public final class EventBus: @unchecked Sendable {
             }
             if wildcardDelivered > 0 { wildcardSlot.counters.recordDeliveries(wildcardDelivered) }
         }
-        if sawDeadObserver { reclaimDeadSubscriptions(in: slot) }
+        if sawDeadObserver { reclaimDead(in: [slot, wildcardSlot]) }
     }
 
-    /// Reclaims dead entries of `slot`, and of the wildcard list, after a delivery met one.
-    private func reclaimDeadSubscriptions(in slot: TypeSlot) {
+    /// Removes the entries of `slots` whose observer has been deallocated.
+    ///
+    /// Which entries are dead is found outside the lock: checking a weak reference briefly holds
+    /// the observer, and if another thread dropped its last reference meanwhile, the observer's
+    /// `deinit` runs when that hold ends; under the lock, a `deinit` calling
+    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, so removing by identity
+    /// afterwards is exact.
+    ///
+    /// - Returns: How many entries were reclaimed.
+    @discardableResult
+    func reclaimDead(in slots: [TypeSlot]) -> Int {
+        let lists = lock.withLock {
+            slots.compactMap { $0.entriesPerObserver.isEmpty ? nil : ($0, $0.entries) }
+        }
+        let deadPerSlot = lists.compactMap { slot, entries in
+            let dead = Set(entries.lazy.filter(\.isDead).map(ObjectIdentifier.init))
+            return dead.isEmpty ? nil : (slot, dead)
+        }
+        guard !deadPerSlot.isEmpty else { return 0 }
         lock.lock()
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        reclaimDeadLocked(in: slot, &changes)
-        reclaimDeadLocked(in: wildcardSlot, &changes)
-        let notify = changes.takeNotification(lifecycleObservers)
-        lock.unlock()
-        notify?.send()
-    }
-
-    @discardableResult
-    private func reclaimDeadLocked(in slot: TypeSlot, _ changes: inout LifecycleChanges) -> Int {
-        // Checking first avoids copying a list that a publisher is iterating when nothing died.
-        guard !slot.entriesPerObserver.isEmpty, slot.entries.contains(where: \.isDead) else {
-            return 0
+        var count = 0
+        for (slot, dead) in deadPerSlot {
+            let removed = slot.removeEntries { dead.contains(ObjectIdentifier($0)) }
+            for entry in removed { _ = entry.markCancelled() }
+            slot.reclaimed += removed.count
+            count += removed.count
+            changes.append(.reclaimed, slot.name, removed.count, nil)
+            changes.keepUntilUnlocked(removed)
         }
-        let removed = slot.removeEntries(where: \.isDead)
-        for entry in removed { _ = entry.markCancelled() }
-        slot.reclaimed += removed.count
-        changes.append(.reclaimed, slot.name, removed.count, nil)
-        return removed.count
+        let after = changes.finish(notifying: lifecycleObservers)
+        lock.unlock()
+        after.run(on: self)
+        return count
     }
 
     /// Does a bounded share of the work of reclaiming dead subscriptions.
@@ -388,7 +404,7 @@ public final class EventBus: @unchecked Sendable {
     /// Every operation earns budget; when the budget covers the size of the next type's list in
     /// round-robin order, that list is swept. Sweeping costs amortised O(1) per operation, and
     /// every dead entry goes within a bounded number of operations, even for a type that is
-    /// never published again.
+    /// never published again. The sweep itself runs once the lock is released.
     private func stepSweepLocked(_ changes: inout LifecycleChanges) {
         sweepBudget = min(sweepBudget + 2, 1 << 30)
         let slotCount = slotsInOrder.count + 1
@@ -398,7 +414,7 @@ public final class EventBus: @unchecked Sendable {
         guard sweepBudget >= cost else { return }
         sweepBudget -= cost
         sweepCursor += 1
-        reclaimDeadLocked(in: slot, &changes)
+        if !slot.entriesPerObserver.isEmpty { changes.sweep(slot) }
     }
 
     func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {
@@ -418,9 +434,9 @@ public final class EventBus: @unchecked Sendable {
             lifecycleObservers.removeAll { $0 === entry }
         }
         stepSweepLocked(&changes)
-        let notify = changes.takeNotification(lifecycleObservers)
+        let after = changes.finish(notifying: lifecycleObservers)
         lock.unlock()
-        notify?.send()
+        after.run(on: self)
         waitForDeliveries(to: [entry])
     }
 
@@ -432,10 +448,16 @@ public final class EventBus: @unchecked Sendable {
     }
 }
 
-/// Lifecycle events gathered under the lock and sent once it is released.
+/// Work gathered under the lock and done once it is released: lifecycle events to send, entries
+/// to let go of, and a list due for a sweep.
+///
+/// Nothing that can run user code happens under the lock: sending calls handlers, and dropping
+/// the last reference to an entry releases its handler's captures, whose `deinit` may call the bus.
 struct LifecycleChanges {
     private let enabled: Bool
     private var events: [SubscriberLifecycleEvent] = []
+    private var released: [SubscriberEntry] = []
+    private var dueForSweep: TypeSlot?
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -457,19 +479,62 @@ struct LifecycleChanges {
                 kind: kind, eventTypeName: typeName, count: count, observerTypeName: observerTypeName))
     }
 
-    /// What to send once the lock is released, or `nil` when nothing changed.
-    func takeNotification(_ observers: [Entry<SubscriberLifecycleEvent>]) -> Notification? {
-        events.isEmpty ? nil : Notification(events: events, observers: observers)
+    /// Holds `entries` until the lock is released.
+    mutating func keepUntilUnlocked(_ entries: [SubscriberEntry]) {
+        released += entries
     }
 
-    struct Notification {
-        let events: [SubscriberLifecycleEvent]
-        let observers: [Entry<SubscriberLifecycleEvent>]
+    /// Asks for `slot`'s dead entries to be reclaimed once the lock is released.
+    mutating func sweep(_ slot: TypeSlot) {
+        dueForSweep = slot
+    }
 
-        func send() {
+    /// Packs the work for after the lock, with the lifecycle observers as they are now.
+    ///
+    /// - Parameter announcing: Whether a change will be added after the lock is released.
+    func finish(
+        notifying observers: [Entry<SubscriberLifecycleEvent>], announcing: Bool = false
+    ) -> AfterUnlock {
+        // Copying the observers costs an atomic increment, so the publish path, which rarely has
+        // news, skips it.
+        let needed = enabled && (announcing || !events.isEmpty)
+        return AfterUnlock(
+            events: events, observers: needed ? observers : [], released: released, dueForSweep: dueForSweep)
+    }
+
+    struct AfterUnlock {
+        private(set) var events: [SubscriberLifecycleEvent]
+        let observers: [Entry<SubscriberLifecycleEvent>]
+        let released: [SubscriberEntry]
+        let dueForSweep: TypeSlot?
+
+        init(
+            events: [SubscriberLifecycleEvent], observers: [Entry<SubscriberLifecycleEvent>],
+            released: [SubscriberEntry], dueForSweep: TypeSlot?
+        ) {
+            self.events = events
+            self.observers = observers
+            self.released = released
+            self.dueForSweep = dueForSweep
+        }
+
+        /// Adds a change decided after the lock was released.
+        mutating func announce(
+            _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, observer: AnyObject?
+        ) {
+            guard !observers.isEmpty else { return }
+            events.append(
+                SubscriberLifecycleEvent(
+                    kind: kind, eventTypeName: typeName, count: 1,
+                    observerTypeName: observer.map { String(describing: type(of: $0)) }))
+        }
+
+        /// Sends the events, then sweeps; the entries held go when this value does.
+        func run(on bus: EventBus) {
             for event in events {
                 for observer in observers { _ = observer.offer(event) }
             }
+            if let dueForSweep { bus.reclaimDead(in: [dueForSweep]) }
         }
     }
 }

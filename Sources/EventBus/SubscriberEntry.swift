@@ -235,21 +235,19 @@ final class TypeSlot {
         self.qualifiedName = qualifiedName
     }
 
-    func add(_ entry: SubscriberEntry) -> Bool {
-        var isDuplicate = false
+    /// Appends `entry`; returns the entries already here with the same observer identity, so
+    /// that the caller can tell, outside the lock, whether it is a duplicate subscription.
+    func add(_ entry: SubscriberEntry) -> [SubscriberEntry] {
+        var twins: [SubscriberEntry] = []
         if let observerID = entry.observerID {
             let existing = entriesPerObserver[observerID, default: 0]
             if existing > 0 {
-                // A dead entry can share the address of a new observer; only a live one is a twin.
-                isDuplicate = entries.contains {
-                    $0.observerID == observerID && $0.observer === entry.observer
-                }
+                twins = entries.filter { $0.observerID == observerID }
             }
             entriesPerObserver[observerID] = existing + 1
         }
-        if isDuplicate { duplicates += 1 }
         entries.append(entry)
-        return isDuplicate
+        return twins
     }
 
     /// Removes the entries matching `predicate`, keeping the others in order; returns them.

@@ -109,3 +109,34 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Deinit races")
+struct DeinitRaceTests {
+    @Test("an observer whose deinit unsubscribes may die while another thread inspects the bus")
+    func deinitDuringInspection() {
+        // Given observers that unsubscribe in deinit, released on one thread while others take
+        // snapshots, count subscribers, reclaim and subscribe (each briefly holding observers).
+        let bus = EventBus()
+        let rounds = 100_000
+        onThreads(3) { thread in
+            for round in 0..<rounds {
+                switch thread {
+                case 0:
+                    let screen = TidyScreen(bus: bus)
+                    bus.subscribe(observer: screen) { (_: Tick) in }
+                    bus.subscribe(observer: screen) { (_: Tick) in }  // a twin, checked for liveness
+                case 1:
+                    _ = bus.snapshot()
+                    _ = bus.subscriberCount(for: Tick.self)
+                default:
+                    if round % 8 == 0 { bus.reclaimDeadSubscriptions() }
+                    bus.publish(Tick(value: round))
+                }
+            }
+        }
+        // Then nothing deadlocked or trapped, and nothing is left behind.
+        bus.reclaimDeadSubscriptions()
+        #expect(bus.subscriberCount(for: Tick.self) == 0)
+        #expect(bus.snapshot()[Tick.self]?.deadSubscribers == 0)
+    }
+}
