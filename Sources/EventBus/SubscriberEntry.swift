@@ -212,6 +212,8 @@ final class TypeCounters: Sendable {
 
 /// Everything the bus keeps about one event type. Guarded by the bus's lock, except ``counters``.
 final class TypeSlot {
+    /// The event type's identity, the key of the bus's table of slots.
+    let typeID: ObjectIdentifier
     let name: String
     let qualifiedName: String
     let counters = TypeCounters()
@@ -230,7 +232,8 @@ final class TypeSlot {
     @exclusivity(unchecked) var cancelled = 0
     @exclusivity(unchecked) var duplicates = 0
 
-    init(name: String, qualifiedName: String) {
+    init(typeID: ObjectIdentifier, name: String, qualifiedName: String) {
+        self.typeID = typeID
         self.name = name
         self.qualifiedName = qualifiedName
     }
