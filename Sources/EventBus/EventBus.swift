@@ -331,7 +331,10 @@ public final class EventBus: @unchecked Sendable {
         let entries = slot.entries
         let wildcards = wildcardSlot.entries
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        stepSweepLocked(&changes)
+        // This delivery offers the event to every entry of `slot` and of the wildcard list, and
+        // an entry whose observer died reports it (which reclaims the list), so a sweep of
+        // either list now would repeat that work.
+        stepSweepLocked(&changes, skipping: slot, skippingWildcards: !wildcards.isEmpty)
         let after = changes.finish(notifying: lifecycleObservers)
         lock.unlock()
         after.run(on: self)
@@ -417,7 +420,14 @@ public final class EventBus: @unchecked Sendable {
     /// round-robin order, that list is swept. Sweeping costs amortised O(1) per operation, and
     /// every dead entry goes within a bounded number of operations, even for a type that is
     /// never published again. The sweep itself runs once the lock is released.
-    private func stepSweepLocked(_ changes: inout LifecycleChanges) {
+    ///
+    /// - Parameters:
+    ///   - skipping: A list the caller is about to check entry by entry anyway; its turn passes
+    ///     without a sweep.
+    ///   - skippingWildcards: Whether the wildcard list is checked likewise.
+    private func stepSweepLocked(
+        _ changes: inout LifecycleChanges, skipping: TypeSlot? = nil, skippingWildcards: Bool = false
+    ) {
         sweepBudget = min(sweepBudget + 2, 1 << 30)
         let slotCount = slotsInOrder.count + 1
         if sweepCursor >= slotCount { sweepCursor = 0 }
@@ -426,7 +436,8 @@ public final class EventBus: @unchecked Sendable {
         guard sweepBudget >= cost else { return }
         sweepBudget -= cost
         sweepCursor += 1
-        if !slot.entriesPerObserver.isEmpty { changes.sweep(slot) }
+        let isChecked = slot === skipping || (skippingWildcards && slot === wildcardSlot)
+        if !slot.entriesPerObserver.isEmpty && !isChecked { changes.sweep(slot) }
     }
 
     func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {
