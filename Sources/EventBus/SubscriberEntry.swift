@@ -175,7 +175,9 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         guard beginDelivery(marker) else { return .skipped }
         handler(event)
         endDelivery(marker)
-        withExtendedLifetime(observer) {}
+        // Not `withExtendedLifetime(observer) {}`: its generic body was not inlined here and
+        // cost a call and about 40 instructions per delivery; this keeps the same guarantee.
+        _fixLifetime(observer)
         return .delivered
     }
 
