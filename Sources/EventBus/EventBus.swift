@@ -366,11 +366,16 @@ public final class EventBus: @unchecked Sendable {
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: delivered + scheduled)
             var wildcardDelivered = 0
-            for entry in wildcards {
-                switch unsafeDowncast(entry, to: Entry<DeliveryRecord>.self).offer(record, marker: marker) {
-                case .delivered: wildcardDelivered += 1
-                case .scheduled, .skipped: break
-                case .observerDied: sawDeadObserver = true
+            // Borrowed from the copy, like the typed entries above.
+            withExtendedLifetime(wildcards) {
+                for index in wildcards.indices {
+                    let entry = Unmanaged.passUnretained(
+                        unsafeDowncast(wildcards[index], to: Entry<DeliveryRecord>.self))
+                    switch entry._withUnsafeGuaranteedRef({ $0.offer(record, marker: marker) }) {
+                    case .delivered: wildcardDelivered += 1
+                    case .scheduled, .skipped: break
+                    case .observerDied: sawDeadObserver = true
+                    }
                 }
             }
             if wildcardDelivered > 0 { wildcardSlot.counters.recordDeliveries(wildcardDelivered) }
