@@ -69,4 +69,34 @@ struct SnapshotTests {
         #expect(recorder.count(of: Tick.self) == 1)
         token.cancel()
     }
+
+    @Test("publishes that alternate between types each reach their own type and counters")
+    func alternatingTypes() {
+        // Given subscribers of two types (the bus remembers the last published type's list).
+        let bus = EventBus()
+        let ticks = Journal<Int>()
+        let logins = Journal<String>()
+        let tickToken = bus.subscribe(to: Tick.self) { ticks.append($0.value) }
+        let loginToken = bus.subscribe(to: UserLoggedInEvent.self) { logins.append($0.userId) }
+
+        // When the types alternate, with a first publish of a third type in between.
+        for value in 0..<5 {
+            bus.publish(Tick(value: value))
+            bus.publish(UserLoggedInEvent(userId: "\(value)", userName: "user"))
+            if value == 2 { bus.publish(DataLoadedEvent(data: [])) }
+        }
+
+        // Then each handler saw only its own type, and every type's counters are exact.
+        #expect(ticks.entries == [0, 1, 2, 3, 4])
+        #expect(logins.entries == ["0", "1", "2", "3", "4"])
+        let snapshot = bus.snapshot()
+        #expect(snapshot[Tick.self]?.published == 5)
+        #expect(snapshot[Tick.self]?.delivered == 5)
+        #expect(snapshot[UserLoggedInEvent.self]?.published == 5)
+        #expect(snapshot[UserLoggedInEvent.self]?.delivered == 5)
+        #expect(snapshot[DataLoadedEvent.self]?.published == 1)
+        #expect(snapshot[DataLoadedEvent.self]?.unheard == 1)
+        tickToken.cancel()
+        loginToken.cancel()
+    }
 }
