@@ -215,7 +215,9 @@ final class AttachReader: @unchecked Sendable {
                 continue
             }
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-            if let wakePipe { descriptors.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)) }
+            if let wakePipe {
+                descriptors.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+            }
             _ = poll(&descriptors, nfds_t(descriptors.count), 100)
             guard descriptors[0].revents != 0 else { continue }
             let count = recv(descriptor, &chunk, chunk.count, Int32(MSG_DONTWAIT))
@@ -245,7 +247,8 @@ final class AttachReader: @unchecked Sendable {
                     switch record {
                     case .hello(let hello):
                         guard hello.version == FeedRecord.wireVersion else {
-                            state.problem = "tap speaks wire version \(hello.version), this reads \(FeedRecord.wireVersion)"
+                            state.problem =
+                                "tap speaks wire version \(hello.version), this reads \(FeedRecord.wireVersion)"
                             incompatible = true
                             return
                         }
@@ -296,7 +299,11 @@ struct LineSplitter {
             if skippingLongLine {
                 skippingLongLine = false
             } else if partial.isEmpty {
-                if newline - start > limit + 1 { handle(.tooLong) } else { handle(.line(bytes[start..<newline])) }
+                if newline - start > limit + 1 {
+                    handle(.tooLong)
+                } else {
+                    handle(.line(bytes[start..<newline]))
+                }
             } else {
                 partial.append(contentsOf: bytes[start..<newline])
                 if partial.count > limit + 1 { handle(.tooLong) } else { handle(.line(partial[...])) }

@@ -43,7 +43,8 @@ public enum FeedDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
         case .missingField(let field, let kind):
             return "missing field \"\(field)\" in \(Self.article(kind)) \(kind) record"
         case .wrongType(let field, let kind, let expected, let found):
-            return "field \"\(field)\" of \(Self.article(kind)) \(kind) record should be \(expected), found \(found)"
+            return
+                "field \"\(field)\" of \(Self.article(kind)) \(kind) record should be \(expected), found \(found)"
         case .invalidNumber(let field, let kind, let reason):
             return "field \"\(field)\" of \(Self.article(kind)) \(kind) record \(reason)"
         case .invalidValue(let field, let kind, let value):

@@ -44,7 +44,9 @@ extension FeedRecord {
         return try result.get()
     }
 
-    private static func decodeUnvalidated(_ bytes: UnsafeBufferPointer<UInt8>) throws(FeedDecodingError) -> FeedRecord {
+    private static func decodeUnvalidated(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(FeedDecodingError) -> FeedRecord {
         var length = bytes.count
         if length > 0 && bytes[length - 1] == 0x0A { length -= 1 }
         if length > 0 && bytes[length - 1] == 0x0D { length -= 1 }
@@ -56,14 +58,17 @@ extension FeedRecord {
         return try decode(line: text)
     }
 
-    private static func decodeValidUTF8(_ whole: UnsafeBufferPointer<UInt8>) throws(FeedDecodingError) -> FeedRecord {
+    private static func decodeValidUTF8(
+        _ whole: UnsafeBufferPointer<UInt8>
+    ) throws(FeedDecodingError) -> FeedRecord {
         var end = whole.count
         if end > 0 && whole[end - 1] == 0x0A { end -= 1 }
         if end > 0 && whole[end - 1] == 0x0D { end -= 1 }
         guard end <= maximumLineLength else { throw .lineTooLong(length: end, limit: maximumLineLength) }
         let line = UnsafeBufferPointer(rebasing: whole[0..<end])
         if line.contains(0x0A) || line.contains(0x0D) {
-            throw .malformedJSON(reason: "a record must fit on one line", offset: line.firstIndex(of: 0x0A) ?? 0)
+            throw .malformedJSON(
+                reason: "a record must fit on one line", offset: line.firstIndex(of: 0x0A) ?? 0)
         }
         var parser = JSONParser(line)
         let members = try parser.parseTopLevelObject()
@@ -130,7 +135,8 @@ extension FeedRecord {
         for (index, value) in types.enumerated() {
             let name = "eventTypes[\(index)]"
             guard case .object(let members) = value else {
-                throw .wrongType(field: name, kind: fields.kind, expected: "an object", found: value.typeDescription)
+                throw .wrongType(
+                    field: name, kind: fields.kind, expected: "an object", found: value.typeDescription)
             }
             let type = RecordFields(kind: fields.kind, members: members, prefix: name + ".")
             statistics.append(
@@ -192,7 +198,8 @@ private struct RecordFields {
         let found = try value(name)
         guard case .number(let text) = found else { throw wrongType(name, "a whole number", found) }
         guard !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) else {
-            throw .invalidNumber(field: prefix + name, kind: kind, reason: "should be a whole number, found \(text)")
+            throw .invalidNumber(
+                field: prefix + name, kind: kind, reason: "should be a whole number, found \(text)")
         }
         guard let number = Int(text) else {
             throw .invalidNumber(field: prefix + name, kind: kind, reason: "is too large")

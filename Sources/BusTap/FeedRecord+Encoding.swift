@@ -36,7 +36,9 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    mutating func writeEvent(sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int) {
+    mutating func writeEvent(
+        sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int
+    ) {
         beginRecord("event")
         field("seq", sequence)
         field("time", time)

@@ -204,16 +204,21 @@ struct JSONParser {
         }
         if peek() == UInt8(ascii: ".") {
             position += 1
-            guard let digit = peek(), isDigit(digit) else { throw malformed("a number needs digits after '.'") }
+            guard let digit = peek(), isDigit(digit) else {
+                throw malformed("a number needs digits after '.'")
+            }
             skipDigits()
         }
         if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
             position += 1
             if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
-            guard let digit = peek(), isDigit(digit) else { throw malformed("a number needs digits in its exponent") }
+            guard let digit = peek(), isDigit(digit) else {
+                throw malformed("a number needs digits in its exponent")
+            }
             skipDigits()
         }
-        return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
+        return .number(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
     }
 
     private mutating func parseString() throws(FeedDecodingError) -> String {
@@ -223,7 +228,8 @@ struct JSONParser {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                let text = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
                 return text
             }
@@ -277,7 +283,9 @@ struct JSONParser {
             } else if (0xDC00..<0xE000).contains(value) {
                 throw malformed("a \\u escape holds half a surrogate pair")
             }
-            guard let scalar = Unicode.Scalar(value) else { throw malformed("a \\u escape is not a character") }
+            guard let scalar = Unicode.Scalar(value) else {
+                throw malformed("a \\u escape is not a character")
+            }
             output.append(contentsOf: String(Character(scalar)).utf8)
         default:
             throw malformed("unknown escape \\\(Character(Unicode.Scalar(byte)))")
@@ -324,7 +332,9 @@ struct JSONParser {
 
     private mutating func expectEnd() throws(FeedDecodingError) {
         skipWhitespace()
-        if let byte = peek() { throw malformed("unexpected \(describe(byte)) after the end of the JSON value") }
+        if let byte = peek() {
+            throw malformed("unexpected \(describe(byte)) after the end of the JSON value")
+        }
     }
 
     private func describe(_ byte: UInt8) -> String {

@@ -183,7 +183,8 @@ public final class ReplaySource: FiniteSource {
             let played = position(clock, now: now)
             var batch = SourceBatch()
             var taken = 0
-            while clock.next < items.count, offsets[clock.next] <= played, taken < Self.maximumRecordsPerDrain {
+            while clock.next < items.count, offsets[clock.next] <= played, taken < Self.maximumRecordsPerDrain
+            {
                 switch items[clock.next] {
                 case .event(let event): batch.events.append(event)
                 case .lifecycle(let change): batch.lifecycle.append(change)
@@ -200,7 +201,9 @@ public final class ReplaySource: FiniteSource {
                 let shown = Self.isAsFastAsPossible(clock.speed) ? offsets[clock.next] : min(played, duration)
                 var status = "replay \(Self.format(shown))/\(Self.format(duration)) s"
                 if clock.speed != 1 {
-                    status += Self.isAsFastAsPossible(clock.speed) ? " at full speed" : " at \(Self.format(clock.speed))x"
+                    status +=
+                        Self.isAsFastAsPossible(clock.speed)
+                        ? " at full speed" : " at \(Self.format(clock.speed))x"
                 }
                 batch.status = status
             }

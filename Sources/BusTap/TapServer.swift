@@ -299,7 +299,8 @@ final class TapServer: @unchecked Sendable {
         if grew {
             var writer = JSONLineWriter()
             writer.write(
-                FeedDrops(time: wallClockNow(), events: client.droppedEvents, lifecycle: client.droppedLifecycle))
+                FeedDrops(
+                    time: wallClockNow(), events: client.droppedEvents, lifecycle: client.droppedLifecycle))
             client.output.append(contentsOf: writer.bytes)
         }
     }
@@ -316,7 +317,8 @@ final class TapServer: @unchecked Sendable {
     private func flush() {
         var gone: [Client] = []
         for client in clients where client.pendingBytes > 0 {
-            guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent) else {
+            guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent)
+            else {
                 gone.append(client)
                 continue
             }

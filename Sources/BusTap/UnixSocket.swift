@@ -66,7 +66,9 @@ enum UnixSocket {
 
     /// A new non-blocking stream socket that is closed on exec.
     static func makeStreamSocket() -> Int32 {
-        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     }
 
     /// The result of trying to connect to a path.
@@ -155,7 +157,8 @@ enum UnixSocket {
         case .failed(let code) where code == ECONNREFUSED:
             // Nobody accepts there any more: a socket left by a process that died.
             guard unlink(path) == 0 || errno == ENOENT else {
-                throw .directoryNotWritable(path: path, reason: "cannot remove stale socket: \(errorText(errno))")
+                throw .directoryNotWritable(
+                    path: path, reason: "cannot remove stale socket: \(errorText(errno))")
             }
         case .failed(let code) where code == EAGAIN:
             // The backlog is full: a live but busy tap.

@@ -136,7 +136,9 @@ struct BusTapTests {
         let directory = TemporaryDirectory()
         let path = directory.file("t.sock")
         let first = try BusTap(bus: EventBus(), socketPath: path)
-        #expect(throws: BusTapError.alreadyInUse(path: path)) { try BusTap(bus: EventBus(), socketPath: path) }
+        #expect(throws: BusTapError.alreadyInUse(path: path)) {
+            try BusTap(bus: EventBus(), socketPath: path)
+        }
         let client = try #require(RawClient(path: path))
         #expect(client.readLine() != nil, "the first tap still serves")
         first.close()
@@ -150,7 +152,8 @@ struct BusTapTests {
         #expect(throws: BusTapError.notASocket(path: path)) { try BusTap(bus: EventBus(), socketPath: path) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
         #expect(
-            BusTapError.notASocket(path: path).description == "\(path) exists and is not a socket; refusing to replace it")
+            BusTapError.notASocket(path: path).description
+                == "\(path) exists and is not a socket; refusing to replace it")
     }
 
     @Test("a directory that does not exist or cannot be written gives a clear error")

@@ -7,11 +7,17 @@ import Testing
 @Suite("Decoder fuzzing")
 struct DecoderFuzzTests {
     /// Bytes a mutation likes to insert: JSON's own punctuation, escapes, and bytes that break UTF-8.
-    static let interesting: [UInt8] = Array(#"{}[]":,\-+.eE0123456789tfnul "#.utf8) + [0x00, 0x0A, 0x0D, 0x1F, 0x7F, 0x80, 0xC3, 0xE2, 0xF0, 0xFF]
+    static let interesting: [UInt8] =
+        Array(#"{}[]":,\-+.eE0123456789tfnul "#.utf8) + [
+            0x00, 0x0A, 0x0D, 0x1F, 0x7F, 0x80, 0xC3, 0xE2, 0xF0, 0xFF,
+        ]
 
-    static let seeds: [[UInt8]] = WireFormatTests.samples.map { Array($0.encodeLine().utf8) } + [
-        Array(#"{"kind":"event","seq":1,"time":1e308,"typeName":"\u00e9\ud834\udd1e","receivers":0,"payload":[{"a":[null,true,false,-0.5e-3]}]}"#.utf8)
-    ]
+    static let seeds: [[UInt8]] =
+        WireFormatTests.samples.map { Array($0.encodeLine().utf8) } + [
+            Array(
+                #"{"kind":"event","seq":1,"time":1e308,"typeName":"\u00e9\ud834\udd1e","receivers":0,"payload":[{"a":[null,true,false,-0.5e-3]}]}"#
+                    .utf8)
+        ]
 
     /// Decodes `bytes`, which must give a record or a thrown error; re-encoding a record must
     /// give a line that decodes to the same record.

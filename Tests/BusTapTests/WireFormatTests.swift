@@ -20,7 +20,9 @@ struct WireFormatTests {
             FeedEvent(
                 sequence: Int.max, time: 1e-300, typeName: "Quoted\"Type", payload: .description(tricky),
                 receivers: 0)),
-        .event(FeedEvent(sequence: 9, time: 5, typeName: "List", payload: .fields(json: "[1,2,[3]]"), receivers: 1)),
+        .event(
+            FeedEvent(
+                sequence: 9, time: 5, typeName: "List", payload: .fields(json: "[1,2,[3]]"), receivers: 1)),
         .lifecycle(
             FeedLifecycle(
                 time: 12.25,
@@ -30,7 +32,8 @@ struct WireFormatTests {
             FeedLifecycle(
                 time: 12.5,
                 change: SubscriberLifecycleEvent(
-                    kind: .duplicateSubscription, eventTypeName: "*", count: 1, observerTypeName: "Screen ☕️"))),
+                    kind: .duplicateSubscription, eventTypeName: "*", count: 1, observerTypeName: "Screen ☕️"))
+        ),
         .snapshot(
             FeedSnapshot(
                 time: 99.5,
@@ -45,7 +48,9 @@ struct WireFormatTests {
                     ],
                     wildcardObservers: 10, deadWildcardObservers: 11, reclaimedWildcardObservers: 12,
                     wildcardDeliveries: 13))),
-        .snapshot(FeedSnapshot(time: 0, snapshot: BusSnapshot(busName: "empty", eventTypes: [], wildcardObservers: 0))),
+        .snapshot(
+            FeedSnapshot(
+                time: 0, snapshot: BusSnapshot(busName: "empty", eventTypes: [], wildcardObservers: 0))),
         .dropped(FeedDrops(time: 3, events: 120, lifecycle: 2)),
     ]
 
@@ -67,10 +72,12 @@ struct WireFormatTests {
             #expect(object["kind"] as? String == record.kind)
         }
         let event = FeedRecord.event(
-            FeedEvent(sequence: 4, time: 2.5, typeName: "T", payload: .fields(json: #"{"a":1}"#), receivers: 2))
+            FeedEvent(
+                sequence: 4, time: 2.5, typeName: "T", payload: .fields(json: #"{"a":1}"#), receivers: 2))
         #expect(
             event.encodeLine()
-                == #"{"kind":"event","seq":4,"time":2.5,"typeName":"T","receivers":2,"payload":{"a":1}}"# + "\n")
+                == #"{"kind":"event","seq":4,"time":2.5,"typeName":"T","receivers":2,"payload":{"a":1}}"#
+                + "\n")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(event.encodeLine().utf8)) as? [String: Any])
         #expect((object["payload"] as? [String: Any])?["a"] as? Int == 1, "payload embedded, not a string")
@@ -93,7 +100,9 @@ struct WireFormatTests {
         #expect(formatter.payload(for: ping) == .fields(json: PayloadFormatter.format(ping)))
         let opaque = Opaque(number: 5)
         #expect(formatter.payload(for: opaque) == .description("Opaque #5"))
-        #expect(FeedPayload(formatted: PayloadFormatter.format(ping)) == .fields(json: PayloadFormatter.format(ping)))
+        #expect(
+            FeedPayload(formatted: PayloadFormatter.format(ping))
+                == .fields(json: PayloadFormatter.format(ping)))
         #expect(FeedPayload(formatted: "{not json") == .description("{not json"))
         #expect(FeedPayload(formatted: "{}\n") == .description("{}\n"))
     }
@@ -108,8 +117,10 @@ struct WireFormatTests {
         }
         #expect(text.utf8.count <= FeedPayload.maximumLength)
         #expect(text.hasSuffix("…"))
-        let line = FeedRecord.event(FeedEvent(sequence: 1, time: 1, typeName: "T", payload: payload, receivers: 0))
-            .encodeLine()
+        let line = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: payload, receivers: 0)
+        )
+        .encodeLine()
         #expect(try FeedRecord.decode(line: line).kind == "event")
     }
 
@@ -125,10 +136,22 @@ struct WireFormatTests {
                 #"{"kind":"dropped","time":"soon","events":1}"#,
                 #"field "time" of a dropped record should be a number, found a string"#
             ),
-            (#"{"kind":"dropped","time":1,"events":-1}"#, #"field "events" of a dropped record must not be negative"#),
-            (#"{"kind":"dropped","time":1,"events":1.5}"#, #"field "events" of a dropped record should be a whole number, found 1.5"#),
-            (#"{"kind":"dropped","time":1,"events":99999999999999999999}"#, #"field "events" of a dropped record is too large"#),
-            (#"{"kind":"dropped","time":1e999,"events":1}"#, #"field "time" of a dropped record is out of range"#),
+            (
+                #"{"kind":"dropped","time":1,"events":-1}"#,
+                #"field "events" of a dropped record must not be negative"#
+            ),
+            (
+                #"{"kind":"dropped","time":1,"events":1.5}"#,
+                #"field "events" of a dropped record should be a whole number, found 1.5"#
+            ),
+            (
+                #"{"kind":"dropped","time":1,"events":99999999999999999999}"#,
+                #"field "events" of a dropped record is too large"#
+            ),
+            (
+                #"{"kind":"dropped","time":1e999,"events":1}"#,
+                #"field "time" of a dropped record is out of range"#
+            ),
             (
                 #"{"kind":"lifecycle","time":1,"change":"exploded","eventTypeName":"T","count":1}"#,
                 #"field "change" of a lifecycle record has unknown value "exploded""#
@@ -142,7 +165,10 @@ struct WireFormatTests {
                 #"missing field "eventTypes[0].liveSubscribers" in a snapshot record"#
             ),
             (#"{"kind":"hello""#, "malformed JSON at byte 16: the line ends inside an object or array"),
-            (#"{"kind":"hello"} x"#, "malformed JSON at byte 18: unexpected 'x' after the end of the JSON value"),
+            (
+                #"{"kind":"hello"} x"#,
+                "malformed JSON at byte 18: unexpected 'x' after the end of the JSON value"
+            ),
             (#"{"kind":"a\qb"}"#, #"malformed JSON at byte 13: unknown escape \q"#),
             (#"{"kind":"\ud800"}"#, #"malformed JSON at byte 16: a \u escape holds half a surrogate pair"#),
             ("{\"kind\":\"a\nb\"}", "malformed JSON at byte 11: a record must fit on one line"),
@@ -165,7 +191,9 @@ struct WireFormatTests {
     @Test("a line over the limit is refused before it is parsed")
     func lineTooLong() {
         let bytes = [UInt8](repeating: UInt8(ascii: " "), count: FeedRecord.maximumLineLength + 1)
-        #expect(throws: FeedDecodingError.lineTooLong(length: FeedRecord.maximumLineLength + 1, limit: 1 << 20)) {
+        #expect(
+            throws: FeedDecodingError.lineTooLong(length: FeedRecord.maximumLineLength + 1, limit: 1 << 20)
+        ) {
             try FeedRecord.decode(line: bytes)
         }
         let text = String(repeating: "x", count: FeedRecord.maximumLineLength + 5)
@@ -176,7 +204,8 @@ struct WireFormatTests {
     func deepNesting() {
         let deep = #"{"kind":"event","payload":"# + String(repeating: "[", count: 100_000) + "}"
         #expect(throws: FeedDecodingError.self) { try FeedRecord.decode(line: deep) }
-        let fine = #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":0,"payload":"#
+        let fine =
+            #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":0,"payload":"#
             + String(repeating: "[", count: 60) + String(repeating: "]", count: 60) + "}"
         #expect((try? FeedRecord.decode(line: fine)) != nil)
     }
