@@ -71,9 +71,11 @@ extension FeedRecord {
                 reason: "a record must fit on one line", offset: line.firstIndex(of: 0x0A) ?? 0)
         }
         var parser = JSONParser(line)
-        let members = try parser.parseTopLevelObject()
-        guard case .string(let kind)? = members["kind"]?.value else { throw .missingKind }
-        let fields = RecordFields(kind: kind, members: members.mapValues(\.value))
+        let members = try parser.parseRecord()
+        guard case .string(let kind)? = members.last(where: { $0.key == "kind" })?.value else {
+            throw .missingKind
+        }
+        let fields = RecordFields(kind: kind, members: members, bytes: line)
         switch kind {
         case "hello":
             return .hello(
@@ -82,27 +84,10 @@ extension FeedRecord {
                     process: try fields.string("process"), bus: try fields.string("bus"),
                     time: try fields.time("time")))
         case "event":
-            let payload: FeedPayload
-            switch members["payload"] {
-            case nil:
-                throw .missingField(field: "payload", kind: kind)
-            case .some(let member):
-                switch member.value {
-                case .object, .array:
-                    let text = UnsafeBufferPointer(rebasing: line[member.range])
-                    payload = .fields(json: String(decoding: text, as: UTF8.self))
-                case .string(let text):
-                    payload = .description(text)
-                case let other:
-                    throw .wrongType(
-                        field: "payload", kind: kind, expected: "an object, an array or a string",
-                        found: other.typeDescription)
-                }
-            }
             return .event(
                 FeedEvent(
                     sequence: try fields.count("seq"), time: try fields.time("time"),
-                    typeName: try fields.string("typeName"), payload: payload,
+                    typeName: try fields.string("typeName"), payload: try fields.payload("payload"),
                     receivers: try fields.count("receivers")))
         case "lifecycle":
             let changeName = try fields.string("change")
@@ -138,7 +123,8 @@ extension FeedRecord {
                 throw .wrongType(
                     field: name, kind: fields.kind, expected: "an object", found: value.typeDescription)
             }
-            let type = RecordFields(kind: fields.kind, members: members, prefix: name + ".")
+            let type = RecordFields(
+                kind: fields.kind, members: members, bytes: fields.bytes, prefix: name + ".")
             statistics.append(
                 EventTypeStatistics(
                     typeName: try type.string("typeName"),
@@ -166,16 +152,27 @@ extension FeedRecord {
 /// Typed access to the fields of one record, with errors that name the field and the kind.
 private struct RecordFields {
     let kind: String
-    let members: [String: JSONValue]
+    let members: [(key: String, value: JSONValue)]
+    /// The line, which ranges in the values point into.
+    let bytes: UnsafeBufferPointer<UInt8>
     var prefix = ""
 
+    private func find(_ name: String) -> JSONValue? {
+        // The last of duplicate names wins, as in most JSON readers.
+        members.last { $0.key == name }?.value
+    }
+
     private func value(_ name: String) throws(FeedDecodingError) -> JSONValue {
-        guard let value = members[name] else { throw .missingField(field: prefix + name, kind: kind) }
+        guard let value = find(name) else { throw .missingField(field: prefix + name, kind: kind) }
         return value
     }
 
     private func wrongType(_ name: String, _ expected: String, _ found: JSONValue) -> FeedDecodingError {
         .wrongType(field: prefix + name, kind: kind, expected: expected, found: found.typeDescription)
+    }
+
+    private func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     func string(_ name: String) throws(FeedDecodingError) -> String {
@@ -186,7 +183,7 @@ private struct RecordFields {
 
     /// A string, or nil when the field is absent or `null`.
     func optionalString(_ name: String) throws(FeedDecodingError) -> String? {
-        switch members[name] {
+        switch find(name) {
         case nil, .null?: return nil
         case .string(let text)?: return text
         case let other?: throw wrongType(name, "a string or null", other)
@@ -196,38 +193,53 @@ private struct RecordFields {
     /// A whole number from 0 up to `Int.max`.
     func count(_ name: String) throws(FeedDecodingError) -> Int {
         let found = try value(name)
-        guard case .number(let text) = found else { throw wrongType(name, "a whole number", found) }
-        guard !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) else {
+        guard case .number(let number) = found else { throw wrongType(name, "a whole number", found) }
+        guard number.isWhole else {
             throw .invalidNumber(
-                field: prefix + name, kind: kind, reason: "should be a whole number, found \(text)")
+                field: prefix + name, kind: kind,
+                reason: "should be a whole number, found \(text(number.range))")
         }
-        guard let number = Int(text) else {
+        guard let integer = number.integer else {
             throw .invalidNumber(field: prefix + name, kind: kind, reason: "is too large")
         }
-        guard number >= 0 else {
+        guard integer >= 0 else {
             throw .invalidNumber(field: prefix + name, kind: kind, reason: "must not be negative")
         }
-        return number
+        return integer
     }
 
     /// A count, or nil when the field is absent.
     func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
-        members[name] == nil ? nil : try count(name)
+        find(name) == nil ? nil : try count(name)
     }
 
     /// Seconds since 1970: a finite number.
     func time(_ name: String) throws(FeedDecodingError) -> Double {
         let found = try value(name)
-        guard case .number(let text) = found else { throw wrongType(name, "a number", found) }
-        guard let number = Double(text), number.isFinite else {
+        guard case .number(let number) = found else { throw wrongType(name, "a number", found) }
+        guard number.double.isFinite else {
             throw .invalidNumber(field: prefix + name, kind: kind, reason: "is out of range")
         }
-        return number
+        return number.double
     }
 
+    /// An array, built from the text the parser checked.
     func array(_ name: String) throws(FeedDecodingError) -> [JSONValue] {
         let found = try value(name)
-        guard case .array(let elements) = found else { throw wrongType(name, "an array", found) }
+        guard case .unparsed(false, let range) = found else { throw wrongType(name, "an array", found) }
+        var parser = JSONParser(bytes)
+        guard case .array(let elements) = try parser.parseValue(at: range.lowerBound) else {
+            throw wrongType(name, "an array", found)
+        }
         return elements
+    }
+
+    /// An event payload: an object or array kept as its text, or a string.
+    func payload(_ name: String) throws(FeedDecodingError) -> FeedPayload {
+        switch try value(name) {
+        case .unparsed(_, let range): return .fields(json: text(range))
+        case .string(let description): return .description(description)
+        case let other: throw wrongType(name, "an object, an array or a string", other)
+        }
     }
 }

@@ -104,12 +104,18 @@ struct JSONLineWriter {
         needsComma = true
     }
 
-    private mutating func key(_ name: StaticString) {
+    /// Writes `"name":`, ready for a value.
+    mutating func key(_ name: StaticString) {
         separator()
         bytes.append(UInt8(ascii: "\""))
         appendASCII(name)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Appends text that is already JSON.
+    mutating func appendRaw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
     }
 
     private mutating func appendASCII(_ text: StaticString) {
@@ -139,14 +145,39 @@ struct JSONLineWriter {
         }
     }
 
-    /// Writes a number in Swift's shortest round-trip form; JSON has no infinity or NaN, so
-    /// those become `0` (clocks never produce them, but a caller's value might).
+    /// Writes a time or a duration in seconds, to the microsecond: `1712345678.123456`.
+    ///
+    /// Fixed precision, because it is much cheaper to write than Swift's shortest round-trip
+    /// form, and because readers convert numbers of up to 16 digits exactly and quickly. Values of
+    /// a million years and more (never times) fall back to the shortest form; JSON has no infinity
+    /// or NaN, so those become `0`.
     mutating func appendDouble(_ value: Double) {
         guard value.isFinite else {
             bytes.append(UInt8(ascii: "0"))
             return
         }
-        bytes.append(contentsOf: value.description.utf8)
+        let microseconds = (value.magnitude * 1e6).rounded()
+        guard microseconds < 1e18 else {
+            bytes.append(contentsOf: value.description.utf8)
+            return
+        }
+        let total = Int(microseconds)
+        if value < 0 && total != 0 { bytes.append(UInt8(ascii: "-")) }
+        appendInteger(total / 1_000_000)
+        bytes.append(UInt8(ascii: "."))
+        var fraction = total % 1_000_000
+        var digits = 6
+        // Trailing zeros carry nothing; keep one digit so the number still reads as a time.
+        while digits > 1 && fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        var divisor = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.

@@ -1,13 +1,28 @@
+/// A number as the parser read it: both forms, so that each field can say what it wants.
+struct JSONNumber {
+    /// The value, when written as a whole number (no fraction or exponent) that fits in `Int`.
+    let integer: Int?
+    /// Whether it was written as a whole number, however large.
+    let isWhole: Bool
+    /// The value as a double; infinite when it is out of range.
+    let double: Double
+    /// Where its text lies in the input, for error messages.
+    let range: Range<Int>
+}
+
 /// A parsed JSON value, as the wire decoder needs it.
 enum JSONValue {
     case null
     case bool(Bool)
-    /// The number's text, converted only when a field asks for an integer or a double, so that
-    /// `1e999` or a 40-digit integer is an error for that field rather than a silent rounding.
-    case number(String)
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    /// Members in the order written; lookups take the last of duplicate names.
+    case object([(key: String, value: JSONValue)])
+    /// An object or array whose text was checked but not built, found at `range` in the input.
+    case unparsed(isObject: Bool, range: Range<Int>)
+    /// A value that was checked and skipped without being built.
+    case skipped
 
     /// The name of the value's JSON type, for error messages.
     var typeDescription: String {
@@ -18,16 +33,19 @@ enum JSONValue {
         case .string: return "a string"
         case .array: return "an array"
         case .object: return "an object"
+        case .unparsed(let isObject, _): return isObject ? "an object" : "an array"
+        case .skipped: return "a value"
         }
     }
 }
 
 /// A small strict JSON parser (RFC 8259) over bytes that are already valid UTF-8.
 ///
-/// Hand-written rather than `JSONSerialization` so that the decoder can keep the exact text of an
-/// embedded payload object, and so that its limits are ours: nesting deeper than
-/// ``maximumDepth`` is an error rather than deep recursion, and every step consumes input, so any
-/// input ends in a value or an error in linear time.
+/// Hand-written rather than `JSONSerialization` for three reasons: the decoder keeps the exact
+/// text of an embedded payload object; it checks nested objects without building them, which
+/// keeps decoding a line cheap; and its limits are ours: nesting deeper than ``maximumDepth`` is
+/// an error rather than deep recursion, and every step consumes input, so any input ends in a
+/// value or an error in linear time.
 struct JSONParser {
     /// How deeply arrays and objects may nest.
     static let maximumDepth = 64
@@ -40,22 +58,16 @@ struct JSONParser {
         self.bytes = bytes
     }
 
-    /// One member of the top-level object: its value and where its text lies in the input.
-    struct Member {
-        let value: JSONValue
-        let range: Range<Int>
-    }
-
-    /// Parses input that must be exactly one JSON object, keeping where each member's value lies.
-    mutating func parseTopLevelObject() throws(FeedDecodingError) -> [String: Member] {
+    /// Parses input that must be exactly one JSON object. Scalar members are built; nested
+    /// objects and arrays are checked and returned as ``JSONValue/unparsed(isObject:range:)``.
+    mutating func parseRecord() throws(FeedDecodingError) -> [(key: String, value: JSONValue)] {
         skipWhitespace()
         guard position < bytes.count else { throw malformed("the line is empty") }
-        guard bytes[position] == UInt8(ascii: "{") else {
-            throw FeedDecodingError.notAnObject
-        }
+        guard bytes[position] == UInt8(ascii: "{") else { throw .notAnObject }
         position += 1
         depth = 1
-        var members: [String: Member] = [:]
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(8)
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -65,8 +77,17 @@ struct JSONParser {
                 let name = try parseKey()
                 skipWhitespace()
                 let start = position
-                let value = try parseValue()
-                members[name] = Member(value: value, range: start..<position)
+                let isContainer = peek() == UInt8(ascii: "{") || peek() == UInt8(ascii: "[")
+                let value = try parseValue(build: !isContainer)
+                if isContainer {
+                    members.append(
+                        (
+                            name,
+                            .unparsed(isObject: bytes[start] == UInt8(ascii: "{"), range: start..<position)
+                        ))
+                } else {
+                    members.append((name, value))
+                }
                 skipWhitespace()
                 if try endOfContainer(closing: UInt8(ascii: "}")) { break }
             }
@@ -75,12 +96,20 @@ struct JSONParser {
         return members
     }
 
-    /// Parses input that must be exactly one JSON value.
+    /// Parses input that must be exactly one JSON value, building all of it.
     mutating func parseDocument() throws(FeedDecodingError) -> JSONValue {
         skipWhitespace()
-        let value = try parseValue()
+        let value = try parseValue(build: true)
         try expectEnd()
         return value
+    }
+
+    /// Builds the value whose text starts at `start`, such as a member ``parseRecord()`` left
+    /// unparsed; number ranges in it then point into the whole input.
+    mutating func parseValue(at start: Int) throws(FeedDecodingError) -> JSONValue {
+        position = start
+        depth = 0
+        return try parseValue(build: true)
     }
 
     /// Whether `text` is one JSON object or array with no line breaks anywhere in it.
@@ -92,47 +121,58 @@ struct JSONParser {
         var copy = text
         return copy.withUTF8 { buffer in
             var parser = JSONParser(buffer)
-            return (try? parser.parseDocument()) != nil
+            parser.skipWhitespace()
+            guard (try? parser.parseValue(build: false)) != nil else { return false }
+            return (try? parser.expectEnd()) != nil
         }
     }
 
     // MARK: - Values
 
-    private mutating func parseValue() throws(FeedDecodingError) -> JSONValue {
+    private mutating func parseValue(build: Bool) throws(FeedDecodingError) -> JSONValue {
         guard let byte = peek() else { throw malformed("the line ends where a value should start") }
         switch byte {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "{"): return try parseObject(build: build)
+        case UInt8(ascii: "["): return try parseArray(build: build)
+        case UInt8(ascii: "\""):
+            if build { return .string(try parseString()) }
+            try skipString()
+            return .skipped
         case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
         case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
         case UInt8(ascii: "n"): return try parseLiteral("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber(build: build)
         default: throw malformed("unexpected \(describe(byte))")
         }
     }
 
-    private mutating func parseObject() throws(FeedDecodingError) -> JSONValue {
+    private mutating func parseObject(build: Bool) throws(FeedDecodingError) -> JSONValue {
         try enterContainer()
-        var members: [String: JSONValue] = [:]
+        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
         } else {
             while true {
                 skipWhitespace()
-                let name = try parseKey()
-                skipWhitespace()
-                members[name] = try parseValue()
+                if build {
+                    let name = try parseKey()
+                    skipWhitespace()
+                    members.append((name, try parseValue(build: true)))
+                } else {
+                    try skipKey()
+                    skipWhitespace()
+                    _ = try parseValue(build: false)
+                }
                 skipWhitespace()
                 if try endOfContainer(closing: UInt8(ascii: "}")) { break }
             }
         }
         depth -= 1
-        return .object(members)
+        return build ? .object(members) : .skipped
     }
 
-    private mutating func parseArray() throws(FeedDecodingError) -> JSONValue {
+    private mutating func parseArray(build: Bool) throws(FeedDecodingError) -> JSONValue {
         try enterContainer()
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -141,13 +181,14 @@ struct JSONParser {
         } else {
             while true {
                 skipWhitespace()
-                elements.append(try parseValue())
+                let element = try parseValue(build: build)
+                if build { elements.append(element) }
                 skipWhitespace()
                 if try endOfContainer(closing: UInt8(ascii: "]")) { break }
             }
         }
         depth -= 1
-        return .array(elements)
+        return build ? .array(elements) : .skipped
     }
 
     private mutating func enterContainer() throws(FeedDecodingError) {
@@ -169,15 +210,31 @@ struct JSONParser {
     }
 
     private mutating func parseKey() throws(FeedDecodingError) -> String {
+        try expectKeyQuote()
+        let name = try parseString()
+        try expectColon(after: name)
+        return name
+    }
+
+    private mutating func skipKey() throws(FeedDecodingError) {
+        try expectKeyQuote()
+        try skipString()
+        try expectColon(after: nil)
+    }
+
+    private func expectKeyQuote() throws(FeedDecodingError) {
         guard peek() == UInt8(ascii: "\"") else {
             if let byte = peek() { throw malformed("expected a field name, found \(describe(byte))") }
             throw malformed("the line ends where a field name should be")
         }
-        let name = try parseString()
+    }
+
+    private mutating func expectColon(after name: String?) throws(FeedDecodingError) {
         skipWhitespace()
-        guard peek() == UInt8(ascii: ":") else { throw malformed("expected ':' after field \"\(name)\"") }
+        guard peek() == UInt8(ascii: ":") else {
+            throw malformed("expected ':' after " + (name.map { "field \"\($0)\"" } ?? "a field name"))
+        }
         position += 1
-        return name
     }
 
     private mutating func parseLiteral(
@@ -193,33 +250,96 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(FeedDecodingError) -> JSONValue {
+    // MARK: - Numbers
+
+    /// Powers of ten that doubles hold exactly, for the exact fast path of number conversion.
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    private mutating func parseNumber(build: Bool) throws(FeedDecodingError) -> JSONValue {
         let start = position
-        if peek() == UInt8(ascii: "-") { position += 1 }
+        let negative = peek() == UInt8(ascii: "-")
+        if negative { position += 1 }
         guard let first = peek(), isDigit(first) else { throw malformed("a number needs digits") }
+        var mantissa: UInt64 = 0
+        var mantissaOverflowed = false
+        var decimalExponent = 0
+        func addDigit(_ byte: UInt8) {
+            let (times10, overflow1) = mantissa.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { mantissaOverflowed = true } else { mantissa = sum }
+        }
         if first == UInt8(ascii: "0") {
             position += 1
         } else {
-            skipDigits()
+            while let byte = peek(), isDigit(byte) {
+                addDigit(byte)
+                if mantissaOverflowed { decimalExponent += 1 }
+                position += 1
+            }
         }
+        var isWhole = true
         if peek() == UInt8(ascii: ".") {
+            isWhole = false
             position += 1
             guard let digit = peek(), isDigit(digit) else {
                 throw malformed("a number needs digits after '.'")
             }
-            skipDigits()
+            while let byte = peek(), isDigit(byte) {
+                if !mantissaOverflowed {
+                    addDigit(byte)
+                    if !mantissaOverflowed { decimalExponent -= 1 }
+                }
+                position += 1
+            }
         }
         if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            isWhole = false
             position += 1
-            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
+            var exponentNegative = false
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                exponentNegative = sign == UInt8(ascii: "-")
+                position += 1
+            }
             guard let digit = peek(), isDigit(digit) else {
                 throw malformed("a number needs digits in its exponent")
             }
-            skipDigits()
+            var exponent = 0
+            while let byte = peek(), isDigit(byte) {
+                exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 1_000_000)
+                position += 1
+            }
+            decimalExponent += exponentNegative ? -exponent : exponent
+        }
+        guard build else { return .skipped }
+
+        var integer: Int?
+        if isWhole && !mantissaOverflowed {
+            if negative {
+                integer = mantissa <= UInt64(Int.max) + 1 ? Int(truncatingIfNeeded: 0 &- mantissa) : nil
+            } else {
+                integer = mantissa <= UInt64(Int.max) ? Int(mantissa) : nil
+            }
+        }
+        let double: Double
+        if !mantissaOverflowed, mantissa <= 1 << 53, abs(decimalExponent) <= 22 {
+            // Both the mantissa and the power of ten are exact doubles, so one IEEE operation
+            // rounds correctly.
+            let power = Self.exactPowersOfTen[abs(decimalExponent)]
+            let magnitude = decimalExponent < 0 ? Double(mantissa) / power : Double(mantissa) * power
+            double = negative ? -magnitude : magnitude
+        } else {
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            double = Double(text) ?? .infinity
         }
         return .number(
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
+            JSONNumber(integer: integer, isWhole: isWhole, double: double, range: start..<position))
     }
+
+    // MARK: - Strings
 
     private mutating func parseString() throws(FeedDecodingError) -> String {
         position += 1  // the opening quote
@@ -237,36 +357,64 @@ struct JSONParser {
             if byte < 0x20 { throw malformed("a control character inside a string must be escaped") }
             position += 1
         }
-        var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        var output = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while position < bytes.count {
             let byte = bytes[position]
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: scalars, as: UTF8.self)
+                return String(decoding: output, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                try parseEscape(into: &scalars)
+                try parseEscape(into: &output)
             case ..<0x20:
                 throw malformed("a control character inside a string must be escaped")
             default:
-                scalars.append(byte)
+                output.append(byte)
+            }
+        }
+        throw malformed("a string is not closed")
+    }
+
+    /// Checks a string without building it.
+    private mutating func skipString() throws(FeedDecodingError) {
+        position += 1
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return
+            case UInt8(ascii: "\\"):
+                _ = try escapedScalar()
+            case ..<0x20:
+                throw malformed("a control character inside a string must be escaped")
+            default:
+                break
             }
         }
         throw malformed("a string is not closed")
     }
 
     private mutating func parseEscape(into output: inout [UInt8]) throws(FeedDecodingError) {
+        let scalar = try escapedScalar()
+        if scalar.isASCII {
+            output.append(UInt8(scalar.value))
+        } else {
+            output.append(contentsOf: String(Character(scalar)).utf8)
+        }
+    }
+
+    /// Reads the rest of an escape after its backslash.
+    private mutating func escapedScalar() throws(FeedDecodingError) -> Unicode.Scalar {
         guard let byte = peek() else { throw malformed("a string is not closed") }
         position += 1
         switch byte {
-        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-        case UInt8(ascii: "/"): output.append(UInt8(ascii: "/"))
-        case UInt8(ascii: "b"): output.append(0x08)
-        case UInt8(ascii: "f"): output.append(0x0C)
-        case UInt8(ascii: "n"): output.append(0x0A)
-        case UInt8(ascii: "r"): output.append(0x0D)
-        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
             var value = try parseHex4()
             if (0xD800..<0xDC00).contains(value) {
@@ -286,7 +434,7 @@ struct JSONParser {
             guard let scalar = Unicode.Scalar(value) else {
                 throw malformed("a \\u escape is not a character")
             }
-            output.append(contentsOf: String(Character(scalar)).utf8)
+            return scalar
         default:
             throw malformed("unknown escape \\\(Character(Unicode.Scalar(byte)))")
         }
@@ -318,10 +466,6 @@ struct JSONParser {
 
     private func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    private mutating func skipDigits() {
-        while let byte = peek(), isDigit(byte) { position += 1 }
     }
 
     private mutating func skipWhitespace() {

@@ -10,11 +10,12 @@ import Foundation
 
 /// The tap's thread: accepts readers, formats records and writes them, sends snapshots.
 ///
-/// Everything below the configuration is touched only by the tap thread, except `stopRequested`
-/// and the ring, which are locked; that is why the class can be `@unchecked Sendable`.
+/// Everything below the configuration is touched only by the tap thread, except `stopRequested`,
+/// `connectedCount` and the inbox, which are locked; that is why the class can be
+/// `@unchecked Sendable`.
 final class TapServer: @unchecked Sendable {
     /// Bytes waiting for one reader beyond which the tap stops taking records for it, so a reader
-    /// that does not read costs memory bounded by this plus the ring.
+    /// that does not read costs memory bounded by this plus the history.
     static let outputHighWater = 256 << 10
     /// How many readers may be connected at once; more are turned away.
     static let maximumClients = 64
@@ -22,7 +23,7 @@ final class TapServer: @unchecked Sendable {
     static let tick = 0.01
 
     private let bus: EventBus
-    private let ring: TapRing
+    private let inbox: TapInbox
     private let listenDescriptor: Int32
     private let socketIdentity: UnixSocket.FileIdentity?
     private let socketPath: String
@@ -38,19 +39,22 @@ final class TapServer: @unchecked Sendable {
     private var deliveryToken: Subscription?
     private var lifecycleToken: Subscription?
     private var nextSnapshot = 0.0
-    private var scratch: [TapRing.Entry] = []
+    private var history: TapHistory
+    private var spare: TapInbox.Ring?
+    private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
+    private var lineEnds: [Int] = []
     private let payloads = TapPayloadFormatter()
 
     /// One connected reader.
     private final class Client {
         let descriptor: Int32
-        var cursor: TapRing.Cursor
+        var cursor: TapHistory.Cursor
         var output: [UInt8] = []
         var sent = 0
         var droppedEvents = 0
         var droppedLifecycle = 0
 
-        init(descriptor: Int32, cursor: TapRing.Cursor) {
+        init(descriptor: Int32, cursor: TapHistory.Cursor) {
             self.descriptor = descriptor
             self.cursor = cursor
         }
@@ -74,7 +78,8 @@ final class TapServer: @unchecked Sendable {
             throw error
         }
         self.bus = bus
-        self.ring = TapRing(capacity: capacity)
+        self.inbox = TapInbox(capacity: capacity)
+        self.history = TapHistory(capacity: capacity)
         self.listenDescriptor = listening.descriptor
         self.socketIdentity = listening.identity
         self.socketPath = socketPath
@@ -175,8 +180,12 @@ final class TapServer: @unchecked Sendable {
                 close(descriptor)
                 continue
             }
-            if clients.isEmpty { startCapturing() }
-            let client = Client(descriptor: descriptor, cursor: ring.cursorAtEnd())
+            if clients.isEmpty { startCapturing() } else { collect() }
+            let next = inbox.nextSequences()
+            let client = Client(
+                descriptor: descriptor,
+                cursor: TapHistory.Cursor(
+                    position: history.end, nextEvent: next.event, nextLifecycle: next.lifecycle))
             var writer = JSONLineWriter()
             writer.write(
                 FeedHello(
@@ -210,13 +219,15 @@ final class TapServer: @unchecked Sendable {
     /// Subscribes to the bus; done only while someone watches, so an idle tap costs the app
     /// nothing per event.
     private func startCapturing() {
-        ring.allocate()
-        let ring = self.ring
+        history.allocate()
+        inbox.open(with: .allocate(capacity: inbox.capacity))
+        spare = .allocate(capacity: inbox.capacity)
+        let inbox = self.inbox
         lifecycleToken = bus.observeLifecycle { change in
-            ring.append(change, time: wallClockNow())
+            inbox.append(change)
         }
         deliveryToken = bus.observeDeliveries { delivery in
-            ring.append(delivery, time: wallClockNow())
+            inbox.append(delivery)
         }
         nextSnapshot = monotonicNow() + snapshotInterval
     }
@@ -226,64 +237,91 @@ final class TapServer: @unchecked Sendable {
         lifecycleToken?.cancel()
         deliveryToken = nil
         lifecycleToken = nil
-        ring.release()
+        var active = inbox.close()
+        active?.deallocate()
+        spare?.deallocate()
+        spare = nil
+        history.release()
     }
 
     // MARK: - Records
 
-    /// Moves records from the ring to the output of every reader that has room, formatting each
-    /// record once however many readers take it.
+    /// Moves what publishers left in the inbox into the history, in publishing order.
+    private func collect() {
+        guard let spare, let (full, changes) = inbox.swap(for: spare) else { return }
+        var events = full
+        var changeIndex = 0
+        events.drain { sequence, slot in
+            while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
+                appendChange(changes[changeIndex])
+                changeIndex += 1
+            }
+            history.append(
+                .event(sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers))
+        }
+        while changeIndex < changes.count {
+            appendChange(changes[changeIndex])
+            changeIndex += 1
+        }
+        self.spare = events
+    }
+
+    private func appendChange(_ slot: TapInbox.LifecycleSlot) {
+        history.append(.lifecycle(sequence: slot.sequence, time: slot.time, change: slot.change))
+    }
+
+    /// Moves records from the history to the output of every reader that has room, formatting
+    /// each record once however many readers take it.
     private func pumpRecords() {
-        let end = ring.end
-        var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
-        var lineEnds: [Int] = []
+        guard clients.contains(where: \.wantsRecords) else { return }
+        collect()
+        let end = history.end
         while true {
             let wanting = clients.filter { $0.wantsRecords && $0.cursor.position < end }
-            guard let low = wanting.map(\.cursor.position).min() else { return }
-            let range = ring.copy(from: low, limit: min(256, end - low), into: &scratch)
-            guard !range.isEmpty else {
-                // Everything asked for was overwritten and nothing newer is in the ring.
-                for client in wanting { client.cursor.position = end }
-                return
-            }
+            guard let lowest = wanting.map(\.cursor.position).min() else { return }
+            let low = max(lowest, history.oldest)
+            let high = min(end, low + 256)
             encoded.bytes.removeAll(keepingCapacity: true)
             lineEnds.removeAll(keepingCapacity: true)
-            for entry in scratch {
-                encode(entry, into: &encoded)
+            for position in low..<high {
+                encode(history[position], into: &encoded)
                 lineEnds.append(encoded.bytes.count)
             }
-            for client in wanting where client.cursor.position < range.upperBound {
-                let first = max(client.cursor.position, range.lowerBound) - range.lowerBound
-                for index in first..<scratch.count {
-                    noteGaps(before: scratch[index], for: client)
+            for client in wanting where client.cursor.position < high {
+                let first = max(client.cursor.position, low)
+                for position in first..<high {
+                    noteGaps(before: history[position], for: client)
+                    let index = position - low
                     let start = index == 0 ? 0 : lineEnds[index - 1]
                     client.output.append(contentsOf: encoded.bytes[start..<lineEnds[index]])
                 }
-                client.cursor.position = range.upperBound
+                client.cursor.position = high
             }
         }
     }
 
-    private func encode(_ entry: TapRing.Entry, into writer: inout JSONLineWriter) {
+    private func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
         switch entry {
-        case .empty:
-            break
-        case .event(let sequence, let time, let typeName, let event, let receivers):
-            writer.writeEvent(
-                sequence: sequence, time: time, typeName: typeName, payload: payloads.payload(for: event),
-                receivers: receivers)
+        case .event(let sequence, let time, let event, let receivers):
+            // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
+            writer.beginRecord("event")
+            writer.field("seq", sequence)
+            writer.field("time", time)
+            writer.field("typeName", payloads.typeName(of: event))
+            writer.field("receivers", receivers)
+            writer.key("payload")
+            payloads.writePayload(of: event, into: &writer)
+            writer.endRecord()
         case .lifecycle(_, let time, let change):
             writer.writeLifecycle(time: time, change: change)
         }
     }
 
     /// Counts the records a reader lost before `entry`, and tells it when the count grew.
-    private func noteGaps(before entry: TapRing.Entry, for client: Client) {
+    private func noteGaps(before entry: TapHistory.Entry, for client: Client) {
         var grew = false
         switch entry {
-        case .empty:
-            return
-        case .event(let sequence, _, _, _, _):
+        case .event(let sequence, _, _, _):
             if sequence > client.cursor.nextEvent {
                 client.droppedEvents += sequence - client.cursor.nextEvent
                 grew = true
@@ -335,14 +373,60 @@ final class TapServer: @unchecked Sendable {
     }
 }
 
-/// Formats payloads on the tap thread as ``PayloadFormatter`` does, reusing one encoder.
+/// Formats payloads on the tap thread as ``PayloadFormatter`` does, but faster: the fields of
+/// `Encodable` events go through ``PayloadEncoder`` straight into the line, and only types it
+/// cannot reproduce exactly go through a reused `JSONEncoder`.
 final class TapPayloadFormatter {
+    private var typeNames: [ObjectIdentifier: String] = [:]
+    /// Types the fast encoder gave up on once; they take the `JSONEncoder` path from then on.
+    private var slowTypes: Set<ObjectIdentifier> = []
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
 
+    /// The event's type name as the bus reports it (`String(describing:)` of the type), cached;
+    /// derived here rather than stored by the publisher, to keep `publish` cheap.
+    func typeName(of event: any Event) -> String {
+        let type = type(of: event)
+        if let name = typeNames[ObjectIdentifier(type)] { return name }
+        let name = String(describing: type)
+        typeNames[ObjectIdentifier(type)] = name
+        return name
+    }
+
+    /// Writes the payload of `event` as a JSON value: its fields embedded, or a string.
+    func writePayload(of event: any Event, into writer: inout JSONLineWriter) {
+        let type = ObjectIdentifier(type(of: event))
+        if let encodable = event as? any Encodable, !slowTypes.contains(type) {
+            let start = writer.bytes.count
+            do throws(PayloadEncoder.Unsupported) {
+                try PayloadEncoder.write(encodable, into: &writer)
+                let first = writer.bytes[start]
+                let length = writer.bytes.count - start
+                if length > FeedPayload.maximumLength
+                    || (first != UInt8(ascii: "{") && first != UInt8(ascii: "["))
+                {
+                    // Too long, or a bare value: send its text as a description.
+                    let text = String(decoding: writer.bytes[start...], as: UTF8.self)
+                    writer.bytes.removeSubrange(start...)
+                    writer.appendString(
+                        length > FeedPayload.maximumLength ? FeedPayload.truncated(text) : text)
+                }
+                return
+            } catch {
+                writer.bytes.removeSubrange(start...)
+                slowTypes.insert(type)
+            }
+        }
+        switch payload(for: event) {
+        case .fields(let json): writer.appendRaw(json)
+        case .description(let text): writer.appendString(text)
+        }
+    }
+
+    /// The payload as ``PayloadFormatter`` makes it, with a reused encoder.
     func payload(for event: any Event) -> FeedPayload {
         if let encodable = event as? any Encodable, let data = try? encoder.encode(encodable) {
             let text = String(decoding: data, as: UTF8.self)

@@ -15,10 +15,12 @@ struct AttachSourceTests {
     func attaches() throws {
         let directory = TemporaryDirectory()
         let bus = EventBus(name: "shared")
-        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), processName: "simapp")
-        let source = AttachSource(socketPath: tap.socketPath)
+        // The source starts first, so it is still looking when the tap appears.
+        let source = AttachSource(socketPath: directory.file("t.sock"), retryInterval: 0.05)
         defer { source.close() }
-        #expect(source.title == "tap at \(tap.socketPath)")
+        #expect(source.title == "tap at \(directory.file("t.sock"))")
+        #expect(source.drain().status == "connecting")
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), processName: "simapp")
 
         #expect(eventually { source.state == .attached && tap.connectedClients == 1 })
         #expect(source.title == "simapp (pid \(getpid()), bus shared)")

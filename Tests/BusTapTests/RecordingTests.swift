@@ -146,7 +146,7 @@ struct RecordingTests {
         do {
             _ = try ReplaySource(path: path)
         } catch {
-            #expect(error.description == "\(path):4: missing field \"payload\" in an event record")
+            #expect(error.description == "\(path):4: missing field \"seq\" in an event record")
         }
     }
 

@@ -77,6 +77,17 @@ final class RawClient {
         }
     }
 
+    /// Reads until the tap hangs up; false if it has not within `timeout` seconds.
+    func readsToEnd(timeout: Double) -> Bool {
+        let deadline = monotonicNow() + timeout
+        while monotonicNow() < deadline {
+            if readLine(timeout: max(0.01, deadline - monotonicNow())) == nil {
+                return monotonicNow() < deadline
+            }
+        }
+        return false
+    }
+
     /// Reads and decodes records until `stop` says enough, or `timeout` passes.
     func readRecords(timeout: Double = 10, until stop: ([FeedRecord]) -> Bool) -> [FeedRecord] {
         var records: [FeedRecord] = []

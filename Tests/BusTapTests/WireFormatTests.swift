@@ -18,7 +18,7 @@ struct WireFormatTests {
                 payload: .fields(json: #"{"userId":"42","userName":"Ada \"the\" first\n"}"#), receivers: 3)),
         .event(
             FeedEvent(
-                sequence: Int.max, time: 1e-300, typeName: "Quoted\"Type", payload: .description(tricky),
+                sequence: Int.max, time: 0.000001, typeName: "Quoted\"Type", payload: .description(tricky),
                 receivers: 0)),
         .event(
             FeedEvent(
@@ -81,6 +81,21 @@ struct WireFormatTests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(event.encodeLine().utf8)) as? [String: Any])
         #expect((object["payload"] as? [String: Any])?["a"] as? Int == 1, "payload embedded, not a string")
+    }
+
+    @Test("times are written to the microsecond and read back exactly")
+    func times() throws {
+        for (time, text) in [
+            (1_712_345_678.123456, "1712345678.123456"), (12.25, "12.25"), (3, "3.0"), (0.0000004, "0.0"),
+            (-2.5, "-2.5"), (1e300, "1e+300"),
+        ] {
+            let line = FeedRecord.dropped(FeedDrops(time: time, events: 0)).encodeLine()
+            #expect(line.contains(#""time":\#(text),"#), "\(line)")
+            let decoded = try FeedRecord.decode(line: line)
+            #expect(
+                decoded == .dropped(FeedDrops(time: (time * 1e6).rounded() / 1e6, events: 0)) || time == 1e300
+            )
+        }
     }
 
     @Test("the tricky string is escaped as JSON requires")
