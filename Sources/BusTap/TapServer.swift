@@ -39,6 +39,7 @@ final class TapServer: @unchecked Sendable {
     private var deliveryToken: Subscription?
     private var lifecycleToken: Subscription?
     private var nextSnapshot = 0.0
+    private var acceptPausedUntil = 0.0
     private var history: TapHistory
     private var spare: TapInbox.Ring?
     private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
@@ -118,7 +119,8 @@ final class TapServer: @unchecked Sendable {
         while !stopRequested.current {
             var descriptors = [
                 pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(
+                    fd: listenDescriptor, events: monotonicNow() < acceptPausedUntil ? 0 : Int16(POLLIN), revents: 0),
             ]
             for client in clients {
                 let wantsWrite = client.pendingBytes > 0
@@ -128,7 +130,7 @@ final class TapServer: @unchecked Sendable {
                         revents: 0))
             }
             // Idle with nobody connected: sleep until someone connects, at no cost to the app.
-            let timeout = clients.isEmpty ? -1 : Int32(Self.tick * 1000)
+            let timeout = clients.isEmpty && acceptPausedUntil == 0 ? -1 : Int32(Self.tick * 1000)
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { break }
             if descriptors[0].revents != 0 { UnixSocket.drain(wakePipe.read) }
@@ -174,7 +176,13 @@ final class TapServer: @unchecked Sendable {
     private func acceptClients() {
         while true {
             let descriptor = accept(listenDescriptor, nil, nil)
-            guard descriptor >= 0 else { return }
+            guard descriptor >= 0 else {
+                // Out of file descriptors: the connection stays queued and poll would report it
+                // again at once, so stop listening for a moment instead of spinning.
+                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? monotonicNow() + 0.1 : 0
+                return
+            }
+            acceptPausedUntil = 0
             UnixSocket.makeNonBlocking(descriptor)
             guard clients.count < Self.maximumClients else {
                 close(descriptor)
