@@ -120,7 +120,8 @@ final class TapServer: @unchecked Sendable {
             var descriptors = [
                 pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
                 pollfd(
-                    fd: listenDescriptor, events: monotonicNow() < acceptPausedUntil ? 0 : Int16(POLLIN), revents: 0),
+                    fd: listenDescriptor, events: monotonicNow() < acceptPausedUntil ? 0 : Int16(POLLIN),
+                    revents: 0),
             ]
             for client in clients {
                 let wantsWrite = client.pendingBytes > 0
