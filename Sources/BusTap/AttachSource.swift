@@ -164,10 +164,11 @@ final class AttachReader: @unchecked Sendable {
             defer { requested = true }
             return !requested
         }
-        guard first else { return }
-        if let wakePipe { UnixSocket.wake(wakePipe.write) }
+        if first, let wakePipe { UnixSocket.wake(wakePipe.write) }
+        // Every caller waits for the thread to end, and passes the signal on to the next.
         stopped.wait()
-        if let wakePipe {
+        stopped.signal()
+        if first, let wakePipe {
             close(wakePipe.read)
             close(wakePipe.write)
         }
@@ -195,7 +196,12 @@ final class AttachReader: @unchecked Sendable {
 
     /// Sleeps, waking early when asked to stop.
     private func sleep(seconds: Double) {
-        guard let wakePipe, !isStopping else { return }
+        guard !isStopping else { return }
+        guard let wakePipe else {
+            // No pipe (the process ran out of descriptors): sleep plainly rather than spin.
+            usleep(useconds_t(seconds * 1_000_000))
+            return
+        }
         var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, Int32(seconds * 1000))
     }

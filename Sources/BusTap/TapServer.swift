@@ -105,9 +105,10 @@ final class TapServer: @unchecked Sendable {
             defer { requested = true }
             return !requested
         }
-        guard first else { return }
-        UnixSocket.wake(wakePipe.write)
+        if first { UnixSocket.wake(wakePipe.write) }
+        // Every caller waits for the thread to end, and passes the signal on to the next.
         stopped.wait()
+        stopped.signal()
     }
 
     /// Readers connected now.
