@@ -54,8 +54,28 @@ extension FeedRecord {
         guard length <= maximumLineLength else {
             throw .lineTooLong(length: length, limit: maximumLineLength)
         }
+        // Lines are almost always plain ASCII, which is valid UTF-8 as it stands; checking that
+        // is much cheaper than building a validated String.
+        if isASCII(bytes) { return try decodeValidUTF8(bytes) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
         return try decode(line: text)
+    }
+
+    /// Whether every byte is below 0x80, checked eight bytes at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        var combined: UInt64 = 0
+        while index + 8 <= bytes.count {
+            combined |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            combined |= UInt64(bytes[index])
+            index += 1
+        }
+        return combined & 0x8080_8080_8080_8080 == 0
     }
 
     private static func decodeValidUTF8(

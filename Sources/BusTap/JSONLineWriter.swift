@@ -123,25 +123,25 @@ struct JSONLineWriter {
     }
 
     mutating func appendInteger(_ value: Int) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
+        // Digits go right to left into a small buffer on the stack, then in with one append.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for a sign and 20 digits
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, no allocation
-        var count = 0
+        var start = 24
         withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
             }
-        }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        withUnsafeBytes(of: &digits) { buffer in
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                bytes.append(buffer[index])
-            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 

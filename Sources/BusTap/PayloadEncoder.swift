@@ -15,7 +15,7 @@ struct PayloadEncoder {
 
     /// Appends the JSON of `value` to `writer`'s bytes.
     static func write(_ value: any Encodable, into writer: inout JSONLineWriter) throws(Unsupported) {
-        let root = Node()
+        let root = Slot()
         let context = Context()
         do {
             try encodeValue(value, into: root, context)
@@ -23,7 +23,7 @@ struct PayloadEncoder {
             throw Unsupported()
         }
         guard !context.unsupported else { throw Unsupported() }
-        try root.write(into: &writer)
+        try root.value.write(into: &writer)
     }
 
     /// What the whole encoding shares.
@@ -32,43 +32,41 @@ struct PayloadEncoder {
         var unsupported = false
     }
 
-    /// Encodes `value` into `node`, handling the types `JSONEncoder` treats specially.
-    fileprivate static func encodeValue(_ value: any Encodable, into node: Node, _ context: Context) throws {
-        switch value {
-        case let data as Data:
-            node.value = .string(data.base64EncodedString())
-        case let url as URL:
-            node.value = .string(url.absoluteString)
-        case let decimal as Decimal:
-            node.value = .raw(decimal.description)
-        default:
-            try value.encode(to: TreeEncoder(node: node, context: context))
+    /// Encodes `value` into `slot`, handling the types `JSONEncoder` treats specially. Compares
+    /// metatypes rather than casting, since a cast costs more than encoding a small value.
+    fileprivate static func encodeValue(_ value: any Encodable, into slot: Slot, _ context: Context) throws {
+        let type = Swift.type(of: value) as Any.Type
+        if type == Data.self, let data = value as? Data {
+            slot.value = .string(data.base64EncodedString())
+        } else if type == URL.self, let url = value as? URL {
+            slot.value = .string(url.absoluteString)
+        } else if type == Decimal.self, let decimal = value as? Decimal {
+            slot.value = .raw(decimal.description)
+        } else {
+            try value.encode(to: TreeEncoder(slot: slot, context: context))
         }
     }
 
-    /// One value in the tree; a reference, since containers fill it after being handed out.
-    fileprivate final class Node {
-        enum Value {
-            case empty
-            case null
-            case bool(Bool)
-            case integer(Int64)
-            case unsigned(UInt64)
-            case double(Double)
-            case float(Float)
-            case string(String)
-            case raw(String)
-            case object([(key: String, node: Node)])
-            case array([Node])
-        }
-
-        var value = Value.empty
+    /// One value of the tree. Scalars are stored inline; containers are objects, since their
+    /// containers fill them after being handed out.
+    fileprivate enum Value {
+        case empty
+        case null
+        case bool(Bool)
+        case integer(Int64)
+        case unsigned(UInt64)
+        case double(Double)
+        case float(Float)
+        case string(String)
+        case raw(String)
+        case object(ObjectNode)
+        case array(ArrayNode)
 
         func write(into writer: inout JSONLineWriter) throws(Unsupported) {
-            switch value {
+            switch self {
             case .empty:
                 // JSONEncoder writes an empty object for a value that encoded nothing.
-                writer.bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+                writer.appendRaw("{}")
             case .null:
                 writer.appendRaw("null")
             case .bool(let flag):
@@ -91,18 +89,11 @@ struct PayloadEncoder {
                 writer.appendString(text)
             case .raw(let text):
                 writer.appendRaw(text)
-            case .object(let members):
-                writer.bytes.append(UInt8(ascii: "{"))
-                for (index, member) in Self.sortedUnique(members).enumerated() {
-                    if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-                    writer.appendString(member.key)
-                    writer.bytes.append(UInt8(ascii: ":"))
-                    try member.node.write(into: &writer)
-                }
-                writer.bytes.append(UInt8(ascii: "}"))
-            case .array(let elements):
+            case .object(let node):
+                try node.write(into: &writer)
+            case .array(let node):
                 writer.bytes.append(UInt8(ascii: "["))
-                for (index, element) in elements.enumerated() {
+                for (index, element) in node.elements.enumerated() {
                     if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
                     try element.write(into: &writer)
                 }
@@ -114,75 +105,101 @@ struct PayloadEncoder {
         private static func trimmed(_ text: String) -> String {
             text.hasSuffix(".0") ? String(text.dropLast(2)) : text
         }
+    }
 
-        /// Members sorted by the bytes of their keys (JSONEncoder's order); for a key encoded
-        /// twice, the last value wins.
-        private static func sortedUnique(
-            _ members: [(key: String, node: Node)]
-        ) -> [(key: String, node: Node)] {
-            guard members.count > 1 else { return members }
-            let order = members.indices.sorted { left, right in
-                if members[left].key == members[right].key { return left < right }
-                return members[left].key.utf8.lexicographicallyPrecedes(members[right].key.utf8)
+    /// Where a value that encodes itself will go.
+    fileprivate final class Slot {
+        var value = Value.empty
+    }
+
+    fileprivate final class ObjectNode {
+        var members: [(key: String, value: Value)] = []
+
+        func write(into writer: inout JSONLineWriter) throws(Unsupported) {
+            sortByKey()
+            writer.bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for index in members.indices {
+                // For a key encoded twice, the last value wins; the sort keeps their order.
+                if index + 1 < members.count && members[index + 1].key == members[index].key { continue }
+                if !first { writer.bytes.append(UInt8(ascii: ",")) }
+                first = false
+                writer.appendString(members[index].key)
+                writer.bytes.append(UInt8(ascii: ":"))
+                try members[index].value.write(into: &writer)
             }
-            var result: [(key: String, node: Node)] = []
-            result.reserveCapacity(members.count)
-            for index in order {
-                if let last = result.last, last.key == members[index].key {
-                    result[result.count - 1] = members[index]
-                } else {
-                    result.append(members[index])
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+
+        /// Sorts members by the bytes of their keys (JSONEncoder's order), stably: in place by
+        /// insertion for the few fields of a typical event, which needs no allocation.
+        private func sortByKey() {
+            guard members.count > 1 else { return }
+            guard members.count <= 16 else {
+                members = members.enumerated().sorted { left, right in
+                    if left.element.key == right.element.key { return left.offset < right.offset }
+                    return left.element.key.utf8.lexicographicallyPrecedes(right.element.key.utf8)
+                }.map(\.element)
+                return
+            }
+            for index in 1..<members.count {
+                var position = index
+                while position > 0
+                    && members[position].key.utf8.lexicographicallyPrecedes(members[position - 1].key.utf8)
+                {
+                    members.swapAt(position, position - 1)
+                    position -= 1
                 }
             }
-            return result
         }
+    }
+
+    fileprivate final class ArrayNode {
+        var elements: [Value] = []
     }
 
     /// The `Encoder` handed to `encode(to:)`.
     private struct TreeEncoder: Encoder {
-        let node: Node
+        let slot: Slot
         let context: Context
         var codingPath: [any CodingKey] = []
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-            if case .object = node.value {
+            let node: ObjectNode
+            if case .object(let existing) = slot.value {
+                node = existing
             } else {
-                node.value = .object([])
+                node = ObjectNode()
+                slot.value = .object(node)
             }
             return KeyedEncodingContainer(
                 KeyedContainer<Key>(node: node, context: context, codingPath: codingPath))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
-            if case .array = node.value {
+            let node: ArrayNode
+            if case .array(let existing) = slot.value {
+                node = existing
             } else {
-                node.value = .array([])
+                node = ArrayNode()
+                slot.value = .array(node)
             }
             return UnkeyedContainer(node: node, context: context, codingPath: codingPath)
         }
 
         func singleValueContainer() -> any SingleValueEncodingContainer {
-            SingleValueContainer(node: node, context: context, codingPath: codingPath)
+            SingleValueContainer(slot: slot, context: context, codingPath: codingPath)
         }
     }
 
     private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        let node: Node
+        let node: ObjectNode
         let context: Context
         var codingPath: [any CodingKey]
 
-        private func add(_ key: Key, _ value: Node.Value) {
-            let child = Node()
-            child.value = value
-            add(key, child)
-        }
-
-        private func add(_ key: Key, _ child: Node) {
-            guard case .object(var members) = node.value else { return }
-            node.value = .empty  // let the array be uniquely referenced while appending
-            members.append((key.stringValue, child))
-            node.value = .object(members)
+        private func add(_ key: Key, _ value: Value) {
+            node.members.append((key.stringValue, value))
         }
 
         mutating func encodeNil(forKey key: Key) throws { add(key, .null) }
@@ -202,25 +219,24 @@ struct PayloadEncoder {
         mutating func encode(_ value: UInt64, forKey key: Key) throws { add(key, .unsigned(value)) }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            let child = Node()
-            try PayloadEncoder.encodeValue(value, into: child, context)
-            add(key, child)
+            let slot = Slot()
+            try PayloadEncoder.encodeValue(value, into: slot, context)
+            add(key, slot.value)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
-            let child = Node()
-            add(key, child)
-            return TreeEncoder(node: child, context: context, codingPath: codingPath + [key]).container(
-                keyedBy: keyType)
+            let child = ObjectNode()
+            add(key, .object(child))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(node: child, context: context, codingPath: codingPath + [key]))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            let child = Node()
-            add(key, child)
-            return TreeEncoder(node: child, context: context, codingPath: codingPath + [key])
-                .unkeyedContainer()
+            let child = ArrayNode()
+            add(key, .array(child))
+            return UnkeyedContainer(node: child, context: context, codingPath: codingPath + [key])
         }
 
         mutating func superEncoder() -> any Encoder { abandon() }
@@ -228,30 +244,18 @@ struct PayloadEncoder {
 
         private func abandon() -> any Encoder {
             context.unsupported = true
-            return TreeEncoder(node: Node(), context: context)
+            return TreeEncoder(slot: Slot(), context: context)
         }
     }
 
     private struct UnkeyedContainer: UnkeyedEncodingContainer {
-        let node: Node
+        let node: ArrayNode
         let context: Context
         var codingPath: [any CodingKey]
-        var count: Int {
-            if case .array(let elements) = node.value { return elements.count }
-            return 0
-        }
+        var count: Int { node.elements.count }
 
-        private func add(_ value: Node.Value) {
-            let child = Node()
-            child.value = value
-            add(child)
-        }
-
-        private func add(_ child: Node) {
-            guard case .array(var elements) = node.value else { return }
-            node.value = .empty
-            elements.append(child)
-            node.value = .array(elements)
+        private func add(_ value: Value) {
+            node.elements.append(value)
         }
 
         mutating func encodeNil() throws { add(.null) }
@@ -271,55 +275,55 @@ struct PayloadEncoder {
         mutating func encode(_ value: UInt64) throws { add(.unsigned(value)) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            let child = Node()
-            try PayloadEncoder.encodeValue(value, into: child, context)
-            add(child)
+            let slot = Slot()
+            try PayloadEncoder.encodeValue(value, into: slot, context)
+            add(slot.value)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type
         ) -> KeyedEncodingContainer<NestedKey> {
-            let child = Node()
-            add(child)
-            return TreeEncoder(node: child, context: context, codingPath: codingPath).container(
-                keyedBy: keyType)
+            let child = ObjectNode()
+            add(.object(child))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(node: child, context: context, codingPath: codingPath))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            let child = Node()
-            add(child)
-            return TreeEncoder(node: child, context: context, codingPath: codingPath).unkeyedContainer()
+            let child = ArrayNode()
+            add(.array(child))
+            return UnkeyedContainer(node: child, context: context, codingPath: codingPath)
         }
 
         mutating func superEncoder() -> any Encoder {
             context.unsupported = true
-            return TreeEncoder(node: Node(), context: context)
+            return TreeEncoder(slot: Slot(), context: context)
         }
     }
 
     private struct SingleValueContainer: SingleValueEncodingContainer {
-        let node: Node
+        let slot: Slot
         let context: Context
         var codingPath: [any CodingKey]
 
-        mutating func encodeNil() throws { node.value = .null }
-        mutating func encode(_ value: Bool) throws { node.value = .bool(value) }
-        mutating func encode(_ value: String) throws { node.value = .string(value) }
-        mutating func encode(_ value: Double) throws { node.value = .double(value) }
-        mutating func encode(_ value: Float) throws { node.value = .float(value) }
-        mutating func encode(_ value: Int) throws { node.value = .integer(Int64(value)) }
-        mutating func encode(_ value: Int8) throws { node.value = .integer(Int64(value)) }
-        mutating func encode(_ value: Int16) throws { node.value = .integer(Int64(value)) }
-        mutating func encode(_ value: Int32) throws { node.value = .integer(Int64(value)) }
-        mutating func encode(_ value: Int64) throws { node.value = .integer(value) }
-        mutating func encode(_ value: UInt) throws { node.value = .unsigned(UInt64(value)) }
-        mutating func encode(_ value: UInt8) throws { node.value = .unsigned(UInt64(value)) }
-        mutating func encode(_ value: UInt16) throws { node.value = .unsigned(UInt64(value)) }
-        mutating func encode(_ value: UInt32) throws { node.value = .unsigned(UInt64(value)) }
-        mutating func encode(_ value: UInt64) throws { node.value = .unsigned(value) }
+        mutating func encodeNil() throws { slot.value = .null }
+        mutating func encode(_ value: Bool) throws { slot.value = .bool(value) }
+        mutating func encode(_ value: String) throws { slot.value = .string(value) }
+        mutating func encode(_ value: Double) throws { slot.value = .double(value) }
+        mutating func encode(_ value: Float) throws { slot.value = .float(value) }
+        mutating func encode(_ value: Int) throws { slot.value = .integer(Int64(value)) }
+        mutating func encode(_ value: Int8) throws { slot.value = .integer(Int64(value)) }
+        mutating func encode(_ value: Int16) throws { slot.value = .integer(Int64(value)) }
+        mutating func encode(_ value: Int32) throws { slot.value = .integer(Int64(value)) }
+        mutating func encode(_ value: Int64) throws { slot.value = .integer(value) }
+        mutating func encode(_ value: UInt) throws { slot.value = .unsigned(UInt64(value)) }
+        mutating func encode(_ value: UInt8) throws { slot.value = .unsigned(UInt64(value)) }
+        mutating func encode(_ value: UInt16) throws { slot.value = .unsigned(UInt64(value)) }
+        mutating func encode(_ value: UInt32) throws { slot.value = .unsigned(UInt64(value)) }
+        mutating func encode(_ value: UInt64) throws { slot.value = .unsigned(value) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            try PayloadEncoder.encodeValue(value, into: node, context)
+            try PayloadEncoder.encodeValue(value, into: slot, context)
         }
     }
 }

@@ -280,11 +280,19 @@ final class TapServer: @unchecked Sendable {
         history.append(.lifecycle(sequence: slot.sequence, time: slot.time, change: slot.change))
     }
 
-    /// Moves records from the history to the output of every reader that has room, formatting
-    /// each record once however many readers take it.
+    /// Moves records to the output of every reader that has room, formatting each record once
+    /// however many readers take it.
     private func pumpRecords() {
-        guard clients.contains(where: \.wantsRecords) else { return }
-        collect()
+        // Take new records only once a reader with room has read everything taken so far.
+        // Until then the inbox keeps just the newest events, overwriting on the publisher's side
+        // at no cost to this thread, so the tap's work follows what readers actually read, not
+        // what the app publishes.
+        let end = history.end
+        if clients.contains(where: { $0.wantsRecords && $0.cursor.position >= end }) { collect() }
+        pumpHistory()
+    }
+
+    private func pumpHistory() {
         let end = history.end
         while true {
             let wanting = clients.filter { $0.wantsRecords && $0.cursor.position < end }
