@@ -177,6 +177,7 @@ final class AttachReader: @unchecked Sendable {
     private var isStopping: Bool { stopRequested.current }
 
     private func run() {
+        lowerThreadPriority()
         while !isStopping {
             switch UnixSocket.connect(to: socketPath) {
             case .connected(let descriptor):

@@ -117,6 +117,7 @@ final class TapServer: @unchecked Sendable {
     // MARK: - The loop
 
     private func run() {
+        lowerThreadPriority()
         while !stopRequested.current {
             var descriptors = [
                 pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),

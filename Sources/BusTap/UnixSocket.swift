@@ -187,6 +187,13 @@ enum UnixSocket {
     }
 }
 
+/// Gives the calling thread a lower scheduling priority (nice +10), so that when it competes for
+/// a CPU with the app's own threads, the app wins: a monitor should lose records, not slow the
+/// app. On Linux the nice value belongs to the thread, not the process.
+func lowerThreadPriority() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+}
+
 /// Seconds since 1970 from the real-time clock; cheap enough for every event.
 @inline(__always)
 func wallClockNow() -> Double {
