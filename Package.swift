@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
         .executable(name: "busmon", targets: ["busmon"]),
         .executable(name: "busbench", targets: ["busbench"]),
+        .library(name: "BusTap", targets: ["BusTap"]),
+        .executable(name: "simapp", targets: ["simapp"]),
     ],
     targets: [
         .target(name: "EventBus"),
@@ -17,13 +19,18 @@ let package = Package(
         .target(name: "BusFeed", dependencies: ["EventBus"]),
         .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
         .target(name: "Simulator", dependencies: ["EventBus"]),
+        .target(name: "BusTap", dependencies: ["EventBus", "BusFeed"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "BusmonCore"),
         .target(name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"]),
         .executableTarget(
             name: "busmon",
-            dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "BusFeed", "EventBus", "Simulator"]),
+            dependencies: [
+                "BusmonCore", "TerminalUI", "Dashboard", "BusFeed", "BusTap", "EventBus", "Simulator",
+            ]),
+        .executableTarget(
+            name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
         .executableTarget(name: "busbench", dependencies: ["EventBus"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
@@ -31,6 +38,7 @@ let package = Package(
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
         .testTarget(
             name: "BusmonTests", dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses"]),
+        .testTarget(name: "BusTapTests", dependencies: ["BusTap", "EventBus", "BusFeed"]),
     ]
 )
 

@@ -1,4 +1,5 @@
 import BusFeed
+import BusTap
 import BusmonCore
 import Dashboard
 import EventBus
@@ -34,15 +35,99 @@ enum Busmon {
             return 2
         }
 
-        // The one place that decides how to run; each mode plugs in here.
-        if options.headless { return unavailable("--headless") }
-        switch options.source {
-        case .attach: return unavailable("--attach")
-        case .replay: return unavailable("--replay")
-        case .simulator: break
+        // The one place that decides how to run: what to watch, then how to show it.
+        let session: Session
+        do {
+            session = try makeSession(options: options)
+        } catch {
+            printError("busmon: \(error)")
+            return 1
         }
-        if options.recordPath != nil { return unavailable("--record") }
-        return runDashboard(options: options, environment: environment)
+        defer { session.stop() }
+        if options.headless { return runHeadless(session: session, options: options) }
+        return runDashboard(session: session, options: options, environment: environment)
+    }
+
+    /// Opens what `options` asks to watch, recording it too with `--record`.
+    static func makeSession(options: BusmonOptions) throws -> Session {
+        var session: Session
+        switch options.source {
+        case .simulator:
+            session = startSimulation(options: options)
+        case .attach(let path):
+            try checkAttachable(path)
+            let source = AttachSource(socketPath: path)
+            session = Session(source: source, stop: { source.close() })
+        case .replay(let path, let speed):
+            session = Session(source: try ReplaySource(path: path, speed: speed), stop: {})
+        }
+        if let recordPath = options.recordPath {
+            let writer = try RecordingWriter(path: recordPath)
+            let recorded = session
+            session = Session(
+                source: RecordingSource(wrapping: recorded.source, writer: writer),
+                stop: {
+                    recorded.stop()
+                    writer.close()
+                }, eventsPublished: recorded.eventsPublished)
+        }
+        return session
+    }
+
+    /// Refuses a path that can never be a tap: an existing file that is not a socket, or a
+    /// socket this user may not open. A missing path is fine: the app may start later.
+    static func checkAttachable(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return }
+            throw AttachError(description: "cannot attach to \(path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFSOCK else {
+            throw AttachError(
+                description: "cannot attach to \(path): not a socket (start the app with a tap there)")
+        }
+        guard access(path, R_OK | W_OK) == 0 else {
+            throw AttachError(description: "cannot attach to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    struct AttachError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
+    private static func runHeadless(session: Session, options: BusmonOptions) -> Int32 {
+        let runner = HeadlessRunner(source: session.source, duration: options.duration)
+        signal(SIGPIPE, SIG_IGN)  // a closed pipe is reported as an error, not a silent death
+        let stopped = LockedSignal()
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                stopped.record(number)
+                runner.stop()
+            }
+            source.resume()
+            return source
+        }
+        let outcome = runner.run()
+        sources.forEach { $0.cancel() }
+        switch outcome {
+        case .durationElapsed, .sourceFinished:
+            return 0
+        case .stopped:
+            return stopped.signal.map { 128 + $0 } ?? 0
+        case .outputFailed(let reason):
+            printError("busmon: cannot write to stdout: \(reason)")
+            return 1
+        }
+    }
+
+    /// The signal that stopped a headless run, set from a dispatch queue.
+    final class LockedSignal: Sendable {
+        private let value = LockedValue<Int32?>(nil)
+        func record(_ number: Int32) { value.withLock { $0 = $0 ?? number } }
+        var signal: Int32? { value.current }
     }
 
     /// What the dashboard watches, and how to stop it when busmon quits.
@@ -71,7 +156,9 @@ enum Busmon {
             source: source, stop: { app.stop() }, eventsPublished: { app.statistics.eventsPublished })
     }
 
-    private static func runDashboard(options: BusmonOptions, environment: [String: String]) -> Int32 {
+    private static func runDashboard(
+        session: Session, options: BusmonOptions, environment: [String: String]
+    ) -> Int32 {
         let signals: SignalWatcher
         do {
             // Before curses starts, so curses leaves SIGINT/SIGTERM to us.
@@ -96,8 +183,6 @@ enum Busmon {
 
         let dashboardOptions = DashboardOptions(
             ascii: options.ascii || !capabilities.unicode, color: capabilities.color)
-        let session = startSimulation(options: options)
-        defer { session.stop() }
         let screen = DashboardController(source: session.source, options: dashboardOptions)
         let report = FrameLoop(
             terminal: terminal, signals: signals, screen: screen, duration: options.duration
@@ -131,11 +216,6 @@ enum Busmon {
             line += ", peak memory \(usage.ru_maxrss / 1024) MB"  // ru_maxrss is in KiB on Linux
         }
         print(line)
-    }
-
-    private static func unavailable(_ flag: String) -> Int32 {
-        printError("busmon: \(flag) is not available in this build yet")
-        return 1
     }
 
     /// Writes a line to stderr, unbuffered, so it is never lost or mixed with curses output.

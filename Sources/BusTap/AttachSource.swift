@@ -1,0 +1,330 @@
+public import BusFeed
+import Dispatch
+import EventBus
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Watches another process through its ``BusTap`` socket.
+///
+/// A background thread connects, reads and decodes lines into a bounded buffer that
+/// ``drain()`` empties on the monitor's thread. When the buffer is full the thread stops reading,
+/// so the tap, not this process, drops the excess, and the counts arrive as
+/// ``SourceBatch/droppedEvents``. When the app goes away the source says `detached`, keeps what
+/// it showed, and tries to reattach every `retryInterval` until the socket answers again.
+///
+/// ```swift
+/// let source = AttachSource(socketPath: "/tmp/myapp.bus")
+/// // each frame:
+/// let batch = source.drain()   // batch.status is "connecting", "attached" or "detached"
+/// ```
+public final class AttachSource: DashboardSource {
+    /// Where the source stands with the app.
+    public enum State: Sendable, Hashable {
+        /// Not attached yet; trying.
+        case connecting
+        /// Connected, and the tap said hello.
+        case attached
+        /// Was attached and lost the app; retrying.
+        case detached
+    }
+
+    /// The socket path this source attaches to.
+    public let socketPath: String
+    private let shared: LockedValue<AttachState>
+    private let reader: AttachReader
+
+    /// Starts trying to attach at once, on a background thread.
+    ///
+    /// - Parameters:
+    ///   - socketPath: The path the app gave its ``BusTap``.
+    ///   - retryInterval: Seconds between attempts to (re)attach.
+    ///   - bufferCapacity: Events (and, separately, lifecycle changes) held for the monitor
+    ///     between drains; beyond it reading pauses and the tap counts drops.
+    public init(socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000) {
+        self.socketPath = socketPath
+        shared = LockedValue(AttachState())
+        reader = AttachReader(
+            socketPath: socketPath, retryInterval: retryInterval.isFinite ? max(0.01, retryInterval) : 0.25,
+            capacity: max(1, bufferCapacity), shared: shared)
+        reader.start()
+    }
+
+    deinit {
+        reader.stop()
+    }
+
+    /// Stops reading and disconnects; the source keeps what it has and drains no more.
+    public func close() {
+        reader.stop()
+    }
+
+    /// What is being watched: the app's process name, pid and bus once it said hello.
+    public var title: String {
+        if let hello = shared.withLock(\.hello) {
+            return "\(hello.process) (pid \(hello.pid), bus \(hello.bus))"
+        }
+        return "tap at \(socketPath)"
+    }
+
+    /// Whether the source is attached now.
+    public var state: State { shared.withLock(\.state) }
+
+    /// The hello of the app most recently attached to.
+    public var hello: FeedHello? { shared.withLock(\.hello) }
+
+    /// Lines that could not be read, skipped so far.
+    public var malformedLineCount: Int { shared.withLock(\.malformedLines) }
+
+    /// Everything read since the previous call, the newest counters, drops, and the state:
+    /// `connecting`, `attached` or `detached`, with a count of malformed lines when there are any.
+    public func drain() -> SourceBatch {
+        shared.withLock { state in
+            let batch = SourceBatch(
+                events: state.events, lifecycle: state.lifecycle, snapshot: state.snapshot,
+                droppedEvents: state.droppedBefore + state.droppedNow, status: state.statusText)
+            // Fresh arrays rather than removeAll: the batch now owns the old storage.
+            state.events = []
+            state.lifecycle = []
+            state.snapshot = nil
+            return batch
+        }
+    }
+
+    /// Commands do not apply to another process.
+    ///
+    /// - Returns: A message saying so.
+    public func perform(_ command: SourceCommand) -> String? {
+        "attached: the app controls its rate"
+    }
+}
+
+/// What the reader thread hands to the monitor's thread.
+struct AttachState {
+    var events: [CapturedEvent] = []
+    var lifecycle: [CapturedLifecycle] = []
+    var snapshot: BusSnapshot?
+    var hello: FeedHello?
+    var state = AttachSource.State.connecting
+    /// Drops the tap reported on connections that have ended.
+    var droppedBefore = 0
+    /// Drops the tap reported on the current connection.
+    var droppedNow = 0
+    var malformedLines = 0
+    var problem: String?
+
+    var statusText: String {
+        var text: String
+        switch state {
+        case .connecting: text = "connecting"
+        case .attached: text = "attached"
+        case .detached: text = "detached"
+        }
+        if let problem { text += " (\(problem))" }
+        if malformedLines > 0 {
+            text += " (\(malformedLines) malformed \(malformedLines == 1 ? "line" : "lines") skipped)"
+        }
+        return text
+    }
+}
+
+/// The background thread of an ``AttachSource``.
+final class AttachReader: @unchecked Sendable {
+    private let socketPath: String
+    private let retryInterval: Double
+    private let capacity: Int
+    private let shared: LockedValue<AttachState>
+    private let stopRequested = LockedValue(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let wakePipe: (read: Int32, write: Int32)?
+
+    init(socketPath: String, retryInterval: Double, capacity: Int, shared: LockedValue<AttachState>) {
+        self.socketPath = socketPath
+        self.retryInterval = retryInterval
+        self.capacity = capacity
+        self.shared = shared
+        wakePipe = UnixSocket.makeWakePipe()
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "AttachSource \(socketPath)"
+        thread.start()
+    }
+
+    func stop() {
+        let first = stopRequested.withLock { requested in
+            defer { requested = true }
+            return !requested
+        }
+        if first, let wakePipe { UnixSocket.wake(wakePipe.write) }
+        // Every caller waits for the thread to end, and passes the signal on to the next.
+        stopped.wait()
+        stopped.signal()
+        if first, let wakePipe {
+            close(wakePipe.read)
+            close(wakePipe.write)
+        }
+    }
+
+    private var isStopping: Bool { stopRequested.current }
+
+    private func run() {
+        lowerThreadPriority()
+        while !isStopping {
+            switch UnixSocket.connect(to: socketPath) {
+            case .connected(let descriptor):
+                let delay = serve(descriptor)
+                close(descriptor)
+                shared.withLock { state in
+                    if state.state == .attached { state.state = .detached }
+                    state.droppedBefore += state.droppedNow
+                    state.droppedNow = 0
+                }
+                sleep(seconds: delay)
+            case .failed:
+                sleep(seconds: retryInterval)
+            }
+        }
+    }
+
+    /// Sleeps, waking early when asked to stop.
+    private func sleep(seconds: Double) {
+        guard !isStopping else { return }
+        guard let wakePipe else {
+            // No pipe (the process ran out of descriptors): sleep plainly rather than spin.
+            usleep(useconds_t(seconds * 1_000_000))
+            return
+        }
+        var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(seconds * 1000))
+    }
+
+    /// Reads one connection until it ends; returns how long to wait before reconnecting.
+    private func serve(_ descriptor: Int32) -> Double {
+        var lines = LineSplitter(limit: FeedRecord.maximumLineLength)
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var records: [FeedRecord] = []
+        var malformed = 0
+        while !isStopping {
+            // Backpressure: while the monitor has not drained, leave bytes in the socket so the
+            // tap drops the excess cheaply instead of this thread decoding what it would drop.
+            let full = shared.withLock { $0.events.count >= capacity || $0.lifecycle.count >= capacity }
+            if full {
+                sleep(seconds: 0.005)
+                continue
+            }
+            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+            if let wakePipe {
+                descriptors.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+            }
+            _ = poll(&descriptors, nfds_t(descriptors.count), 100)
+            guard descriptors[0].revents != 0 else { continue }
+            let count = recv(descriptor, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+            guard count > 0 else { return retryInterval }
+
+            records.removeAll(keepingCapacity: true)
+            malformed = 0
+            lines.append(chunk[0..<count]) { line in
+                switch line {
+                case .tooLong:
+                    malformed += 1
+                case .line(let bytes):
+                    do throws(FeedDecodingError) {
+                        records.append(try FeedRecord.decode(line: bytes))
+                    } catch {
+                        // A newer tap's record kind is skipped, as the format promises.
+                        if case .unknownKind = error { return }
+                        malformed += 1
+                    }
+                }
+            }
+            var incompatible = false
+            shared.withLock { state in
+                state.malformedLines += malformed
+                for record in records {
+                    switch record {
+                    case .hello(let hello):
+                        guard hello.version == FeedRecord.wireVersion else {
+                            state.problem =
+                                "tap speaks wire version \(hello.version), this reads \(FeedRecord.wireVersion)"
+                            incompatible = true
+                            return
+                        }
+                        state.hello = hello
+                        state.state = .attached
+                        state.problem = nil
+                    case .event(let event):
+                        state.events.append(event.captured)
+                    case .lifecycle(let lifecycle):
+                        state.lifecycle.append(lifecycle.captured)
+                    case .snapshot(let snapshot):
+                        state.snapshot = snapshot.snapshot
+                    case .dropped(let drops):
+                        state.droppedNow = drops.events
+                    }
+                }
+            }
+            // Retry an incompatible tap slowly, so as not to churn its subscriptions.
+            if incompatible { return max(2, retryInterval) }
+        }
+        return 0
+    }
+}
+
+/// Splits a byte stream into lines, refusing to hold more than `limit` bytes of one line.
+struct LineSplitter {
+    enum Piece {
+        /// A complete line, without its `\n`.
+        case line(ArraySlice<UInt8>)
+        /// A line longer than the limit, skipped.
+        case tooLong
+    }
+
+    let limit: Int
+    private var partial: [UInt8] = []
+    private var skippingLongLine = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Bytes after the last newline, waiting for the rest of their line.
+    var pendingCount: Int { partial.count }
+
+    mutating func append(_ bytes: ArraySlice<UInt8>, _ handle: (Piece) -> Void) {
+        var start = bytes.startIndex
+        while let newline = bytes[start...].firstIndex(of: 0x0A) {
+            if skippingLongLine {
+                skippingLongLine = false
+            } else if partial.isEmpty {
+                if newline - start > limit + 1 {
+                    handle(.tooLong)
+                } else {
+                    handle(.line(bytes[start..<newline]))
+                }
+            } else {
+                partial.append(contentsOf: bytes[start..<newline])
+                if partial.count > limit + 1 { handle(.tooLong) } else { handle(.line(partial[...])) }
+                partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
+            }
+            start = newline + 1
+        }
+        guard !skippingLongLine, start < bytes.endIndex else { return }
+        partial.append(contentsOf: bytes[start...])
+        if partial.count > limit + 1 {
+            // Report it now and ignore the rest of the line, so memory stays bounded.
+            handle(.tooLong)
+            partial.removeAll()
+            skippingLongLine = true
+        }
+    }
+}

@@ -1,0 +1,265 @@
+import EventBus
+
+extension FeedRecord {
+    /// Reads one line of the wire format.
+    ///
+    /// A trailing `\n` (or `\r\n`) is allowed and ignored. Fields this version does not know are
+    /// ignored, so newer writers can add some; an unknown `kind` throws
+    /// ``FeedDecodingError/unknownKind(_:)``, which readers should treat as a line to skip.
+    /// Never traps: any input gives a record or an error, in time linear in its length.
+    ///
+    /// ```swift
+    /// do {
+    ///     let record = try FeedRecord.decode(line: #"{"kind":"dropped","time":1,"events":3}"#)
+    /// } catch {
+    ///     print("line 17: \(error)")  // such as: missing field "events" in a dropped record
+    /// }
+    /// ```
+    ///
+    /// - Parameter line: One line of text.
+    /// - Returns: The record.
+    /// - Throws: ``FeedDecodingError`` saying what is wrong.
+    public static func decode(line: String) throws(FeedDecodingError) -> FeedRecord {
+        var line = line
+        let result = line.withUTF8 { buffer in
+            Result { () throws(FeedDecodingError) in try decodeValidUTF8(buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Reads one line of the wire format from bytes, which may be anything, such as what a
+    /// socket delivered.
+    ///
+    /// - Parameter bytes: One line, with or without its `\n`.
+    /// - Returns: The record.
+    /// - Throws: ``FeedDecodingError``, including ``FeedDecodingError/invalidUTF8``.
+    public static func decode(line bytes: some Collection<UInt8>) throws(FeedDecodingError) -> FeedRecord {
+        let result =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                Result { () throws(FeedDecodingError) in try decodeUnvalidated(buffer) }
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in
+                Result { () throws(FeedDecodingError) in try decodeUnvalidated(buffer) }
+            }
+        return try result.get()
+    }
+
+    private static func decodeUnvalidated(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(FeedDecodingError) -> FeedRecord {
+        var length = bytes.count
+        if length > 0 && bytes[length - 1] == 0x0A { length -= 1 }
+        if length > 0 && bytes[length - 1] == 0x0D { length -= 1 }
+        // Checked before validating, so an enormous line costs no more than its length.
+        guard length <= maximumLineLength else {
+            throw .lineTooLong(length: length, limit: maximumLineLength)
+        }
+        // Lines are almost always plain ASCII, which is valid UTF-8 as it stands; checking that
+        // is much cheaper than building a validated String.
+        if isASCII(bytes) { return try decodeValidUTF8(bytes) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
+        return try decode(line: text)
+    }
+
+    /// Whether every byte is below 0x80, checked eight bytes at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        var combined: UInt64 = 0
+        while index + 8 <= bytes.count {
+            combined |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            combined |= UInt64(bytes[index])
+            index += 1
+        }
+        return combined & 0x8080_8080_8080_8080 == 0
+    }
+
+    private static func decodeValidUTF8(
+        _ whole: UnsafeBufferPointer<UInt8>
+    ) throws(FeedDecodingError) -> FeedRecord {
+        var end = whole.count
+        if end > 0 && whole[end - 1] == 0x0A { end -= 1 }
+        if end > 0 && whole[end - 1] == 0x0D { end -= 1 }
+        guard end <= maximumLineLength else { throw .lineTooLong(length: end, limit: maximumLineLength) }
+        let line = UnsafeBufferPointer(rebasing: whole[0..<end])
+        if line.contains(0x0A) || line.contains(0x0D) {
+            throw .malformedJSON(
+                reason: "a record must fit on one line", offset: line.firstIndex(of: 0x0A) ?? 0)
+        }
+        var parser = JSONParser(line)
+        let members = try parser.parseRecord()
+        guard case .string(let kind)? = members.last(where: { $0.key == "kind" })?.value else {
+            throw .missingKind
+        }
+        let fields = RecordFields(kind: kind, members: members, bytes: line)
+        switch kind {
+        case "hello":
+            return .hello(
+                FeedHello(
+                    version: try fields.count("version"), pid: try fields.count("pid"),
+                    process: try fields.string("process"), bus: try fields.string("bus"),
+                    time: try fields.time("time")))
+        case "event":
+            return .event(
+                FeedEvent(
+                    sequence: try fields.count("seq"), time: try fields.time("time"),
+                    typeName: try fields.string("typeName"), payload: try fields.payload("payload"),
+                    receivers: try fields.count("receivers")))
+        case "lifecycle":
+            let changeName = try fields.string("change")
+            guard let change = SubscriberLifecycleEvent.Kind(rawValue: changeName) else {
+                throw .invalidValue(field: "change", kind: kind, value: changeName)
+            }
+            return .lifecycle(
+                FeedLifecycle(
+                    time: try fields.time("time"),
+                    change: SubscriberLifecycleEvent(
+                        kind: change, eventTypeName: try fields.string("eventTypeName"),
+                        count: try fields.count("count"),
+                        observerTypeName: try fields.optionalString("observerTypeName"))))
+        case "snapshot":
+            return .snapshot(try decodeSnapshot(fields))
+        case "dropped":
+            return .dropped(
+                FeedDrops(
+                    time: try fields.time("time"), events: try fields.count("events"),
+                    lifecycle: try fields.optionalCount("lifecycle") ?? 0))
+        default:
+            throw .unknownKind(kind)
+        }
+    }
+
+    private static func decodeSnapshot(_ fields: RecordFields) throws(FeedDecodingError) -> FeedSnapshot {
+        let types = try fields.array("eventTypes")
+        var statistics: [EventTypeStatistics] = []
+        statistics.reserveCapacity(types.count)
+        for (index, value) in types.enumerated() {
+            let name = "eventTypes[\(index)]"
+            guard case .object(let members) = value else {
+                throw .wrongType(
+                    field: name, kind: fields.kind, expected: "an object", found: value.typeDescription)
+            }
+            let type = RecordFields(
+                kind: fields.kind, members: members, bytes: fields.bytes, prefix: name + ".")
+            statistics.append(
+                EventTypeStatistics(
+                    typeName: try type.string("typeName"),
+                    qualifiedTypeName: try type.optionalString("qualifiedTypeName"),
+                    liveSubscribers: try type.count("liveSubscribers"),
+                    deadSubscribers: try type.count("deadSubscribers"),
+                    reclaimedSubscribers: try type.count("reclaimedSubscribers"),
+                    unsubscribedSubscribers: try type.count("unsubscribedSubscribers"),
+                    cancelledSubscribers: try type.count("cancelledSubscribers"),
+                    duplicateSubscriptions: try type.count("duplicateSubscriptions"),
+                    published: try type.count("published"), delivered: try type.count("delivered"),
+                    unheard: try type.count("unheard")))
+        }
+        return FeedSnapshot(
+            time: try fields.time("time"),
+            snapshot: BusSnapshot(
+                busName: try fields.string("busName"), eventTypes: statistics,
+                wildcardObservers: try fields.count("wildcardObservers"),
+                deadWildcardObservers: try fields.count("deadWildcardObservers"),
+                reclaimedWildcardObservers: try fields.count("reclaimedWildcardObservers"),
+                wildcardDeliveries: try fields.count("wildcardDeliveries")))
+    }
+}
+
+/// Typed access to the fields of one record, with errors that name the field and the kind.
+private struct RecordFields {
+    let kind: String
+    let members: [(key: String, value: JSONValue)]
+    /// The line, which ranges in the values point into.
+    let bytes: UnsafeBufferPointer<UInt8>
+    var prefix = ""
+
+    private func find(_ name: String) -> JSONValue? {
+        // The last of duplicate names wins, as in most JSON readers.
+        members.last { $0.key == name }?.value
+    }
+
+    private func value(_ name: String) throws(FeedDecodingError) -> JSONValue {
+        guard let value = find(name) else { throw .missingField(field: prefix + name, kind: kind) }
+        return value
+    }
+
+    private func wrongType(_ name: String, _ expected: String, _ found: JSONValue) -> FeedDecodingError {
+        .wrongType(field: prefix + name, kind: kind, expected: expected, found: found.typeDescription)
+    }
+
+    private func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    func string(_ name: String) throws(FeedDecodingError) -> String {
+        let found = try value(name)
+        guard case .string(let text) = found else { throw wrongType(name, "a string", found) }
+        return text
+    }
+
+    /// A string, or nil when the field is absent or `null`.
+    func optionalString(_ name: String) throws(FeedDecodingError) -> String? {
+        switch find(name) {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw wrongType(name, "a string or null", other)
+        }
+    }
+
+    /// A whole number from 0 up to `Int.max`.
+    func count(_ name: String) throws(FeedDecodingError) -> Int {
+        let found = try value(name)
+        guard case .number(let number) = found else { throw wrongType(name, "a whole number", found) }
+        guard number.isWhole else {
+            throw .invalidNumber(
+                field: prefix + name, kind: kind,
+                reason: "should be a whole number, found \(text(number.range))")
+        }
+        guard let integer = number.integer else {
+            throw .invalidNumber(field: prefix + name, kind: kind, reason: "is too large")
+        }
+        guard integer >= 0 else {
+            throw .invalidNumber(field: prefix + name, kind: kind, reason: "must not be negative")
+        }
+        return integer
+    }
+
+    /// A count, or nil when the field is absent.
+    func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
+        find(name) == nil ? nil : try count(name)
+    }
+
+    /// Seconds since 1970: a finite number.
+    func time(_ name: String) throws(FeedDecodingError) -> Double {
+        let found = try value(name)
+        guard case .number(let number) = found else { throw wrongType(name, "a number", found) }
+        guard number.double.isFinite else {
+            throw .invalidNumber(field: prefix + name, kind: kind, reason: "is out of range")
+        }
+        return number.double
+    }
+
+    /// An array, built from the text the parser checked.
+    func array(_ name: String) throws(FeedDecodingError) -> [JSONValue] {
+        let found = try value(name)
+        guard case .unparsed(false, let range) = found else { throw wrongType(name, "an array", found) }
+        var parser = JSONParser(bytes)
+        guard case .array(let elements) = try parser.parseValue(at: range.lowerBound) else {
+            throw wrongType(name, "an array", found)
+        }
+        return elements
+    }
+
+    /// An event payload: an object or array kept as its text, or a string.
+    func payload(_ name: String) throws(FeedDecodingError) -> FeedPayload {
+        switch try value(name) {
+        case .unparsed(_, let range): return .fields(json: text(range))
+        case .string(let description): return .description(description)
+        case let other: throw wrongType(name, "an object, an array or a string", other)
+        }
+    }
+}

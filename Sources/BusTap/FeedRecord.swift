@@ -1,0 +1,212 @@
+public import BusFeed
+public import EventBus
+
+/// One line of the tap wire format, which is also the recording format.
+///
+/// Every record is one JSON object on one line, `\n`-terminated, with a `kind` field that says
+/// which case it is. docs/wire-format.md describes every field.
+///
+/// ```swift
+/// let line = FeedRecord.dropped(FeedDrops(time: 1_700_000_000, events: 12)).encodeLine()
+/// // {"kind":"dropped","time":1700000000.0,"events":12,"lifecycle":0}\n
+/// let again = try FeedRecord.decode(line: line)
+/// ```
+public enum FeedRecord: Sendable, Hashable {
+    /// The first line a tap sends, saying who is talking.
+    case hello(FeedHello)
+    /// One published event.
+    case event(FeedEvent)
+    /// A subscriber lifecycle change.
+    case lifecycle(FeedLifecycle)
+    /// The bus's counters at one moment; exact even when events were dropped.
+    case snapshot(FeedSnapshot)
+    /// How many records this reader lost so far because it read too slowly (a running total).
+    case dropped(FeedDrops)
+
+    /// The version of the wire format this library writes and reads.
+    public static let wireVersion = 1
+
+    /// The longest line, in bytes without the newline, that readers accept: 1 MiB.
+    ///
+    /// Writers keep lines far shorter by truncating payloads (see ``FeedPayload/maximumLength``).
+    public static let maximumLineLength = 1 << 20
+
+    /// The value of the record's `kind` field.
+    public var kind: String {
+        switch self {
+        case .hello: return "hello"
+        case .event: return "event"
+        case .lifecycle: return "lifecycle"
+        case .snapshot: return "snapshot"
+        case .dropped: return "dropped"
+        }
+    }
+}
+
+/// Who a tap is: sent once, as the first line of every connection and recording.
+public struct FeedHello: Sendable, Hashable {
+    /// The wire format version the writer speaks, ``FeedRecord/wireVersion`` for this library.
+    public var version: Int
+    /// The process id of the app.
+    public var pid: Int
+    /// The app's process name, such as `simapp`.
+    public var process: String
+    /// The name of the bus being tapped, such as `shared`.
+    public var bus: String
+    /// Seconds since 1970 when the line was written.
+    public var time: Double
+
+    /// Creates a hello.
+    public init(version: Int = FeedRecord.wireVersion, pid: Int, process: String, bus: String, time: Double) {
+        self.version = version
+        self.pid = pid
+        self.process = process
+        self.bus = bus
+        self.time = time
+    }
+}
+
+/// A payload as it travels: the fields of an `Encodable` event, or the description of another.
+public enum FeedPayload: Sendable, Hashable {
+    /// The compact JSON text of an `Encodable` event's fields (an object, or an array), embedded
+    /// in the line as JSON rather than as a string.
+    case fields(json: String)
+    /// The description of an event that is not `Encodable`, sent as a JSON string.
+    case description(String)
+
+    /// Payload text longer than this many bytes is cut and sent as a description ending in `…`,
+    /// so that one huge event cannot make a line that readers refuse: 64 KiB.
+    public static let maximumLength = 64 << 10
+
+    /// The text a monitor shows: the JSON of the fields, or the description.
+    public var text: String {
+        switch self {
+        case .fields(let json): return json
+        case .description(let text): return text
+        }
+    }
+
+    /// Classifies text that ``PayloadFormatter`` made: JSON objects and arrays on one line become
+    /// ``fields(json:)``, anything else a ``description(_:)``.
+    ///
+    /// - Parameter text: A formatted payload, such as ``CapturedEvent/payloadText``.
+    /// - Returns: The payload to send, cut to ``maximumLength`` bytes when longer.
+    public init(formatted text: String) {
+        if text.utf8.count > Self.maximumLength {
+            self = .description(Self.truncated(text))
+        } else if JSONParser.isSingleLineContainer(text) {
+            self = .fields(json: text)
+        } else {
+            self = .description(text)
+        }
+    }
+
+    /// `text` cut to fewer than ``maximumLength`` bytes at a character boundary, plus `…`.
+    static func truncated(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        let budget = maximumLength - 3  // "…" takes three bytes
+        var bytes = 0
+        var end = scalars.startIndex
+        while end < scalars.endIndex {
+            let width = UTF8.width(scalars[end])
+            if bytes + width > budget { break }
+            bytes += width
+            end = scalars.index(after: end)
+        }
+        return String(scalars[..<end]) + "…"
+    }
+}
+
+/// One published event on the wire.
+public struct FeedEvent: Sendable, Hashable {
+    /// The event's number in the writer's stream, starting at 1; a gap means events were lost.
+    public var sequence: Int
+    /// Seconds since 1970 when the event was published.
+    public var time: Double
+    /// The readable name of the event's type.
+    public var typeName: String
+    /// The event's payload.
+    public var payload: FeedPayload
+    /// How many typed subscribers received the event.
+    public var receivers: Int
+
+    /// Creates an event record.
+    public init(sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int) {
+        self.sequence = sequence
+        self.time = time
+        self.typeName = typeName
+        self.payload = payload
+        self.receivers = receivers
+    }
+
+    /// Makes a record of an event a source captured, formatting its payload if needed.
+    ///
+    /// - Parameters:
+    ///   - captured: The event as a dashboard source delivered it.
+    ///   - sequence: The event's number in the stream being written.
+    public init(_ captured: CapturedEvent, sequence: Int) {
+        self.init(
+            sequence: sequence, time: captured.time, typeName: captured.typeName,
+            payload: FeedPayload(formatted: captured.payloadText), receivers: captured.receivers)
+    }
+
+    /// The event as a dashboard source delivers it, with its payload as text.
+    public var captured: CapturedEvent {
+        CapturedEvent(time: time, typeName: typeName, payload: .text(payload.text), receivers: receivers)
+    }
+}
+
+/// A subscriber lifecycle change on the wire.
+public struct FeedLifecycle: Sendable, Hashable {
+    /// Seconds since 1970 when the change happened.
+    public var time: Double
+    /// The change.
+    public var change: SubscriberLifecycleEvent
+
+    /// Creates a lifecycle record.
+    public init(time: Double, change: SubscriberLifecycleEvent) {
+        self.time = time
+        self.change = change
+    }
+
+    /// Makes a record of a change a source captured.
+    public init(_ captured: CapturedLifecycle) {
+        self.init(time: captured.time, change: captured.change)
+    }
+
+    /// The change as a dashboard source delivers it.
+    public var captured: CapturedLifecycle {
+        CapturedLifecycle(time: time, change: change)
+    }
+}
+
+/// The bus's counters at one moment, on the wire.
+public struct FeedSnapshot: Sendable, Hashable {
+    /// Seconds since 1970 when the snapshot was taken.
+    public var time: Double
+    /// The counters, every field of ``BusSnapshot`` and ``EventTypeStatistics``.
+    public var snapshot: BusSnapshot
+
+    /// Creates a snapshot record.
+    public init(time: Double, snapshot: BusSnapshot) {
+        self.time = time
+        self.snapshot = snapshot
+    }
+}
+
+/// What a reader lost so far because it read too slowly: running totals, not increments.
+public struct FeedDrops: Sendable, Hashable {
+    /// Seconds since 1970 when the line was written.
+    public var time: Double
+    /// Events lost so far.
+    public var events: Int
+    /// Lifecycle changes lost so far.
+    public var lifecycle: Int
+
+    /// Creates a drops record.
+    public init(time: Double, events: Int, lifecycle: Int = 0) {
+        self.time = time
+        self.events = events
+        self.lifecycle = lifecycle
+    }
+}

@@ -1,0 +1,153 @@
+public import BusFeed
+import Dispatch
+import EventBus
+public import Foundation
+
+/// Drains a source without a screen and writes JSON Lines, for scripts and CI.
+///
+/// Every `drainInterval` it writes the drained events and lifecycle changes as `event` and
+/// `lifecycle` lines (the wire format), a `dropped` line when the drop count grows, and every
+/// `summaryInterval` a `summary` line:
+///
+/// ```json
+/// {"kind":"summary","time":1712345678.5,"elapsed":3.0,"status":"attached","events":1200,
+///  "lifecycle":4,"dropped":0,"published":1200,"types":{"TickEvent":1200}}
+/// ```
+///
+/// (one line in the output). `published` is the bus's own total from the newest snapshot, or
+/// null before one arrived. It stops when the duration has passed, when a ``FiniteSource`` is
+/// finished, when ``stop()`` is called, or when the output cannot be written, and writes a final
+/// summary first (except in the last case).
+///
+/// ```swift
+/// let runner = HeadlessRunner(source: try ReplaySource(path: "session.jsonl", speed: 0))
+/// let outcome = runner.run()
+/// ```
+public final class HeadlessRunner: Sendable {
+    /// Why ``run()`` returned.
+    public enum Outcome: Sendable, Hashable {
+        /// The duration passed.
+        case durationElapsed
+        /// The source is a ``FiniteSource`` and it finished.
+        case sourceFinished
+        /// ``stop()`` was called.
+        case stopped
+        /// The output could not be written (for example, a closed pipe); the reason.
+        case outputFailed(String)
+    }
+
+    private let source: any DashboardSource
+    private let output: FileHandle
+    private let duration: Double?
+    private let drainInterval: Double
+    private let summaryInterval: Double
+    private let wake = DispatchSemaphore(value: 0)
+    private let stopRequested = LockedValue(false)
+
+    /// Prepares a run; nothing happens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - source: What to drain.
+    ///   - output: Where lines go; standard output by default.
+    ///   - duration: Seconds to run, or nil to run until the source finishes or ``stop()``.
+    ///   - drainInterval: Seconds between drains.
+    ///   - summaryInterval: Seconds between `summary` lines.
+    public init(
+        source: any DashboardSource, output: FileHandle = .standardOutput, duration: Double? = nil,
+        drainInterval: Double = 0.1, summaryInterval: Double = 1
+    ) {
+        self.source = source
+        self.output = output
+        self.duration = duration
+        self.drainInterval = drainInterval.isFinite ? max(0.001, drainInterval) : 0.1
+        self.summaryInterval = summaryInterval.isFinite ? max(0.01, summaryInterval) : 1
+    }
+
+    /// Makes ``run()`` return soon, from any thread.
+    public func stop() {
+        stopRequested.withLock { $0 = true }
+        wake.signal()
+    }
+
+    /// Drains and writes until one of the stop conditions; blocks the calling thread.
+    ///
+    /// - Returns: Why it stopped.
+    public func run() -> Outcome {
+        let start = monotonicNow()
+        var totals = Totals()
+        var nextSummary = start + summaryInterval
+        while true {
+            let batch = source.drain()
+            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 2))
+            totals.add(batch, into: &writer)
+            let now = monotonicNow()
+            let finished = (source as? any FiniteSource)?.isFinished ?? false
+            let timeUp = duration.map { now - start >= $0 } ?? false
+            let stopping = stopRequested.current
+            let outcome: Outcome? =
+                stopping ? .stopped : finished ? .sourceFinished : timeUp ? .durationElapsed : nil
+            if now >= nextSummary || outcome != nil {
+                totals.writeSummary(elapsed: now - start, into: &writer)
+                nextSummary = now + summaryInterval
+            }
+            do {
+                if !writer.bytes.isEmpty { try output.write(contentsOf: writer.bytes) }
+            } catch {
+                return .outputFailed("\(error)")
+            }
+            if let outcome { return outcome }
+            var wait = drainInterval
+            if let duration { wait = min(wait, max(0, start + duration - now)) }
+            _ = self.wake.wait(timeout: .now() + wait)
+        }
+    }
+
+    /// What the run has seen, for summaries.
+    private struct Totals {
+        var events = 0
+        var lifecycle = 0
+        var dropped = 0
+        var perType: [String: Int] = [:]
+        var published: Int?
+        var status: String?
+
+        mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
+            for event in batch.events {
+                events += 1
+                perType[event.typeName, default: 0] += 1
+                writer.write(.event(FeedEvent(event, sequence: events)))
+            }
+            for change in batch.lifecycle {
+                lifecycle += 1
+                writer.writeLifecycle(time: change.time, change: change.change)
+            }
+            if batch.droppedEvents != dropped {
+                dropped = batch.droppedEvents
+                writer.write(FeedDrops(time: wallClockNow(), events: dropped))
+            }
+            if let snapshot = batch.snapshot { published = snapshot.totalPublished }
+            if let status = batch.status { self.status = status }
+        }
+
+        func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {
+            writer.beginRecord("summary")
+            writer.field("time", wallClockNow())
+            writer.field("elapsed", (elapsed * 1000).rounded() / 1000)
+            writer.field("status", status)
+            writer.field("events", events)
+            writer.field("lifecycle", lifecycle)
+            writer.field("dropped", dropped)
+            if let published {
+                writer.field("published", published)
+            } else {
+                writer.rawField("published", "null")
+            }
+            writer.beginObject("types")
+            for (name, count) in perType.sorted(by: { $0.key < $1.key }) {
+                writer.field(named: name, count)
+            }
+            writer.endObject()
+            writer.endRecord()
+        }
+    }
+}

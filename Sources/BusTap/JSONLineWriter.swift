@@ -1,0 +1,226 @@
+/// Writes one JSON object per line into a byte buffer, by hand.
+///
+/// A tap encodes every event it sends, so this avoids `JSONEncoder` and its intermediate
+/// containers: fields go straight into bytes, strings are escaped in one pass, and text that needs
+/// no escaping is copied whole.
+struct JSONLineWriter {
+    /// The lines written so far.
+    var bytes: [UInt8]
+    private var needsComma = false
+
+    init(reservingCapacity capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Starts an object whose first field is `"kind":kind`.
+    mutating func beginRecord(_ kind: StaticString) {
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+        key("kind")
+        bytes.append(UInt8(ascii: "\""))
+        appendASCII(kind)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Starts a nested object as the value of `name`, or as an array element when `name` is nil.
+    mutating func beginObject(_ name: StaticString?) {
+        if let name { key(name) } else { separator() }
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Ends the current object.
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Starts an array as the value of `name`.
+    mutating func beginArray(_ name: StaticString) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Ends the current array.
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Ends the record's object and the line.
+    mutating func endRecord() {
+        bytes.append(UInt8(ascii: "}"))
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma = false
+    }
+
+    mutating func field(_ name: StaticString, _ value: Int) {
+        key(name)
+        appendInteger(value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Double) {
+        key(name)
+        appendDouble(value)
+    }
+
+    mutating func field(_ name: StaticString, _ value: String) {
+        key(name)
+        appendString(value)
+    }
+
+    /// A field whose name is only known at run time, such as an event type's.
+    mutating func field(named name: String, _ value: Int) {
+        separator()
+        appendString(name)
+        bytes.append(UInt8(ascii: ":"))
+        appendInteger(value)
+    }
+
+    /// Writes `null` when `value` is nil.
+    mutating func field(_ name: StaticString, _ value: String?) {
+        key(name)
+        if let value { appendString(value) } else { appendASCII("null") }
+    }
+
+    /// Writes `json`, which the caller knows is one valid JSON value without newlines, as is.
+    mutating func rawField(_ name: StaticString, _ json: String) {
+        key(name)
+        bytes.append(contentsOf: json.utf8)
+    }
+
+    /// Writes `json` bytes, which the caller knows are one valid JSON value, as is.
+    mutating func rawField(_ name: StaticString, bytes json: [UInt8]) {
+        key(name)
+        bytes.append(contentsOf: json)
+    }
+
+    // MARK: - Values
+
+    private mutating func separator() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    /// Writes `"name":`, ready for a value.
+    mutating func key(_ name: StaticString) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        appendASCII(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Appends text that is already JSON.
+    mutating func appendRaw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private mutating func appendASCII(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func appendInteger(_ value: Int) {
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        // Digits go right to left into a small buffer on the stack, then in with one append.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for a sign and 20 digits
+        var magnitude = value.magnitude
+        var start = 24
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// Writes a time or a duration in seconds, to the microsecond: `1712345678.123456`.
+    ///
+    /// Fixed precision, because it is much cheaper to write than Swift's shortest round-trip
+    /// form, and because readers convert numbers of up to 16 digits exactly and quickly. Values of
+    /// a million years and more (never times) fall back to the shortest form; JSON has no infinity
+    /// or NaN, so those become `0`.
+    mutating func appendDouble(_ value: Double) {
+        guard value.isFinite else {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        let microseconds = (value.magnitude * 1e6).rounded()
+        guard microseconds < 1e18 else {
+            bytes.append(contentsOf: value.description.utf8)
+            return
+        }
+        let total = Int(microseconds)
+        if value < 0 && total != 0 { bytes.append(UInt8(ascii: "-")) }
+        appendInteger(total / 1_000_000)
+        bytes.append(UInt8(ascii: "."))
+        var fraction = total % 1_000_000
+        var digits = 6
+        // Trailing zeros carry nothing; keep one digit so the number still reads as a time.
+        while digits > 1 && fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        var divisor = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
+    mutating func appendString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                    continue
+                }
+                if runStart < index {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                }
+                appendEscape(byte)
+                runStart = index + 1
+            }
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            hex.withUTF8Buffer { digits in
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0x0F)])
+            }
+        }
+    }
+}

@@ -1,0 +1,492 @@
+/// A number as the parser read it: both forms, so that each field can say what it wants.
+struct JSONNumber {
+    /// The value, when written as a whole number (no fraction or exponent) that fits in `Int`.
+    let integer: Int?
+    /// Whether it was written as a whole number, however large.
+    let isWhole: Bool
+    /// The value as a double; infinite when it is out of range.
+    let double: Double
+    /// Where its text lies in the input, for error messages.
+    let range: Range<Int>
+}
+
+/// A parsed JSON value, as the wire decoder needs it.
+enum JSONValue {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    /// Members in the order written; lookups take the last of duplicate names.
+    case object([(key: String, value: JSONValue)])
+    /// An object or array whose text was checked but not built, found at `range` in the input.
+    case unparsed(isObject: Bool, range: Range<Int>)
+    /// A value that was checked and skipped without being built.
+    case skipped
+
+    /// The name of the value's JSON type, for error messages.
+    var typeDescription: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        case .unparsed(let isObject, _): return isObject ? "an object" : "an array"
+        case .skipped: return "a value"
+        }
+    }
+}
+
+/// A small strict JSON parser (RFC 8259) over bytes that are already valid UTF-8.
+///
+/// Hand-written rather than `JSONSerialization` for three reasons: the decoder keeps the exact
+/// text of an embedded payload object; it checks nested objects without building them, which
+/// keeps decoding a line cheap; and its limits are ours: nesting deeper than ``maximumDepth`` is
+/// an error rather than deep recursion, and every step consumes input, so any input ends in a
+/// value or an error in linear time.
+struct JSONParser {
+    /// How deeply arrays and objects may nest.
+    static let maximumDepth = 64
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    private var depth = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Parses input that must be exactly one JSON object. Scalar members are built; nested
+    /// objects and arrays are checked and returned as ``JSONValue/unparsed(isObject:range:)``.
+    mutating func parseRecord() throws(FeedDecodingError) -> [(key: String, value: JSONValue)] {
+        skipWhitespace()
+        guard position < bytes.count else { throw malformed("the line is empty") }
+        guard bytes[position] == UInt8(ascii: "{") else { throw .notAnObject }
+        position += 1
+        depth = 1
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(8)
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+        } else {
+            while true {
+                skipWhitespace()
+                let name = try parseKey()
+                skipWhitespace()
+                let start = position
+                let isContainer = peek() == UInt8(ascii: "{") || peek() == UInt8(ascii: "[")
+                let value = try parseValue(build: !isContainer)
+                if isContainer {
+                    members.append(
+                        (
+                            name,
+                            .unparsed(isObject: bytes[start] == UInt8(ascii: "{"), range: start..<position)
+                        ))
+                } else {
+                    members.append((name, value))
+                }
+                skipWhitespace()
+                if try endOfContainer(closing: UInt8(ascii: "}")) { break }
+            }
+        }
+        try expectEnd()
+        return members
+    }
+
+    /// Parses input that must be exactly one JSON value, building all of it.
+    mutating func parseDocument() throws(FeedDecodingError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue(build: true)
+        try expectEnd()
+        return value
+    }
+
+    /// Builds the value whose text starts at `start`, such as a member ``parseRecord()`` left
+    /// unparsed; number ranges in it then point into the whole input.
+    mutating func parseValue(at start: Int) throws(FeedDecodingError) -> JSONValue {
+        position = start
+        depth = 0
+        return try parseValue(build: true)
+    }
+
+    /// Whether `text` is one JSON object or array with no line breaks anywhere in it.
+    static func isSingleLineContainer(_ text: String) -> Bool {
+        guard let first = text.utf8.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            return false
+        }
+        guard !text.utf8.contains(0x0A), !text.utf8.contains(0x0D) else { return false }
+        var copy = text
+        return copy.withUTF8 { buffer in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            guard (try? parser.parseValue(build: false)) != nil else { return false }
+            return (try? parser.expectEnd()) != nil
+        }
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue(build: Bool) throws(FeedDecodingError) -> JSONValue {
+        guard let byte = peek() else { throw malformed("the line ends where a value should start") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject(build: build)
+        case UInt8(ascii: "["): return try parseArray(build: build)
+        case UInt8(ascii: "\""):
+            if build { return .string(try parseString()) }
+            try skipString()
+            return .skipped
+        case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
+        case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
+        case UInt8(ascii: "n"): return try parseLiteral("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber(build: build)
+        default: throw malformed("unexpected \(describe(byte))")
+        }
+    }
+
+    private mutating func parseObject(build: Bool) throws(FeedDecodingError) -> JSONValue {
+        try enterContainer()
+        var members: [(key: String, value: JSONValue)] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+        } else {
+            while true {
+                skipWhitespace()
+                if build {
+                    let name = try parseKey()
+                    skipWhitespace()
+                    members.append((name, try parseValue(build: true)))
+                } else {
+                    try skipKey()
+                    skipWhitespace()
+                    _ = try parseValue(build: false)
+                }
+                skipWhitespace()
+                if try endOfContainer(closing: UInt8(ascii: "}")) { break }
+            }
+        }
+        depth -= 1
+        return build ? .object(members) : .skipped
+    }
+
+    private mutating func parseArray(build: Bool) throws(FeedDecodingError) -> JSONValue {
+        try enterContainer()
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            position += 1
+        } else {
+            while true {
+                skipWhitespace()
+                let element = try parseValue(build: build)
+                if build { elements.append(element) }
+                skipWhitespace()
+                if try endOfContainer(closing: UInt8(ascii: "]")) { break }
+            }
+        }
+        depth -= 1
+        return build ? .array(elements) : .skipped
+    }
+
+    private mutating func enterContainer() throws(FeedDecodingError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw malformed("nesting deeper than \(Self.maximumDepth) levels")
+        }
+        position += 1
+    }
+
+    /// Consumes `,` (returns false) or the closing bracket (returns true).
+    private mutating func endOfContainer(closing: UInt8) throws(FeedDecodingError) -> Bool {
+        guard let byte = peek() else { throw malformed("the line ends inside an object or array") }
+        position += 1
+        if byte == UInt8(ascii: ",") { return false }
+        if byte == closing { return true }
+        position -= 1
+        throw malformed("expected ',' or '\(Character(Unicode.Scalar(closing)))', found \(describe(byte))")
+    }
+
+    private mutating func parseKey() throws(FeedDecodingError) -> String {
+        try expectKeyQuote()
+        let name = try parseString()
+        try expectColon(after: name)
+        return name
+    }
+
+    private mutating func skipKey() throws(FeedDecodingError) {
+        try expectKeyQuote()
+        try skipString()
+        try expectColon(after: nil)
+    }
+
+    private func expectKeyQuote() throws(FeedDecodingError) {
+        guard peek() == UInt8(ascii: "\"") else {
+            if let byte = peek() { throw malformed("expected a field name, found \(describe(byte))") }
+            throw malformed("the line ends where a field name should be")
+        }
+    }
+
+    private mutating func expectColon(after name: String?) throws(FeedDecodingError) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+            throw malformed("expected ':' after " + (name.map { "field \"\($0)\"" } ?? "a field name"))
+        }
+        position += 1
+    }
+
+    private mutating func parseLiteral(
+        _ word: StaticString, _ value: JSONValue
+    ) throws(FeedDecodingError) -> JSONValue {
+        let length = word.utf8CodeUnitCount
+        let matches = word.withUTF8Buffer { expected in
+            position + length <= bytes.count
+                && (0..<length).allSatisfy { bytes[position + $0] == expected[$0] }
+        }
+        guard matches else { throw malformed("unknown word (expected \(word))") }
+        position += length
+        return value
+    }
+
+    // MARK: - Numbers
+
+    /// Powers of ten that doubles hold exactly, for the exact fast path of number conversion.
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    private mutating func parseNumber(build: Bool) throws(FeedDecodingError) -> JSONValue {
+        let start = position
+        let negative = peek() == UInt8(ascii: "-")
+        if negative { position += 1 }
+        guard let first = peek(), isDigit(first) else { throw malformed("a number needs digits") }
+        var mantissa: UInt64 = 0
+        var mantissaOverflowed = false
+        var decimalExponent = 0
+        func addDigit(_ byte: UInt8) {
+            let (times10, overflow1) = mantissa.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { mantissaOverflowed = true } else { mantissa = sum }
+        }
+        if first == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while let byte = peek(), isDigit(byte) {
+                addDigit(byte)
+                if mantissaOverflowed { decimalExponent += 1 }
+                position += 1
+            }
+        }
+        var isWhole = true
+        if peek() == UInt8(ascii: ".") {
+            isWhole = false
+            position += 1
+            guard let digit = peek(), isDigit(digit) else {
+                throw malformed("a number needs digits after '.'")
+            }
+            while let byte = peek(), isDigit(byte) {
+                if !mantissaOverflowed {
+                    addDigit(byte)
+                    if !mantissaOverflowed { decimalExponent -= 1 }
+                }
+                position += 1
+            }
+        }
+        if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            isWhole = false
+            position += 1
+            var exponentNegative = false
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                exponentNegative = sign == UInt8(ascii: "-")
+                position += 1
+            }
+            guard let digit = peek(), isDigit(digit) else {
+                throw malformed("a number needs digits in its exponent")
+            }
+            var exponent = 0
+            while let byte = peek(), isDigit(byte) {
+                exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 1_000_000)
+                position += 1
+            }
+            decimalExponent += exponentNegative ? -exponent : exponent
+        }
+        guard build else { return .skipped }
+
+        var integer: Int?
+        if isWhole && !mantissaOverflowed {
+            if negative {
+                integer = mantissa <= UInt64(Int.max) + 1 ? Int(truncatingIfNeeded: 0 &- mantissa) : nil
+            } else {
+                integer = mantissa <= UInt64(Int.max) ? Int(mantissa) : nil
+            }
+        }
+        let double: Double
+        if !mantissaOverflowed, mantissa <= 1 << 53, abs(decimalExponent) <= 22 {
+            // Both the mantissa and the power of ten are exact doubles, so one IEEE operation
+            // rounds correctly.
+            let power = Self.exactPowersOfTen[abs(decimalExponent)]
+            let magnitude = decimalExponent < 0 ? Double(mantissa) / power : Double(mantissa) * power
+            double = negative ? -magnitude : magnitude
+        } else {
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            double = Double(text) ?? .infinity
+        }
+        return .number(
+            JSONNumber(integer: integer, isWhole: isWhole, double: double, range: start..<position))
+    }
+
+    // MARK: - Strings
+
+    private mutating func parseString() throws(FeedDecodingError) -> String {
+        position += 1  // the opening quote
+        let start = position
+        // Fast path: no escapes, so the text is the bytes between the quotes.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                position += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw malformed("a control character inside a string must be escaped") }
+            position += 1
+        }
+        var output = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: output, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &output)
+            case ..<0x20:
+                throw malformed("a control character inside a string must be escaped")
+            default:
+                output.append(byte)
+            }
+        }
+        throw malformed("a string is not closed")
+    }
+
+    /// Checks a string without building it.
+    private mutating func skipString() throws(FeedDecodingError) {
+        position += 1
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return
+            case UInt8(ascii: "\\"):
+                _ = try escapedScalar()
+            case ..<0x20:
+                throw malformed("a control character inside a string must be escaped")
+            default:
+                break
+            }
+        }
+        throw malformed("a string is not closed")
+    }
+
+    private mutating func parseEscape(into output: inout [UInt8]) throws(FeedDecodingError) {
+        let scalar = try escapedScalar()
+        if scalar.isASCII {
+            output.append(UInt8(scalar.value))
+        } else {
+            output.append(contentsOf: String(Character(scalar)).utf8)
+        }
+    }
+
+    /// Reads the rest of an escape after its backslash.
+    private mutating func escapedScalar() throws(FeedDecodingError) -> Unicode.Scalar {
+        guard let byte = peek() else { throw malformed("a string is not closed") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            var value = try parseHex4()
+            if (0xD800..<0xDC00).contains(value) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else { throw malformed("a \\u escape holds half a surrogate pair") }
+                position += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else {
+                    throw malformed("a \\u escape holds half a surrogate pair")
+                }
+                value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(value) {
+                throw malformed("a \\u escape holds half a surrogate pair")
+            }
+            guard let scalar = Unicode.Scalar(value) else {
+                throw malformed("a \\u escape is not a character")
+            }
+            return scalar
+        default:
+            throw malformed("unknown escape \\\(Character(Unicode.Scalar(byte)))")
+        }
+    }
+
+    private mutating func parseHex4() throws(FeedDecodingError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw malformed("a \\u escape needs four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw malformed("a \\u escape needs four hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    // MARK: - Bytes
+
+    private func peek() -> UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+            position += 1
+        }
+    }
+
+    private mutating func expectEnd() throws(FeedDecodingError) {
+        skipWhitespace()
+        if let byte = peek() {
+            throw malformed("unexpected \(describe(byte)) after the end of the JSON value")
+        }
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private func malformed(_ reason: String) -> FeedDecodingError {
+        .malformedJSON(reason: reason, offset: position)
+    }
+}

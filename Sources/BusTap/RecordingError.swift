@@ -1,0 +1,28 @@
+/// Why a recording could not be replayed or written.
+///
+/// Descriptions name the file and, for a bad line, its number, like a compiler:
+/// `recording.jsonl:17: missing field "typeName" in an event record`.
+public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file could not be opened or read.
+    case unreadable(path: String, reason: String)
+    /// The file could not be created or opened for writing.
+    case unwritable(path: String, reason: String)
+    /// A line (1-based) is not a valid record.
+    case malformedLine(path: String, line: Int, error: FeedDecodingError)
+    /// The replay speed is negative or not a number.
+    case invalidSpeed(Double)
+
+    /// A one-line account of the problem.
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            return "cannot read recording \(path): \(reason)"
+        case .unwritable(let path, let reason):
+            return "cannot write recording \(path): \(reason)"
+        case .malformedLine(let path, let line, let error):
+            return "\(path):\(line): \(error)"
+        case .invalidSpeed(let speed):
+            return "replay speed must be 0 (as fast as possible) or more, not \(speed)"
+        }
+    }
+}

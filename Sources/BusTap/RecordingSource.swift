@@ -1,0 +1,75 @@
+public import BusFeed
+import EventBus
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Records everything another source delivers, and passes it on unchanged.
+///
+/// ```swift
+/// let writer = try RecordingWriter(path: "session.jsonl")
+/// let source = RecordingSource(wrapping: AttachSource(socketPath: "/tmp/app.bus"), writer: writer)
+/// ```
+///
+/// When recording fails, the batch's status says so (such as `attached; recording to
+/// session.jsonl stopped: No space left on device`) and the monitor goes on without recording.
+public final class RecordingSource: FiniteSource {
+    /// The source being recorded.
+    public let wrapped: any DashboardSource
+    /// Where the records go.
+    public let writer: RecordingWriter
+
+    /// Wraps `source`, writing what it delivers to `writer`.
+    ///
+    /// - Parameters:
+    ///   - source: Any source: a simulation, an ``AttachSource``, a ``ReplaySource``.
+    ///   - writer: The recording file.
+    public init(wrapping source: any DashboardSource, writer: RecordingWriter) {
+        wrapped = source
+        self.writer = writer
+    }
+
+    /// The wrapped source's title.
+    public var title: String { wrapped.title }
+
+    /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
+    public var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
+
+    /// Drains the wrapped source, records the batch, and returns it.
+    public func drain() -> SourceBatch {
+        var batch = wrapped.drain()
+        let hasRecords = !batch.events.isEmpty || !batch.lifecycle.isEmpty || batch.snapshot != nil
+        if hasRecords || writer.recordsWritten > 0 {
+            writer.record(batch, hello: hello(busName: batch.snapshot?.busName))
+        }
+        if let error = writer.error {
+            batch.status = (batch.status.map { $0 + "; " } ?? "") + error
+        }
+        return batch
+    }
+
+    /// Passes the command to the wrapped source.
+    public func perform(_ command: SourceCommand) -> String? {
+        wrapped.perform(command)
+    }
+
+    /// The hello made up for a source that has none, fixed once made.
+    private let madeUpHello = LockedValue<FeedHello?>(nil)
+
+    /// Who is being recorded: the app's own hello when the source has one, else this process
+    /// under the source's title.
+    private func hello(busName: String?) -> FeedHello {
+        if let attach = wrapped as? AttachSource, let hello = attach.hello { return hello }
+        if let replay = wrapped as? ReplaySource, let hello = replay.hello { return hello }
+        return madeUpHello.withLock { hello in
+            if let hello { return hello }
+            let made = FeedHello(
+                pid: Int(getpid()), process: wrapped.title, bus: busName ?? "unknown", time: wallClockNow())
+            hello = made
+            return made
+        }
+    }
+}

@@ -1,0 +1,187 @@
+public import BusFeed
+import EventBus
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Writes what a monitor saw to a file, one JSON object per line, in the wire format.
+///
+/// Each batch goes to the file in one `write` as soon as it is recorded, so a crash loses at most
+/// the batch being written; ``ReplaySource`` skips a last line cut short. When writing fails
+/// (for example, the disk is full) recording stops, and ``error`` says why once, for the monitor
+/// to show; the monitor carries on.
+///
+/// ```swift
+/// let writer = try RecordingWriter(path: "session.jsonl")
+/// let source = RecordingSource(wrapping: AttachSource(socketPath: path), writer: writer)
+/// ```
+public final class RecordingWriter: Sendable {
+    /// The file being written.
+    public let path: String
+    private let state: LockedValue<State>
+
+    private struct State {
+        var descriptor: Int32
+        var error: String?
+        var nextSequence = 1
+        var recordsWritten = 0
+        var lastDropped = 0
+        var lastHello: FeedHello?
+        /// Time stamps for records that carry none (snapshots, drops): the last record's time
+        /// plus the time since, so a recording of a replay keeps the replay's clock.
+        var lastRecordTime: Double?
+        var lastRecordClock = 0.0
+    }
+
+    /// Creates (or empties) the file, readable and writable by its owner only.
+    ///
+    /// - Parameter path: Where to write.
+    /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be opened.
+    public init(path: String) throws(RecordingError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unwritable(path: path, reason: UnixSocket.errorText(errno)) }
+        self.path = path
+        state = LockedValue(State(descriptor: descriptor))
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Why recording stopped, such as "recording to session.jsonl stopped: No space left on
+    /// device"; nil while recording works.
+    public var error: String? { state.withLock(\.error) }
+
+    /// Lines written so far.
+    public var recordsWritten: Int { state.withLock(\.recordsWritten) }
+
+    /// Closes the file; later writes are ignored.
+    public func close() {
+        state.withLock { state in
+            if state.descriptor >= 0 { Glibc.close(state.descriptor) }
+            state.descriptor = -1
+        }
+    }
+
+    /// Writes records as they are, one line each.
+    ///
+    /// - Parameter records: Records to append.
+    public func write(_ records: [FeedRecord]) {
+        guard !records.isEmpty else { return }
+        var writer = JSONLineWriter(reservingCapacity: 256 * records.count)
+        for record in records { writer.write(record) }
+        state.withLock { state in
+            for record in records {
+                if case .hello(let hello) = record { state.lastHello = hello }
+            }
+            append(writer.bytes, lines: records.count, &state)
+        }
+    }
+
+    /// Writes everything in `batch`: events and lifecycle changes merged in time order, then
+    /// the snapshot, and a `dropped` line when the drop count changed.
+    ///
+    /// - Parameters:
+    ///   - batch: What a source delivered.
+    ///   - hello: Who was watched; written first, and again whenever it changes (the source
+    ///     reattached to another process).
+    public func record(_ batch: SourceBatch, hello: FeedHello) {
+        let formatted = formatLines(batch)
+        state.withLock { state in
+            guard state.error == nil, state.descriptor >= 0 else { return }
+            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 4))
+            var lines = 0
+            if state.lastHello != hello {
+                writer.write(hello)
+                state.lastHello = hello
+                lines += 1
+            }
+            for line in formatted {
+                switch line {
+                case .event(let event):
+                    writer.write(.event(FeedEvent(event, sequence: state.nextSequence)))
+                    state.nextSequence += 1
+                    stamp(event.time, &state)
+                case .lifecycle(let change):
+                    writer.writeLifecycle(time: change.time, change: change.change)
+                    stamp(change.time, &state)
+                }
+                lines += 1
+            }
+            if let snapshot = batch.snapshot {
+                writer.writeSnapshot(time: currentTime(state), snapshot)
+                lines += 1
+            }
+            if batch.droppedEvents != state.lastDropped {
+                state.lastDropped = batch.droppedEvents
+                writer.write(FeedDrops(time: currentTime(state), events: batch.droppedEvents))
+                lines += 1
+            }
+            append(writer.bytes, lines: lines, &state)
+        }
+    }
+
+    private enum Line {
+        case event(CapturedEvent)
+        case lifecycle(CapturedLifecycle)
+    }
+
+    /// Events and lifecycle changes merged by time, each list keeping its own order.
+    private func formatLines(_ batch: SourceBatch) -> [Line] {
+        var lines: [Line] = []
+        lines.reserveCapacity(batch.events.count + batch.lifecycle.count)
+        var eventIndex = 0
+        var changeIndex = 0
+        while eventIndex < batch.events.count || changeIndex < batch.lifecycle.count {
+            let takeEvent =
+                changeIndex == batch.lifecycle.count
+                || (eventIndex < batch.events.count
+                    && batch.events[eventIndex].time <= batch.lifecycle[changeIndex].time)
+            if takeEvent {
+                lines.append(.event(batch.events[eventIndex]))
+                eventIndex += 1
+            } else {
+                lines.append(.lifecycle(batch.lifecycle[changeIndex]))
+                changeIndex += 1
+            }
+        }
+        return lines
+    }
+
+    private func stamp(_ time: Double, _ state: inout State) {
+        state.lastRecordTime = max(state.lastRecordTime ?? time, time)
+        state.lastRecordClock = monotonicNow()
+    }
+
+    private func currentTime(_ state: State) -> Double {
+        guard let last = state.lastRecordTime else { return wallClockNow() }
+        return last + (monotonicNow() - state.lastRecordClock)
+    }
+
+    /// Writes all of `bytes`, or records why it could not and stops recording.
+    private func append(_ bytes: [UInt8], lines: Int, _ state: inout State) {
+        guard state.error == nil, state.descriptor >= 0, !bytes.isEmpty else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                Glibc.write(state.descriptor, buffer.baseAddress! + offset, bytes.count - offset)
+            }
+            if count > 0 {
+                offset += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                let reason = count < 0 ? UnixSocket.errorText(errno) : "nothing written"
+                state.error = "recording to \(path) stopped: \(reason)"
+                Glibc.close(state.descriptor)
+                state.descriptor = -1
+                return
+            }
+        }
+        state.recordsWritten += lines
+    }
+}

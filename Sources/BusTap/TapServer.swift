@@ -1,0 +1,463 @@
+import Dispatch
+import EventBus
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The tap's thread: accepts readers, formats records and writes them, sends snapshots.
+///
+/// Everything below the configuration is touched only by the tap thread, except `stopRequested`,
+/// `connectedCount` and the inbox, which are locked; that is why the class can be
+/// `@unchecked Sendable`.
+final class TapServer: @unchecked Sendable {
+    /// Bytes waiting for one reader beyond which the tap stops taking records for it, so a reader
+    /// that does not read costs memory bounded by this plus the history.
+    static let outputHighWater = 256 << 10
+    /// How many readers may be connected at once; more are turned away.
+    static let maximumClients = 64
+    /// How long the thread sleeps between rounds when readers are connected but idle, in seconds.
+    static let tick = 0.01
+
+    private let bus: EventBus
+    private let inbox: TapInbox
+    private let listenDescriptor: Int32
+    private let socketIdentity: UnixSocket.FileIdentity?
+    private let socketPath: String
+    private let wakePipe: (read: Int32, write: Int32)
+    private let snapshotInterval: Double
+    private let processName: String
+    private let stopRequested = LockedValue(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let connectedCount = LockedValue(0)
+
+    // Tap thread only.
+    private var clients: [Client] = []
+    private var deliveryToken: Subscription?
+    private var lifecycleToken: Subscription?
+    private var nextSnapshot = 0.0
+    private var acceptPausedUntil = 0.0
+    private var history: TapHistory
+    private var spare: TapInbox.Ring?
+    private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
+    private var lineEnds: [Int] = []
+    private let payloads = TapPayloadFormatter()
+
+    /// One connected reader.
+    private final class Client {
+        let descriptor: Int32
+        var cursor: TapHistory.Cursor
+        var output: [UInt8] = []
+        var sent = 0
+        var droppedEvents = 0
+        var droppedLifecycle = 0
+
+        init(descriptor: Int32, cursor: TapHistory.Cursor) {
+            self.descriptor = descriptor
+            self.cursor = cursor
+        }
+
+        var pendingBytes: Int { output.count - sent }
+        var wantsRecords: Bool { pendingBytes < TapServer.outputHighWater }
+    }
+
+    init(
+        bus: EventBus, socketPath: String, snapshotInterval: Double, capacity: Int, processName: String
+    ) throws(BusTapError) {
+        guard let wakePipe = UnixSocket.makeWakePipe() else {
+            throw .systemCall(name: "pipe", path: socketPath, reason: UnixSocket.errorText(errno))
+        }
+        let listening: (descriptor: Int32, identity: UnixSocket.FileIdentity?)
+        do {
+            listening = try UnixSocket.listen(at: socketPath)
+        } catch {
+            close(wakePipe.read)
+            close(wakePipe.write)
+            throw error
+        }
+        self.bus = bus
+        self.inbox = TapInbox(capacity: capacity)
+        self.history = TapHistory(capacity: capacity)
+        self.listenDescriptor = listening.descriptor
+        self.socketIdentity = listening.identity
+        self.socketPath = socketPath
+        self.wakePipe = wakePipe
+        self.snapshotInterval = snapshotInterval.isFinite ? max(0.01, snapshotInterval) : 0.5
+        self.processName = processName
+    }
+
+    /// Starts the tap thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "BusTap \(socketPath)"
+        thread.start()
+    }
+
+    /// Stops the thread, disconnects every reader and removes the socket file; waits for that.
+    func stop() {
+        let first = stopRequested.withLock { requested in
+            defer { requested = true }
+            return !requested
+        }
+        if first { UnixSocket.wake(wakePipe.write) }
+        // Every caller waits for the thread to end, and passes the signal on to the next.
+        stopped.wait()
+        stopped.signal()
+    }
+
+    /// Readers connected now.
+    var clientCount: Int { connectedCount.current }
+
+    // MARK: - The loop
+
+    private func run() {
+        lowerThreadPriority()
+        while !stopRequested.current {
+            var descriptors = [
+                pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
+                pollfd(
+                    fd: listenDescriptor, events: monotonicNow() < acceptPausedUntil ? 0 : Int16(POLLIN),
+                    revents: 0),
+            ]
+            for client in clients {
+                let wantsWrite = client.pendingBytes > 0
+                descriptors.append(
+                    pollfd(
+                        fd: client.descriptor, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0),
+                        revents: 0))
+            }
+            // Idle with nobody connected: sleep until someone connects, at no cost to the app.
+            let timeout = clients.isEmpty && acceptPausedUntil == 0 ? -1 : Int32(Self.tick * 1000)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 && errno != EINTR { break }
+            if descriptors[0].revents != 0 { UnixSocket.drain(wakePipe.read) }
+            if stopRequested.current { break }
+
+            var gone: [Client] = []
+            for (index, client) in clients.enumerated() {
+                let events = descriptors[index + 2].revents
+                if events & Int16(POLLIN) != 0, !discardInput(client) {
+                    gone.append(client)
+                } else if events & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)) != 0 {
+                    gone.append(client)
+                }
+            }
+            remove(gone)
+            if descriptors[1].revents & Int16(POLLIN) != 0 { acceptClients() }
+            guard !clients.isEmpty else { continue }
+
+            pumpRecords()
+            let now = monotonicNow()
+            if now >= nextSnapshot {
+                nextSnapshot = now + snapshotInterval
+                broadcastSnapshot()
+            }
+            flush()
+        }
+        shutDown()
+    }
+
+    private func shutDown() {
+        remove(clients)
+        close(listenDescriptor)
+        // Remove the socket file only if it is still ours: a newer tap may have replaced it.
+        if let socketIdentity, UnixSocket.identity(of: socketPath) == socketIdentity {
+            unlink(socketPath)
+        }
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    // MARK: - Readers
+
+    private func acceptClients() {
+        while true {
+            let descriptor = accept(listenDescriptor, nil, nil)
+            guard descriptor >= 0 else {
+                // Out of file descriptors: the connection stays queued and poll would report it
+                // again at once, so stop listening for a moment instead of spinning.
+                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? monotonicNow() + 0.1 : 0
+                return
+            }
+            acceptPausedUntil = 0
+            UnixSocket.makeNonBlocking(descriptor)
+            guard clients.count < Self.maximumClients else {
+                close(descriptor)
+                continue
+            }
+            if clients.isEmpty { startCapturing() } else { collect() }
+            let next = inbox.nextSequences()
+            let client = Client(
+                descriptor: descriptor,
+                cursor: TapHistory.Cursor(
+                    position: history.end, nextEvent: next.event, nextLifecycle: next.lifecycle))
+            var writer = JSONLineWriter()
+            writer.write(
+                FeedHello(
+                    pid: Int(getpid()), process: processName, bus: bus.name, time: wallClockNow()))
+            writer.writeSnapshot(time: wallClockNow(), bus.snapshot())
+            client.output = writer.bytes
+            clients.append(client)
+            connectedCount.withLock { $0 = clients.count }
+        }
+    }
+
+    /// Reads and ignores what a reader sends; returns false when it has gone.
+    private func discardInput(_ client: Client) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = recv(client.descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT))
+            if count > 0 { continue }
+            if count == 0 { return false }
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+        }
+    }
+
+    private func remove(_ gone: [Client]) {
+        guard !gone.isEmpty else { return }
+        for client in gone { close(client.descriptor) }
+        clients.removeAll { client in gone.contains { $0 === client } }
+        connectedCount.withLock { $0 = clients.count }
+        if clients.isEmpty { stopCapturing() }
+    }
+
+    /// Subscribes to the bus; done only while someone watches, so an idle tap costs the app
+    /// nothing per event.
+    private func startCapturing() {
+        history.allocate()
+        inbox.open(with: .allocate(capacity: inbox.capacity))
+        spare = .allocate(capacity: inbox.capacity)
+        let inbox = self.inbox
+        lifecycleToken = bus.observeLifecycle { change in
+            inbox.append(change)
+        }
+        deliveryToken = bus.observeDeliveries { delivery in
+            inbox.append(delivery)
+        }
+        nextSnapshot = monotonicNow() + snapshotInterval
+    }
+
+    private func stopCapturing() {
+        deliveryToken?.cancel()
+        lifecycleToken?.cancel()
+        deliveryToken = nil
+        lifecycleToken = nil
+        var active = inbox.close()
+        active?.deallocate()
+        spare?.deallocate()
+        spare = nil
+        history.release()
+    }
+
+    // MARK: - Records
+
+    /// Moves what publishers left in the inbox into the history, in publishing order.
+    private func collect() {
+        guard let spare, let (full, changes) = inbox.swap(for: spare) else { return }
+        var events = full
+        var changeIndex = 0
+        events.drain { sequence, slot in
+            while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
+                appendChange(changes[changeIndex])
+                changeIndex += 1
+            }
+            history.append(
+                .event(sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers))
+        }
+        while changeIndex < changes.count {
+            appendChange(changes[changeIndex])
+            changeIndex += 1
+        }
+        self.spare = events
+    }
+
+    private func appendChange(_ slot: TapInbox.LifecycleSlot) {
+        history.append(.lifecycle(sequence: slot.sequence, time: slot.time, change: slot.change))
+    }
+
+    /// Moves records to the output of every reader that has room, formatting each record once
+    /// however many readers take it.
+    private func pumpRecords() {
+        // Take new records only once a reader with room has read everything taken so far.
+        // Until then the inbox keeps just the newest events, overwriting on the publisher's side
+        // at no cost to this thread, so the tap's work follows what readers actually read, not
+        // what the app publishes.
+        let end = history.end
+        if clients.contains(where: { $0.wantsRecords && $0.cursor.position >= end }) { collect() }
+        pumpHistory()
+    }
+
+    private func pumpHistory() {
+        let end = history.end
+        while true {
+            let wanting = clients.filter { $0.wantsRecords && $0.cursor.position < end }
+            guard let lowest = wanting.map(\.cursor.position).min() else { return }
+            let low = max(lowest, history.oldest)
+            let high = min(end, low + 256)
+            encoded.bytes.removeAll(keepingCapacity: true)
+            lineEnds.removeAll(keepingCapacity: true)
+            for position in low..<high {
+                encode(history[position], into: &encoded)
+                lineEnds.append(encoded.bytes.count)
+            }
+            for client in wanting where client.cursor.position < high {
+                let first = max(client.cursor.position, low)
+                for position in first..<high {
+                    noteGaps(before: history[position], for: client)
+                    let index = position - low
+                    let start = index == 0 ? 0 : lineEnds[index - 1]
+                    client.output.append(contentsOf: encoded.bytes[start..<lineEnds[index]])
+                }
+                client.cursor.position = high
+            }
+        }
+    }
+
+    private func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
+        switch entry {
+        case .event(let sequence, let time, let event, let receivers):
+            // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
+            writer.beginRecord("event")
+            writer.field("seq", sequence)
+            writer.field("time", time)
+            writer.field("typeName", payloads.typeName(of: event))
+            writer.field("receivers", receivers)
+            writer.key("payload")
+            payloads.writePayload(of: event, into: &writer)
+            writer.endRecord()
+        case .lifecycle(_, let time, let change):
+            writer.writeLifecycle(time: time, change: change)
+        }
+    }
+
+    /// Counts the records a reader lost before `entry`, and tells it when the count grew.
+    private func noteGaps(before entry: TapHistory.Entry, for client: Client) {
+        var grew = false
+        switch entry {
+        case .event(let sequence, _, _, _):
+            if sequence > client.cursor.nextEvent {
+                client.droppedEvents += sequence - client.cursor.nextEvent
+                grew = true
+            }
+            client.cursor.nextEvent = sequence + 1
+        case .lifecycle(let sequence, _, _):
+            if sequence > client.cursor.nextLifecycle {
+                client.droppedLifecycle += sequence - client.cursor.nextLifecycle
+                grew = true
+            }
+            client.cursor.nextLifecycle = sequence + 1
+        }
+        if grew {
+            var writer = JSONLineWriter()
+            writer.write(
+                FeedDrops(
+                    time: wallClockNow(), events: client.droppedEvents, lifecycle: client.droppedLifecycle))
+            client.output.append(contentsOf: writer.bytes)
+        }
+    }
+
+    private func broadcastSnapshot() {
+        var writer = JSONLineWriter(reservingCapacity: 4096)
+        writer.writeSnapshot(time: wallClockNow(), bus.snapshot())
+        // A reader far behind skips this one; the next snapshot supersedes it anyway.
+        for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
+            client.output.append(contentsOf: writer.bytes)
+        }
+    }
+
+    private func flush() {
+        var gone: [Client] = []
+        for client in clients where client.pendingBytes > 0 {
+            guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent)
+            else {
+                gone.append(client)
+                continue
+            }
+            client.sent += sent
+            if client.sent == client.output.count {
+                client.output.removeAll(keepingCapacity: client.output.capacity <= 2 * Self.outputHighWater)
+                client.sent = 0
+            } else if client.sent > Self.outputHighWater {
+                client.output.removeFirst(client.sent)
+                client.sent = 0
+            }
+        }
+        remove(gone)
+    }
+}
+
+/// Formats payloads on the tap thread as ``PayloadFormatter`` does, but faster: the fields of
+/// `Encodable` events go through ``PayloadEncoder`` straight into the line, and only types it
+/// cannot reproduce exactly go through a reused `JSONEncoder`.
+final class TapPayloadFormatter {
+    private var typeNames: [ObjectIdentifier: String] = [:]
+    /// Types the fast encoder gave up on once; they take the `JSONEncoder` path from then on.
+    private var slowTypes: Set<ObjectIdentifier> = []
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The event's type name as the bus reports it (`String(describing:)` of the type), cached;
+    /// derived here rather than stored by the publisher, to keep `publish` cheap.
+    func typeName(of event: any Event) -> String {
+        let type = type(of: event)
+        if let name = typeNames[ObjectIdentifier(type)] { return name }
+        let name = String(describing: type)
+        typeNames[ObjectIdentifier(type)] = name
+        return name
+    }
+
+    /// Writes the payload of `event` as a JSON value: its fields embedded, or a string.
+    func writePayload(of event: any Event, into writer: inout JSONLineWriter) {
+        let type = ObjectIdentifier(type(of: event))
+        if let encodable = event as? any Encodable, !slowTypes.contains(type) {
+            let start = writer.bytes.count
+            do throws(PayloadEncoder.Unsupported) {
+                try PayloadEncoder.write(encodable, into: &writer)
+                let first = writer.bytes[start]
+                let length = writer.bytes.count - start
+                if length > FeedPayload.maximumLength
+                    || (first != UInt8(ascii: "{") && first != UInt8(ascii: "["))
+                {
+                    // Too long, or a bare value: send its text as a description.
+                    let text = String(decoding: writer.bytes[start...], as: UTF8.self)
+                    writer.bytes.removeSubrange(start...)
+                    writer.appendString(
+                        length > FeedPayload.maximumLength ? FeedPayload.truncated(text) : text)
+                }
+                return
+            } catch {
+                writer.bytes.removeSubrange(start...)
+                slowTypes.insert(type)
+            }
+        }
+        switch payload(for: event) {
+        case .fields(let json): writer.appendRaw(json)
+        case .description(let text): writer.appendString(text)
+        }
+    }
+
+    /// The payload as ``PayloadFormatter`` makes it, with a reused encoder.
+    func payload(for event: any Event) -> FeedPayload {
+        if let encodable = event as? any Encodable, let data = try? encoder.encode(encodable) {
+            let text = String(decoding: data, as: UTF8.self)
+            if data.count > FeedPayload.maximumLength { return .description(FeedPayload.truncated(text)) }
+            if let first = data.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+                return .fields(json: text)
+            }
+            return .description(text)
+        }
+        var text = String(describing: event)
+        if text.utf8.contains(0x0A) { text = text.replacingOccurrences(of: "\n", with: " ") }
+        if text.utf8.count > FeedPayload.maximumLength { text = FeedPayload.truncated(text) }
+        return .description(text)
+    }
+}

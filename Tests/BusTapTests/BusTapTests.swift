@@ -1,0 +1,213 @@
+import BusFeed
+import EventBus
+import Foundation
+import Testing
+
+@testable import BusTap
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("BusTap")
+struct BusTapTests {
+    @Test("a reader gets a hello first, then every event with its payload, in order")
+    func helloThenEvents() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus(name: "orders")
+        let keep = bus.subscribe(to: Ping.self) { _ in }
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), processName: "shop")
+        let client = try #require(RawClient(path: tap.socketPath))
+
+        let hello = try FeedRecord.decode(line: try #require(client.readLine()))
+        guard case .hello(let info) = hello else {
+            Issue.record("first line is \(hello.kind), not hello")
+            return
+        }
+        #expect(info.version == 1 && info.process == "shop" && info.bus == "orders")
+        #expect(info.pid == Int(getpid()))
+        #expect(eventually { tap.connectedClients == 1 })
+
+        let count = 1_000
+        for number in 1...count { bus.publish(Ping(number: number, note: "n\(number)")) }
+        bus.publish(Opaque(number: 7))
+        let records = client.readRecords { $0.events.count >= count + 1 }
+        let events = records.events
+        #expect(events.count == count + 1)
+        #expect(events.prefix(count).map(\.typeName).allSatisfy { $0 == "Ping" })
+        #expect(events.map(\.sequence) == Array(1...(count + 1)), "numbered without gaps")
+        #expect(events.first?.payload == .fields(json: #"{"note":"n1","number":1}"#))
+        #expect(events.first?.receivers == 1)
+        #expect(events.last?.payload == .description("Opaque #7"))
+        #expect(records.drops.isEmpty)
+
+        let later = client.readRecords { $0.snapshots.contains { $0.snapshot["Ping"]?.published == count } }
+        #expect(later.snapshots.last?.snapshot["Ping"]?.published == count, "snapshots carry exact counters")
+        _ = keep
+    }
+
+    @Test("two readers each get every event")
+    func twoReaders() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"))
+        let first = try #require(RawClient(path: tap.socketPath))
+        let second = try #require(RawClient(path: tap.socketPath))
+        #expect(eventually { tap.connectedClients == 2 })
+
+        for number in 1...500 { bus.publish(Ping(number: number, note: "")) }
+        let seenByFirst = first.readRecords { $0.events.count >= 500 }.events
+        let seenBySecond = second.readRecords { $0.events.count >= 500 }.events
+        #expect(seenByFirst.count == 500)
+        #expect(seenBySecond.count == 500)
+        #expect(seenByFirst == seenBySecond)
+    }
+
+    @Test("a reader that hangs up mid-stream does not stop the app or the other readers")
+    func readerHangsUp() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"))
+        var quitter: RawClient? = RawClient(path: tap.socketPath)
+        #expect(quitter != nil)
+        let stayer = try #require(RawClient(path: tap.socketPath))
+        #expect(eventually { tap.connectedClients == 2 })
+
+        for number in 1...2_000 {
+            bus.publish(Ping(number: number, note: String(repeating: "x", count: 100)))
+            if number == 1_000 {
+                _ = quitter?.readLine()
+                quitter = nil  // closes the socket with unread data in it
+            }
+        }
+        #expect(eventually { tap.connectedClients == 1 })
+        for number in 2_001...3_000 { bus.publish(Ping(number: number, note: "")) }
+        let events = stayer.readRecords { $0.events.count >= 3_000 }.events
+        #expect(events.count == 3_000)
+    }
+
+    @Test("with nobody connected the tap does not subscribe to the bus")
+    func idleTapIsNotSubscribed() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"))
+        #expect(bus.snapshot().wildcardObservers == 0)
+        var client: RawClient? = RawClient(path: tap.socketPath)
+        #expect(client != nil)
+        #expect(eventually { bus.snapshot().wildcardObservers == 1 })
+        _ = client?.readLine()
+        client = nil
+        #expect(eventually { bus.snapshot().wildcardObservers == 0 })
+        #expect(tap.connectedClients == 0)
+    }
+
+    @Test("the socket file is readable and writable by its owner only")
+    func socketMode() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        let tap = try BusTap(bus: EventBus(), socketPath: path)
+        var info = stat()
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFSOCK)
+        #expect(info.st_mode & 0o777 == 0o600)
+        tap.close()
+        #expect(access(path, F_OK) != 0, "close removes the socket file")
+    }
+
+    @Test("a socket file left by a dead process is replaced")
+    func staleSocketReplaced() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        // A socket bound and closed without unlinking: what a crashed process leaves.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let bound = try UnixSocket.withAddress(path) { bind(stale, $0, $1) }
+        #expect(bound == 0)
+        close(stale)
+        #expect(access(path, F_OK) == 0)
+
+        let tap = try BusTap(bus: EventBus(), socketPath: path)
+        let client = try #require(RawClient(path: path))
+        #expect(client.readLine()?.contains(#""kind":"hello""#) == true)
+        tap.close()
+    }
+
+    @Test("a live tap's socket is not taken over")
+    func liveSocketKept() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        let first = try BusTap(bus: EventBus(), socketPath: path)
+        #expect(throws: BusTapError.alreadyInUse(path: path)) {
+            try BusTap(bus: EventBus(), socketPath: path)
+        }
+        let client = try #require(RawClient(path: path))
+        #expect(client.readLine() != nil, "the first tap still serves")
+        first.close()
+    }
+
+    @Test("a regular file at the path is an error and is left untouched")
+    func regularFileKept() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("notes.txt")
+        try "precious".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(throws: BusTapError.notASocket(path: path)) { try BusTap(bus: EventBus(), socketPath: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
+        #expect(
+            BusTapError.notASocket(path: path).description
+                == "\(path) exists and is not a socket; refusing to replace it")
+    }
+
+    @Test("a directory that does not exist or cannot be written gives a clear error")
+    func unwritableDirectory() throws {
+        let missing = "/tmp/no-such-directory-\(getpid())/t.sock"
+        #expect(throws: BusTapError.self) { try BusTap(bus: EventBus(), socketPath: missing) }
+        do {
+            _ = try BusTap(bus: EventBus(), socketPath: missing)
+        } catch {
+            #expect(error.description.hasPrefix("cannot create socket \(missing): "))
+        }
+        let long = "/tmp/" + String(repeating: "x", count: 200)
+        #expect(throws: BusTapError.pathTooLong(path: long, limit: 107)) {
+            try BusTap(bus: EventBus(), socketPath: long)
+        }
+    }
+
+    @Test("a reader that never reads gets drops counted, and never blocks the publisher")
+    func slowReader() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), clientQueueCapacity: 1_000)
+        let client = try #require(RawClient(path: tap.socketPath))
+        client.setSmallReceiveBuffer()
+        #expect(eventually { tap.connectedClients == 1 && bus.snapshot().wildcardObservers == 1 })
+
+        // Given a reader that reads nothing, when the app publishes far more than fits anywhere,
+        // then publishing finishes (nothing waits for the reader)...
+        let total = 200_000
+        for number in 1...total { bus.publish(Ping(number: number, note: "slow reader")) }
+        #expect(bus.snapshot()["Ping"]?.published == total)
+
+        // ...and once the reader reads, it learns how many it lost, and the counts add up.
+        let records = client.readRecords(timeout: 20) { records in
+            records.events.last?.sequence == total
+        }
+        let lost = try #require(records.drops.last).events
+        #expect(lost > 0)
+        #expect(records.events.count + lost == total)
+        #expect(records.events.last?.sequence == total, "the newest events are kept, the oldest dropped")
+    }
+
+    @Test("closing the tap disconnects readers and frees the path for a new tap")
+    func closeAndReopen() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, socketPath: path)
+        let client = try #require(RawClient(path: path))
+        #expect(client.readLine() != nil)
+        tap.close()
+        #expect(client.readsToEnd(timeout: 5), "the reader sees the end of the stream")
+        #expect(bus.snapshot().wildcardObservers == 0, "the tap unsubscribed")
+        let again = try BusTap(bus: bus, socketPath: path)
+        again.close()
+    }
+}

@@ -1,0 +1,98 @@
+import BusFeed
+import EventBus
+import Foundation
+import Testing
+
+@testable import BusTap
+
+@Suite("HeadlessRunner")
+struct HeadlessRunnerTests {
+    /// Runs `runner`-style output through a pipe and returns the lines written.
+    static func lines(
+        of body: (FileHandle) -> HeadlessRunner.Outcome
+    ) throws -> (HeadlessRunner.Outcome, [String]) {
+        let directory = TemporaryDirectory()
+        let path = directory.file("out.jsonl")
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let outcome = body(handle)
+        try handle.close()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.isEmpty || text.hasSuffix("\n"))
+        return (outcome, text.split(separator: "\n").map(String.init))
+    }
+
+    @Test("replaying to JSON Lines: every line parses, events and a final summary with totals")
+    func replayToJSONLines() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("session.jsonl")
+        let writer = try RecordingWriter(path: path)
+        let recorder = RecordingSource(
+            wrapping: ScriptedSource(RecordingTests.sampleBatches()), writer: writer)
+        _ = recorder.drain()
+        _ = recorder.drain()
+        writer.close()
+
+        let replay = try ReplaySource(path: path, speed: 0)
+        let (outcome, lines) = try Self.lines { output in
+            HeadlessRunner(source: replay, output: output, drainInterval: 0.01).run()
+        }
+        #expect(outcome == .sourceFinished)
+        var kinds: [String] = []
+        for line in lines {
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)"
+            )
+            kinds.append(object["kind"] as? String ?? "?")
+        }
+        #expect(kinds.filter { $0 == "event" }.count == 3)
+        #expect(kinds.filter { $0 == "lifecycle" }.count == 1)
+        #expect(kinds.last == "summary")
+        let lastLine = try #require(lines.last)
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any])
+        #expect(summary["events"] as? Int == 3)
+        #expect(summary["dropped"] as? Int == 5)
+        #expect(summary["published"] as? Int == 3)
+        #expect(summary["status"] as? String == "replay finished")
+        #expect((summary["types"] as? [String: Int]) == ["Ping": 2, "Opaque": 1])
+        // Event lines are wire records: the same decoder reads them.
+        let events = lines.compactMap { try? FeedRecord.decode(line: $0) }.filter { $0.kind == "event" }
+        #expect(events.count == 3)
+    }
+
+    @Test("stops after its duration, writing a summary at least every interval")
+    func duration() throws {
+        let source = ScriptedSource([])
+        let never = NeverEnding(source)
+        let (outcome, lines) = try Self.lines { output in
+            HeadlessRunner(
+                source: never, output: output, duration: 0.35, drainInterval: 0.02, summaryInterval: 0.1
+            ).run()
+        }
+        #expect(outcome == .durationElapsed)
+        #expect(lines.count >= 3, "summaries at 0.1, 0.2, 0.3 s and a final one")
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"kind":"summary""#) })
+        #expect(lines.last?.contains(#""published":null"#) == true)
+    }
+
+    @Test("stop() ends a run from another thread")
+    func stopFromAnotherThread() throws {
+        let never = NeverEnding(ScriptedSource([]))
+        let (outcome, _) = try Self.lines { output in
+            let runner = HeadlessRunner(source: never, output: output, drainInterval: 0.05)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { runner.stop() }
+            return runner.run()
+        }
+        #expect(outcome == .stopped)
+    }
+}
+
+/// A source that never finishes, as a live one.
+final class NeverEnding: DashboardSource {
+    let inner: any DashboardSource
+    init(_ inner: any DashboardSource) { self.inner = inner }
+    var title: String { "live" }
+    func drain() -> SourceBatch { inner.drain() }
+    func perform(_ command: SourceCommand) -> String? { nil }
+}

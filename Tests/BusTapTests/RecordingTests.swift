@@ -1,0 +1,212 @@
+import BusFeed
+import EventBus
+import Foundation
+import Testing
+
+@testable import BusTap
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A source that hands over prepared batches, one per drain, then empty ones.
+final class ScriptedSource: FiniteSource {
+    private let batches: LockedValue<[SourceBatch]>
+    init(_ batches: [SourceBatch]) { self.batches = LockedValue(batches) }
+    var title: String { "scripted" }
+    var isFinished: Bool { batches.withLock(\.isEmpty) }
+    func drain() -> SourceBatch {
+        batches.withLock { $0.isEmpty ? SourceBatch() : $0.removeFirst() }
+    }
+    func perform(_ command: SourceCommand) -> String? { nil }
+}
+
+@Suite("Recording and replay")
+struct RecordingTests {
+    static func sampleBatches(start: Double = 1_700_000_000) -> [SourceBatch] {
+        let snapshot = BusSnapshot(
+            busName: "shared",
+            eventTypes: [EventTypeStatistics(typeName: "Ping", published: 3, delivered: 6)],
+            wildcardObservers: 1)
+        return [
+            SourceBatch(
+                events: [
+                    CapturedEvent(
+                        time: start, typeName: "Ping",
+                        payload: .value(Ping(number: 1, note: "a \"quoted\"\nline")),
+                        receivers: 2),
+                    CapturedEvent(
+                        time: start + 0.1, typeName: "Opaque", payload: .value(Opaque(number: 2)),
+                        receivers: 0),
+                ],
+                lifecycle: [
+                    CapturedLifecycle(
+                        time: start + 0.05,
+                        change: SubscriberLifecycleEvent(
+                            kind: .subscribed, eventTypeName: "Ping", observerTypeName: "Screen"))
+                ], snapshot: snapshot, droppedEvents: 0, status: "attached"),
+            SourceBatch(
+                events: [
+                    CapturedEvent(
+                        time: start + 0.2, typeName: "Ping", payload: .text("☕️ plain text"), receivers: 1)
+                ], droppedEvents: 5, status: "attached"),
+        ]
+    }
+
+    @Test("recording a source and replaying the file gives the same events, changes, counters and drops")
+    func recordThenReplay() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("session.jsonl")
+        let original = Self.sampleBatches()
+        let writer = try RecordingWriter(path: path)
+        let recording = RecordingSource(wrapping: ScriptedSource(original), writer: writer)
+        let passedOn = [recording.drain(), recording.drain()]
+        #expect(passedOn.map(\.events.count) == [2, 1], "the batches pass through unchanged")
+        #expect(recording.isFinished)
+        writer.close()
+        #expect(writer.error == nil)
+
+        let replay = try ReplaySource(path: path, speed: 0)
+        #expect(replay.warnings.isEmpty)
+        #expect(replay.hello?.process == "scripted")
+        #expect(replay.eventCount == 3)
+        let replayed = drainUntil(replay) { _ in replay.isFinished }
+        let events = replayed.flatMap(\.events)
+        #expect(events.map(\.typeName) == ["Ping", "Opaque", "Ping"])
+        #expect(events.map(\.payloadText) == original.flatMap(\.events).map(\.payloadText))
+        #expect(events.map(\.receivers) == [2, 0, 1])
+        #expect(events.map(\.time) == original.flatMap(\.events).map(\.time))
+        #expect(replayed.flatMap(\.lifecycle).map(\.change) == original.flatMap(\.lifecycle).map(\.change))
+        #expect(replayed.compactMap(\.snapshot).last == original[0].snapshot)
+        #expect(replayed.last?.droppedEvents == 5)
+        #expect(replayed.last?.status == "replay finished")
+    }
+
+    @Test("a tap, attached and recorded, replays with the totals the app published")
+    func tapRecordReplay() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), processName: "simapp")
+        let writer = try RecordingWriter(path: directory.file("rec.jsonl"))
+        let attach = AttachSource(socketPath: tap.socketPath)
+        defer { attach.close() }
+        let source = RecordingSource(wrapping: attach, writer: writer)
+        #expect(eventually { tap.connectedClients == 1 && bus.snapshot().wildcardObservers == 1 })
+        for number in 1...400 { bus.publish(Ping(number: number, note: "")) }
+        for number in 1...100 { bus.publish(Opaque(number: number)) }
+        let live = drainUntil(source) { batches in
+            batches.reduce(0) { $0 + $1.events.count } >= 500
+                && batches.contains { $0.snapshot?.totalPublished == 500 }
+        }
+        writer.close()
+
+        let replay = try ReplaySource(path: writer.path, speed: 0)
+        #expect(replay.hello?.process == "simapp")
+        #expect(replay.title.hasPrefix("replay of simapp (pid \(getpid())) from rec.jsonl"))
+        let replayed = drainUntil(replay) { _ in replay.isFinished }
+        func perType(_ batches: [SourceBatch]) -> [String: Int] {
+            batches.flatMap(\.events).reduce(into: [:]) { $0[$1.typeName, default: 0] += 1 }
+        }
+        #expect(perType(replayed) == ["Ping": 400, "Opaque": 100])
+        #expect(perType(replayed) == perType(live))
+        #expect(replayed.compactMap(\.snapshot).last?.totalPublished == 500)
+    }
+
+    @Test("replay keeps the original timing, scaled by speed, and reports its position")
+    func timing() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("timed.jsonl")
+        let lines = (0..<3).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index + 1, time: 100 + Double(index) * 0.4, typeName: "T",
+                    payload: .description("\(index)"), receivers: 0)
+            ).encodeLine()
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 4)  // 0.8 s of recording in 0.2 s
+        #expect(abs(replay.duration - 0.8) < 1e-9)
+        let first = replay.drain()
+        #expect(first.events.count == 1, "only the first record is due at the start")
+        #expect(first.status == "replay 0.0/0.8 s at 4.0x")
+        let batches = drainUntil(replay) { _ in replay.isFinished }
+        #expect(batches.reduce(0) { $0 + $1.events.count } == 2)
+        #expect(batches.last?.status == "replay finished")
+        #expect(replay.perform(.destroyScreens) == "replay: commands do not apply to a recording")
+    }
+
+    @Test("a malformed line is an error that names the file and the line number")
+    func malformedLineNamed() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("bad.jsonl")
+        let good = FeedRecord.dropped(FeedDrops(time: 1, events: 0)).encodeLine()
+        try (good + "\n" + good + #"{"kind":"event","time":2}"# + "\n" + good).write(
+            toFile: path, atomically: false, encoding: .utf8)
+        #expect(throws: RecordingError.self) { try ReplaySource(path: path) }
+        do {
+            _ = try ReplaySource(path: path)
+        } catch {
+            #expect(error.description == "\(path):4: missing field \"seq\" in an event record")
+        }
+    }
+
+    @Test("a last line cut short is skipped with a warning")
+    func truncatedLastLine() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("cut.jsonl")
+        let line = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description("x"), receivers: 0)
+        ).encodeLine()
+        try (line + line + String(line.prefix(20))).write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+        #expect(replay.eventCount == 2)
+        #expect(replay.warnings.count == 1)
+        #expect(replay.warnings.first?.hasPrefix("\(path):3: the last line is incomplete") == true)
+    }
+
+    @Test("an unreadable file or a negative speed is a clear error")
+    func unreadable() {
+        #expect(
+            throws: RecordingError.unreadable(
+                path: "/nonexistent/x.jsonl", reason: "No such file or directory")
+        ) {
+            try ReplaySource(path: "/nonexistent/x.jsonl")
+        }
+        #expect(throws: RecordingError.self) { try ReplaySource(path: "/tmp") }
+        #expect(throws: RecordingError.invalidSpeed(-1)) { try ReplaySource(path: "/dev/null", speed: -1) }
+        #expect(throws: RecordingError.self) { try RecordingWriter(path: "/nonexistent/x.jsonl") }
+    }
+
+    @Test("a full disk stops recording with one message, and the source carries on")
+    func diskFull() throws {
+        // Writing to /dev/full fails with ENOSPC, as a full disk does.
+        let writer = try RecordingWriter(path: "/dev/full")
+        let source = RecordingSource(wrapping: ScriptedSource(Self.sampleBatches()), writer: writer)
+        let first = source.drain()
+        #expect(first.events.count == 2, "the monitor still gets its data")
+        #expect(writer.error == "recording to /dev/full stopped: No space left on device")
+        #expect(first.status == "attached; recording to /dev/full stopped: No space left on device")
+        let second = source.drain()
+        #expect(second.events.count == 1)
+        #expect(writer.recordsWritten == 0)
+    }
+
+    @Test("each recorded batch is on disk as soon as it is drained")
+    func flushedPerBatch() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("live.jsonl")
+        let writer = try RecordingWriter(path: path)
+        let source = RecordingSource(wrapping: ScriptedSource(Self.sampleBatches()), writer: writer)
+        _ = source.drain()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        #expect(text.hasSuffix("\n"))
+        #expect(lines.count == 5, "hello, two events, one lifecycle change, one snapshot")
+        #expect(
+            lines.map { (try? FeedRecord.decode(line: String($0)))?.kind } == [
+                "hello", "event", "lifecycle", "event", "snapshot",
+            ])
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+}

@@ -1,0 +1,233 @@
+import BusFeed
+import EventBus
+import Foundation
+import Testing
+
+@testable import BusTap
+
+@Suite("Wire format")
+struct WireFormatTests {
+    static let tricky = "say \"hi\"\\ there\nnew line\ttab\r\u{0}\u{1F} café ☕️ 𝄞 \u{2028}"
+
+    static let samples: [FeedRecord] = [
+        .hello(FeedHello(pid: 4242, process: "simapp", bus: "shared", time: 1_712_345_678.125)),
+        .hello(FeedHello(version: 7, pid: 1, process: tricky, bus: "", time: 0)),
+        .event(
+            FeedEvent(
+                sequence: 1, time: 1_712_345_678.5, typeName: "UserLoggedInEvent",
+                payload: .fields(json: #"{"userId":"42","userName":"Ada \"the\" first\n"}"#), receivers: 3)),
+        .event(
+            FeedEvent(
+                sequence: Int.max, time: 0.000001, typeName: "Quoted\"Type", payload: .description(tricky),
+                receivers: 0)),
+        .event(
+            FeedEvent(
+                sequence: 9, time: 5, typeName: "List", payload: .fields(json: "[1,2,[3]]"), receivers: 1)),
+        .lifecycle(
+            FeedLifecycle(
+                time: 12.25,
+                change: SubscriberLifecycleEvent(
+                    kind: .reclaimed, eventTypeName: "Tick", count: 3, observerTypeName: nil))),
+        .lifecycle(
+            FeedLifecycle(
+                time: 12.5,
+                change: SubscriberLifecycleEvent(
+                    kind: .duplicateSubscription, eventTypeName: "*", count: 1, observerTypeName: "Screen ☕️"))
+        ),
+        .snapshot(
+            FeedSnapshot(
+                time: 99.5,
+                snapshot: BusSnapshot(
+                    busName: "shared",
+                    eventTypes: [
+                        EventTypeStatistics(
+                            typeName: "A", qualifiedTypeName: "App.A", liveSubscribers: 1, deadSubscribers: 2,
+                            reclaimedSubscribers: 3, unsubscribedSubscribers: 4, cancelledSubscribers: 5,
+                            duplicateSubscriptions: 6, published: 7, delivered: 8, unheard: 9),
+                        EventTypeStatistics(typeName: tricky),
+                    ],
+                    wildcardObservers: 10, deadWildcardObservers: 11, reclaimedWildcardObservers: 12,
+                    wildcardDeliveries: 13))),
+        .snapshot(
+            FeedSnapshot(
+                time: 0, snapshot: BusSnapshot(busName: "empty", eventTypes: [], wildcardObservers: 0))),
+        .dropped(FeedDrops(time: 3, events: 120, lifecycle: 2)),
+    ]
+
+    @Test("every record kind survives a round trip", arguments: samples)
+    func roundTrip(record: FeedRecord) throws {
+        let line = record.encodeLine()
+        #expect(line.hasSuffix("\n"))
+        #expect(line.dropLast().contains("\n") == false, "one record, one line")
+        #expect(try FeedRecord.decode(line: line) == record)
+        #expect(try FeedRecord.decode(line: Array(line.utf8)) == record)
+    }
+
+    @Test("encoded lines are JSON that Foundation reads too, with the documented field names")
+    func foundationReadsLines() throws {
+        for record in Self.samples {
+            let line = record.encodeLine()
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            #expect(object["kind"] as? String == record.kind)
+        }
+        let event = FeedRecord.event(
+            FeedEvent(
+                sequence: 4, time: 2.5, typeName: "T", payload: .fields(json: #"{"a":1}"#), receivers: 2))
+        #expect(
+            event.encodeLine()
+                == #"{"kind":"event","seq":4,"time":2.5,"typeName":"T","receivers":2,"payload":{"a":1}}"#
+                + "\n")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(event.encodeLine().utf8)) as? [String: Any])
+        #expect((object["payload"] as? [String: Any])?["a"] as? Int == 1, "payload embedded, not a string")
+    }
+
+    @Test("times are written to the microsecond and read back exactly")
+    func times() throws {
+        for (time, text) in [
+            (1_712_345_678.123456, "1712345678.123456"), (12.25, "12.25"), (3, "3.0"), (0.0000004, "0.0"),
+            (-2.5, "-2.5"), (1e300, "1e+300"),
+        ] {
+            let line = FeedRecord.dropped(FeedDrops(time: time, events: 0)).encodeLine()
+            #expect(line.contains(#""time":\#(text),"#), "\(line)")
+            let decoded = try FeedRecord.decode(line: line)
+            #expect(
+                decoded == .dropped(FeedDrops(time: (time * 1e6).rounded() / 1e6, events: 0)) || time == 1e300
+            )
+        }
+    }
+
+    @Test("the tricky string is escaped as JSON requires")
+    func escaping() throws {
+        let line = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description(Self.tricky), receivers: 0)
+        ).encodeLine()
+        #expect(line.contains(#"say \"hi\"\\ there\nnew line\ttab\r\u0000\u001f café"#))
+        let decoded = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(decoded?["payload"] as? String == Self.tricky)
+    }
+
+    @Test("the tap formats payloads as PayloadFormatter does, objects embedded")
+    func payloadsMatchFormatter() {
+        let formatter = TapPayloadFormatter()
+        let ping = Ping(number: 3, note: "a/b \"c\"")
+        #expect(formatter.payload(for: ping) == .fields(json: PayloadFormatter.format(ping)))
+        let opaque = Opaque(number: 5)
+        #expect(formatter.payload(for: opaque) == .description("Opaque #5"))
+        #expect(
+            FeedPayload(formatted: PayloadFormatter.format(ping))
+                == .fields(json: PayloadFormatter.format(ping)))
+        #expect(FeedPayload(formatted: "{not json") == .description("{not json"))
+        #expect(FeedPayload(formatted: "{}\n") == .description("{}\n"))
+    }
+
+    @Test("a huge payload is cut to the limit, so its line stays readable")
+    func hugePayload() throws {
+        let huge = String(repeating: "é", count: FeedPayload.maximumLength)
+        let payload = FeedPayload(formatted: huge)
+        guard case .description(let text) = payload else {
+            Issue.record("expected a description")
+            return
+        }
+        #expect(text.utf8.count <= FeedPayload.maximumLength)
+        #expect(text.hasSuffix("…"))
+        let line = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: payload, receivers: 0)
+        )
+        .encodeLine()
+        #expect(try FeedRecord.decode(line: line).kind == "event")
+    }
+
+    @Test(
+        "malformed lines give clear errors",
+        arguments: [
+            ("", "malformed JSON at byte 1: the line is empty"),
+            ("[1,2]", "expected a JSON object, one per line"),
+            (#"{"kind":1}"#, #"expected a string field "kind""#),
+            (#"{"kind":"party"}"#, #"unknown record kind "party""#),
+            (#"{"kind":"dropped","time":1}"#, #"missing field "events" in a dropped record"#),
+            (
+                #"{"kind":"dropped","time":"soon","events":1}"#,
+                #"field "time" of a dropped record should be a number, found a string"#
+            ),
+            (
+                #"{"kind":"dropped","time":1,"events":-1}"#,
+                #"field "events" of a dropped record must not be negative"#
+            ),
+            (
+                #"{"kind":"dropped","time":1,"events":1.5}"#,
+                #"field "events" of a dropped record should be a whole number, found 1.5"#
+            ),
+            (
+                #"{"kind":"dropped","time":1,"events":99999999999999999999}"#,
+                #"field "events" of a dropped record is too large"#
+            ),
+            (
+                #"{"kind":"dropped","time":1e999,"events":1}"#,
+                #"field "time" of a dropped record is out of range"#
+            ),
+            (
+                #"{"kind":"lifecycle","time":1,"change":"exploded","eventTypeName":"T","count":1}"#,
+                #"field "change" of a lifecycle record has unknown value "exploded""#
+            ),
+            (
+                #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":1,"payload":12}"#,
+                #"field "payload" of an event record should be an object, an array or a string, found a number"#
+            ),
+            (
+                #"{"kind":"snapshot","time":1,"busName":"b","wildcardObservers":0,"deadWildcardObservers":0,"reclaimedWildcardObservers":0,"wildcardDeliveries":0,"eventTypes":[{"typeName":"A"}]}"#,
+                #"missing field "eventTypes[0].liveSubscribers" in a snapshot record"#
+            ),
+            (#"{"kind":"hello""#, "malformed JSON at byte 16: the line ends inside an object or array"),
+            (
+                #"{"kind":"hello"} x"#,
+                "malformed JSON at byte 18: unexpected 'x' after the end of the JSON value"
+            ),
+            (#"{"kind":"a\qb"}"#, #"malformed JSON at byte 13: unknown escape \q"#),
+            (#"{"kind":"\ud800"}"#, #"malformed JSON at byte 16: a \u escape holds half a surrogate pair"#),
+            ("{\"kind\":\"a\nb\"}", "malformed JSON at byte 11: a record must fit on one line"),
+        ])
+    func malformed(line: String, message: String) {
+        #expect(throws: FeedDecodingError.self) { try FeedRecord.decode(line: line) }
+        do {
+            _ = try FeedRecord.decode(line: line)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test("bytes that are not UTF-8 are reported, not trusted")
+    func invalidUTF8() {
+        let bytes: [UInt8] = Array(#"{"kind":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        #expect(throws: FeedDecodingError.invalidUTF8) { try FeedRecord.decode(line: bytes) }
+    }
+
+    @Test("a line over the limit is refused before it is parsed")
+    func lineTooLong() {
+        let bytes = [UInt8](repeating: UInt8(ascii: " "), count: FeedRecord.maximumLineLength + 1)
+        #expect(
+            throws: FeedDecodingError.lineTooLong(length: FeedRecord.maximumLineLength + 1, limit: 1 << 20)
+        ) {
+            try FeedRecord.decode(line: bytes)
+        }
+        let text = String(repeating: "x", count: FeedRecord.maximumLineLength + 5)
+        #expect(throws: FeedDecodingError.self) { try FeedRecord.decode(line: text) }
+    }
+
+    @Test("deep nesting is an error, not a stack overflow")
+    func deepNesting() {
+        let deep = #"{"kind":"event","payload":"# + String(repeating: "[", count: 100_000) + "}"
+        #expect(throws: FeedDecodingError.self) { try FeedRecord.decode(line: deep) }
+        let fine =
+            #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":0,"payload":"#
+            + String(repeating: "[", count: 60) + String(repeating: "]", count: 60) + "}"
+        #expect((try? FeedRecord.decode(line: fine)) != nil)
+    }
+
+    @Test("unknown fields are ignored and a CRLF ending is accepted, for compatibility")
+    func tolerance() throws {
+        let line = #"{"kind":"dropped","time":1,"events":2,"future":{"x":[1]}}"# + "\r\n"
+        #expect(try FeedRecord.decode(line: line) == .dropped(FeedDrops(time: 1, events: 2)))
+    }
+}
