@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
         .testTarget(
-            name: "BusmonTests", dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses"]),
+            name: "BusmonTests",
+            dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp"]),
         .testTarget(name: "BusTapTests", dependencies: ["BusTap", "EventBus", "BusFeed"]),
     ]
 )

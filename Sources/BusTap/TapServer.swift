@@ -164,6 +164,7 @@ final class TapServer: @unchecked Sendable {
     }
 
     private func shutDown() {
+        sendLastRecords()
         remove(clients)
         close(listenDescriptor)
         // Remove the socket file only if it is still ours: a newer tap may have replaced it.
@@ -173,6 +174,27 @@ final class TapServer: @unchecked Sendable {
         close(wakePipe.read)
         close(wakePipe.write)
     }
+
+    /// Gives connected readers what the app published up to now and its final counters, so a
+    /// monitor's totals match the app's, waiting at most a moment for slow readers.
+    private func sendLastRecords() {
+        guard !clients.isEmpty else { return }
+        pumpRecords()
+        broadcastSnapshot()
+        let deadline = monotonicNow() + Self.closingGrace
+        while clients.contains(where: { $0.pendingBytes > 0 }) {
+            flush()
+            let remaining = deadline - monotonicNow()
+            guard remaining > 0, !clients.isEmpty else { break }
+            var descriptors = clients.filter { $0.pendingBytes > 0 }.map {
+                pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0)
+            }
+            _ = poll(&descriptors, nfds_t(descriptors.count), Int32(max(1, remaining * 1000)))
+        }
+    }
+
+    /// How long closing the tap waits for readers to take the last records.
+    static let closingGrace = 0.5
 
     // MARK: - Readers
 

@@ -25,7 +25,7 @@ enum ChildProcess {
         var description: String
     }
 
-    /// Runs `executable` with `arguments`.
+    /// Runs `executable` with `arguments` to completion.
     ///
     /// - Parameters:
     ///   - environment: The child's whole environment.
@@ -36,10 +36,17 @@ enum ChildProcess {
         _ executable: String, _ arguments: [String], environment: [String: String],
         terminal: PseudoTerminal? = nil, timeout: Double = 30
     ) throws -> ChildResult {
+        try start(executable, arguments, environment: environment, terminal: terminal).wait(timeout: timeout)
+    }
+
+    /// Starts `executable` with `arguments` and returns at once.
+    static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        terminal: PseudoTerminal? = nil
+    ) throws -> RunningChild {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("busmon-child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let outputPath = folder.appendingPathComponent("stdout").path
         let errorPath = folder.appendingPathComponent("stderr").path
 
@@ -81,16 +88,77 @@ enum ChildProcess {
             throw Failure(description: "cannot start \(executable): error \(spawnError)")
         }
 
+        return RunningChild(
+            pid: pid, description: "\(executable) \(arguments)", folder: folder, outputPath: outputPath,
+            errorPath: errorPath)
+    }
+}
+
+/// A child process started with ``ChildProcess/start(_:_:environment:terminal:)``.
+final class RunningChild {
+    let pid: pid_t
+    private let description: String
+    private let folder: URL
+    private let outputPath: String
+    private let errorPath: String
+    private var finished: ChildResult?
+
+    init(pid: pid_t, description: String, folder: URL, outputPath: String, errorPath: String) {
+        self.pid = pid
+        self.description = description
+        self.folder = folder
+        self.outputPath = outputPath
+        self.errorPath = errorPath
+    }
+
+    deinit {
+        if finished == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// What the child has written to stdout so far.
+    var standardOutput: String {
+        (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Whether the child is still running.
+    var isRunning: Bool {
+        guard finished == nil else { return false }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == pid { finished = makeResult(status) }
+        return finished == nil
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) {
+        if finished == nil { kill(pid, signal) }
+    }
+
+    /// Waits for the child to exit, killing it and failing after `timeout` seconds.
+    func wait(timeout: Double = 30) throws -> ChildResult {
+        if let finished { return finished }
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(timeout)
         while waitpid(pid, &status, WNOHANG) == 0 {
             if Date() > deadline {
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
-                throw Failure(description: "\(executable) \(arguments) did not exit within \(timeout) s")
+                finished = makeResult(status)
+                throw ChildProcess.Failure(description: "\(description) did not exit within \(timeout) s")
             }
             usleep(10_000)
         }
+        let result = makeResult(status)
+        finished = result
+        return result
+    }
+
+    private func makeResult(_ status: Int32) -> ChildResult {
         let signal = status & 0x7F
         return ChildResult(
             status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal,

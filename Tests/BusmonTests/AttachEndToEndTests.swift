@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Two processes, as a user runs them: `simapp --tap PATH` publishing, `busmon --attach PATH`
+/// watching (headless, so the output can be read), plus recording and replaying.
+@Suite(.serialized)
+struct AttachEndToEndTests {
+    private let environment = ProcessInfo.processInfo.environment
+
+    private func simapp() throws -> String {
+        try #require(BuiltProduct.path(named: "simapp"), "simapp was not built next to the test runner")
+    }
+
+    private func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory
+            .appendingPathComponent("busmon-e2e-\(getpid())-\(UUID().uuidString.prefix(6))-\(name)").path
+    }
+
+    private func waitFor(_ what: String, timeout: Double = 20, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw ChildProcess.Failure(description: "timed out waiting for \(what)") }
+            usleep(20_000)
+        }
+    }
+
+    @Test func countsSeenByBusmonMatchWhatSimappPublished() throws {
+        let socket = temporaryPath("tap.sock")
+        let app = try ChildProcess.start(
+            try simapp(), ["--tap", socket, "--rate", "300", "--duration", "3"], environment: environment)
+        try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
+
+        let monitor = try ChildProcess.run(
+            try BusmonBinary.require(), ["--attach", socket, "--headless", "--duration", "5"],
+            environment: environment)
+        let appResult = try app.wait()
+
+        #expect(appResult.status == 0)
+        #expect(monitor.status == 0, "stderr: \(monitor.standardError)")
+        let published = try #require(publishedCount(appResult.standardOutput))
+        let lines = try jsonLines(monitor.standardOutput)
+        #expect(lines.first?["kind"] as? String == "hello" || lines.contains { $0["kind"] as? String == "event" })
+        let summary = try #require(lines.last { $0["kind"] as? String == "summary" })
+        // The bus's own counter, from the tap's last snapshot, is exactly what simapp published.
+        #expect(summary["published"] as? Int == published)
+        let seen = try #require(summary["events"] as? Int)
+        #expect(seen > 0 && seen <= published)
+        #expect(summary["status"] as? String == "detached", "simapp went away first")
+    }
+
+    @Test func killingBusmonLeavesTheAppRunning() throws {
+        let socket = temporaryPath("tap.sock")
+        let app = try ChildProcess.start(
+            try simapp(), ["--tap", socket, "--rate", "1000000", "--duration", "3"], environment: environment)
+        try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
+        let monitor = try ChildProcess.start(
+            try BusmonBinary.require(), ["--attach", socket, "--headless"], environment: environment)
+        try waitFor("busmon to receive events") { monitor.standardOutput.contains("\"kind\":\"event\"") }
+
+        monitor.send(SIGKILL)
+        #expect(try monitor.wait().status == 128 + SIGKILL)
+
+        let appResult = try app.wait()
+        #expect(appResult.status == 0, "simapp survives a monitor dying mid-stream: \(appResult.standardError)")
+        #expect((publishedCount(appResult.standardOutput) ?? 0) > 0)
+    }
+
+    @Test func busmonSaysDetachedAndReattachesWhenTheAppComesBack() throws {
+        let socket = temporaryPath("tap.sock")
+        let first = try ChildProcess.start(
+            try simapp(), ["--tap", socket, "--rate", "200"], environment: environment)
+        try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
+        let monitor = try ChildProcess.start(
+            try BusmonBinary.require(), ["--attach", socket, "--headless", "--duration", "20"],
+            environment: environment)
+        try waitFor("an attached summary") { monitor.standardOutput.contains("\"status\":\"attached\"") }
+
+        // The app dies without cleaning up: its socket file stays behind.
+        first.send(SIGKILL)
+        _ = try first.wait()
+        try waitFor("a detached summary") { monitor.standardOutput.contains("\"status\":\"detached\"") }
+        let eventsWhileDetached = monitor.standardOutput.components(separatedBy: "\"kind\":\"event\"").count
+
+        // A new app replaces the stale socket, and busmon attaches to it by itself.
+        let second = try ChildProcess.start(
+            try simapp(), ["--tap", socket, "--rate", "200", "--seed", "2"], environment: environment)
+        try waitFor("busmon to reattach") {
+            let output = monitor.standardOutput
+            let lastSummary = output.split(separator: "\n").last { $0.contains("\"kind\":\"summary\"") } ?? ""
+            return lastSummary.contains("\"status\":\"attached\"")
+                && output.components(separatedBy: "\"kind\":\"event\"").count > eventsWhileDetached + 10
+        }
+        second.send(SIGTERM)
+        #expect(try second.wait().status == 0)
+        monitor.send(SIGTERM)
+        #expect(try monitor.wait().status == 128 + SIGTERM)
+    }
+
+    @Test func aRecordingReplaysToTheSameTotals() throws {
+        let recording = temporaryPath("session.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let live = try ChildProcess.run(
+            try BusmonBinary.require(),
+            ["--headless", "--seed", "3", "--rate", "100", "--duration", "2", "--record", recording],
+            environment: environment)
+        #expect(live.status == 0, "stderr: \(live.standardError)")
+        let replay = try ChildProcess.run(
+            try BusmonBinary.require(), ["--headless", "--replay", recording, "--speed", "1000"],
+            environment: environment)
+        #expect(replay.status == 0, "stderr: \(replay.standardError)")
+
+        let liveSummary = try #require(try jsonLines(live.standardOutput).last { $0["kind"] as? String == "summary" })
+        let replaySummary = try #require(
+            try jsonLines(replay.standardOutput).last { $0["kind"] as? String == "summary" })
+        #expect(replaySummary["status"] as? String == "replay finished")
+        #expect(replaySummary["events"] as? Int == liveSummary["events"] as? Int)
+        #expect((replaySummary["types"] as? [String: Int]) == (liveSummary["types"] as? [String: Int]))
+        #expect((liveSummary["events"] as? Int ?? 0) > 0)
+    }
+
+    @Test func headlessOutputIsJSONLines() throws {
+        let result = try ChildProcess.run(
+            try BusmonBinary.require(), ["--headless", "--rate", "200", "--duration", "1.5"],
+            environment: environment)
+        #expect(result.status == 0)
+        let lines = try jsonLines(result.standardOutput)
+        let kinds = Set(lines.compactMap { $0["kind"] as? String })
+        #expect(kinds.isSuperset(of: ["event", "lifecycle", "summary"]))
+    }
+
+    @Test func badSourcesGiveAClearMessage() throws {
+        let busmon = try BusmonBinary.require()
+        let notASocket = temporaryPath("plain.txt")
+        try "hello".write(toFile: notASocket, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: notASocket) }
+
+        let attach = try ChildProcess.run(busmon, ["--attach", notASocket, "--headless"], environment: environment)
+        #expect(attach.status == 1)
+        #expect(attach.standardError.contains("not a socket"))
+        #expect(try String(contentsOfFile: notASocket, encoding: .utf8) == "hello", "the file is left alone")
+
+        let malformed = temporaryPath("bad.jsonl")
+        try "{\"kind\":\"hello\",\"version\":1,\"pid\":1,\"process\":\"x\",\"bus\":\"b\",\"time\":1}\nnot json\n"
+            .write(toFile: malformed, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: malformed) }
+        let replay = try ChildProcess.run(busmon, ["--replay", malformed, "--headless"], environment: environment)
+        #expect(replay.status == 1)
+        #expect(replay.standardError.contains("bad.jsonl:2"), "names the line: \(replay.standardError)")
+
+        let missing = try ChildProcess.run(
+            busmon, ["--replay", "/nonexistent/recording.jsonl", "--headless"], environment: environment)
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("/nonexistent/recording.jsonl"))
+
+        let unwritable = try ChildProcess.run(
+            busmon, ["--headless", "--duration", "1", "--record", "/nonexistent/folder/rec.jsonl"],
+            environment: environment)
+        #expect(unwritable.status == 1)
+        #expect(unwritable.standardError.contains("/nonexistent/folder/rec.jsonl"))
+    }
+}
+
+/// The count in simapp's last line, "simapp: published N events in S s (R events/s)".
+private func publishedCount(_ output: String) -> Int? {
+    guard let line = output.split(separator: "\n").last(where: { $0.contains("published") }) else { return nil }
+    let words = line.split(separator: " ")
+    return words.firstIndex(of: "published").flatMap { Int(words[$0 + 1]) }
+}
+
+/// Every line of `output` parsed as a JSON object; a line that is not one fails the test.
+private func jsonLines(_ output: String) throws -> [[String: Any]] {
+    try output.split(separator: "\n").map { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+        return try #require(object as? [String: Any], "not a JSON object: \(line)")
+    }
+}
