@@ -25,7 +25,9 @@ struct AttachEndToEndTests {
     private func waitFor(_ what: String, timeout: Double = 20, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
-            guard Date() < deadline else { throw ChildProcess.Failure(description: "timed out waiting for \(what)") }
+            guard Date() < deadline else {
+                throw ChildProcess.Failure(description: "timed out waiting for \(what)")
+            }
             usleep(20_000)
         }
     }
@@ -45,7 +47,8 @@ struct AttachEndToEndTests {
         #expect(monitor.status == 0, "stderr: \(monitor.standardError)")
         let published = try #require(publishedCount(appResult.standardOutput))
         let lines = try jsonLines(monitor.standardOutput)
-        #expect(lines.first?["kind"] as? String == "hello" || lines.contains { $0["kind"] as? String == "event" })
+        #expect(
+            lines.first?["kind"] as? String == "hello" || lines.contains { $0["kind"] as? String == "event" })
         let summary = try #require(lines.last { $0["kind"] as? String == "summary" })
         // The bus's own counter, from the tap's last snapshot, is exactly what simapp published.
         #expect(summary["published"] as? Int == published)
@@ -67,7 +70,8 @@ struct AttachEndToEndTests {
         #expect(try monitor.wait().status == 128 + SIGKILL)
 
         let appResult = try app.wait()
-        #expect(appResult.status == 0, "simapp survives a monitor dying mid-stream: \(appResult.standardError)")
+        #expect(
+            appResult.status == 0, "simapp survives a monitor dying mid-stream: \(appResult.standardError)")
         #expect((publishedCount(appResult.standardOutput) ?? 0) > 0)
     }
 
@@ -102,6 +106,29 @@ struct AttachEndToEndTests {
         #expect(try monitor.wait().status == 128 + SIGTERM)
     }
 
+    @Test(.enabled(if: TmuxPane.isAvailable, "tmux is not installed"))
+    func theDashboardNamesTheAttachedAppAndSaysWhenItIsGone() async throws {
+        let socket = temporaryPath("tap.sock")
+        let app = try ChildProcess.start(
+            try simapp(), ["--tap", socket, "--rate", "100"], environment: environment)
+        try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--attach", socket],
+            environment: ["LC_ALL": "C.UTF-8"])
+        defer { pane.close() }
+
+        let screen = try await pane.waitForScreen(containing: "simapp (pid \(app.pid)")
+        #expect(screen.contains("attached"))
+        try await pane.waitForScreen(containing: "UserLoggedInEvent")
+
+        app.send(SIGTERM)
+        _ = try app.wait()
+        let detached = try await pane.waitForScreen(containing: "detached")
+        #expect(detached.contains("UserLoggedInEvent"), "the data stays on screen")
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+    }
+
     @Test func aRecordingReplaysToTheSameTotals() throws {
         let recording = temporaryPath("session.jsonl")
         defer { try? FileManager.default.removeItem(atPath: recording) }
@@ -115,7 +142,8 @@ struct AttachEndToEndTests {
             environment: environment)
         #expect(replay.status == 0, "stderr: \(replay.standardError)")
 
-        let liveSummary = try #require(try jsonLines(live.standardOutput).last { $0["kind"] as? String == "summary" })
+        let liveSummary = try #require(
+            try jsonLines(live.standardOutput).last { $0["kind"] as? String == "summary" })
         let replaySummary = try #require(
             try jsonLines(replay.standardOutput).last { $0["kind"] as? String == "summary" })
         #expect(replaySummary["status"] as? String == "replay finished")
@@ -140,16 +168,19 @@ struct AttachEndToEndTests {
         try "hello".write(toFile: notASocket, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: notASocket) }
 
-        let attach = try ChildProcess.run(busmon, ["--attach", notASocket, "--headless"], environment: environment)
+        let attach = try ChildProcess.run(
+            busmon, ["--attach", notASocket, "--headless"], environment: environment)
         #expect(attach.status == 1)
         #expect(attach.standardError.contains("not a socket"))
         #expect(try String(contentsOfFile: notASocket, encoding: .utf8) == "hello", "the file is left alone")
 
         let malformed = temporaryPath("bad.jsonl")
-        try "{\"kind\":\"hello\",\"version\":1,\"pid\":1,\"process\":\"x\",\"bus\":\"b\",\"time\":1}\nnot json\n"
+        try
+            "{\"kind\":\"hello\",\"version\":1,\"pid\":1,\"process\":\"x\",\"bus\":\"b\",\"time\":1}\nnot json\n"
             .write(toFile: malformed, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: malformed) }
-        let replay = try ChildProcess.run(busmon, ["--replay", malformed, "--headless"], environment: environment)
+        let replay = try ChildProcess.run(
+            busmon, ["--replay", malformed, "--headless"], environment: environment)
         #expect(replay.status == 1)
         #expect(replay.standardError.contains("bad.jsonl:2"), "names the line: \(replay.standardError)")
 
@@ -168,7 +199,9 @@ struct AttachEndToEndTests {
 
 /// The count in simapp's last line, "simapp: published N events in S s (R events/s)".
 private func publishedCount(_ output: String) -> Int? {
-    guard let line = output.split(separator: "\n").last(where: { $0.contains("published") }) else { return nil }
+    guard let line = output.split(separator: "\n").last(where: { $0.contains("published") }) else {
+        return nil
+    }
     let words = line.split(separator: " ")
     return words.firstIndex(of: "published").flatMap { Int(words[$0 + 1]) }
 }
