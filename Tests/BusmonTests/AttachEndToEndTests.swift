@@ -152,6 +152,31 @@ struct AttachEndToEndTests {
         #expect((liveSummary["events"] as? Int ?? 0) > 0)
     }
 
+    @Test func aFullDiskStopsRecordingButNotTheMonitor() throws {
+        // Writing to /dev/full fails with ENOSPC, as a full disk does.
+        let result = try ChildProcess.run(
+            try BusmonBinary.require(),
+            ["--headless", "--rate", "100", "--duration", "1.5", "--record", "/dev/full"],
+            environment: environment)
+        #expect(result.status == 0)
+        let summary = try #require(
+            try jsonLines(result.standardOutput).last { $0["kind"] as? String == "summary" })
+        #expect((summary["status"] as? String)?.contains("No space left on device") == true)
+        #expect((summary["events"] as? Int ?? 0) > 0, "watching went on")
+    }
+
+    @Test(.enabled(if: TmuxPane.isAvailable, "tmux is not installed"))
+    func theDashboardShowsARecordingErrorAndKeepsRunning() async throws {
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--record", "/dev/full"], width: 160,
+            environment: ["LC_ALL": "C.UTF-8"])
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: "No space left on device")
+        try await pane.waitForScreen(containing: "UserLoggedInEvent")
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+    }
+
     @Test func headlessOutputIsJSONLines() throws {
         let result = try ChildProcess.run(
             try BusmonBinary.require(), ["--headless", "--rate", "200", "--duration", "1.5"],
