@@ -39,6 +39,7 @@ struct BusBench {
         measureThreadScaling()
         measureMonitorOverhead()
         measureObserverChurn()
+        measureAttach()
         printTargets()
     }
 
@@ -210,6 +211,33 @@ struct BusBench {
     }
 
     // MARK: - Results
+
+    // MARK: - An app watched from another process
+
+    private mutating func measureAttach() {
+        guard let throughput = AttachThroughput(seconds: quick ? 0.5 : 3) else {
+            print("Attach: skipped; build simapp and busmon next to busbench (swift build -c release)\n")
+            return
+        }
+        print("simapp's fastest publish rate, alone and with busmon --attach --headless reading its tap")
+        do {
+            let rounds = quick ? 1 : 3
+            let result = try throughput.measure(rounds: rounds)
+            let alone = result.alone.sorted()[rounds / 2]
+            let attached = result.attached.sorted()[rounds / 2]
+            let rows = [
+                ["alone", String(format: "%.0f", alone)],
+                ["with busmon attached", String(format: "%.0f", attached)],
+            ]
+            print(TextTable.render(header: ["simapp", "events/s (median of \(rounds))"], rows: rows))
+            print("(busmon received \(result.monitorEvents) events in all; the tap drops the oldest for a")
+            print(" reader that falls behind, and never makes the app wait)\n")
+            checks.append(.atLeast("simapp attached / alone (publish rate)", attached / alone, 0.75))
+            sanityCheck(result.monitorEvents > 0, "attach: busmon received no events")
+        } catch {
+            sanityCheck(false, "attach: \(error)")
+        }
+    }
 
     private func printTargets() {
         print("Targets")
