@@ -15,11 +15,14 @@ import Foundation
 /// ## Cost to the app
 /// - With nobody connected the tap is not even subscribed to the bus, and its thread sleeps.
 /// - With readers connected, the publisher's thread only stores the event itself in a bounded
-///   ring (a lock held for a few stores, no formatting, no system calls). A tap thread formats
-///   JSON and writes to the sockets.
+///   inbox (a lock held for a few stores, no formatting, no system calls). A tap thread, at a
+///   lower scheduling priority than the app's threads, formats JSON and writes to the sockets.
 /// - A reader that falls behind loses the oldest records, never slows the app, and is told how
 ///   many it lost with `dropped` lines. Counters in `snapshot` lines come from
 ///   ``EventBus/snapshot()`` and stay exact whatever was dropped.
+/// - Under a flood (more than `clientQueueCapacity` events between two rounds of the tap
+///   thread, about a million a second by default) the inbox keeps the first events of each
+///   round and only counts the rest, which costs the publisher least when it publishes most.
 /// - While watched, the tap is one wildcard observer on the bus, and snapshots show it as such.
 ///
 /// ## Safety
@@ -40,7 +43,8 @@ public final class BusTap: Sendable {
     ///     replaced; any other file is an error.
     ///   - snapshotInterval: Seconds between `snapshot` lines to each reader.
     ///   - clientQueueCapacity: How many records a reader may fall behind before it loses the
-    ///     oldest; memory for this many records is used while anyone is connected.
+    ///     oldest, and how many events the inbox holds between two rounds of the tap thread;
+    ///     memory for three times this many events is used while anyone is connected.
     ///   - processName: The name monitors show for this app.
     /// - Throws: ``BusTapError`` when the socket cannot be created.
     public init(

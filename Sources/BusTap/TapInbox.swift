@@ -9,10 +9,17 @@ import EventBus
 /// Where the app's publishing threads leave events for the tap thread.
 ///
 /// The publisher's side runs inside every `publish`, so it is kept as short as it can be: take a
-/// lock, store the event itself (no formatting) with a time stamp, release the lock. When the
-/// inbox is full the oldest event is overwritten, so a slow tap never makes a publisher wait.
-/// The tap thread swaps the whole ring for an empty one under the lock (a few stores) and reads
-/// it afterwards without the lock, so the two sides meet only briefly.
+/// lock, store the event itself (no formatting) with a time stamp, release the lock. The tap
+/// thread swaps the whole buffer for an empty one under the lock (a few stores) on every round,
+/// at least every ``TapServer/tick``, and reads it afterwards without the lock, so the two sides
+/// meet only briefly.
+///
+/// When the buffer fills before the tap comes round (more than `capacity` events in one round,
+/// a million a second with the defaults), the rest of that round's events are counted and not
+/// stored: the cheapest thing a publisher can do, about half the cost of storing, so that a
+/// flood costs the app least exactly when it publishes most. Readers see the gap in the sequence
+/// numbers. Below that rate nothing is lost here; readers that fall behind lose their oldest
+/// records in ``TapHistory``.
 ///
 /// The guarded state lives behind a pointer rather than in stored properties: Swift checks
 /// exclusive access to a class's `var`s at run time on every access, which here would cost more
@@ -33,48 +40,35 @@ final class TapInbox: @unchecked Sendable {
         var change: SubscriberLifecycleEvent
     }
 
-    /// A ring of slots: the storage the publishers fill, or the one the tap thread reads.
+    /// A buffer of slots: the storage the publishers fill, or the one the tap thread reads.
     struct Ring {
         let slots: UnsafeMutablePointer<EventSlot>
         let capacity: Int
-        /// Index of the oldest slot.
-        var start = 0
-        /// Slots in use.
+        /// Slots in use, from index 0.
         var count = 0
-        /// The sequence number of the oldest slot.
+        /// The sequence number of the first slot.
         var firstSequence = 1
 
         static func allocate(capacity: Int) -> Ring {
             Ring(slots: .allocate(capacity: capacity), capacity: capacity)
         }
 
-        /// Stores an event; the fields are passed apart so the event is copied once, straight
-        /// into its slot.
+        var isFull: Bool { count == capacity }
+
+        /// Stores an event in the next free slot, which the caller made sure exists; the fields
+        /// are passed apart so the event is copied once, straight into its slot.
         @inline(__always)
         mutating func append(time: Double, event: borrowing any Event, receivers: Int) {
-            let index: Int
-            if count < capacity {
-                index = start + count < capacity ? start + count : start + count - capacity
-                count += 1
-            } else {
-                // Full: the oldest slot makes room.
-                index = start
-                (slots + index).deinitialize(count: 1)
-                start = start + 1 == capacity ? 0 : start + 1
-                firstSequence += 1
-            }
-            (slots + index).initialize(to: EventSlot(time: time, event: copy event, receivers: receivers))
+            (slots + count).initialize(to: EventSlot(time: time, event: copy event, receivers: receivers))
+            count += 1
         }
 
-        /// Calls `body` with each slot, oldest first, and its sequence number, emptying the ring.
+        /// Calls `body` with each slot, oldest first, and its sequence number, emptying the buffer.
         mutating func drain(_ body: (Int, EventSlot) -> Void) {
-            for offset in 0..<count {
-                var index = start + offset
-                if index >= capacity { index -= capacity }
-                body(firstSequence + offset, (slots + index).move())
+            for index in 0..<count {
+                body(firstSequence + index, (slots + index).move())
             }
             firstSequence += count
-            start = 0
             count = 0
         }
 
@@ -143,9 +137,12 @@ final class TapInbox: @unchecked Sendable {
     func append(_ delivery: DeliveryRecord) {
         lock.lock()
         if state.pointee.active != nil {
+            // Counted even when not stored, so the sequence numbers show the gap.
             state.pointee.eventsWritten += 1
-            let time = stampLocked()
-            state.pointee.active!.append(time: time, event: delivery.event, receivers: delivery.receivers)
+            if !state.pointee.active!.isFull {
+                let time = stampLocked()
+                state.pointee.active!.append(time: time, event: delivery.event, receivers: delivery.receivers)
+            }
         }
         lock.unlock()
     }
@@ -165,19 +162,20 @@ final class TapInbox: @unchecked Sendable {
     }
 
     /// Swaps in `empty` (whose slots must hold nothing) and returns what was gathered since the
-    /// last swap, or nil when the inbox is closed.
-    func swap(for empty: Ring) -> (events: Ring, lifecycle: [LifecycleSlot])? {
+    /// last swap, with the number of events published so far (stored or not), or nil when the
+    /// inbox is closed.
+    func swap(for empty: Ring) -> (events: Ring, lifecycle: [LifecycleSlot], eventsPublished: Int)? {
         lock.lock()
         defer { lock.unlock() }
         guard let full = state.pointee.active else { return nil }
+        let published = state.pointee.eventsWritten
         var fresh = empty
-        fresh.start = 0
         fresh.count = 0
         fresh.firstSequence = state.pointee.eventsWritten + 1
         state.pointee.active = fresh
         let changes = state.pointee.lifecycle
         state.pointee.lifecycle = []
-        return (full, changes)
+        return (full, changes, published)
     }
 
     /// A time stamp, cheap enough for every event. The coarse clock (a few nanoseconds, one

@@ -40,6 +40,9 @@ final class TapServer: @unchecked Sendable {
     private var lifecycleToken: Subscription?
     private var nextSnapshot = 0.0
     private var acceptPausedUntil = 0.0
+    /// Events published up to the last swap, stored or not: what a reader that has read the whole
+    /// history has seen or lost.
+    private var eventsPublished = 0
     private var history: TapHistory
     private var spare: TapInbox.Ring?
     private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
@@ -281,7 +284,8 @@ final class TapServer: @unchecked Sendable {
 
     /// Moves what publishers left in the inbox into the history, in publishing order.
     private func collect() {
-        guard let spare, let (full, changes) = inbox.swap(for: spare) else { return }
+        guard let spare, let (full, changes, published) = inbox.swap(for: spare) else { return }
+        eventsPublished = published
         var events = full
         var changeIndex = 0
         events.drain { sequence, slot in
@@ -306,13 +310,11 @@ final class TapServer: @unchecked Sendable {
     /// Moves records to the output of every reader that has room, formatting each record once
     /// however many readers take it.
     private func pumpRecords() {
-        // Take new records only once a reader with room has read everything taken so far.
-        // Until then the inbox keeps just the newest events, overwriting on the publisher's side
-        // at no cost to this thread, so the tap's work follows what readers actually read, not
-        // what the app publishes.
-        let end = history.end
-        if clients.contains(where: { $0.wantsRecords && $0.cursor.position >= end }) { collect() }
+        // Every round, so that the history always ends with the newest events, however far
+        // behind the readers are.
+        collect()
         pumpHistory()
+        noteLostTail()
     }
 
     private func pumpHistory() {
@@ -338,6 +340,17 @@ final class TapServer: @unchecked Sendable {
                 }
                 client.cursor.position = high
             }
+        }
+    }
+
+    /// Counts, for readers that have read the whole history, the events published since that
+    /// never reached it (the inbox overflowed), since no later event would reveal the gap yet.
+    private func noteLostTail() {
+        for client in clients where client.cursor.position == history.end {
+            guard eventsPublished >= client.cursor.nextEvent else { continue }
+            client.droppedEvents += eventsPublished - client.cursor.nextEvent + 1
+            client.cursor.nextEvent = eventsPublished + 1
+            appendDrops(to: client)
         }
     }
 
@@ -367,21 +380,22 @@ final class TapServer: @unchecked Sendable {
                 client.droppedEvents += sequence - client.cursor.nextEvent
                 grew = true
             }
-            client.cursor.nextEvent = sequence + 1
+            client.cursor.nextEvent = max(client.cursor.nextEvent, sequence + 1)
         case .lifecycle(let sequence, _, _):
             if sequence > client.cursor.nextLifecycle {
                 client.droppedLifecycle += sequence - client.cursor.nextLifecycle
                 grew = true
             }
-            client.cursor.nextLifecycle = sequence + 1
+            client.cursor.nextLifecycle = max(client.cursor.nextLifecycle, sequence + 1)
         }
-        if grew {
-            var writer = JSONLineWriter()
-            writer.write(
-                FeedDrops(
-                    time: wallClockNow(), events: client.droppedEvents, lifecycle: client.droppedLifecycle))
-            client.output.append(contentsOf: writer.bytes)
-        }
+        if grew { appendDrops(to: client) }
+    }
+
+    private func appendDrops(to client: Client) {
+        var writer = JSONLineWriter()
+        writer.write(
+            FeedDrops(time: wallClockNow(), events: client.droppedEvents, lifecycle: client.droppedLifecycle))
+        client.output.append(contentsOf: writer.bytes)
     }
 
     private func broadcastSnapshot() {
