@@ -18,7 +18,8 @@ struct AttachThroughput {
 
     /// The two programs next to this executable, or `nil` when they are not built.
     init?(seconds: Double) {
-        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         let simapp = folder.appendingPathComponent("simapp").path
         let busmon = folder.appendingPathComponent("busmon").path
         guard FileManager.default.isExecutableFile(atPath: simapp),
@@ -44,8 +45,10 @@ struct AttachThroughput {
     }
 
     private func socketPath(_ round: Int, _ label: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("busbench-\(getpid())-\(round)-\(label).sock")
-            .path
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "busbench-\(getpid())-\(round)-\(label).sock"
+        )
+        .path
     }
 
     private func runApp(socket: String, attach: Bool) throws -> (rate: Double, monitorEvents: Int) {
@@ -108,7 +111,9 @@ final class LineCounter: @unchecked Sendable {
                 guard bytes.count >= marker.count else { return }
                 var index = 0
                 while index <= bytes.count - marker.count {
-                    if bytes[index] == marker[0], marker.indices.allSatisfy({ bytes[index + $0] == marker[$0] }) {
+                    if bytes[index] == marker[0],
+                        marker.indices.allSatisfy({ bytes[index + $0] == marker[$0] })
+                    {
                         events += 1
                         index += marker.count
                     } else {

@@ -59,7 +59,9 @@ enum Busmon {
             let source = AttachSource(socketPath: path)
             session = Session(source: source, stop: { source.close() })
         case .replay(let path, let speed):
-            session = Session(source: try ReplaySource(path: path, speed: speed), stop: {})
+            let replay = try ReplaySource(path: path, speed: speed)
+            for warning in replay.warnings { printError("busmon: warning: \(warning)") }
+            session = Session(source: replay, stop: {})
         }
         if let recordPath = options.recordPath {
             let writer = try RecordingWriter(path: recordPath)

@@ -177,6 +177,25 @@ struct AttachEndToEndTests {
         #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
     }
 
+    @Test func aTruncatedLastLineIsReportedAndSkipped() throws {
+        let recording = temporaryPath("cut.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let lines = [
+            #"{"kind":"hello","version":1,"pid":1,"process":"app","bus":"shared","time":100}"#,
+            #"{"kind":"event","seq":1,"time":100.5,"typeName":"Tick","receivers":1,"payload":{"n":1}}"#,
+            #"{"kind":"event","seq":2,"time":100.6,"typeName":"Tick","rece"#,
+        ]
+        try lines.joined(separator: "\n").write(toFile: recording, atomically: true, encoding: .utf8)
+        let replay = try ChildProcess.run(
+            try BusmonBinary.require(), ["--replay", recording, "--headless", "--speed", "100"],
+            environment: environment)
+        #expect(replay.status == 0)
+        #expect(replay.standardError.contains("cut.jsonl:3"), "names the cut line: \(replay.standardError)")
+        let summary = try #require(
+            try jsonLines(replay.standardOutput).last { $0["kind"] as? String == "summary" })
+        #expect(summary["events"] as? Int == 1)
+    }
+
     @Test func headlessOutputIsJSONLines() throws {
         let result = try ChildProcess.run(
             try BusmonBinary.require(), ["--headless", "--rate", "200", "--duration", "1.5"],
