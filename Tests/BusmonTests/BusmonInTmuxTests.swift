@@ -17,7 +17,7 @@ private enum ScreenText {
 
 /// busmon in a real terminal: a private tmux server, keys sent with `send-keys`, the screen read
 /// with `capture-pane`, always polling for the expected text against a deadline.
-@Suite(.enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
 struct BusmonInTmuxTests {
     /// A UTF-8 locale and no NO_COLOR, so the outcome does not depend on the test runner's.
     private static let plainEnvironment: [String: String?] = ["LC_ALL": "C.UTF-8", "NO_COLOR": nil]
@@ -100,10 +100,11 @@ struct BusmonInTmuxTests {
         try pane.press("/")
         try pane.type("reclaimed")
         try pane.press("Enter")
-        let reclaimed = try await pane.waitForScreen("a reclaim line in the log") { screen in
-            logLines(screen).contains { $0.contains("reclaimed") && $0.contains("dead") }
+        let reclaimed = try await pane.waitForScreen("a reclaim line in the filtered log") { screen in
+            screen.contains("filter: reclaimed")
+                && logLines(screen).contains { $0.contains("reclaimed") && $0.contains("dead") }
         }
-        #expect(reclaimed.contains("filter: reclaimed"))
+        #expect(logLines(reclaimed).allSatisfy { $0.contains("reclaimed") })
     }
 
     @Test func qQuitsAndRestoresTheTerminal() async throws {
