@@ -18,6 +18,8 @@ enum WallClock {
     static func now() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        // A multiplication rather than a division by 1e9: a division takes a dozen cycles or
+        // more, and the result differs in the last bit at most.
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
     }
 }
