@@ -176,10 +176,13 @@ struct BusBench {
                     ["without monitor", TextTable.nanoseconds(medians[0])],
                     ["with monitor", TextTable.nanoseconds(medians[1])],
                 ]))
+        let percentDropped = String(format: "%.0f", droppedShare * 100)
         print(
-            "(\(drains) drains; the capture holds \(overhead.captureCapacity) events, so a publisher this fast "
-                + "fills it between\n drains and \(String(format: "%.0f", droppedShare * 100))% of its events "
-                + "were dropped oldest-first, as busmon does under a flood)")
+            droppedShare > 0
+                ? "(\(drains) drain(s); the capture holds \(overhead.captureCapacity) events, so this publisher "
+                    + "filled it between drains\n and \(percentDropped)% of its events were dropped oldest-first, "
+                    + "as busmon does under a flood)"
+                : "(\(drains) drain(s); no event was dropped)")
         print()
         checks.append(.atMost("publish with monitor / without, \(subscribers) subscribers", ratio, 1.5))
     }
