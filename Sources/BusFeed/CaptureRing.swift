@@ -7,7 +7,8 @@ import EventBus
 /// can: no allocation (two buffers of `capacity` slots are allocated once, and a drain swaps them
 /// instead of growing an array again), no dynamic exclusivity check, and an element that a full
 /// buffer drops is destroyed after the lock is released, so that its `deinit` never runs under
-/// the lock (where publishing from it would deadlock).
+/// the lock (where appending to the same buffer would deadlock) and never makes other
+/// publishers wait.
 final class CaptureRing<Element>: @unchecked Sendable {
     /// Elements the buffer holds before the oldest are dropped.
     let capacity: Int
@@ -66,7 +67,8 @@ final class CaptureRing<Element>: @unchecked Sendable {
             let dropped = slot.move()
             slot.initialize(to: element)
             lock.unlock()
-            _ = consume dropped
+            // Without this the optimizer destroys `dropped` in its slot, before the unlock.
+            withExtendedLifetime(dropped) {}
         }
     }
 
