@@ -4,7 +4,7 @@ import Foundation
 
 /// Drains a ``BusCapture`` from its own thread at a fixed cadence, as busmon's screen does once a
 /// frame, and counts what it was handed.
-final class CaptureDrainer: @unchecked Sendable {
+final class CaptureDrainer: Sendable {
     /// busmon draws (and drains its capture) about 25 times a second.
     static let defaultInterval = 0.04
 
