@@ -31,7 +31,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
-        .executableTarget(name: "busbench", dependencies: ["EventBus"]),
+        .executableTarget(name: "busbench", dependencies: ["EventBus", "BusFeed"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
         .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),

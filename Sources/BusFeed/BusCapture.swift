@@ -1,5 +1,4 @@
 public import EventBus
-import Foundation
 
 /// Records what happens on a bus into bounded buffers, for a monitor to drain once a frame.
 ///
@@ -36,7 +35,8 @@ public final class BusCapture: Sendable {
     /// Entries each buffer holds before the oldest are dropped.
     public let capacity: Int
 
-    private let buffer: CaptureBuffer
+    private let events: CaptureRing<CapturedEvent>
+    private let lifecycle: CaptureRing<CapturedLifecycle>
     private let subscriptions: LockedValue<[Subscription]>
 
     /// Starts capturing what happens on `bus`.
@@ -44,27 +44,42 @@ public final class BusCapture: Sendable {
     /// - Parameters:
     ///   - bus: The bus to watch.
     ///   - capacity: Events (and, separately, lifecycle changes) kept between two drains; at
-    ///     least 1.
+    ///     least 1. Each buffer reserves room for twice this many up front (one to fill, one
+    ///     to swap in at a drain), so that publishing never allocates.
     public convenience init(bus: EventBus, capacity: Int = defaultCapacity) {
-        self.init(bus: bus, capacity: capacity, clock: { Date().timeIntervalSince1970 })
+        self.init(bus: bus, capacity: capacity, clock: nil)
     }
 
-    /// Starts capturing, stamping entries with `clock`, in seconds since 1970.
-    init(bus: EventBus, capacity: Int, clock: @escaping @Sendable () -> Double) {
+    /// Starts capturing, stamping entries with `clock`, in seconds since 1970, or with the
+    /// system's real-time clock when `clock` is `nil`.
+    init(bus: EventBus, capacity: Int, clock: (@Sendable () -> Double)?) {
         self.bus = bus
         self.capacity = max(1, capacity)
-        let buffer = CaptureBuffer(capacity: self.capacity)
-        self.buffer = buffer
-        let deliveries = bus.observeDeliveries { record in
-            buffer.append(
-                CapturedEvent(
-                    time: clock(), typeName: record.eventTypeName, payload: .value(record.event),
-                    receivers: record.receivers))
+        let events = CaptureRing<CapturedEvent>(capacity: self.capacity)
+        let lifecycle = CaptureRing<CapturedLifecycle>(capacity: self.capacity)
+        self.events = events
+        self.lifecycle = lifecycle
+        let deliveries: Subscription
+        if let clock {
+            deliveries = bus.observeDeliveries { record in
+                events.append(
+                    CapturedEvent(
+                        time: clock(), typeName: record.eventTypeName, payload: .value(record.event),
+                        receivers: record.receivers))
+            }
+        } else {
+            // The same handler with the clock read inline: it runs for every event published.
+            deliveries = bus.observeDeliveries { record in
+                events.append(
+                    CapturedEvent(
+                        time: WallClock.now(), typeName: record.eventTypeName,
+                        payload: .value(record.event), receivers: record.receivers))
+            }
         }
-        let lifecycle = bus.observeLifecycle { change in
-            buffer.append(CapturedLifecycle(time: clock(), change: change))
+        let changes = bus.observeLifecycle { change in
+            lifecycle.append(CapturedLifecycle(time: clock?() ?? WallClock.now(), change: change))
         }
-        subscriptions = LockedValue([deliveries, lifecycle])
+        subscriptions = LockedValue([deliveries, changes])
     }
 
     deinit {
@@ -73,13 +88,18 @@ public final class BusCapture: Sendable {
 
     /// Returns everything captured since the previous call and empties the buffers.
     ///
-    /// - Complexity: O(*n*) in the entries returned; the lock is held only to swap buffers.
+    /// - Complexity: O(*n*) in the entries returned; publishers wait only while the buffers
+    ///   are swapped.
     public func drain() -> Drained {
-        buffer.drain()
+        let takenEvents = events.drain { $0 }
+        let takenLifecycle = lifecycle.drain { $0 }
+        return Drained(
+            events: takenEvents.elements, lifecycle: takenLifecycle.elements,
+            droppedEvents: takenEvents.dropped, droppedLifecycle: takenLifecycle.dropped)
     }
 
     /// Events dropped so far because the buffer was full.
-    public var droppedEvents: Int { buffer.droppedEvents }
+    public var droppedEvents: Int { events.droppedCount }
 
     /// Whether the capture still receives from the bus.
     public var isAttached: Bool {
@@ -93,97 +113,5 @@ public final class BusCapture: Sendable {
             return subscriptions
         }
         for subscription in taken { subscription.cancel() }
-    }
-}
-
-/// The capture's two ring buffers and drop counters under one lock.
-final class CaptureBuffer: @unchecked Sendable {
-    private let lock = Lock()
-    // Guarded by `lock`.
-    private var events: RingBuffer<CapturedEvent>
-    private var lifecycle: RingBuffer<CapturedLifecycle>
-    private var eventDrops = 0
-    private var lifecycleDrops = 0
-
-    init(capacity: Int) {
-        events = RingBuffer(capacity: capacity)
-        lifecycle = RingBuffer(capacity: capacity)
-    }
-
-    @inline(__always)
-    func append(_ event: CapturedEvent) {
-        lock.lock()
-        if events.append(event) { eventDrops += 1 }
-        lock.unlock()
-    }
-
-    func append(_ change: CapturedLifecycle) {
-        lock.lock()
-        if lifecycle.append(change) { lifecycleDrops += 1 }
-        lock.unlock()
-    }
-
-    var droppedEvents: Int {
-        lock.withLock { eventDrops }
-    }
-
-    func drain() -> BusCapture.Drained {
-        lock.lock()
-        let takenEvents = events.takeStorage()
-        let takenLifecycle = lifecycle.takeStorage()
-        let drops = (eventDrops, lifecycleDrops)
-        lock.unlock()
-        // Putting the entries in order happens after unlocking, so publishers do not wait for it.
-        return BusCapture.Drained(
-            events: takenEvents.inOrder, lifecycle: takenLifecycle.inOrder, droppedEvents: drops.0,
-            droppedLifecycle: drops.1)
-    }
-}
-
-/// A buffer of at most `capacity` elements that overwrites its oldest element when full.
-struct RingBuffer<Element> {
-    /// A buffer's contents as taken: the storage and where the oldest element is.
-    struct Storage {
-        var elements: [Element]
-        var oldest: Int
-
-        /// The elements, oldest first.
-        var inOrder: [Element] {
-            oldest == 0 ? elements : Array(elements[oldest...] + elements[..<oldest])
-        }
-    }
-
-    let capacity: Int
-    private var elements: [Element] = []
-    private var oldest = 0
-
-    init(capacity: Int) {
-        self.capacity = max(1, capacity)
-    }
-
-    var count: Int { elements.count }
-
-    /// Appends `element`, overwriting the oldest when full.
-    ///
-    /// - Returns: Whether an element was dropped to make room.
-    @inline(__always)
-    mutating func append(_ element: Element) -> Bool {
-        if elements.count < capacity {
-            elements.append(element)
-            return false
-        }
-        elements[oldest] = element
-        oldest += 1
-        if oldest == capacity { oldest = 0 }
-        return true
-    }
-
-    /// Hands over the contents and leaves the buffer empty.
-    mutating func takeStorage() -> Storage {
-        defer {
-            elements = []
-            oldest = 0
-        }
-        return Storage(elements: elements, oldest: oldest)
     }
 }

@@ -1,48 +1,79 @@
+import BusFeed
 import EventBus
+import Foundation
 
-/// What a dashboard's capture does with every delivery: keep the latest records in a bounded
-/// ring, under a lock, because the publisher's threads and the screen's reader share it.
-final class DeliveryRing: @unchecked Sendable {
-    private let lock = Lock()
-    // Guarded by `lock`.
-    private var records: [DeliveryRecord?]
-    private var nextIndex = 0
-    private var appended = 0
+/// Drains a ``BusCapture`` from its own thread at a fixed cadence, as busmon's screen does once a
+/// frame, and counts what it was handed.
+final class CaptureDrainer: Sendable {
+    /// busmon draws (and drains its capture) about 25 times a second.
+    static let defaultInterval = 0.04
 
-    init(capacity: Int) {
-        records = Array(repeating: nil, count: capacity)
+    let capture: BusCapture
+    let interval: Double
+    private let state = LockedValue(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var isStopping = false
+        var drainedEvents = 0
+        var drains = 0
     }
 
-    func append(_ record: DeliveryRecord) {
-        lock.withLock {
-            records[nextIndex] = record
-            nextIndex += 1
-            if nextIndex == records.count { nextIndex = 0 }
-            appended += 1
+    init(capture: BusCapture, interval: Double = defaultInterval) {
+        self.capture = capture
+        self.interval = interval
+    }
+
+    /// Starts draining on a new thread until ``stop()``.
+    func start() {
+        let thread = Thread { [self] in
+            while !state.withLock({ $0.isStopping }) {
+                Thread.sleep(forTimeInterval: interval)
+                let count = capture.drain().events.count
+                state.withLock {
+                    $0.drainedEvents += count
+                    $0.drains += 1
+                }
+            }
+            finished.signal()
         }
+        thread.name = "capture drainer"
+        thread.start()
     }
 
-    /// Records appended since the ring was made, including those overwritten since.
-    var appendedCount: Int {
-        lock.withLock { appended }
+    /// Stops the thread and waits for its last drain.
+    func stop() {
+        state.withLock { $0.isStopping = true }
+        finished.wait()
     }
+
+    /// Events handed over by the drains so far.
+    var drainedEvents: Int { state.withLock { $0.drainedEvents } }
+
+    /// Drains done so far.
+    var drains: Int { state.withLock { $0.drains } }
 }
 
-/// The cost of a publish to typed subscribers with and without a wildcard delivery monitor.
+/// The cost of a publish to typed subscribers with and without busmon's capture attached: a
+/// ``BusCapture`` (a wildcard delivery observer that stamps and buffers every event) with the
+/// default capacity, drained from another thread 25 times a second as busmon's screen does. A
+/// publisher that outruns the drains fills the buffer, and from then on each event also drops the
+/// oldest, which is what busmon does under such a flood too.
 final class MonitorOverhead {
     let subscribers: Int
     let plain: BusTokenVariant
     let monitored: BusTokenVariant
-    let ring = DeliveryRing(capacity: 4096)
-    private var monitorToken: Subscription?
+    let capture: BusCapture
+    let drainer: CaptureDrainer
     private var monitoredPublishes = 0
 
     init(subscribers: Int) {
         self.subscribers = subscribers
         plain = BusTokenVariant(subscribers: subscribers)
         monitored = BusTokenVariant(subscribers: subscribers)
-        let ring = self.ring
-        monitorToken = monitored.bus.observeDeliveries { record in ring.append(record) }
+        capture = BusCapture(bus: monitored.bus)
+        drainer = CaptureDrainer(capture: capture)
+        drainer.start()
     }
 
     /// Publishes without a monitor, quoted per publish.
@@ -53,7 +84,7 @@ final class MonitorOverhead {
         }
     }
 
-    /// Publishes with the monitor attached, quoted per publish.
+    /// Publishes with the capture attached, quoted per publish.
     var withMonitor: Workload {
         Workload(unitsPerIteration: 1) { count in
             self.monitored.publish(count: count)
@@ -62,15 +93,31 @@ final class MonitorOverhead {
         }
     }
 
+    /// Stops the drains; call before ``verify()``.
+    func stopDraining() {
+        drainer.stop()
+    }
+
+    /// Events the capture holds between two drains.
+    var captureCapacity: Int { capture.capacity }
+
+    /// The share of captured events dropped because the buffer was full.
+    var droppedShare: Double {
+        monitoredPublishes == 0 ? 0 : Double(capture.droppedEvents) / Double(monitoredPublishes)
+    }
+
+    /// Whether the sums and counters are exact and every captured event was drained or counted
+    /// as dropped.
     func verify() -> Bool {
-        plain.verify() && monitored.verify() && plain.countersAreExact() && monitored.countersAreExact()
-            && ring.appendedCount == monitoredPublishes
+        let last = capture.drain()
+        let accounted = drainer.drainedEvents + last.events.count + last.droppedEvents
+        return plain.verify() && monitored.verify() && plain.countersAreExact()
+            && monitored.countersAreExact() && accounted == monitoredPublishes
             && monitored.bus.snapshot().wildcardDeliveries == monitoredPublishes
     }
 
     func tearDown() {
-        monitorToken?.cancel()
-        monitorToken = nil
+        capture.detach()
         plain.tearDown()
         monitored.tearDown()
     }

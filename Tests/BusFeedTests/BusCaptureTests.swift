@@ -1,5 +1,6 @@
 import Dispatch
 import EventBus
+import Foundation
 import Testing
 
 @testable import BusFeed
@@ -125,16 +126,103 @@ struct BusCaptureTests {
         #expect(bus.snapshot().wildcardObservers == 0)
     }
 
-    @Test func ringBufferKeepsTheNewestInOrder() {
-        var ring = RingBuffer<Int>(capacity: 3)
-        let dropped = (1...5).map { ring.append($0) }
-        #expect(dropped == [false, false, false, true, true])
-        let taken = ring.takeStorage().inOrder
-        #expect(taken == [3, 4, 5])
-        #expect(ring.count == 0)
-        let droppedAfterTaking = ring.append(6)
-        #expect(!droppedAfterTaking)
-        let rest = ring.takeStorage().inOrder
-        #expect(rest == [6])
+    @Test func stampsEventsWithTheWallClock() throws {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus)
+
+        let before = Date().timeIntervalSince1970
+        for value in 0..<100 { bus.publish(Tick(value: value)) }
+        let after = Date().timeIntervalSince1970
+
+        let times = capture.drain().events.map(\.time)
+        #expect(times.count == 100)
+        // Within the publishing, allowing for the two clocks' rounding, and never going back.
+        #expect(try #require(times.first) >= before - 0.001)
+        #expect(try #require(times.last) <= after + 0.001)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+
+    @Test func usesTheClockItIsGiven() {
+        let bus = EventBus(name: "test")
+        let clock = ManualClock()
+        let capture = BusCapture(bus: bus, capacity: 10, clock: { clock.now })
+
+        clock.advance(by: 5)
+        bus.publish(Tick(value: 1))
+        clock.advance(by: 1)
+        let token = bus.subscribe(to: Tick.self) { _ in }
+
+        let drained = capture.drain()
+        #expect(drained.events.map(\.time) == [5])
+        #expect(drained.lifecycle.map(\.time) == [6])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func keepsEachPublishersOrderAndAccountsForDropsWhileDraining() async {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus, capacity: 64)
+        let publishers = 3
+        let perPublisher = 20_000
+
+        // Given publishers faster than a monitor that drains meanwhile
+        let drained = LockedValue<[Tick]>([])
+        await withTaskGroup(of: Void.self) { group in
+            for publisher in 0..<publishers {
+                group.addTask {
+                    for value in 0..<perPublisher {
+                        bus.publish(Tick(value: publisher * perPublisher + value))
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<300 {
+                    let ticks = capture.drain().events.compactMap(\.tick)
+                    drained.withLock { $0 += ticks }
+                    await Task.yield()
+                }
+            }
+        }
+        let last = capture.drain()
+        let all = drained.current + last.events.compactMap(\.tick)
+
+        // Then each publisher's events arrive in the order it published them, and every event
+        // was handed over or counted as dropped, never both
+        for publisher in 0..<publishers {
+            let values = all.map(\.value).filter { $0 / perPublisher == publisher }
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })
+        }
+        #expect(Set(all.map(\.value)).count == all.count)
+        #expect(all.count + last.droppedEvents == publishers * perPublisher)
+    }
+
+    @Test func drainsAtACadenceLoseOnlyWhatOverflowsBetweenThem() {
+        let bus = EventBus(name: "test")
+        let capture = BusCapture(bus: bus, capacity: 100)
+        var handedOver: [Int] = []
+        var published = 0
+
+        // Frames with fewer, exactly as many and more events than the buffer holds
+        for perFrame in [40, 100, 130, 10, 250, 100] {
+            for _ in 0..<perFrame {
+                bus.publish(Tick(value: published))
+                published += 1
+            }
+            let frame = capture.drain()
+            let values = frame.events.compactMap(\.tick).map(\.value)
+            // Each frame hands over the newest it could hold, oldest first.
+            #expect(values == Array((published - min(perFrame, 100))..<published))
+            handedOver += values
+        }
+
+        #expect(capture.droppedEvents == 30 + 150)
+        #expect(handedOver.count + capture.droppedEvents == published)
+    }
+}
+
+extension CapturedEvent {
+    /// The captured `Tick`, if that is what this is.
+    fileprivate var tick: Tick? {
+        guard case .value(let tick as Tick) = payload else { return nil }
+        return tick
     }
 }
