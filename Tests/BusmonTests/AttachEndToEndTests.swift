@@ -22,7 +22,7 @@ struct AttachEndToEndTests {
             .appendingPathComponent("busmon-e2e-\(getpid())-\(UUID().uuidString.prefix(6))-\(name)").path
     }
 
-    private func waitFor(_ what: String, timeout: Double = 20, _ condition: () -> Bool) throws {
+    private func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             guard Date() < deadline else {

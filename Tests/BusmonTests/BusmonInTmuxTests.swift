@@ -55,6 +55,7 @@ struct BusmonInTmuxTests {
 
         try pane.press("Space")
         try await pane.waitForScreen(containing: "PAUSED")
+        try await Task.sleep(for: .milliseconds(200))  // let the frame that showed PAUSED finish
         let frozen = try pane.screen()
         try await Task.sleep(for: .milliseconds(600))
         #expect(try logLines(pane.screen()) == logLines(frozen), "the paused log does not move")
@@ -71,10 +72,12 @@ struct BusmonInTmuxTests {
         try pane.press("/")
         try pane.type("UserLoggedIn")
         try pane.press("Enter")
-        let filtered = try await pane.waitForScreen(containing: "filter: UserLoggedIn")
-        let lines = logLines(filtered)
-        #expect(!lines.isEmpty)
-        #expect(lines.allSatisfy { $0.contains("UserLoggedIn") }, "only matching lines: \(lines)")
+        // A capture can catch the terminal mid-redraw, so the whole condition is what is awaited.
+        try await pane.waitForScreen("only matching lines in the filtered log") { screen in
+            let lines = logLines(screen)
+            return screen.contains("filter: UserLoggedIn") && !lines.isEmpty
+                && lines.allSatisfy { $0.contains("UserLoggedIn") }
+        }
 
         try pane.press("Up")
         try pane.press("Enter")
@@ -100,11 +103,13 @@ struct BusmonInTmuxTests {
         try pane.press("/")
         try pane.type("reclaimed")
         try pane.press("Enter")
-        let reclaimed = try await pane.waitForScreen("a reclaim line in the filtered log") { screen in
-            screen.contains("filter: reclaimed")
-                && logLines(screen).contains { $0.contains("reclaimed") && $0.contains("dead") }
+        // A capture can catch the terminal mid-redraw, so the whole condition is what is awaited.
+        try await pane.waitForScreen("only reclaim lines in the filtered log") { screen in
+            let lines = logLines(screen)
+            return screen.contains("filter: reclaimed")
+                && lines.contains { $0.contains("reclaimed") && $0.contains("dead") }
+                && lines.allSatisfy { $0.contains("reclaimed") }
         }
-        #expect(logLines(reclaimed).allSatisfy { $0.contains("reclaimed") })
     }
 
     @Test func qQuitsAndRestoresTheTerminal() async throws {
@@ -181,7 +186,7 @@ struct BusmonInTmuxTests {
         let pane = try Self.start(["--duration", "2"])
         defer { pane.close() }
 
-        #expect(try await pane.waitForExit(timeout: 30) == "EXIT=0 TTY=restored")
+        #expect(try await pane.waitForExit(timeout: 60) == "EXIT=0 TTY=restored")
         let summary = try #require(
             try pane.screen().split(separator: "\n").first { $0.contains(" frames in ") })
         // "busmon: N frames in S s (F frames/s), ...": it drew, and did not quit before its time.

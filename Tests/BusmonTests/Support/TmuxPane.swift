@@ -136,12 +136,13 @@ final class TmuxPane {
         throw TmuxError(description: "busmon's process id never appeared in \(pidFile.path)")
     }
 
-    /// Polls the screen until `condition` holds, and returns that screen.
+    /// Polls the screen until `condition` holds, and returns that screen. The deadline is generous
+    /// because the whole suite shares two cores; a passing wait costs only the time it takes.
     ///
     /// - Throws: When the deadline passes; the error shows the last screen seen.
     @discardableResult
     func waitForScreen(
-        _ what: String, timeout: Double = 20, until condition: (String) -> Bool
+        _ what: String, timeout: Double = 60, until condition: (String) -> Bool
     ) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
@@ -155,12 +156,12 @@ final class TmuxPane {
 
     /// Polls the screen until it contains `text`.
     @discardableResult
-    func waitForScreen(containing text: String, timeout: Double = 20) async throws -> String {
+    func waitForScreen(containing text: String, timeout: Double = 60) async throws -> String {
         try await waitForScreen("'\(text)'", timeout: timeout) { $0.contains(text) }
     }
 
     /// Waits for busmon to exit and returns the `EXIT=` line the pane's script printed.
-    func waitForExit(timeout: Double = 20) async throws -> String {
+    func waitForExit(timeout: Double = 60) async throws -> String {
         let screen = try await waitForScreen("busmon to exit", timeout: timeout) { $0.contains("EXIT=") }
         return screen.split(separator: "\n").first { $0.hasPrefix("EXIT=") }.map(String.init) ?? ""
     }
