@@ -433,8 +433,8 @@ public final class EventBus: @unchecked Sendable {
     /// Which entries are dead is found outside the lock: checking a weak reference briefly holds
     /// the observer, and if another thread dropped its last reference meanwhile, the observer's
     /// `deinit` runs when that hold ends; under the lock, a `deinit` calling
-    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, so removing by identity
-    /// afterwards is exact.
+    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, and the copies keep it
+    /// from being freed, so removing by identity afterwards is exact.
     ///
     /// - Returns: How many entries were reclaimed.
     @discardableResult
@@ -442,6 +442,11 @@ public final class EventBus: @unchecked Sendable {
         let lists = lock.withLock {
             slots.compactMap { $0.entriesPerObserver.isEmpty ? nil : ($0, $0.entries) }
         }
+        // The dead entries are removed by identity, so they must not be freed meanwhile: another
+        // thread could remove and free one, and a new subscription reuse its address, which
+        // would then be removed in its place. These copies keep them alive to the end, after
+        // the lock is released.
+        defer { withExtendedLifetime(lists) {} }
         let deadPerSlot = lists.compactMap { slot, entries in
             let dead = Set(entries.lazy.filter(\.isDead).map(ObjectIdentifier.init))
             return dead.isEmpty ? nil : (slot, dead)
