@@ -195,10 +195,23 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     }
 }
 
+/// 64 bytes of nothing, placed around data that publishes write so that no other object (nor
+/// the header of the one holding it, whose reference count is written on retains) shares its
+/// cache lines: a line written by two threads moves between their cores on every write.
+///
+/// Swift lays out a class's stored properties in declaration order, after a 16-byte header, in
+/// blocks aligned to 16 bytes; a padding before and one after the written fields therefore
+/// keep every line those fields touch inside the object.
+struct CacheLinePadding: Sendable {
+    private let words: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+}
+
 /// Counters of one event type that deliveries update without taking the bus's lock.
 final class TypeCounters: Sendable {
+    private let leadingPadding = CacheLinePadding()
     let delivered = Atomic<Int>(0)
     let unheard = Atomic<Int>(0)
+    private let trailingPadding = CacheLinePadding()
 
     func recordDeliveries(_ count: Int) {
         delivered.wrappingAdd(count, ordering: .relaxed)
@@ -239,11 +252,14 @@ final class TypeSlot {
     /// How many entries each observer has here, to notice the same observer subscribing twice
     /// without scanning the list.
     @exclusivity(unchecked) var entriesPerObserver: [ObjectIdentifier: Int] = [:]
-    @exclusivity(unchecked) var published = 0
     @exclusivity(unchecked) var reclaimed = 0
     @exclusivity(unchecked) var unsubscribed = 0
     @exclusivity(unchecked) var cancelled = 0
     @exclusivity(unchecked) var duplicates = 0
+    private let publishedLeadingPadding = CacheLinePadding()
+    /// Written by every publish of the type, so kept on cache lines of its own.
+    @exclusivity(unchecked) var published = 0
+    private let publishedTrailingPadding = CacheLinePadding()
 
     init(typeID: ObjectIdentifier, name: String, qualifiedName: String) {
         self.typeID = typeID
