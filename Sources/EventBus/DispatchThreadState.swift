@@ -30,6 +30,28 @@ final class DispatchThreadState {
     /// How many handlers delivered through a queue are running on this thread right now.
     @exclusivity(unchecked) var queuedHandlerDepth = 0
 
+    /// A slot this thread published to lately, and its publishes not yet counted by the bus.
+    struct CachedSlot {
+        /// The bus's ``EventBus/serialNumber``: unlike its address, never reused by a later bus.
+        let bus: UInt64
+        let type: ObjectIdentifier
+        /// Unretained, so that a publish writes no reference count on a line other threads
+        /// read. Safe only while bus `bus` lives, which it does when it looks the slot up, and it
+        /// keeps every slot for its whole life; entries of dead buses are never dereferenced.
+        let slot: Unmanaged<TypeSlot>
+        /// Publishes through this entry since the bus last counted them for its sweep.
+        var uncountedPublishes: Int
+    }
+
+    /// How many slots ``slotCache`` keeps; a thread rarely publishes more types in a burst, and
+    /// a linear scan of a few entries costs less than hashing.
+    static let slotCacheCapacity = 8
+
+    /// Slots of the types this thread published lately, found without the bus's lock.
+    @exclusivity(unchecked) var slotCache: [CachedSlot] = []
+    /// The entry of ``slotCache`` to replace on the next miss when it is full, round-robin.
+    @exclusivity(unchecked) private var nextEvicted = 0
+
     /// Announces the handler this thread's outermost delivery is running, for cancellers.
     let deliveryMarker = DeliveryMarker.registerNew()
 
@@ -69,6 +91,27 @@ final class DispatchThreadState {
             index -= 1
         }
         return nil
+    }
+
+    /// The index in ``slotCache`` of the slot of `type` on the bus numbered `bus`, if cached.
+    @inline(__always)
+    func cachedSlotIndex(bus: UInt64, type: ObjectIdentifier) -> Int? {
+        for index in slotCache.indices where slotCache[index].bus == bus && slotCache[index].type == type {
+            return index
+        }
+        return nil
+    }
+
+    /// Caches `slot`, replacing the oldest entry when the cache is full.
+    func cache(_ slot: TypeSlot, bus: UInt64) {
+        let entry = CachedSlot(
+            bus: bus, type: slot.typeID, slot: Unmanaged.passUnretained(slot), uncountedPublishes: 0)
+        if slotCache.count < Self.slotCacheCapacity {
+            slotCache.append(entry)
+            return
+        }
+        slotCache[nextEvicted] = entry
+        nextEvicted = (nextEvicted + 1) % Self.slotCacheCapacity
     }
 
     /// Runs `deliver` as the outermost delivery of `bus` on this thread, then everything that

@@ -1,4 +1,8 @@
 import Dispatch
+import Synchronization
+
+/// The serial number of the last bus created; see ``EventBus/serialNumber``.
+private let lastBusSerialNumber = Atomic<UInt64>(0)
 
 /// A type-safe publish/subscribe hub that holds its observers weakly.
 ///
@@ -35,17 +39,19 @@ public final class EventBus: @unchecked Sendable {
     /// A name that monitors show for this bus.
     public let name: String
 
+    /// Identifies this bus in each thread's cache of slots. Unlike the bus's address, which a
+    /// later bus may reuse, no two buses in a process share it.
+    let serialNumber = lastBusSerialNumber.wrappingAdd(1, ordering: .relaxed).newValue
+
     let lock = Lock()
-    // Everything below is guarded by `lock`, except the atomic counters inside the slots.
+    // Everything below is guarded by `lock`, except what each slot's own lock guards and the
+    // atomic counters inside the slots (see `TypeSlot`). A publish takes only its slot's lock.
     //
     // `@exclusivity(unchecked)`: the lock already makes every access exclusive, and no handler
     // runs while it is held, so the runtime's dynamic exclusivity check (a thread-local lookup
     // per access, several per publish) could never fire and only costs time.
     @exclusivity(unchecked) var slots: [ObjectIdentifier: TypeSlot] = [:]
     @exclusivity(unchecked) var slotsInOrder: [TypeSlot] = []
-    /// The slot of the type published last: a publish of the same type as the one before (the
-    /// common case in a burst) finds its slot with one comparison instead of hashing the type.
-    @exclusivity(unchecked) private var lastPublishedSlot: TypeSlot?
     // Keyed by a type that is not an `Event`, so no published type's slot shares its identity.
     let wildcardSlot = TypeSlot(
         typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
@@ -318,26 +324,65 @@ public final class EventBus: @unchecked Sendable {
         return slot
     }
 
+    /// How many publishes of one type a thread makes between two steps of the sweep.
+    ///
+    /// Each step takes the bus's lock and writes the bus's sweep state, which every publishing
+    /// thread would otherwise write on every publish; batching keeps the sweep's work per
+    /// publish the same (each step is credited with the whole batch) and its guarantee
+    /// bounded, while publishes of different types from different threads share nothing.
+    static let publishesPerSweepStep = 32
+
+    /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
     private func deliver<T: Event>(_ event: T, on thread: DispatchThreadState) {
-        lock.lock()
-        let slot: TypeSlot
-        if let last = lastPublishedSlot, last.typeID == ObjectIdentifier(T.self) {
-            slot = last
+        let type = ObjectIdentifier(T.self)
+        // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
+        // or a `deinit` it triggers, may publish on another bus and replace cache entries.
+        let slot: Unmanaged<TypeSlot>
+        if let index = thread.cachedSlotIndex(bus: serialNumber, type: type) {
+            slot = thread.slotCache[index].slot
+            thread.slotCache[index].uncountedPublishes += 1
+            if thread.slotCache[index].uncountedPublishes >= Self.publishesPerSweepStep {
+                thread.slotCache[index].uncountedPublishes = 0
+                slot._withUnsafeGuaranteedRef {
+                    stepSweep(credit: 2 * Self.publishesPerSweepStep, delivering: $0)
+                }
+            }
         } else {
-            slot = slotLocked(for: T.self)
-            lastPublishedSlot = slot
+            lock.lock()
+            let found = slotLocked(for: T.self)
+            var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+            stepSweepLocked(
+                &changes, skipping: found, skippingWildcards: wildcardSlot.hasSubscribers)
+            let after = changes.finish(notifying: lifecycleObservers)
+            lock.unlock()
+            after.run(on: self)
+            thread.cache(found, bus: serialNumber)
+            slot = Unmanaged.passUnretained(found)
         }
-        slot.published += 1
-        let entries = slot.entries
-        let wildcards = wildcardSlot.entries
+        // The bus keeps its slots for as long as it lives, and it is alive here.
+        slot._withUnsafeGuaranteedRef { deliver(event, to: $0, on: thread) }
+    }
+
+    /// Takes a step of the sweep for a batch of publishes of `slot`'s type.
+    private func stepSweep(credit: Int, delivering slot: TypeSlot) {
+        lock.lock()
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        // This delivery offers the event to every entry of `slot` and of the wildcard list, and
-        // an entry whose observer died reports it (which reclaims the list), so a sweep of
-        // either list now would repeat that work.
-        stepSweepLocked(&changes, skipping: slot, skippingWildcards: !wildcards.isEmpty)
+        stepSweepLocked(
+            &changes, credit: credit, skipping: slot, skippingWildcards: wildcardSlot.hasSubscribers)
         let after = changes.finish(notifying: lifecycleObservers)
         lock.unlock()
         after.run(on: self)
+    }
+
+    /// Delivers `event` to the entries of `slot`, then to wildcard observers.
+    ///
+    /// Takes only the slot's lock, then the wildcard list's (one at a time, and only when
+    /// there are wildcard observers), never the bus's lock: both lists are copied before any
+    /// handler runs, so a subscription made during the delivery does not receive the event.
+    @inline(__always)
+    private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: DispatchThreadState) {
+        let entries = slot.countPublishAndCopyEntries()
+        let wildcards = wildcardSlot.hasSubscribers ? wildcardSlot.copyEntries() : []
 
         let marker = thread.markerForDelivery
         var delivered = 0
@@ -388,8 +433,8 @@ public final class EventBus: @unchecked Sendable {
     /// Which entries are dead is found outside the lock: checking a weak reference briefly holds
     /// the observer, and if another thread dropped its last reference meanwhile, the observer's
     /// `deinit` runs when that hold ends; under the lock, a `deinit` calling
-    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, so removing by identity
-    /// afterwards is exact.
+    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, and the copies keep it
+    /// from being freed, so removing by identity afterwards is exact.
     ///
     /// - Returns: How many entries were reclaimed.
     @discardableResult
@@ -397,6 +442,11 @@ public final class EventBus: @unchecked Sendable {
         let lists = lock.withLock {
             slots.compactMap { $0.entriesPerObserver.isEmpty ? nil : ($0, $0.entries) }
         }
+        // The dead entries are removed by identity, so they must not be freed meanwhile: another
+        // thread could remove and free one, and a new subscription reuse its address, which
+        // would then be removed in its place. These copies keep them alive to the end, after
+        // the lock is released.
+        defer { withExtendedLifetime(lists) {} }
         let deadPerSlot = lists.compactMap { slot, entries in
             let dead = Set(entries.lazy.filter(\.isDead).map(ObjectIdentifier.init))
             return dead.isEmpty ? nil : (slot, dead)
@@ -426,23 +476,34 @@ public final class EventBus: @unchecked Sendable {
     /// every dead entry goes within a bounded number of operations, even for a type that is
     /// never published again. The sweep itself runs once the lock is released.
     ///
+    /// Publishes step the sweep in batches: each thread counts its publishes per cached slot and
+    /// steps once per ``publishesPerSweepStep``, and a publish that misses the thread's cache
+    /// steps at once. A batch cut short when its cache entry is replaced loses fewer than
+    /// ``publishesPerSweepStep`` publishes, and each replacement comes with a miss that steps,
+    /// so at least one publish in ``publishesPerSweepStep`` still pays for the sweep.
+    ///
     /// - Parameters:
+    ///   - credit: The budget earned: 2 per operation this step stands for.
     ///   - skipping: A list the caller is about to check entry by entry anyway; its turn passes
     ///     without a sweep.
     ///   - skippingWildcards: Whether the wildcard list is checked likewise.
     private func stepSweepLocked(
-        _ changes: inout LifecycleChanges, skipping: TypeSlot? = nil, skippingWildcards: Bool = false
+        _ changes: inout LifecycleChanges, credit: Int = 2, skipping: TypeSlot? = nil,
+        skippingWildcards: Bool = false
     ) {
-        sweepBudget = min(sweepBudget + 2, 1 << 30)
+        sweepBudget = min(sweepBudget + credit, 1 << 30)
         let slotCount = slotsInOrder.count + 1
-        if sweepCursor >= slotCount { sweepCursor = 0 }
-        let slot = sweepCursor < slotsInOrder.count ? slotsInOrder[sweepCursor] : wildcardSlot
-        let cost = slot.entriesPerObserver.isEmpty ? 1 : max(16, slot.entries.count)
-        guard sweepBudget >= cost else { return }
-        sweepBudget -= cost
-        sweepCursor += 1
-        let isChecked = slot === skipping || (skippingWildcards && slot === wildcardSlot)
-        if !slot.entriesPerObserver.isEmpty && !isChecked { changes.sweep(slot) }
+        // A step standing for a batch of publishes may pay for several lists; one round at most.
+        for _ in 0..<slotCount {
+            if sweepCursor >= slotCount { sweepCursor = 0 }
+            let slot = sweepCursor < slotsInOrder.count ? slotsInOrder[sweepCursor] : wildcardSlot
+            let cost = slot.entriesPerObserver.isEmpty ? 1 : max(16, slot.entries.count)
+            guard sweepBudget >= cost else { return }
+            sweepBudget -= cost
+            sweepCursor += 1
+            let isChecked = slot === skipping || (skippingWildcards && slot === wildcardSlot)
+            if !slot.entriesPerObserver.isEmpty && !isChecked { changes.sweep(slot) }
+        }
     }
 
     func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {
@@ -485,7 +546,7 @@ struct LifecycleChanges {
     private let enabled: Bool
     private var events: [SubscriberLifecycleEvent] = []
     private var released: [SubscriberEntry] = []
-    private var dueForSweep: TypeSlot?
+    private var dueForSweep: [TypeSlot] = []
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -514,7 +575,7 @@ struct LifecycleChanges {
 
     /// Asks for `slot`'s dead entries to be reclaimed once the lock is released.
     mutating func sweep(_ slot: TypeSlot) {
-        dueForSweep = slot
+        dueForSweep.append(slot)
     }
 
     /// Packs the work for after the lock, with the lifecycle observers as they are now.
@@ -534,11 +595,11 @@ struct LifecycleChanges {
         private(set) var events: [SubscriberLifecycleEvent]
         let observers: [Entry<SubscriberLifecycleEvent>]
         let released: [SubscriberEntry]
-        let dueForSweep: TypeSlot?
+        let dueForSweep: [TypeSlot]
 
         init(
             events: [SubscriberLifecycleEvent], observers: [Entry<SubscriberLifecycleEvent>],
-            released: [SubscriberEntry], dueForSweep: TypeSlot?
+            released: [SubscriberEntry], dueForSweep: [TypeSlot]
         ) {
             self.events = events
             self.observers = observers
@@ -562,7 +623,7 @@ struct LifecycleChanges {
             for event in events {
                 for observer in observers { _ = observer.offer(event) }
             }
-            if let dueForSweep { bus.reclaimDead(in: [dueForSweep]) }
+            if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep) }
         }
     }
 }

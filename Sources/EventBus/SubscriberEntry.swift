@@ -195,10 +195,23 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     }
 }
 
+/// 64 bytes of nothing, placed around data that publishes write so that no other object (nor
+/// the header of the one holding it, whose reference count is written on retains) shares its
+/// cache lines: a line written by two threads moves between their cores on every write.
+///
+/// Swift lays out a class's stored properties in declaration order, after a 16-byte header, in
+/// blocks aligned to 16 bytes; a padding before and one after the written fields therefore
+/// keep every line those fields touch inside the object.
+struct CacheLinePadding: Sendable {
+    private let words: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+}
+
 /// Counters of one event type that deliveries update without taking the bus's lock.
 final class TypeCounters: Sendable {
+    private let leadingPadding = CacheLinePadding()
     let delivered = Atomic<Int>(0)
     let unheard = Atomic<Int>(0)
+    private let trailingPadding = CacheLinePadding()
 
     func recordDeliveries(_ count: Int) {
         delivered.wrappingAdd(count, ordering: .relaxed)
@@ -212,14 +225,25 @@ final class TypeCounters: Sendable {
     var unheardCount: Int { unheard.load(ordering: .relaxed) }
 }
 
-/// Everything the bus keeps about one event type. Guarded by the bus's lock, except ``counters``.
+/// Everything the bus keeps about one event type.
+///
+/// Guarded by the bus's lock, except ``counters``, ``subscriberCount``, and ``entries`` and
+/// ``published``, which ``lock`` also guards: a publish takes only this slot's lock, so that
+/// publishes of different types from different threads share no lock and write no common line.
+/// Whoever changes ``entries`` holds the bus's lock and then this one (never the reverse order),
+/// so holding either is enough to read them; ``published`` is read and written under ``lock``.
 final class TypeSlot {
     /// The event type's identity, the key of the bus's table of slots.
     let typeID: ObjectIdentifier
     let name: String
     let qualifiedName: String
     let counters = TypeCounters()
-    // `@exclusivity(unchecked)`: guarded by the bus's lock, under which no handler runs, so
+    /// Guards ``entries`` (with the bus's lock for changes) and ``published``.
+    let lock = Lock()
+    /// How many entries the list holds, stored after every change, so that a publish can skip
+    /// the wildcard list's lock when nobody watches every event.
+    let subscriberCount = Atomic<Int>(0)
+    // `@exclusivity(unchecked)`: guarded by the locks above, under which no handler runs, so
     // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
     // access on every publish.
 
@@ -228,11 +252,14 @@ final class TypeSlot {
     /// How many entries each observer has here, to notice the same observer subscribing twice
     /// without scanning the list.
     @exclusivity(unchecked) var entriesPerObserver: [ObjectIdentifier: Int] = [:]
-    @exclusivity(unchecked) var published = 0
     @exclusivity(unchecked) var reclaimed = 0
     @exclusivity(unchecked) var unsubscribed = 0
     @exclusivity(unchecked) var cancelled = 0
     @exclusivity(unchecked) var duplicates = 0
+    private let publishedLeadingPadding = CacheLinePadding()
+    /// Written by every publish of the type, so kept on cache lines of its own.
+    @exclusivity(unchecked) var published = 0
+    private let publishedTrailingPadding = CacheLinePadding()
 
     init(typeID: ObjectIdentifier, name: String, qualifiedName: String) {
         self.typeID = typeID
@@ -240,8 +267,34 @@ final class TypeSlot {
         self.qualifiedName = qualifiedName
     }
 
+    /// Whether the list has any entry, as of its last change.
+    @inline(__always)
+    var hasSubscribers: Bool {
+        subscriberCount.load(ordering: .acquiring) > 0
+    }
+
+    /// The entries and the count of publishes after counting one more; the publish path.
+    @inline(__always)
+    func countPublishAndCopyEntries() -> [SubscriberEntry] {
+        lock.lock()
+        published += 1
+        let copy = entries
+        lock.unlock()
+        return copy
+    }
+
+    /// A copy of the entries, taken under ``lock`` for a caller without the bus's lock.
+    @inline(__always)
+    func copyEntries() -> [SubscriberEntry] {
+        lock.lock()
+        let copy = entries
+        lock.unlock()
+        return copy
+    }
+
     /// Appends `entry`; returns the entries already here with the same observer identity, so
     /// that the caller can tell, outside the lock, whether it is a duplicate subscription.
+    /// The caller holds the bus's lock.
     func add(_ entry: SubscriberEntry) -> [SubscriberEntry] {
         var twins: [SubscriberEntry] = []
         if let observerID = entry.observerID {
@@ -251,17 +304,24 @@ final class TypeSlot {
             }
             entriesPerObserver[observerID] = existing + 1
         }
-        entries.append(entry)
+        lock.withLock {
+            entries.append(entry)
+            subscriberCount.store(entries.count, ordering: .releasing)
+        }
         return twins
     }
 
     /// Removes the entries matching `predicate`, keeping the others in order; returns them.
+    /// The caller holds the bus's lock, and keeps the returned entries until it releases it.
     func removeEntries(where predicate: (SubscriberEntry) -> Bool) -> [SubscriberEntry] {
         var removed: [SubscriberEntry] = []
-        entries.removeAll { entry in
-            guard predicate(entry) else { return false }
-            removed.append(entry)
-            return true
+        lock.withLock {
+            entries.removeAll { entry in
+                guard predicate(entry) else { return false }
+                removed.append(entry)
+                return true
+            }
+            subscriberCount.store(entries.count, ordering: .releasing)
         }
         for entry in removed {
             guard let observerID = entry.observerID else { continue }
