@@ -22,7 +22,7 @@ let usage = """
         busmon --attach PATH
 
       --tap PATH          where to create the tap socket (required)
-      --rate N            events per second, 1 to 1000000 (default 200)
+      --rate N            events per second, 1 to 10000000 (default 200)
       --seed N            seed for a repeatable run (default 1)
       --duration SECONDS  stop after SECONDS (default: run until SIGINT or SIGTERM)
       -h, --help          show this help

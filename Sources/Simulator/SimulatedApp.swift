@@ -33,13 +33,13 @@ public final class SimulatedApp: Sendable {
     /// Screens ``destroyScreens(count:)`` closes when no number is given.
     public static let defaultDestroyCount = 10
     /// The highest rate accepted, in events per second.
-    public static let maximumRate = 1_000_000.0
+    public static let maximumRate = 10_000_000.0
     /// The highest churn accepted, in navigations per second.
     public static let maximumChurn = 10_000.0
     /// The rates ``increaseRate()`` and ``decreaseRate()`` step through.
     public static let rateSteps: [Double] = [
         1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
-        200_000, 500_000, 1_000_000,
+        200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000,
     ]
 
     /// Simulated time handled in one piece: finer pieces interleave navigation and traffic.

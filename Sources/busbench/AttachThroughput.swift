@@ -54,7 +54,8 @@ struct AttachThroughput {
     private func runApp(socket: String, attach: Bool) throws -> (rate: Double, monitorEvents: Int) {
         let app = Process()
         app.executableURL = URL(fileURLWithPath: simapp)
-        app.arguments = ["--tap", socket, "--rate", "1000000", "--duration", String(seconds)]
+        // Far above what one thread can publish, so the app runs flat out.
+        app.arguments = ["--tap", socket, "--rate", "10000000", "--duration", String(seconds)]
         let output = Pipe()
         app.standardOutput = output
         try app.run()

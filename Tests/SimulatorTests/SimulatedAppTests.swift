@@ -163,7 +163,9 @@ struct SimulatedAppTests {
         #expect(app.decreaseRate() == 1)
         app.rate = 999_999
         #expect(app.increaseRate() == 1_000_000)
-        #expect(app.increaseRate() == 1_000_000)
+        app.rate = 9_999_999
+        #expect(app.increaseRate() == 10_000_000)
+        #expect(app.increaseRate() == 10_000_000)
         app.rate = -5
         #expect(app.rate == 0)
         app.rate = .infinity
