@@ -68,12 +68,14 @@ public final class BusCapture: Sendable {
                         receivers: record.receivers))
             }
         } else {
-            // The same handler with the clock read inline: it runs for every event published.
+            // The system clock, read under the ring's lock through its stamp clock: this handler
+            // runs for every event published.
             deliveries = bus.observeDeliveries { record in
-                events.append(
+                events.append(stamping: { time in
                     CapturedEvent(
-                        time: WallClock.now(), typeName: record.eventTypeName,
-                        payload: .value(record.event), receivers: record.receivers))
+                        time: time, typeName: record.eventTypeName, payload: .value(record.event),
+                        receivers: record.receivers)
+                })
             }
         }
         let changes = bus.observeLifecycle { change in

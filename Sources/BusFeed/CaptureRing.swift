@@ -55,6 +55,24 @@ final class CaptureRing<Element>: @unchecked Sendable {
     @inline(__always)
     func append(_ element: consuming Element) {
         lock.lock()
+        storeAndUnlock(element)
+    }
+
+    /// Time stamps for ``append(stamping:)``; guarded by `lock`.
+    @exclusivity(unchecked) private var stamps = StampClock()
+
+    /// Appends the element `make` builds from a time stamp taken under the lock (see
+    /// ``StampClock``: cheaper than reading the precise clock for every event), dropping the
+    /// oldest when full.
+    @inline(__always)
+    func append(stamping make: (Double) -> Element) {
+        lock.lock()
+        storeAndUnlock(make(stamps.stamp()))
+    }
+
+    /// Stores `element` in the next slot and releases the lock, which the caller holds.
+    @inline(__always)
+    private func storeAndUnlock(_ element: consuming Element) {
         let slot = slots + end
         end += 1
         if end == capacity { end = 0 }

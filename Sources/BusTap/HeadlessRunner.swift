@@ -123,7 +123,7 @@ public final class HeadlessRunner: Sendable {
             }
             if batch.droppedEvents != dropped {
                 dropped = batch.droppedEvents
-                writer.write(FeedDrops(time: wallClockNow(), events: dropped))
+                writer.write(FeedDrops(time: WallClock.now(), events: dropped))
             }
             if let snapshot = batch.snapshot { published = snapshot.totalPublished }
             if let status = batch.status { self.status = status }
@@ -131,7 +131,7 @@ public final class HeadlessRunner: Sendable {
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {
             writer.beginRecord("summary")
-            writer.field("time", wallClockNow())
+            writer.field("time", WallClock.now())
             writer.field("elapsed", (elapsed * 1000).rounded() / 1000)
             writer.field("status", status)
             writer.field("events", events)

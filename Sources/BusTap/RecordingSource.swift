@@ -67,7 +67,7 @@ public final class RecordingSource: FiniteSource {
         return madeUpHello.withLock { hello in
             if let hello { return hello }
             let made = FeedHello(
-                pid: Int(getpid()), process: wrapped.title, bus: busName ?? "unknown", time: wallClockNow())
+                pid: Int(getpid()), process: wrapped.title, bus: busName ?? "unknown", time: WallClock.now())
             hello = made
             return made
         }

@@ -158,7 +158,7 @@ public final class RecordingWriter: Sendable {
     }
 
     private func currentTime(_ state: State) -> Double {
-        guard let last = state.lastRecordTime else { return wallClockNow() }
+        guard let last = state.lastRecordTime else { return WallClock.now() }
         return last + (monotonicNow() - state.lastRecordClock)
     }
 

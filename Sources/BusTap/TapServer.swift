@@ -1,3 +1,4 @@
+import BusFeed
 import Dispatch
 import EventBus
 import Foundation
@@ -225,8 +226,8 @@ final class TapServer: @unchecked Sendable {
             var writer = JSONLineWriter()
             writer.write(
                 FeedHello(
-                    pid: Int(getpid()), process: processName, bus: bus.name, time: wallClockNow()))
-            writer.writeSnapshot(time: wallClockNow(), bus.snapshot())
+                    pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
+            writer.writeSnapshot(time: WallClock.now(), bus.snapshot())
             client.output = writer.bytes
             clients.append(client)
             connectedCount.withLock { $0 = clients.count }
@@ -394,13 +395,14 @@ final class TapServer: @unchecked Sendable {
     private func appendDrops(to client: Client) {
         var writer = JSONLineWriter()
         writer.write(
-            FeedDrops(time: wallClockNow(), events: client.droppedEvents, lifecycle: client.droppedLifecycle))
+            FeedDrops(time: WallClock.now(), events: client.droppedEvents, lifecycle: client.droppedLifecycle)
+        )
         client.output.append(contentsOf: writer.bytes)
     }
 
     private func broadcastSnapshot() {
         var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: wallClockNow(), bus.snapshot())
+        writer.writeSnapshot(time: WallClock.now(), bus.snapshot())
         // A reader far behind skips this one; the next snapshot supersedes it anyway.
         for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
             client.output.append(contentsOf: writer.bytes)

@@ -194,14 +194,6 @@ func lowerThreadPriority() {
     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
 }
 
-/// Seconds since 1970 from the real-time clock; cheap enough for every event.
-@inline(__always)
-func wallClockNow() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_REALTIME, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
 /// Seconds from an arbitrary start that never jumps, for intervals.
 @inline(__always)
 func monotonicNow() -> Double {
