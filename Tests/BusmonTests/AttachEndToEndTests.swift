@@ -177,6 +177,30 @@ struct AttachEndToEndTests {
         #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
     }
 
+    /// Running busmon as another user needs root (to switch) and setpriv (util-linux).
+    static let canSwitchUser =
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    @Test(.enabled(if: canSwitchUser, "needs root and setpriv to run busmon as another user"))
+    func aSocketWithoutPermissionGivesAClearMessage() throws {
+        // The tap's socket is mode 0600, so another user may not open it.
+        let socket = temporaryPath("tap.sock")
+        let app = try ChildProcess.start(
+            try simapp(), ["--tap", socket, "--rate", "10", "--duration", "5"], environment: environment)
+        try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
+        let result = try ChildProcess.run(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", try BusmonBinary.require(), "--attach",
+                socket,
+                "--headless", "--duration", "1",
+            ], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("cannot attach to \(socket): Permission denied"))
+        app.send(SIGTERM)
+        _ = try app.wait()
+    }
+
     @Test func aTruncatedLastLineIsReportedAndSkipped() throws {
         let recording = temporaryPath("cut.jsonl")
         defer { try? FileManager.default.removeItem(atPath: recording) }
