@@ -89,7 +89,7 @@ final class RawClient {
     }
 
     /// Reads and decodes records until `stop` says enough, or `timeout` passes.
-    func readRecords(timeout: Double = 10, until stop: ([FeedRecord]) -> Bool) -> [FeedRecord] {
+    func readRecords(timeout: Double = 60, until stop: ([FeedRecord]) -> Bool) -> [FeedRecord] {
         var records: [FeedRecord] = []
         let deadline = monotonicNow() + timeout
         while !stop(records), monotonicNow() < deadline {
@@ -116,7 +116,7 @@ extension [FeedRecord] {
 }
 
 /// Waits until `condition` holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+func eventually(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
     let deadline = monotonicNow() + timeout
     while monotonicNow() < deadline {
         if condition() { return true }
@@ -127,7 +127,7 @@ func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
 
 /// Drains `source` every few milliseconds until `condition` holds for everything drained so far.
 func drainUntil(
-    _ source: any DashboardSource, timeout: Double = 10, _ condition: ([SourceBatch]) -> Bool
+    _ source: any DashboardSource, timeout: Double = 60, _ condition: ([SourceBatch]) -> Bool
 ) -> [SourceBatch] {
     var batches: [SourceBatch] = []
     let deadline = monotonicNow() + timeout
