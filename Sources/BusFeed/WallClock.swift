@@ -24,6 +24,17 @@ package enum WallClock {
     }
 }
 
+/// A clock that never jumps, for intervals, pacing and deadlines.
+package enum MonotonicClock {
+    /// Seconds from an arbitrary start.
+    @inline(__always)
+    package static func now() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+    }
+}
+
 /// Time stamps for a stream of records, cheap enough for every event.
 ///
 /// The coarse clock (a few nanoseconds, one kernel tick of 1-4 ms resolution) tells which tick a

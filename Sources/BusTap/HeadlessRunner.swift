@@ -73,14 +73,14 @@ public final class HeadlessRunner: Sendable {
     ///
     /// - Returns: Why it stopped.
     public func run() -> Outcome {
-        let start = monotonicNow()
+        let start = MonotonicClock.now()
         var totals = Totals()
         var nextSummary = start + summaryInterval
         while true {
             let batch = source.drain()
             var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 2))
             totals.add(batch, into: &writer)
-            let now = monotonicNow()
+            let now = MonotonicClock.now()
             let finished = (source as? any FiniteSource)?.isFinished ?? false
             let timeUp = duration.map { now - start >= $0 } ?? false
             let stopping = stopRequested.current

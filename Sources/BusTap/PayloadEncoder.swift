@@ -30,6 +30,13 @@ struct PayloadEncoder {
     fileprivate final class Context {
         /// Set when the value used something the fast path does not reproduce exactly.
         var unsupported = false
+
+        /// Gives up on the fast path (super encoders are not reproduced) and returns a
+        /// throwaway encoder for the caller to write into.
+        func abandon() -> any Encoder {
+            unsupported = true
+            return TreeEncoder(slot: Slot(), context: self)
+        }
     }
 
     /// Encodes `value` into `slot`, handling the types `JSONEncoder` treats specially. Compares
@@ -239,13 +246,8 @@ struct PayloadEncoder {
             return UnkeyedContainer(node: child, context: context, codingPath: codingPath + [key])
         }
 
-        mutating func superEncoder() -> any Encoder { abandon() }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { abandon() }
-
-        private func abandon() -> any Encoder {
-            context.unsupported = true
-            return TreeEncoder(slot: Slot(), context: context)
-        }
+        mutating func superEncoder() -> any Encoder { context.abandon() }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { context.abandon() }
     }
 
     private struct UnkeyedContainer: UnkeyedEncodingContainer {
@@ -295,10 +297,7 @@ struct PayloadEncoder {
             return UnkeyedContainer(node: child, context: context, codingPath: codingPath)
         }
 
-        mutating func superEncoder() -> any Encoder {
-            context.unsupported = true
-            return TreeEncoder(slot: Slot(), context: context)
-        }
+        mutating func superEncoder() -> any Encoder { context.abandon() }
     }
 
     private struct SingleValueContainer: SingleValueEncodingContainer {

@@ -154,12 +154,12 @@ public final class RecordingWriter: Sendable {
 
     private func stamp(_ time: Double, _ state: inout State) {
         state.lastRecordTime = max(state.lastRecordTime ?? time, time)
-        state.lastRecordClock = monotonicNow()
+        state.lastRecordClock = MonotonicClock.now()
     }
 
     private func currentTime(_ state: State) -> Double {
         guard let last = state.lastRecordTime else { return WallClock.now() }
-        return last + (monotonicNow() - state.lastRecordClock)
+        return last + (MonotonicClock.now() - state.lastRecordClock)
     }
 
     /// Writes all of `bytes`, or records why it could not and stops recording.

@@ -178,7 +178,7 @@ public final class ReplaySource: FiniteSource {
     /// `replay 12.3/60.0 s` or `replay finished`.
     public func drain() -> SourceBatch {
         clock.withLock { clock in
-            let now = monotonicNow()
+            let now = MonotonicClock.now()
             if clock.startedAt == nil { clock.startedAt = now }
             let played = position(clock, now: now)
             var batch = SourceBatch()
@@ -224,7 +224,7 @@ public final class ReplaySource: FiniteSource {
             case .decreaseRate: factor = 0.5
             case .destroyScreens: return "replay: commands do not apply to a recording"
             }
-            let now = monotonicNow()
+            let now = MonotonicClock.now()
             clock.playedBefore = position(clock, now: now)
             clock.startedAt = clock.startedAt == nil ? nil : now
             clock.speed = min(max(clock.speed * factor, 1.0 / 64), 1024)

@@ -126,7 +126,8 @@ final class TapServer: @unchecked Sendable {
             var descriptors = [
                 pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
                 pollfd(
-                    fd: listenDescriptor, events: monotonicNow() < acceptPausedUntil ? 0 : Int16(POLLIN),
+                    fd: listenDescriptor,
+                    events: MonotonicClock.now() < acceptPausedUntil ? 0 : Int16(POLLIN),
                     revents: 0),
             ]
             for client in clients {
@@ -157,7 +158,7 @@ final class TapServer: @unchecked Sendable {
             guard !clients.isEmpty else { continue }
 
             pumpRecords()
-            let now = monotonicNow()
+            let now = MonotonicClock.now()
             if now >= nextSnapshot {
                 nextSnapshot = now + snapshotInterval
                 broadcastSnapshot()
@@ -185,10 +186,10 @@ final class TapServer: @unchecked Sendable {
         guard !clients.isEmpty else { return }
         pumpRecords()
         broadcastSnapshot()
-        let deadline = monotonicNow() + Self.closingGrace
+        let deadline = MonotonicClock.now() + Self.closingGrace
         while clients.contains(where: { $0.pendingBytes > 0 }) {
             flush()
-            let remaining = deadline - monotonicNow()
+            let remaining = deadline - MonotonicClock.now()
             guard remaining > 0, !clients.isEmpty else { break }
             var descriptors = clients.filter { $0.pendingBytes > 0 }.map {
                 pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0)
@@ -208,7 +209,7 @@ final class TapServer: @unchecked Sendable {
             guard descriptor >= 0 else {
                 // Out of file descriptors: the connection stays queued and poll would report it
                 // again at once, so stop listening for a moment instead of spinning.
-                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? monotonicNow() + 0.1 : 0
+                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? MonotonicClock.now() + 0.1 : 0
                 return
             }
             acceptPausedUntil = 0
@@ -266,7 +267,7 @@ final class TapServer: @unchecked Sendable {
         deliveryToken = bus.observeDeliveries { delivery in
             inbox.append(delivery)
         }
-        nextSnapshot = monotonicNow() + snapshotInterval
+        nextSnapshot = MonotonicClock.now() + snapshotInterval
     }
 
     private func stopCapturing() {

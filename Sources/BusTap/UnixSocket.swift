@@ -193,11 +193,3 @@ enum UnixSocket {
 func lowerThreadPriority() {
     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
 }
-
-/// Seconds from an arbitrary start that never jumps, for intervals.
-@inline(__always)
-func monotonicNow() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}

@@ -10,8 +10,8 @@ public import BusFeed
 /// var grid = CellGrid(width: 80, height: 24)
 /// while running {
 ///     for key in pendingKeys() where !dashboard.handle(key) { running = false }
-///     dashboard.update(now: wallClockSeconds())
-///     dashboard.render(into: &grid, now: wallClockSeconds())
+///     dashboard.update(now: Date().timeIntervalSince1970)
+///     dashboard.render(into: &grid, now: Date().timeIntervalSince1970)
 ///     copyToTerminal(grid)
 /// }
 /// ```

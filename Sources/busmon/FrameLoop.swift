@@ -1,3 +1,4 @@
+import BusFeed
 import Dashboard
 import TerminalUI
 
@@ -41,14 +42,14 @@ struct FrameLoop {
 
     func run() -> LoopReport {
         let interval = 1 / Self.framesPerSecond
-        let start = Self.monotonicSeconds()
+        let start = MonotonicClock.now()
         let deadline = duration.map { start + $0 }
         var nextFrame = start
         var grid = CellGrid(width: 0, height: 0)
         var frames = 0
 
         func report(_ end: LoopEnd) -> LoopReport {
-            LoopReport(end: end, frames: frames, seconds: Self.monotonicSeconds() - start)
+            LoopReport(end: end, frames: frames, seconds: MonotonicClock.now() - start)
         }
 
         while true {
@@ -56,11 +57,11 @@ struct FrameLoop {
                 _ = screen.handle(.interrupt)  // let the screen finish up; the signal ends the run regardless
                 return report(.signal(signal))
             }
-            var now = Self.monotonicSeconds()
+            var now = MonotonicClock.now()
             if let deadline, now >= deadline { return report(.durationElapsed) }
 
             if now >= nextFrame {
-                let wallClock = Self.wallClockSeconds()
+                let wallClock = WallClock.now()
                 screen.update(now: wallClock)
                 let (width, height) = terminal.size
                 if grid.width == width, grid.height == height {
@@ -73,7 +74,7 @@ struct FrameLoop {
                 frames += 1
                 // Keep a steady cadence, but after a stall start afresh instead of catching up.
                 nextFrame += interval
-                now = Self.monotonicSeconds()
+                now = MonotonicClock.now()
                 if nextFrame < now { nextFrame = now + interval }
             }
 
@@ -83,24 +84,10 @@ struct FrameLoop {
             case .key(let key):
                 if !screen.handle(key) { return report(.quit) }
             case .resize:
-                nextFrame = Self.monotonicSeconds()  // redraw at the new size right away
+                nextFrame = MonotonicClock.now()  // redraw at the new size right away
             case nil:
                 break
             }
         }
-    }
-
-    /// Seconds on a clock that never jumps, for pacing and `--duration`.
-    static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    /// Seconds since 1970, the clock captured events are stamped with.
-    static func wallClockSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -58,14 +58,14 @@ final class RawClient {
 
     /// The next line, or nil when none arrives within `timeout` seconds or the tap hung up.
     func readLine(timeout: Double = 5) -> String? {
-        let deadline = monotonicNow() + timeout
+        let deadline = MonotonicClock.now() + timeout
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 return line
             }
-            let remaining = deadline - monotonicNow()
+            let remaining = deadline - MonotonicClock.now()
             guard remaining > 0 else { return nil }
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
             guard poll(&descriptors, 1, Int32(min(remaining, 0.1) * 1000) + 1) >= 0 else { return nil }
@@ -79,10 +79,10 @@ final class RawClient {
 
     /// Reads until the tap hangs up; false if it has not within `timeout` seconds.
     func readsToEnd(timeout: Double) -> Bool {
-        let deadline = monotonicNow() + timeout
-        while monotonicNow() < deadline {
-            if readLine(timeout: max(0.01, deadline - monotonicNow())) == nil {
-                return monotonicNow() < deadline
+        let deadline = MonotonicClock.now() + timeout
+        while MonotonicClock.now() < deadline {
+            if readLine(timeout: max(0.01, deadline - MonotonicClock.now())) == nil {
+                return MonotonicClock.now() < deadline
             }
         }
         return false
@@ -91,9 +91,9 @@ final class RawClient {
     /// Reads and decodes records until `stop` says enough, or `timeout` passes.
     func readRecords(timeout: Double = 60, until stop: ([FeedRecord]) -> Bool) -> [FeedRecord] {
         var records: [FeedRecord] = []
-        let deadline = monotonicNow() + timeout
-        while !stop(records), monotonicNow() < deadline {
-            guard let line = readLine(timeout: max(0.01, deadline - monotonicNow())) else { break }
+        let deadline = MonotonicClock.now() + timeout
+        while !stop(records), MonotonicClock.now() < deadline {
+            guard let line = readLine(timeout: max(0.01, deadline - MonotonicClock.now())) else { break }
             if let record = try? FeedRecord.decode(line: line) { records.append(record) }
         }
         return records
@@ -117,8 +117,8 @@ extension [FeedRecord] {
 
 /// Waits until `condition` holds or `timeout` passes; returns whether it held.
 func eventually(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
-    let deadline = monotonicNow() + timeout
-    while monotonicNow() < deadline {
+    let deadline = MonotonicClock.now() + timeout
+    while MonotonicClock.now() < deadline {
         if condition() { return true }
         usleep(2_000)
     }
@@ -130,12 +130,12 @@ func drainUntil(
     _ source: any DashboardSource, timeout: Double = 60, _ condition: ([SourceBatch]) -> Bool
 ) -> [SourceBatch] {
     var batches: [SourceBatch] = []
-    let deadline = monotonicNow() + timeout
+    let deadline = MonotonicClock.now() + timeout
     repeat {
         batches.append(source.drain())
         if condition(batches) { break }
         usleep(5_000)
-    } while monotonicNow() < deadline
+    } while MonotonicClock.now() < deadline
     return batches
 }
 

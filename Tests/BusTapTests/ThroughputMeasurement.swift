@@ -37,15 +37,9 @@ struct ThroughputMeasurement {
     }
 
     static func publishRate(_ bus: EventBus) -> Double {
-        let start = monotonicSeconds()
+        let start = MonotonicClock.now()
         for index in 0..<count { bus.publish(Tick(value: index, name: "tick")) }
-        return Double(count) / (monotonicSeconds() - start)
-    }
-
-    static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        return Double(count) / (MonotonicClock.now() - start)
     }
 
     @Test(
