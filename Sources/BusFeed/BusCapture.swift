@@ -3,10 +3,11 @@ public import EventBus
 /// Records what happens on a bus into bounded buffers, for a monitor to drain once a frame.
 ///
 /// The capture subscribes to every delivery and to lifecycle changes. Its handlers run on the
-/// publisher's thread, so they only stamp the time and append to a ring buffer under a lock;
-/// payloads are formatted later, when a monitor draws them. When a buffer is full the oldest
-/// entry is dropped and counted: a slow monitor loses detail, never slows the app much, and
-/// exact totals still come from the bus's snapshots.
+/// publisher's thread, so they only stamp the time and append to a buffer under a lock;
+/// payloads are formatted later, when a monitor draws them. A full buffer keeps what it holds
+/// and counts what comes after it as dropped, until the next drain makes room: a slow monitor
+/// loses detail, never slows the app much, and exact totals still come from the bus's
+/// snapshots.
 ///
 /// ```swift
 /// let capture = BusCapture(bus: bus, capacity: 10_000)
@@ -32,11 +33,11 @@ public final class BusCapture: Sendable {
 
     /// The bus being watched.
     public let bus: EventBus
-    /// Entries each buffer holds before the oldest are dropped.
+    /// Entries each buffer holds between two drains; later ones are dropped and counted.
     public let capacity: Int
 
-    private let events: CaptureRing<CapturedEvent>
-    private let lifecycle: CaptureRing<CapturedLifecycle>
+    private let events: CaptureBuffer<CapturedEvent>
+    private let lifecycle: CaptureBuffer<CapturedLifecycle>
     private let subscriptions: LockedValue<[Subscription]>
 
     /// Starts capturing what happens on `bus`.
@@ -55,8 +56,8 @@ public final class BusCapture: Sendable {
     init(bus: EventBus, capacity: Int, clock: (@Sendable () -> Double)?) {
         self.bus = bus
         self.capacity = max(1, capacity)
-        let events = CaptureRing<CapturedEvent>(capacity: self.capacity)
-        let lifecycle = CaptureRing<CapturedLifecycle>(capacity: self.capacity)
+        let events = CaptureBuffer<CapturedEvent>(capacity: self.capacity)
+        let lifecycle = CaptureBuffer<CapturedLifecycle>(capacity: self.capacity)
         self.events = events
         self.lifecycle = lifecycle
         let deliveries: Subscription

@@ -31,7 +31,7 @@ public final class LocalBusSource: DashboardSource {
     /// - Parameters:
     ///   - bus: The bus to watch.
     ///   - title: What the header shows; the bus's name when `nil`.
-    ///   - capacity: Events buffered between two drains before the oldest are dropped.
+    ///   - capacity: Events buffered between two drains; later ones are dropped and counted.
     ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
     ///   - commands: Carries out the person's commands, returning a short message, or `nil`
     ///     when the command does not apply. The default ignores every command.

@@ -35,7 +35,7 @@ struct BusCaptureTests {
         #expect(again.events.isEmpty && again.lifecycle.isEmpty)
     }
 
-    @Test func dropsTheOldestWhenFullAndCountsDrops() throws {
+    @Test func keepsWhatFitsBetweenDrainsAndCountsDrops() throws {
         let bus = EventBus(name: "test")
         let capture = BusCapture(bus: bus, capacity: 100)
 
@@ -47,8 +47,8 @@ struct BusCaptureTests {
             guard case .value(let tick as Tick) = event.payload else { return nil }
             return tick.value
         }
-        // The newest 100, oldest first.
-        #expect(values == Array(150..<250))
+        // The first 100, in order; the rest found the buffer full.
+        #expect(values == Array(0..<100))
         #expect(drained.droppedEvents == 150)
         #expect(capture.droppedEvents == 150)
         // The exact total comes from the bus.
@@ -209,8 +209,9 @@ struct BusCaptureTests {
             }
             let frame = capture.drain()
             let values = frame.events.compactMap(\.tick).map(\.value)
-            // Each frame hands over the newest it could hold, oldest first.
-            #expect(values == Array((published - min(perFrame, 100))..<published))
+            // Each frame hands over the first it could hold, in order.
+            let first = published - perFrame
+            #expect(values == Array(first..<(first + min(perFrame, 100))))
             handedOver += values
         }
 
