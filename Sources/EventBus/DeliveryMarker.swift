@@ -16,9 +16,16 @@ import Synchronization
 /// A thread has one marker, so only its outermost delivery uses it; a delivery nested inside a
 /// handler (another bus published from a handler) or run on a subscriber's queue still counts
 /// in the entry's word, and `cancel()` waits for both.
+///
+/// The marker also announces the two subscriber lists the outermost delivery reads, typed and
+/// wildcard, as hazard pointers (see ``TypeSlot/protectedSnapshot(announcingIn:)``).
 final class DeliveryMarker: Sendable {
     /// The address of the entry being delivered, or 0.
     private let entryAddress = Atomic<UInt>(0)
+    /// The address of the typed subscribers' ``EntrySnapshot`` being read, or 0.
+    let typedSnapshot = Atomic<UInt>(0)
+    /// The address of the wildcard observers' ``EntrySnapshot`` being read, or 0.
+    let wildcardSnapshot = Atomic<UInt>(0)
 
     /// Every registered thread's marker; a thread registers before its first delivery.
     private static let registered = LockedValue<[DeliveryMarker]>([])
@@ -58,6 +65,21 @@ final class DeliveryMarker: Sendable {
     /// operation: a thread that registers later sees the flag and never calls the handler.
     static func registeredMarkers() -> [DeliveryMarker] {
         registered.current
+    }
+
+    /// The snapshot addresses every registered thread announces now.
+    ///
+    /// Read after retiring snapshots with a sequentially consistent operation: a thread that
+    /// announces one of them later finds it no longer current and never reads it.
+    static func announcedSnapshots() -> Set<UInt> {
+        var addresses = Set<UInt>()
+        for marker in registered.current {
+            let typed = marker.typedSnapshot.load(ordering: .sequentiallyConsistent)
+            let wildcard = marker.wildcardSnapshot.load(ordering: .sequentiallyConsistent)
+            if typed != 0 { addresses.insert(typed) }
+            if wildcard != 0 { addresses.insert(wildcard) }
+        }
+        return addresses
     }
 
     /// Whether this marker's thread is running `entry`'s handler as its outermost delivery.

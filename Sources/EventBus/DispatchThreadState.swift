@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -52,8 +54,13 @@ final class DispatchThreadState {
     /// The entry of ``slotCache`` to replace on the next miss when it is full, round-robin.
     @exclusivity(unchecked) private var nextEvicted = 0
 
-    /// Announces the handler this thread's outermost delivery is running, for cancellers.
+    /// Announces the handler this thread's outermost delivery is running, for cancellers, and
+    /// the subscriber lists it reads, for writers that retire them.
     let deliveryMarker = DeliveryMarker.registerNew()
+
+    /// Which stripe of each type's ``TypeCounters`` this thread adds to: threads take numbers in
+    /// turn, so threads started together count on different cache lines.
+    let counterStripe = nextCounterStripe.wrappingAdd(1, ordering: .relaxed).oldValue
 
     /// The marker a delivery starting now may use: only the outermost delivery loop's, since a
     /// delivery nested in a handler would overwrite the entry that handler's caller announced.
@@ -130,6 +137,9 @@ final class DispatchThreadState {
         frames.removeLast()
     }
 }
+
+/// The stripe number the next thread's state takes.
+private let nextCounterStripe = Atomic<Int>(0)
 
 private let dispatchThreadStateKey: pthread_key_t = {
     var key = pthread_key_t()

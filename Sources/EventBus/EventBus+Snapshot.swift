@@ -17,7 +17,7 @@ extension EventBus {
                     typeName: slot.name, qualifiedTypeName: slot.qualifiedName,
                     reclaimedSubscribers: slot.reclaimed, unsubscribedSubscribers: slot.unsubscribed,
                     cancelledSubscribers: slot.cancelled, duplicateSubscriptions: slot.duplicates,
-                    published: slot.lock.withLock { slot.published }, delivered: slot.counters.deliveredCount,
+                    published: slot.counters.publishedCount, delivered: slot.counters.deliveredCount,
                     unheard: slot.counters.unheardCount)
             )
         }

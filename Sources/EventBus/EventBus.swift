@@ -58,6 +58,9 @@ public final class EventBus: @unchecked Sendable {
         name: SubscriberLifecycleEvent.wildcardTypeName,
         qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
     @exclusivity(unchecked) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
+    /// Slots holding retired snapshots or entries that a publish may still read; each step of
+    /// the sweep checks them again.
+    @exclusivity(unchecked) private var slotsHoldingRetired: [TypeSlot] = []
     @exclusivity(unchecked) private var nextID: UInt64 = 0
     @exclusivity(unchecked) private var sweepBudget = 0
     @exclusivity(unchecked) private var sweepCursor = 0
@@ -184,6 +187,7 @@ public final class EventBus: @unchecked Sendable {
             slot.unsubscribed += removed.count
             changes.append(.unsubscribed, slot.name, removed.count, observer: observer)
             removedEntries += removed
+            trackRetiredLocked(slot)
         }
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers)
@@ -272,6 +276,7 @@ public final class EventBus: @unchecked Sendable {
         let entry = Entry<T>(
             id: nextID, counters: slot.counters, observer: observer, queue: queue, handler: handler)
         let twins = slot.add(entry)
+        trackRetiredLocked(slot)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers, announcing: true)
@@ -290,6 +295,7 @@ public final class EventBus: @unchecked Sendable {
             id: nextID, counters: wildcardSlot.counters, observer: observer, queue: queue,
             handler: handler)
         let twins = wildcardSlot.add(entry)
+        trackRetiredLocked(wildcardSlot)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers, announcing: true)
@@ -376,56 +382,107 @@ public final class EventBus: @unchecked Sendable {
 
     /// Delivers `event` to the entries of `slot`, then to wildcard observers.
     ///
-    /// Takes only the slot's lock, then the wildcard list's (one at a time, and only when
-    /// there are wildcard observers), never the bus's lock: both lists are copied before any
-    /// handler runs, so a subscription made during the delivery does not receive the event.
+    /// The outermost delivery on a thread takes no lock: it reads both lists through snapshots
+    /// announced in the thread's marker (see ``TypeSlot/protectedSnapshot(announcingIn:)``) and
+    /// counts in the thread's stripe of the counters, so publishes of one type from several
+    /// threads write nothing in common. A delivery nested in a handler (of another bus) copies
+    /// the lists under their slots' locks instead, since the thread's marker already announces
+    /// its outer delivery's lists. Either way both lists are taken before any handler runs, so
+    /// a subscription made during the delivery does not receive the event.
     @inline(__always)
     private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: DispatchThreadState) {
-        let entries = slot.countPublishAndCopyEntries()
-        let wildcards = wildcardSlot.hasSubscribers ? wildcardSlot.copyEntries() : []
-
-        let marker = thread.markerForDelivery
-        var delivered = 0
-        var scheduled = 0
-        var sawDeadObserver = false
-        // `entries` is an immutable copy, kept alive to the end of the loop, that holds every
-        // entry; so each entry is borrowed instead of retained and released around its call.
-        // Those two atomic writes per delivery cost time and bounced the entries' cache lines
-        // between publishing threads.
-        withExtendedLifetime(entries) {
-            for index in entries.indices {
-                // Every entry in a slot was created for the slot's type.
-                let entry = Unmanaged.passUnretained(unsafeDowncast(entries[index], to: Entry<T>.self))
-                switch entry._withUnsafeGuaranteedRef({ $0.offer(event, marker: marker) }) {
-                case .delivered: delivered += 1
-                case .scheduled: scheduled += 1
-                case .skipped: break
-                case .observerDied: sawDeadObserver = true
+        let stripe = slot.counters.stripe(thread.counterStripe)
+        stripe.published.wrappingAdd(1, ordering: .relaxed)
+        let hasWildcards = wildcardSlot.hasSubscribers
+        var typed = DeliveryTally()
+        var wildcards = DeliveryTally()
+        if let marker = thread.markerForDelivery {
+            marker._withUnsafeGuaranteedRef { marker in
+                let entries = slot.protectedSnapshot(announcingIn: marker.typedSnapshot)
+                let watchers =
+                    hasWildcards ? wildcardSlot.protectedSnapshot(announcingIn: marker.wildcardSnapshot) : nil
+                // Every entry in a slot was created for the slot's type, and the announcements
+                // keep both snapshots and their entries allocated until they are withdrawn.
+                entries._withUnsafeGuaranteedRef { entries in
+                    typed = Self.offer(event, to: entries.count, Entry<T>.self, marker: marker) {
+                        entries[$0]
+                    }
                 }
+                if let watchers {
+                    watchers._withUnsafeGuaranteedRef { watchers in
+                        guard watchers.count > 0 else { return }
+                        let record = DeliveryRecord(
+                            event: event, eventTypeName: slot.name,
+                            receivers: typed.delivered + typed.scheduled)
+                        wildcards = Self.offer(
+                            record, to: watchers.count, Entry<DeliveryRecord>.self, marker: marker
+                        ) {
+                            watchers[$0]
+                        }
+                    }
+                    marker.wildcardSnapshot.store(0, ordering: .releasing)
+                }
+                marker.typedSnapshot.store(0, ordering: .releasing)
             }
-        }
-        if delivered > 0 { slot.counters.recordDeliveries(delivered) }
-        if delivered + scheduled == 0 { slot.counters.recordUnheard() }
-
-        if !wildcards.isEmpty {
-            let record = DeliveryRecord(
-                event: event, eventTypeName: slot.name, receivers: delivered + scheduled)
-            var wildcardDelivered = 0
-            // Borrowed from the copy, like the typed entries above.
-            withExtendedLifetime(wildcards) {
-                for index in wildcards.indices {
-                    let entry = Unmanaged.passUnretained(
-                        unsafeDowncast(wildcards[index], to: Entry<DeliveryRecord>.self))
-                    switch entry._withUnsafeGuaranteedRef({ $0.offer(record, marker: marker) }) {
-                    case .delivered: wildcardDelivered += 1
-                    case .scheduled, .skipped: break
-                    case .observerDied: sawDeadObserver = true
+        } else {
+            let entries = slot.copyEntries()
+            let watchers = hasWildcards ? wildcardSlot.copyEntries() : []
+            // The copies hold every entry until the end of the delivery.
+            withExtendedLifetime((entries, watchers)) {
+                typed = Self.offer(event, to: entries.count, Entry<T>.self, marker: nil) {
+                    Unmanaged.passUnretained(entries[$0])
+                }
+                if !watchers.isEmpty {
+                    let record = DeliveryRecord(
+                        event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled)
+                    wildcards = Self.offer(
+                        record, to: watchers.count, Entry<DeliveryRecord>.self, marker: nil
+                    ) {
+                        Unmanaged.passUnretained(watchers[$0])
                     }
                 }
             }
-            if wildcardDelivered > 0 { wildcardSlot.counters.recordDeliveries(wildcardDelivered) }
         }
-        if sawDeadObserver { reclaimDead(in: [slot, wildcardSlot]) }
+        if typed.delivered > 0 { stripe.delivered.wrappingAdd(typed.delivered, ordering: .relaxed) }
+        if typed.delivered + typed.scheduled == 0 { stripe.unheard.wrappingAdd(1, ordering: .relaxed) }
+        if wildcards.delivered > 0 {
+            wildcardSlot.counters.stripe(thread.counterStripe).delivered.wrappingAdd(
+                wildcards.delivered, ordering: .relaxed)
+        }
+        if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDead(in: [slot, wildcardSlot]) }
+    }
+
+    /// What offering one event to a list came to.
+    private struct DeliveryTally {
+        var delivered = 0
+        var scheduled = 0
+        var sawDeadObserver = false
+    }
+
+    /// Offers `payload` to the `count` entries `entry(_:)` returns, in order.
+    ///
+    /// The entries are borrowed, not retained: retaining and releasing each around its call cost
+    /// two atomic writes per delivery on a line every publishing thread writes. The caller keeps
+    /// them alive.
+    @inline(__always)
+    private static func offer<Payload: Sendable>(
+        _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
+        entry: (Int) -> Unmanaged<SubscriberEntry>
+    ) -> DeliveryTally {
+        var tally = DeliveryTally()
+        let marker = marker.map { Unmanaged.passUnretained($0) }
+        for index in 0..<count {
+            let outcome = entry(index)._withUnsafeGuaranteedRef {
+                unsafeDowncast($0, to: entryType).offer(payload, marker: marker)
+            }
+            switch outcome {
+            case .delivered: tally.delivered += 1
+            case .scheduled: tally.scheduled += 1
+            case .skipped: break
+            case .observerDied: tally.sawDeadObserver = true
+            }
+        }
+        return tally
     }
 
     /// Removes the entries of `slots` whose observer has been deallocated.
@@ -462,7 +519,9 @@ public final class EventBus: @unchecked Sendable {
             count += removed.count
             changes.append(.reclaimed, slot.name, removed.count, nil)
             changes.keepUntilUnlocked(removed)
+            trackRetiredLocked(slot)
         }
+        collectRetiredLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers)
         lock.unlock()
         after.run(on: self)
@@ -491,6 +550,7 @@ public final class EventBus: @unchecked Sendable {
         _ changes: inout LifecycleChanges, credit: Int = 2, skipping: TypeSlot? = nil,
         skippingWildcards: Bool = false
     ) {
+        collectRetiredLocked(&changes)
         sweepBudget = min(sweepBudget + credit, 1 << 30)
         let slotCount = slotsInOrder.count + 1
         // A step standing for a batch of publishes may pay for several lists; one round at most.
@@ -506,6 +566,27 @@ public final class EventBus: @unchecked Sendable {
         }
     }
 
+    /// Notes that `slot` may hold retired snapshots or entries, for the next collection.
+    private func trackRetiredLocked(_ slot: TypeSlot) {
+        if slot.hasRetired && !slotsHoldingRetired.contains(where: { $0 === slot }) {
+            slotsHoldingRetired.append(slot)
+        }
+    }
+
+    /// Frees, once the lock is released, what the slots retired and no publish reads any more.
+    ///
+    /// A snapshot stays while a thread announces it; an entry stays while an announced snapshot
+    /// holds it. The rest goes at once, so a cancelled subscription's handler (and whatever it
+    /// captured) is released when it is cancelled, unless a publish on another thread is reading
+    /// a list that holds it right then; that one goes at a later operation on the bus.
+    private func collectRetiredLocked(_ changes: inout LifecycleChanges) {
+        guard !slotsHoldingRetired.isEmpty else { return }
+        let protected = DeliveryMarker.announcedSnapshots()
+        var released: [AnyObject] = []
+        slotsHoldingRetired.removeAll { !$0.collectRetired(protected: protected, into: &released) }
+        changes.keepUntilUnlocked(released)
+    }
+
     func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {
         guard entry.markCancelled() else { return }
         lock.lock()
@@ -515,10 +596,12 @@ public final class EventBus: @unchecked Sendable {
             let removed = slot.removeEntries { $0 === entry }
             slot.cancelled += removed.count
             changes.append(.cancelled, slot.name, removed.count, nil)
+            trackRetiredLocked(slot)
         case .wildcard:
             let removed = wildcardSlot.removeEntries { $0 === entry }
             wildcardSlot.cancelled += removed.count
             changes.append(.cancelled, wildcardSlot.name, removed.count, nil)
+            trackRetiredLocked(wildcardSlot)
         case .lifecycle:
             lifecycleObservers.removeAll { $0 === entry }
         }
@@ -545,7 +628,7 @@ public final class EventBus: @unchecked Sendable {
 struct LifecycleChanges {
     private let enabled: Bool
     private var events: [SubscriberLifecycleEvent] = []
-    private var released: [SubscriberEntry] = []
+    private var released: [AnyObject] = []
     private var dueForSweep: [TypeSlot] = []
 
     init(enabled: Bool) {
@@ -568,9 +651,9 @@ struct LifecycleChanges {
                 kind: kind, eventTypeName: typeName, count: count, observerTypeName: observerTypeName))
     }
 
-    /// Holds `entries` until the lock is released.
-    mutating func keepUntilUnlocked(_ entries: [SubscriberEntry]) {
-        released += entries
+    /// Holds `objects` (entries, snapshots) until the lock is released.
+    mutating func keepUntilUnlocked(_ objects: [AnyObject]) {
+        released += objects
     }
 
     /// Asks for `slot`'s dead entries to be reclaimed once the lock is released.
@@ -594,12 +677,12 @@ struct LifecycleChanges {
     struct AfterUnlock {
         private(set) var events: [SubscriberLifecycleEvent]
         let observers: [Entry<SubscriberLifecycleEvent>]
-        let released: [SubscriberEntry]
+        let released: [AnyObject]
         let dueForSweep: [TypeSlot]
 
         init(
             events: [SubscriberLifecycleEvent], observers: [Entry<SubscriberLifecycleEvent>],
-            released: [SubscriberEntry], dueForSweep: [TypeSlot]
+            released: [AnyObject], dueForSweep: [TypeSlot]
         ) {
             self.events = events
             self.observers = observers
