@@ -60,18 +60,9 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// Appends `element`, or drops it when the buffer is full.
     @inline(__always)
     func append(_ element: consuming Element) {
-        guard !isFull.load(ordering: .relaxed) else {
-            drops.wrappingAdd(1, ordering: .relaxed)
-            return
-        }
-        lock.lock()
-        guard count < capacity else {
-            lock.unlock()
-            drops.wrappingAdd(1, ordering: .relaxed)
-            // Destroyed after the unlock: its `deinit` may append to this buffer again.
-            withExtendedLifetime(element) {}
-            return
-        }
+        // A dropped element is destroyed on return, after the lock was let go: its `deinit`
+        // may append to this buffer again.
+        guard lockIfRoom() else { return }
         store(element)
     }
 
@@ -80,17 +71,21 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// buffer is full, counts a drop without calling `make`.
     @inline(__always)
     func append(stamping make: (Double) -> Element) {
-        guard !isFull.load(ordering: .relaxed) else {
-            drops.wrappingAdd(1, ordering: .relaxed)
-            return
-        }
-        lock.lock()
-        guard count < capacity else {
-            lock.unlock()
-            drops.wrappingAdd(1, ordering: .relaxed)
-            return
-        }
+        guard lockIfRoom() else { return }
         store(make(stamps.stamp()))
+    }
+
+    /// Takes the lock and returns `true` when the buffer has room; otherwise counts a drop and
+    /// returns `false`, not holding the lock.
+    @inline(__always)
+    private func lockIfRoom() -> Bool {
+        if !isFull.load(ordering: .relaxed) {
+            lock.lock()
+            if count < capacity { return true }
+            lock.unlock()
+        }
+        drops.wrappingAdd(1, ordering: .relaxed)
+        return false
     }
 
     /// Stores `element` in the next slot and releases the lock, which the caller holds and

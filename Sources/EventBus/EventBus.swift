@@ -45,7 +45,9 @@ public final class EventBus: @unchecked Sendable {
 
     let lock = Lock()
     // Everything below is guarded by `lock`, except what each slot's own lock guards and the
-    // atomic counters inside the slots (see `TypeSlot`). A publish takes only its slot's lock.
+    // atomic state inside the slots (see `TypeSlot`). A publish takes no lock: it reads its
+    // type's subscriber list through a snapshot, and takes `lock` only once per batch of
+    // publishes, for a step of the sweep.
     //
     // `@exclusivity(unchecked)`: the lock already makes every access exclusive, and no handler
     // runs while it is held, so the runtime's dynamic exclusivity check (a thread-local lookup

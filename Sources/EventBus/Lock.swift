@@ -33,9 +33,10 @@ package final class Lock: @unchecked Sendable {
         #if DEBUG
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
         #elseif canImport(Glibc)
-            // The bus holds its lock for a few dozen nanoseconds per publish. A plain glibc
-            // mutex puts a waiter to sleep in the kernel at once; an adaptive one spins briefly
-            // first, which is far cheaper than the futex round trip for sections this short.
+            // The bus and the capture hold their locks for a few dozen nanoseconds at a time. A
+            // plain glibc mutex puts a waiter to sleep in the kernel at once; an adaptive one
+            // spins briefly first, which is far cheaper than the futex round trip for sections
+            // this short.
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
         #endif
         let status = pthread_mutex_init(mutex, &attributes)

@@ -86,6 +86,8 @@ struct CaptureBufferTests {
         // And once drained, the buffer has room for an element whose deinit appends, too
         buffer.append(Reentrant(buffer: buffer, depth: 1))
         #expect(buffer.drain { $0.depth }.elements == [1])
+        // Draining what that deinit appended leaves no element holding the buffer.
+        #expect(buffer.drain { $0.depth }.elements == [-1])
     }
 }
 
