@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
         .testTarget(
             name: "BusmonTests",
-            dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp"]),
+            dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp", "busbench"]),
         .testTarget(name: "BusTapTests", dependencies: ["BusTap", "EventBus", "BusFeed"]),
     ]
 )

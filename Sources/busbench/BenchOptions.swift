@@ -1,13 +1,22 @@
+/// One part of the benchmark, selectable with `--only`.
+enum BenchSection: String, CaseIterable, Sendable {
+    case deliveries
+    case threads
+    case monitor
+    case churn
+    case attach
+}
+
 /// What the command line asked for.
 enum BenchOptions: Equatable {
-    /// Measure; `quick` uses tiny iteration counts to check that every path runs.
-    case run(quick: Bool)
+    /// Measure `sections`; `quick` uses tiny iteration counts to check that every path runs.
+    case run(quick: Bool, sections: Set<BenchSection>)
     case help
     /// A usage error, with the message to print.
     case invalid(String)
 
     static let usage = """
-        usage: busbench [--quick]
+        usage: busbench [--quick] [--only SECTION[,SECTION...]]
 
         Measures the EventBus against NotificationCenter, an article-style naive bus and a
         plain closure array, and prints ns per delivery, ratios and their targets.
@@ -15,6 +24,7 @@ enum BenchOptions: Equatable {
 
           --quick   tiny iteration counts: checks that every measurement runs and its sums
                     are right (seconds, even in a debug build); the figures mean nothing
+          --only    measure only these sections: \(BenchSection.allCases.map(\.rawValue).joined(separator: ", "))
           --help    print this text
 
         Exit status: 0 when every sanity check passed (a missed target is reported, not an
@@ -23,13 +33,27 @@ enum BenchOptions: Equatable {
 
     static func parse(_ arguments: some Sequence<String>) -> BenchOptions {
         var quick = false
-        for argument in arguments {
+        var sections = Set(BenchSection.allCases)
+        var remaining = Array(arguments)[...]
+        while let argument = remaining.popFirst() {
             switch argument {
             case "--quick": quick = true
             case "--help", "-h": return .help
+            case "--only":
+                guard let list = remaining.popFirst(), !list.hasPrefix("-") else {
+                    return .invalid("busbench: --only needs a list of sections")
+                }
+                var chosen = Set<BenchSection>()
+                for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let section = BenchSection(rawValue: String(name)) else {
+                        return .invalid("busbench: unknown section '\(name)' for --only")
+                    }
+                    chosen.insert(section)
+                }
+                sections = chosen
             default: return .invalid("busbench: unknown argument '\(argument)'")
             }
         }
-        return .run(quick: quick)
+        return .run(quick: quick, sections: sections)
     }
 }

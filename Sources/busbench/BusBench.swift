@@ -9,9 +9,11 @@ struct BusBench {
 
     static func main() {
         let quick: Bool
+        let sections: Set<BenchSection>
         switch BenchOptions.parse(CommandLine.arguments.dropFirst()) {
-        case .run(let isQuick):
+        case .run(let isQuick, let chosen):
             quick = isQuick
+            sections = chosen
         case .help:
             print(BenchOptions.usage)
             exit(0)
@@ -19,28 +21,30 @@ struct BusBench {
             FileHandle.standardError.write(Data((message + "\n" + BenchOptions.usage + "\n").utf8))
             exit(2)
         }
-        var bench = BusBench(sampler: quick ? .quick : .full, quick: quick)
+        var bench = BusBench(sampler: quick ? .quick : .full, quick: quick, sections: sections)
         bench.run()
         exit(bench.sanityFailures.isEmpty ? 0 : 1)
     }
 
     let sampler: Sampler
     let quick: Bool
+    let sections: Set<BenchSection>
     private(set) var sanityFailures: [String] = []
     private var checks: [TargetCheck] = []
 
-    init(sampler: Sampler, quick: Bool) {
+    init(sampler: Sampler, quick: Bool, sections: Set<BenchSection> = Set(BenchSection.allCases)) {
         self.sampler = sampler
         self.quick = quick
+        self.sections = sections
     }
 
     mutating func run() {
         printHeader()
-        measureDeliveries()
-        measureThreadScaling()
-        measureMonitorOverhead()
-        measureObserverChurn()
-        measureAttach()
+        if sections.contains(.deliveries) { measureDeliveries() }
+        if sections.contains(.threads) { measureThreadScaling() }
+        if sections.contains(.monitor) { measureMonitorOverhead() }
+        if sections.contains(.churn) { measureObserverChurn() }
+        if sections.contains(.attach) { measureAttach() }
         printTargets()
     }
 
