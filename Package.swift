@@ -32,20 +32,25 @@ let package = Package(
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
         .executableTarget(name: "busbench", dependencies: ["EventBus", "BusFeed"]),
+        .target(name: "CFuzzerDriver"),
+        .executableTarget(name: "wirefuzz", dependencies: ["BusTap", "CFuzzerDriver"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
         .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
         .testTarget(
             name: "BusmonTests",
-            dependencies: ["BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp", "busbench"]),
+            dependencies: [
+                "BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp", "busbench",
+                "wirefuzz",
+            ]),
         .testTarget(name: "BusTapTests", dependencies: ["BusTap", "EventBus", "BusFeed"]),
     ]
 )
 
 // One place for the settings every target shares.
-// System library targets (C modules) take no Swift settings.
-for target in package.targets where target.type != .system {
+// System library targets (C modules) and the C target take no Swift settings.
+for target in package.targets where target.type != .system && target.name != "CFuzzerDriver" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -37,3 +37,44 @@ import Testing
         #expect(!result.standardOutput.contains("token form vs NotificationCenter"))
     }
 }
+
+/// wirefuzz built without libFuzzer: it checks the files it is given.
+@Suite struct WirefuzzProcessTests {
+    private func wirefuzz() throws -> String {
+        try #require(BuiltProduct.path(named: "wirefuzz"), "wirefuzz was not built next to the test runner")
+    }
+
+    @Test func checksEachFileAndSaysSo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wirefuzz-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let valid = folder.appendingPathComponent("valid.jsonl")
+        let garbage = folder.appendingPathComponent("garbage")
+        try Data(
+            #"{"kind":"hello","version":1,"pid":42,"process":"app","bus":"main","time":1.5}"#.utf8 + [0x0A]
+        ).write(to: valid)
+        try Data([0x7B, 0x22, 0xFF, 0x00, 0x0A, 0x5D]).write(to: garbage)
+
+        let result = try ChildProcess.run(
+            wirefuzz(), [valid.path, garbage.path], environment: ProcessInfo.processInfo.environment)
+        #expect(result.status == 0)
+        // The valid file's newline ends its only line; the empty text after it counts as a line.
+        #expect(
+            result.standardOutput
+                == "\(valid.path): 2 line(s), 1 record(s), all checks passed\n"
+                + "\(garbage.path): 2 line(s), 0 record(s), all checks passed\n")
+    }
+
+    @Test(arguments: [
+        ([], 2, "wirefuzz: no input files"),
+        (["--frob"], 2, "wirefuzz: unknown option"),
+        (["/nonexistent/input"], 1, "wirefuzz: cannot read '/nonexistent/input': No such file or directory"),
+    ])
+    func badCommandLinesFailWithAMessage(arguments: [String], status: Int32, message: String) throws {
+        let result = try ChildProcess.run(
+            wirefuzz(), arguments, environment: ProcessInfo.processInfo.environment)
+        #expect(result.status == status)
+        #expect(result.standardError.hasPrefix(message + "\n"))
+        #expect(result.standardOutput.isEmpty)
+    }
+}
