@@ -214,13 +214,14 @@ public final class EventBus: @unchecked Sendable {
     ///
     /// - Parameter event: The event to deliver.
     public func publish<T: Event>(_ event: T) {
-        let thread = DispatchThreadState.current
-        let busID = ObjectIdentifier(self)
-        if let index = thread.frameIndex(of: busID) {
-            thread.frames[index].pending.append { self.deliver(event, on: thread) }
-            return
+        DispatchThreadState.currentUnretained._withUnsafeGuaranteedRef { thread in
+            let busID = ObjectIdentifier(self)
+            if let index = thread.frameIndex(of: busID) {
+                thread.frames[index].pending.append { self.deliver(event, on: thread) }
+                return
+            }
+            thread.runDeliveryLoop(for: busID) { deliver(event, on: thread) }
         }
-        thread.runDeliveryLoop(for: busID) { deliver(event, on: thread) }
     }
 
     // MARK: - Introspection
@@ -393,8 +394,9 @@ public final class EventBus: @unchecked Sendable {
     /// a subscription made during the delivery does not receive the event.
     @inline(__always)
     private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: DispatchThreadState) {
+        // Borrowed, like the thread's state: the counters keep their stripes for their lifetime.
         let stripe = slot.counters.stripe(thread.counterStripe)
-        stripe.published.wrappingAdd(1, ordering: .relaxed)
+        stripe._withUnsafeGuaranteedRef { $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
         var typed = DeliveryTally()
         var wildcards = DeliveryTally()
@@ -445,11 +447,14 @@ public final class EventBus: @unchecked Sendable {
                 }
             }
         }
-        if typed.delivered > 0 { stripe.delivered.wrappingAdd(typed.delivered, ordering: .relaxed) }
-        if typed.delivered + typed.scheduled == 0 { stripe.unheard.wrappingAdd(1, ordering: .relaxed) }
+        stripe._withUnsafeGuaranteedRef { stripe in
+            if typed.delivered > 0 { stripe.delivered.wrappingAdd(typed.delivered, ordering: .relaxed) }
+            if typed.delivered + typed.scheduled == 0 { stripe.unheard.wrappingAdd(1, ordering: .relaxed) }
+        }
         if wildcards.delivered > 0 {
-            wildcardSlot.counters.stripe(thread.counterStripe).delivered.wrappingAdd(
-                wildcards.delivered, ordering: .relaxed)
+            wildcardSlot.counters.stripe(thread.counterStripe)._withUnsafeGuaranteedRef {
+                $0.delivered.wrappingAdd(wildcards.delivered, ordering: .relaxed)
+            }
         }
         if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDead(in: [slot, wildcardSlot]) }
     }

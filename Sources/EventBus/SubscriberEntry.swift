@@ -222,26 +222,39 @@ final class TypeCounters: Sendable {
         return count
     }()
 
-    private let stripes: [CounterStripe]
+    /// Retained here and released in `deinit`, so that a publish can borrow its stripe
+    /// instead of retaining and releasing it.
+    private let stripes: [Unmanaged<CounterStripe>]
 
     init() {
-        stripes = (0..<Self.stripeCount).map { _ in CounterStripe() }
+        stripes = (0..<Self.stripeCount).map { _ in Unmanaged.passRetained(CounterStripe()) }
     }
 
-    /// The stripe a thread with the given stripe number adds to.
+    deinit {
+        for stripe in stripes { stripe.release() }
+    }
+
+    /// The stripe a thread with the given stripe number adds to, unretained: it lives as long
+    /// as these counters.
     @inline(__always)
-    func stripe(_ number: Int) -> CounterStripe {
+    func stripe(_ number: Int) -> Unmanaged<CounterStripe> {
         stripes[number & (Self.stripeCount - 1)]
     }
 
     /// Counts deliveries made on the calling thread, outside a publish's own counting.
     func recordDeliveries(_ count: Int) {
-        stripe(DispatchThreadState.current.counterStripe).delivered.wrappingAdd(count, ordering: .relaxed)
+        stripe(DispatchThreadState.current.counterStripe)._withUnsafeGuaranteedRef {
+            $0.delivered.wrappingAdd(count, ordering: .relaxed)
+        }
     }
 
-    var publishedCount: Int { stripes.reduce(0) { $0 + $1.published.load(ordering: .relaxed) } }
-    var deliveredCount: Int { stripes.reduce(0) { $0 + $1.delivered.load(ordering: .relaxed) } }
-    var unheardCount: Int { stripes.reduce(0) { $0 + $1.unheard.load(ordering: .relaxed) } }
+    var publishedCount: Int { sum { $0.published.load(ordering: .relaxed) } }
+    var deliveredCount: Int { sum { $0.delivered.load(ordering: .relaxed) } }
+    var unheardCount: Int { sum { $0.unheard.load(ordering: .relaxed) } }
+
+    private func sum(_ counter: (CounterStripe) -> Int) -> Int {
+        stripes.reduce(0) { total, stripe in total + stripe._withUnsafeGuaranteedRef(counter) }
+    }
 }
 
 /// One stripe of ``TypeCounters``, alone on its cache lines.
