@@ -67,7 +67,12 @@ final class ThreadScaling {
             for lane in 0..<2 {
                 let handlers: [@Sendable (BenchEvent) -> Void] = (0..<subscribers).map { index in
                     let cell = accumulators.cell(index)
-                    return { event in cell.add(event) }
+                    // Calling a closure from an array retains its context. Contexts made one
+                    // after the other sit side by side in memory, so without the padding one
+                    // lane's reference counts could share cache lines with the other's, and
+                    // this reference would measure that false sharing rather than the machine.
+                    let padding = ContextPadding()
+                    return { event in withExtendedLifetime(padding) { cell.add(event) } }
                 }
                 publishers.append { count in
                     for value in 0..<count {
@@ -142,4 +147,12 @@ final class ThreadScaling {
         for token in tokens { token.cancel() }
         tokens = []
     }
+}
+
+/// 128 bytes a closure captures so that its context's reference count, written on every call
+/// from an array, never shares a cache line with another context's.
+private struct ContextPadding: Sendable {
+    private let words: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    )
 }
