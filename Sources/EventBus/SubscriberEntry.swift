@@ -306,8 +306,9 @@ final class TypeSlot {
     @exclusivity(unchecked) var duplicates = 0
     /// Snapshots no longer current that a publish may still be reading; guarded by the bus's lock.
     @exclusivity(unchecked) private var retiredSnapshots: [EntrySnapshot] = []
-    /// Entries removed from the list that a retired snapshot may still hold, unretained; kept
-    /// alive here until no publish can reach them. Guarded by the bus's lock.
+    /// Entries removed from the list that a retired snapshot may still point to (snapshots do
+    /// not retain their entries); kept alive here until no publish can reach them. Guarded by
+    /// the bus's lock.
     @exclusivity(unchecked) private var retiredEntries: [SubscriberEntry] = []
 
     init(typeID: ObjectIdentifier, name: String, qualifiedName: String) {
