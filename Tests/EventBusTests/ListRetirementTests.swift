@@ -78,10 +78,14 @@ struct ListRetirementTests {
         #expect(keptDuringDelivery)
         #expect(calls.entries == ["first"])
 
-        // and released by a later operation on the bus
-        let later = bus.subscribe(to: Tick.self) { _ in }
-        #expect(eventually { released.value == 1 })
-        withExtendedLifetime((first, later)) {}
+        // and released by a later operation on the bus (repeated until the publishing thread's
+        // withdrawal of its announcement is visible here)
+        #expect(
+            eventually {
+                bus.subscribe(to: Tick.self) { _ in }.cancel()
+                return released.value == 1
+            })
+        withExtendedLifetime(first) {}
     }
 
     @Test("lists change on one thread while others publish: every handler runs on a live subscription")
