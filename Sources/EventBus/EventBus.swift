@@ -184,12 +184,11 @@ public final class EventBus: @unchecked Sendable {
         lock.lock()
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         for slot in slotsInOrder + [wildcardSlot] where slot.entriesPerObserver[observerID] != nil {
-            let removed = slot.removeEntries { $0.observerID == observerID }
+            let removed = removeEntriesLocked(from: slot) { $0.observerID == observerID }
             for entry in removed { _ = entry.markCancelled() }
             slot.unsubscribed += removed.count
             changes.append(.unsubscribed, slot.name, removed.count, observer: observer)
             removedEntries += removed
-            trackRetiredLocked(slot)
         }
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers)
@@ -278,8 +277,7 @@ public final class EventBus: @unchecked Sendable {
         nextID += 1
         let entry = Entry<T>(
             id: nextID, counters: slot.counters, observer: observer, queue: queue, handler: handler)
-        let twins = slot.add(entry)
-        trackRetiredLocked(slot)
+        let twins = addLocked(entry, to: slot)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers, announcing: true)
@@ -297,8 +295,7 @@ public final class EventBus: @unchecked Sendable {
         let entry = Entry<DeliveryRecord>(
             id: nextID, counters: wildcardSlot.counters, observer: observer, queue: queue,
             handler: handler)
-        let twins = wildcardSlot.add(entry)
-        trackRetiredLocked(wildcardSlot)
+        let twins = addLocked(entry, to: wildcardSlot)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers, announcing: true)
@@ -403,32 +400,32 @@ public final class EventBus: @unchecked Sendable {
         let hasWildcards = wildcardSlot.hasSubscribers
         var typed = DeliveryTally()
         var wildcards = DeliveryTally()
+        // Offers the event to the typed list, then its record to the wildcard list.
+        @inline(__always)
+        func offer(
+            typedCount: Int, typedEntry: (Int) -> Unmanaged<SubscriberEntry>, watcherCount: Int,
+            watcher: (Int) -> Unmanaged<SubscriberEntry>, marker: DeliveryMarker?
+        ) {
+            typed = Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
+            guard watcherCount > 0 else { return }
+            let record = DeliveryRecord(
+                event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled)
+            wildcards = Self.offer(
+                record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, entry: watcher)
+        }
         if let marker = thread.markerForDelivery {
             marker._withUnsafeGuaranteedRef { marker in
                 let entries = slot.protectedSnapshot(announcingIn: marker.typedSnapshot)
                 let watchers =
                     hasWildcards ? wildcardSlot.protectedSnapshot(announcingIn: marker.wildcardSnapshot) : nil
-                // Every entry in a slot was created for the slot's type, and the announcements
-                // keep both snapshots and their entries allocated until they are withdrawn.
-                entries._withUnsafeGuaranteedRef { entries in
-                    typed = Self.offer(event, to: entries.count, Entry<T>.self, marker: marker) {
-                        entries[$0]
-                    }
-                }
-                if let watchers {
-                    watchers._withUnsafeGuaranteedRef { watchers in
-                        guard watchers.count > 0 else { return }
-                        let record = DeliveryRecord(
-                            event: event, eventTypeName: slot.name,
-                            receivers: typed.delivered + typed.scheduled)
-                        wildcards = Self.offer(
-                            record, to: watchers.count, Entry<DeliveryRecord>.self, marker: marker
-                        ) {
-                            watchers[$0]
-                        }
-                    }
-                    marker.wildcardSnapshot.store(0, ordering: .releasing)
-                }
+                // The announcements keep both snapshots and their entries allocated until they
+                // are withdrawn, so the snapshots are borrowed, not retained.
+                offer(
+                    typedCount: entries._withUnsafeGuaranteedRef { $0.count },
+                    typedEntry: { index in entries._withUnsafeGuaranteedRef { $0[index] } },
+                    watcherCount: watchers?._withUnsafeGuaranteedRef { $0.count } ?? 0,
+                    watcher: { index in watchers!._withUnsafeGuaranteedRef { $0[index] } }, marker: marker)
+                if hasWildcards { marker.wildcardSnapshot.store(0, ordering: .releasing) }
                 marker.typedSnapshot.store(0, ordering: .releasing)
             }
         } else {
@@ -436,18 +433,10 @@ public final class EventBus: @unchecked Sendable {
             let watchers = hasWildcards ? wildcardSlot.copyEntries() : []
             // The copies hold every entry until the end of the delivery.
             withExtendedLifetime((entries, watchers)) {
-                typed = Self.offer(event, to: entries.count, Entry<T>.self, marker: nil) {
-                    Unmanaged.passUnretained(entries[$0])
-                }
-                if !watchers.isEmpty {
-                    let record = DeliveryRecord(
-                        event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled)
-                    wildcards = Self.offer(
-                        record, to: watchers.count, Entry<DeliveryRecord>.self, marker: nil
-                    ) {
-                        Unmanaged.passUnretained(watchers[$0])
-                    }
-                }
+                offer(
+                    typedCount: entries.count, typedEntry: { Unmanaged.passUnretained(entries[$0]) },
+                    watcherCount: watchers.count, watcher: { Unmanaged.passUnretained(watchers[$0]) },
+                    marker: nil)
             }
         }
         stripe._withUnsafeGuaranteedRef { stripe in
@@ -473,7 +462,7 @@ public final class EventBus: @unchecked Sendable {
     ///
     /// The entries are borrowed, not retained: retaining and releasing each around its call cost
     /// two atomic writes per delivery on a line every publishing thread writes. The caller keeps
-    /// them alive.
+    /// them alive, and every one of them was created as an `entryType`, for its slot's type.
     @inline(__always)
     private static func offer<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
@@ -523,13 +512,12 @@ public final class EventBus: @unchecked Sendable {
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         var count = 0
         for (slot, dead) in deadPerSlot {
-            let removed = slot.removeEntries { dead.contains(ObjectIdentifier($0)) }
+            let removed = removeEntriesLocked(from: slot) { dead.contains(ObjectIdentifier($0)) }
             for entry in removed { _ = entry.markCancelled() }
             slot.reclaimed += removed.count
             count += removed.count
             changes.append(.reclaimed, slot.name, removed.count, nil)
             changes.keepUntilUnlocked(removed)
-            trackRetiredLocked(slot)
         }
         collectRetiredLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers)
@@ -576,6 +564,24 @@ public final class EventBus: @unchecked Sendable {
         }
     }
 
+    /// Adds `entry` to `slot`, noting the snapshot the change retired for the next collection;
+    /// returns what ``TypeSlot/add(_:)`` returns. The caller holds the lock.
+    private func addLocked(_ entry: SubscriberEntry, to slot: TypeSlot) -> [SubscriberEntry] {
+        let twins = slot.add(entry)
+        trackRetiredLocked(slot)
+        return twins
+    }
+
+    /// Removes `slot`'s entries matching `predicate`, noting what the change retired for the
+    /// next collection; returns the entries removed. The caller holds the lock.
+    private func removeEntriesLocked(
+        from slot: TypeSlot, where predicate: (SubscriberEntry) -> Bool
+    ) -> [SubscriberEntry] {
+        let removed = slot.removeEntries(where: predicate)
+        trackRetiredLocked(slot)
+        return removed
+    }
+
     /// Notes that `slot` may hold retired snapshots or entries, for the next collection.
     private func trackRetiredLocked(_ slot: TypeSlot) {
         if slot.hasRetired && !slotsHoldingRetired.contains(where: { $0 === slot }) {
@@ -601,19 +607,18 @@ public final class EventBus: @unchecked Sendable {
         guard entry.markCancelled() else { return }
         lock.lock()
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+        let slot: TypeSlot?
         switch location {
-        case .type(let slot):
-            let removed = slot.removeEntries { $0 === entry }
+        case .type(let typeSlot): slot = typeSlot
+        case .wildcard: slot = wildcardSlot
+        case .lifecycle:
+            slot = nil
+            lifecycleObservers.removeAll { $0 === entry }
+        }
+        if let slot {
+            let removed = removeEntriesLocked(from: slot) { $0 === entry }
             slot.cancelled += removed.count
             changes.append(.cancelled, slot.name, removed.count, nil)
-            trackRetiredLocked(slot)
-        case .wildcard:
-            let removed = wildcardSlot.removeEntries { $0 === entry }
-            wildcardSlot.cancelled += removed.count
-            changes.append(.cancelled, wildcardSlot.name, removed.count, nil)
-            trackRetiredLocked(wildcardSlot)
-        case .lifecycle:
-            lifecycleObservers.removeAll { $0 === entry }
         }
         stepSweepLocked(&changes)
         let after = changes.finish(notifying: lifecycleObservers)
