@@ -145,7 +145,8 @@ public final class ReplaySource: FiniteSource {
         self.clock = LockedValue(Clock(speed: speed))
     }
 
-    private static func readFile(_ path: String) throws(RecordingError) -> [UInt8] {
+    /// The whole of the file at `path`, for readers of recordings and wire input.
+    package static func readFile(_ path: String) throws(RecordingError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(errno)) }
         defer { close(descriptor) }

@@ -65,16 +65,20 @@ func checkWireInput(_ bytes: UnsafeBufferPointer<UInt8>) -> (lines: Int, records
                 exit(0)
             }
             if paths.isEmpty || paths.contains(where: { $0.hasPrefix("-") }) {
-                let message =
-                    (paths.isEmpty ? "wirefuzz: no input files" : "wirefuzz: unknown option") + "\n" + usage
-                    + "\n"
-                _ = message.withCString { write(2, $0, strlen($0)) }
+                printError(
+                    (paths.isEmpty ? "wirefuzz: no input files" : "wirefuzz: unknown option") + "\n" + usage)
                 exit(2)
             }
             for path in paths {
-                guard let contents = readFile(path) else {
-                    let message = "wirefuzz: cannot read '\(path)': \(String(cString: strerror(errno)))\n"
-                    _ = message.withCString { write(2, $0, strlen($0)) }
+                let contents: [UInt8]
+                do throws(RecordingError) {
+                    contents = try ReplaySource.readFile(path)
+                } catch {
+                    if case .unreadable(_, let reason) = error {
+                        printError("wirefuzz: cannot read '\(path)': \(reason)")
+                    } else {
+                        printError("wirefuzz: \(error)")
+                    }
                     exit(1)
                 }
                 let counts = contents.withUnsafeBufferPointer { checkWireInput($0) }
@@ -82,16 +86,9 @@ func checkWireInput(_ bytes: UnsafeBufferPointer<UInt8>) -> (lines: Int, records
             }
         }
 
-        private static func readFile(_ path: String) -> [UInt8]? {
-            guard let file = fopen(path, "rb") else { return nil }
-            defer { fclose(file) }
-            var contents: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let count = fread(&chunk, 1, chunk.count, file)
-                if count > 0 { contents += chunk[0..<count] }
-                if count < chunk.count { return ferror(file) == 0 ? contents : nil }
-            }
+        /// Writes `message` and a newline to standard error.
+        private static func printError(_ message: String) {
+            _ = (message + "\n").withCString { write(2, $0, strlen($0)) }
         }
     }
 #endif
