@@ -16,11 +16,7 @@ package enum WallClock {
     /// that shows milliseconds.
     @inline(__always)
     package static func now() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        // A multiplication rather than a division by 1e9: a division takes a dozen cycles or
-        // more, and the result differs in the last bit at most.
-        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+        seconds(on: CLOCK_REALTIME)
     }
 }
 
@@ -29,10 +25,18 @@ package enum MonotonicClock {
     /// Seconds from an arbitrary start.
     @inline(__always)
     package static func now() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+        seconds(on: CLOCK_MONOTONIC)
     }
+}
+
+/// The time on `clock`, in seconds.
+@inline(__always)
+private func seconds(on clock: clockid_t) -> Double {
+    var now = timespec()
+    clock_gettime(clock, &now)
+    // A multiplication rather than a division by 1e9: a division takes a dozen cycles or more,
+    // and the result differs in the last bit at most.
+    return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
 }
 
 /// Time stamps for a stream of records, cheap enough for every event.
