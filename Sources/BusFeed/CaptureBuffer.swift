@@ -126,14 +126,19 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
         isFull.store(false, ordering: .relaxed)
         lock.unlock()
 
+        // Every taken slot is moved out below, so the buffer is then uninitialized and free for
+        // reuse.
+        spare = taken
+        // An empty drain returns a plain empty array: with a capacity of 0, the initializer below
+        // writes the count into the runtime's one shared empty-array storage, which two drains
+        // doing so at once make a data race that ThreadSanitizer reports.
+        guard takenCount > 0 else { return ([], dropped) }
         let elements = [Output](unsafeUninitializedCapacity: takenCount) { output, initialized in
             for index in 0..<takenCount {
                 (output.baseAddress! + index).initialize(to: transform((taken + index).move()))
             }
             initialized = takenCount
         }
-        // Every taken slot was moved out, so the buffer is uninitialized and free for reuse.
-        spare = taken
         return (elements, dropped)
     }
 }
