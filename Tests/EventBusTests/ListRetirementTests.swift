@@ -100,6 +100,9 @@ struct ListRetirementTests {
                 while !stop.load(ordering: .relaxed) {
                     value += 1
                     bus.publish(Tick(value: value))
+                    // Short pauses, so that two publishers do not take both cores from the
+                    // other suites running meanwhile, and the lists still change under them.
+                    if value % 100 == 0 { usleep(50) }
                 }
             }
         }

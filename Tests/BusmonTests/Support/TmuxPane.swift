@@ -151,6 +151,10 @@ final class TmuxPane {
             if condition(last) { return last }
             try await Task.sleep(for: .milliseconds(50))
         }
+        // One look at the deadline itself: on a loaded machine this task may resume from its
+        // sleep long after the previous look, whose screen would otherwise be all it judged.
+        last = try screen()
+        if condition(last) { return last }
         throw TmuxError(description: "timed out after \(timeout) s waiting for \(what); screen was:\n\(last)")
     }
 
