@@ -396,7 +396,7 @@ public final class EventBus: @unchecked Sendable {
     private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: DispatchThreadState) {
         // Borrowed, like the thread's state: the counters keep their stripes for their lifetime.
         let stripe = slot.counters.stripe(thread.counterStripe)
-        stripe._withUnsafeGuaranteedRef { $0.published.wrappingAdd(1, ordering: .relaxed) }
+        stripe._withUnsafeGuaranteedRef { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
         var typed = DeliveryTally()
         var wildcards = DeliveryTally()
@@ -445,7 +445,7 @@ public final class EventBus: @unchecked Sendable {
         }
         if wildcards.delivered > 0 {
             wildcardSlot.counters.stripe(thread.counterStripe)._withUnsafeGuaranteedRef {
-                $0.delivered.wrappingAdd(wildcards.delivered, ordering: .relaxed)
+                _ = $0.delivered.wrappingAdd(wildcards.delivered, ordering: .relaxed)
             }
         }
         if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDead(in: [slot, wildcardSlot]) }

@@ -244,7 +244,7 @@ final class TypeCounters: Sendable {
     /// Counts deliveries made on the calling thread, outside a publish's own counting.
     func recordDeliveries(_ count: Int) {
         stripe(DispatchThreadState.current.counterStripe)._withUnsafeGuaranteedRef {
-            $0.delivered.wrappingAdd(count, ordering: .relaxed)
+            _ = $0.delivered.wrappingAdd(count, ordering: .relaxed)
         }
     }
 
