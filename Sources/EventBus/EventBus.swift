@@ -59,6 +59,9 @@ public final class EventBus: @unchecked Sendable {
         typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
         name: SubscriberLifecycleEvent.wildcardTypeName,
         qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
+    /// Deliveries waiting for the main actor, for every main-actor handler of this bus, so that
+    /// they run in the order they were published.
+    let mainActorMailbox = ActorMailbox(.mainActor)
     @exclusivity(unchecked) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
     /// Slots holding retired snapshots or entries that a publish may still read; each step of
     /// the sweep checks them again.
@@ -79,28 +82,57 @@ public final class EventBus: @unchecked Sendable {
     /// Subscribes `observer` to events of type `T` for as long as the observer lives.
     ///
     /// The bus holds the observer weakly: once it is deallocated the handler is never called
-    /// again, and the subscription is reclaimed. Capture the observer weakly in the handler too.
+    /// again, and the subscription is reclaimed. The handler runs in the isolation it was
+    /// written in. In a `@MainActor` view controller it is a main-actor closure, so it may
+    /// update the UI; it runs before `publish` returns when the event is published on the main
+    /// actor, and is queued to the main actor, in publish order, when it is published from any
+    /// other thread:
     ///
     /// ```swift
-    /// bus.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
-    ///     self?.showWelcome(event.userName)
+    /// @MainActor final class LoginViewController {
+    ///     func viewDidLoad() {
+    ///         EventBus.shared.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
+    ///             guard let self = self else { return }
+    ///             self.updateUI(with: event.userName)
+    ///         }
+    ///     }
+    ///     deinit { EventBus.shared.unsubscribe(observer: self) }
     /// }
     /// ```
     ///
+    /// A handler written outside any actor runs on the publisher's thread, before `publish`
+    /// returns; it must be `@Sendable`, so it cannot capture state that another thread could
+    /// change at the same time. A handler isolated to another actor runs on that actor, in
+    /// publish order.
+    ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
-    ///   - queue: Where to run the handler. `nil` (the default) runs it on the publisher's
-    ///     thread before `publish` returns; a queue runs it there without making the publisher
-    ///     wait.
-    ///   - handler: Called with each event of type `T`.
+    ///   - handler: Called with each event of type `T`, in the isolation it was written in.
     /// - Returns: A token that can cancel the subscription early. Releasing it does not end
     ///   the subscription; the observer's lifetime does.
     @discardableResult
     public func subscribe<T: Event>(
-        observer: AnyObject, on queue: DispatchQueue? = nil,
-        handler: @escaping @Sendable (T) -> Void
+        observer: AnyObject,
+        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
     ) -> Subscription {
-        add(T.self, observer: observer, queue: queue, handler: handler)
+        let handler = IsolatedHandler(handler)
+        return add(T.self, observer: observer, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
+    }
+
+    /// Subscribes `observer` to events of type `T`, delivered on `queue`, for as long as the
+    /// observer lives.
+    ///
+    /// - Parameters:
+    ///   - observer: The object whose lifetime bounds the subscription.
+    ///   - queue: Where to run the handler, without making the publisher wait; `nil` runs it on
+    ///     the publisher's thread before `publish` returns.
+    ///   - handler: Called with each event of type `T`.
+    /// - Returns: A token that can cancel the subscription early; releasing it does not.
+    @discardableResult
+    public func subscribe<T: Event>(
+        observer: AnyObject, on queue: DispatchQueue?, handler: @escaping @Sendable (T) -> Void
+    ) -> Subscription {
+        add(T.self, observer: observer, scheduler: queue.map(QueueScheduler.init), handler: handler)
     }
 
     /// Subscribes to events of type `T` until the returned token is cancelled or released.
@@ -111,21 +143,58 @@ public final class EventBus: @unchecked Sendable {
     /// }
     /// ```
     ///
+    /// The handler runs in the isolation it was written in, as with
+    /// ``subscribe(observer:handler:)``: a main-actor closure on the main actor, a closure
+    /// written outside any actor on the publisher's thread.
+    ///
     /// - Parameters:
     ///   - type: The event type to receive.
-    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
     ///   - handler: Called with each event of type `T`.
     /// - Returns: The subscription; keep it for as long as events should arrive.
     public func subscribe<T: Event>(
-        to type: T.Type, on queue: DispatchQueue? = nil,
-        handler: @escaping @Sendable (T) -> Void
+        to type: T.Type,
+        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
     ) -> Subscription {
-        add(type, observer: nil, queue: queue, handler: handler)
+        let handler = IsolatedHandler(handler)
+        return add(type, observer: nil, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
+    }
+
+    /// Subscribes to events of type `T`, delivered on `queue`, until the returned token is
+    /// cancelled or released.
+    ///
+    /// - Parameters:
+    ///   - type: The event type to receive.
+    ///   - queue: Where to run the handler, without making the publisher wait; `nil` runs it on
+    ///     the publisher's thread.
+    ///   - handler: Called with each event of type `T`.
+    /// - Returns: The subscription; keep it for as long as events should arrive.
+    public func subscribe<T: Event>(
+        to type: T.Type, on queue: DispatchQueue?, handler: @escaping @Sendable (T) -> Void
+    ) -> Subscription {
+        add(type, observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
     }
 
     /// Subscribes `observer` to every event published on this bus, whatever its type.
     ///
     /// Wildcard observers run after the typed subscribers of each event, and see each event once.
+    /// The handler runs in the isolation it was written in, as with
+    /// ``subscribe(observer:handler:)``.
+    ///
+    /// - Parameters:
+    ///   - observer: The object whose lifetime bounds the subscription.
+    ///   - handler: Called with every event.
+    /// - Returns: A token that can cancel the subscription early; releasing it does not.
+    @discardableResult
+    public func subscribeAll(
+        observer: AnyObject,
+        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (any Event) -> Void
+    ) -> Subscription {
+        let handler = IsolatedHandler(handler)
+        let call = handler.callInIsolation
+        return addWildcard(observer: observer, scheduler: scheduler(for: handler)) { call($0.event) }
+    }
+
+    /// Subscribes `observer` to every event, delivered on `queue`, for as long as it lives.
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
@@ -134,22 +203,36 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: A token that can cancel the subscription early; releasing it does not.
     @discardableResult
     public func subscribeAll(
-        observer: AnyObject, on queue: DispatchQueue? = nil,
-        handler: @escaping @Sendable (any Event) -> Void
+        observer: AnyObject, on queue: DispatchQueue?, handler: @escaping @Sendable (any Event) -> Void
     ) -> Subscription {
-        addWildcard(observer: observer, queue: queue) { handler($0.event) }
+        addWildcard(observer: observer, scheduler: queue.map(QueueScheduler.init)) { handler($0.event) }
     }
 
     /// Subscribes to every event published on this bus until the token is cancelled or released.
+    ///
+    /// The handler runs in the isolation it was written in, as with
+    /// ``subscribe(observer:handler:)``.
+    ///
+    /// - Parameter handler: Called with every event.
+    /// - Returns: The subscription; keep it for as long as events should arrive.
+    public func subscribeAll(
+        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (any Event) -> Void
+    ) -> Subscription {
+        let handler = IsolatedHandler(handler)
+        let call = handler.callInIsolation
+        return addWildcard(observer: nil, scheduler: scheduler(for: handler)) { call($0.event) }
+    }
+
+    /// Subscribes to every event, delivered on `queue`, until the token is cancelled or released.
     ///
     /// - Parameters:
     ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
     ///   - handler: Called with every event.
     /// - Returns: The subscription; keep it for as long as events should arrive.
     public func subscribeAll(
-        on queue: DispatchQueue? = nil, handler: @escaping @Sendable (any Event) -> Void
+        on queue: DispatchQueue?, handler: @escaping @Sendable (any Event) -> Void
     ) -> Subscription {
-        addWildcard(observer: nil, queue: queue) { handler($0.event) }
+        addWildcard(observer: nil, scheduler: queue.map(QueueScheduler.init)) { handler($0.event) }
     }
 
     /// Subscribes a monitor to every event, with what the bus knows of each delivery.
@@ -169,7 +252,7 @@ public final class EventBus: @unchecked Sendable {
         observer: AnyObject? = nil, on queue: DispatchQueue? = nil,
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
-        addWildcard(observer: observer, queue: queue, handler: handler)
+        addWildcard(observer: observer, scheduler: queue.map(QueueScheduler.init), handler: handler)
     }
 
     /// Removes every subscription `observer` made, typed and wildcard.
@@ -260,7 +343,7 @@ public final class EventBus: @unchecked Sendable {
         lock.withLock {
             nextID += 1
             let entry = Entry<SubscriberLifecycleEvent>(
-                id: nextID, counters: TypeCounters(), observer: nil, queue: nil, handler: handler)
+                id: nextID, counters: TypeCounters(), observer: nil, scheduler: nil, handler: handler)
             lifecycleObservers.append(entry)
             return Subscription(bus: self, entry: entry, location: .lifecycle)
         }
@@ -268,15 +351,22 @@ public final class EventBus: @unchecked Sendable {
 
     // MARK: - Internals
 
+    /// Where a handler with `handler`'s isolation runs: `nil` (on the publisher's thread) for a
+    /// nonisolated one, this bus's main-actor mailbox, or a mailbox of its own on another actor.
+    private func scheduler<Payload>(for handler: IsolatedHandler<Payload>) -> (any DeliveryScheduler)? {
+        guard let isolation = handler.isolation else { return nil }
+        return handler.isMainActor ? mainActorMailbox : ActorMailbox(.actor(isolation))
+    }
+
     private func add<T: Event>(
-        _ type: T.Type, observer: AnyObject?, queue: DispatchQueue?,
+        _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
         lock.lock()
         let slot = slotLocked(for: type)
         nextID += 1
         let entry = Entry<T>(
-            id: nextID, counters: slot.counters, observer: observer, queue: queue, handler: handler)
+            id: nextID, counters: slot.counters, observer: observer, scheduler: scheduler, handler: handler)
         let twins = addLocked(entry, to: slot)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
         stepSweepLocked(&changes)
@@ -287,13 +377,13 @@ public final class EventBus: @unchecked Sendable {
     }
 
     private func addWildcard(
-        observer: AnyObject?, queue: DispatchQueue?,
+        observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
         lock.lock()
         nextID += 1
         let entry = Entry<DeliveryRecord>(
-            id: nextID, counters: wildcardSlot.counters, observer: observer, queue: queue,
+            id: nextID, counters: wildcardSlot.counters, observer: observer, scheduler: scheduler,
             handler: handler)
         let twins = addLocked(entry, to: wildcardSlot)
         var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)

@@ -29,20 +29,22 @@ class SubscriberEntry: @unchecked Sendable {
     /// The observer's class, for monitors.
     let observerType: AnyObject.Type?
     weak var observer: AnyObject?
-    /// Where the handler runs; `nil` means on the publisher's thread, before `publish` returns.
-    let queue: DispatchQueue?
+    /// Where the handler runs when not on the publisher's thread: a dispatch queue, or the
+    /// actor the handler is isolated to. `nil` means on the publisher's thread, before `publish`
+    /// returns.
+    let scheduler: (any DeliveryScheduler)?
     /// ``cancelledBit`` plus the number of deliveries that have started and not yet returned.
     let state = Atomic<Int>(0)
 
     init(
-        id: UInt64, counters: TypeCounters, observer: AnyObject?, queue: DispatchQueue?
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, scheduler: (any DeliveryScheduler)?
     ) {
         self.id = id
         self.counters = counters
         self.observer = observer
         self.observerID = observer.map { ObjectIdentifier($0) }
         self.observerType = observer.map { type(of: $0) }
-        self.queue = queue
+        self.scheduler = scheduler
     }
 
     /// Whether the entry is bound to an observer object that has been deallocated.
@@ -132,7 +134,7 @@ class SubscriberEntry: @unchecked Sendable {
 /// The outcome of offering an event to one entry.
 enum DeliveryOutcome {
     case delivered
-    /// Handed to the subscriber's queue; counted as delivered when the handler runs.
+    /// Handed to the subscriber's queue or actor; counted as delivered when the handler runs.
     case scheduled
     case skipped
     case observerDied
@@ -143,14 +145,14 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     let handler: @Sendable (Payload) -> Void
 
     init(
-        id: UInt64, counters: TypeCounters, observer: AnyObject?, queue: DispatchQueue?,
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (Payload) -> Void
     ) {
         self.handler = handler
-        super.init(id: id, counters: counters, observer: observer, queue: queue)
+        super.init(id: id, counters: counters, observer: observer, scheduler: scheduler)
     }
 
-    /// Offers `event` to the handler, on this thread or on the entry's queue.
+    /// Offers `event` to the handler, on this thread or through the entry's scheduler.
     ///
     /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
     ///   delivery loop, or `nil` to count the delivery in the entry instead.
@@ -158,11 +160,15 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     func offer(
         _ event: Payload, marker: Unmanaged<DeliveryMarker>? = nil
     ) -> DeliveryOutcome where Payload: Sendable {
-        if let queue {
+        if let scheduler {
             if isCancelled { return .skipped }
             if observerID != nil && observer == nil { return .observerDied }
-            queue.async { self.deliverOnQueue(event) }
-            return .scheduled
+            // A main-actor handler offered an event on the main actor runs now, like the plain
+            // handlers around it; everything else waits for its queue or actor.
+            if !scheduler.runsInlineNow() {
+                scheduler.schedule { self.deliverScheduled(event) }
+                return .scheduled
+            }
         }
         if observerID == nil {
             guard beginDelivery(marker) else { return .skipped }
@@ -181,7 +187,10 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         return .delivered
     }
 
-    private func deliverOnQueue(_ event: Payload) {
+    /// Runs the handler for a delivery that waited on a queue or an actor, unless the entry was
+    /// cancelled or its observer died meanwhile. The waiting job holds the entry, never the
+    /// observer, so a queued delivery does not keep a screen alive.
+    private func deliverScheduled(_ event: Payload) {
         let observer = self.observer
         if observerID != nil && observer == nil { return }
         guard beginDelivery() else { return }

@@ -1,0 +1,137 @@
+import Dispatch
+
+/// Where a handler that does not simply run on the publisher's thread runs.
+///
+/// Entries without a scheduler are called in the publish, on the publisher's thread; that is
+/// the fast path, and it checks only that this reference is `nil`.
+protocol DeliveryScheduler: AnyObject, Sendable {
+    /// Whether a delivery offered now may run at once, in the publish. Before saying yes, the
+    /// scheduler runs the deliveries still waiting, so that a subscriber sees events in the
+    /// order they were published.
+    func runsInlineNow() -> Bool
+
+    /// Runs `job` later, after every job scheduled before it; never waits for it.
+    func schedule(_ job: @escaping @Sendable () -> Void)
+}
+
+/// Runs deliveries on a dispatch queue the subscriber chose.
+final class QueueScheduler: DeliveryScheduler {
+    let queue: DispatchQueue
+
+    init(_ queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func runsInlineNow() -> Bool { false }
+
+    func schedule(_ job: @escaping @Sendable () -> Void) {
+        queue.async(execute: job)
+    }
+}
+
+/// Deliveries waiting to run on one actor, run there in the order they were scheduled.
+///
+/// Handlers isolated to an actor are called only from here (see ``IsolatedHandler``). Jobs wait
+/// in one list; the first job after the list was empty starts a task on the actor that runs
+/// jobs until the list is empty again, so a burst of events costs one task, and only one task
+/// per mailbox runs jobs at a time, which keeps them in order.
+///
+/// For the main actor, a publish made on the main actor runs its deliveries at once, in
+/// subscription order with the other subscribers, as a view controller expects: it first runs
+/// what is waiting, so no subscriber sees an older event after a newer one. A publish made from
+/// a handler that this mailbox is running joins the list instead, behind what waits.
+final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
+    /// The actor the jobs run on.
+    enum Target {
+        case mainActor
+        case actor(any Actor)
+    }
+
+    let target: Target
+    private let lock = Lock()
+    // Guarded by `lock`.
+    private var waiting: [@Sendable () -> Void] = []
+    /// Whether a task that will run the waiting jobs exists; set by the job that finds none,
+    /// cleared by that task once it finds the list empty.
+    private var taskScheduled = false
+    /// Whether jobs are running right now; on the main actor, that is on the current stack.
+    private var isRunningJobs = false
+
+    init(_ target: Target) {
+        self.target = target
+    }
+
+    func runsInlineNow() -> Bool {
+        guard case .mainActor = target, MainActorCheck.isCurrent else { return false }
+        lock.lock()
+        let isNested = isRunningJobs
+        let hasWaiting = !waiting.isEmpty
+        lock.unlock()
+        if isNested { return false }
+        if hasWaiting { runWaitingJobs() }
+        return true
+    }
+
+    func schedule(_ job: @escaping @Sendable () -> Void) {
+        lock.lock()
+        waiting.append(job)
+        let startsTask = !taskScheduled
+        taskScheduled = true
+        lock.unlock()
+        guard startsTask else { return }
+        switch target {
+        case .mainActor:
+            Task { @MainActor in self.runWaitingJobs(endingTask: true) }
+        case .actor(let actor):
+            Task { await self.runWaitingJobs(on: actor) }
+        }
+    }
+
+    /// Runs the waiting jobs in `actor`'s isolation.
+    private func runWaitingJobs(on actor: isolated any Actor) {
+        runWaitingJobs(endingTask: true)
+    }
+
+    /// Runs jobs until none waits. The caller is on the target actor.
+    ///
+    /// - Parameter endingTask: Whether this is the scheduled task, which clears
+    ///   ``taskScheduled`` when it finds the list empty, in the same critical section, so that
+    ///   the next job scheduled after that starts a new task.
+    private func runWaitingJobs(endingTask: Bool = false) {
+        lock.lock()
+        let wasRunning = isRunningJobs
+        isRunningJobs = true
+        while true {
+            if waiting.isEmpty {
+                if endingTask { taskScheduled = false }
+                isRunningJobs = wasRunning
+                lock.unlock()
+                return
+            }
+            let batch = waiting
+            waiting = []
+            lock.unlock()
+            for job in batch { job() }
+            lock.lock()
+        }
+    }
+}
+
+/// Tells whether the calling code runs on the main actor's executor.
+///
+/// Decided by the executor, not the thread: the main actor's executor is the main dispatch
+/// queue, and its jobs do not always run on the process's first thread (under `swift test` on
+/// Linux they do not). A value set on the main queue reads back only in code that the queue, or
+/// a queue serialized with it, is running.
+enum MainActorCheck {
+    private static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the caller runs on the main actor's executor.
+    static var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: key) == true
+    }
+}
