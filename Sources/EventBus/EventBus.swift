@@ -116,7 +116,8 @@ public final class EventBus: @unchecked Sendable {
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
     ) -> Subscription {
         let handler = IsolatedHandler(handler)
-        return add(T.self, observer: observer, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
+        return add(
+            T.self, observer: observer, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
     }
 
     /// Subscribes `observer` to events of type `T`, delivered on `queue`, for as long as the
