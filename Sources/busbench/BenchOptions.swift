@@ -1,6 +1,7 @@
 /// One part of the benchmark, selectable with `--only`.
 enum BenchSection: String, CaseIterable, Sendable {
     case deliveries
+    case mainactor
     case threads
     case monitor
     case churn

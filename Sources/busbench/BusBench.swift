@@ -4,10 +4,11 @@ import Foundation
 /// Measures the EventBus side by side with NotificationCenter, a naive bus and a closure array,
 /// and prints the figures, their ratios and the targets they are held against.
 @main
+@MainActor
 struct BusBench {
     static let subscriberCounts = [1, 10, 100]
 
-    static func main() {
+    static func main() async {
         let quick: Bool
         let sections: Set<BenchSection>
         switch BenchOptions.parse(CommandLine.arguments.dropFirst()) {
@@ -22,7 +23,7 @@ struct BusBench {
             exit(2)
         }
         var bench = BusBench(sampler: quick ? .quick : .full, quick: quick, sections: sections)
-        bench.run()
+        await bench.run()
         exit(bench.sanityFailures.isEmpty ? 0 : 1)
     }
 
@@ -38,9 +39,10 @@ struct BusBench {
         self.sections = sections
     }
 
-    mutating func run() {
+    mutating func run() async {
         printHeader()
         if sections.contains(.deliveries) { measureDeliveries() }
+        if sections.contains(.mainactor) { await measureMainActorDelivery() }
         if sections.contains(.threads) { measureThreadScaling() }
         if sections.contains(.monitor) { measureMonitorOverhead() }
         if sections.contains(.churn) { measureObserverChurn() }
@@ -113,6 +115,62 @@ struct BusBench {
             .atLeast(
                 "observer form vs naive bus, 10 subscribers (times faster)",
                 cost(.naiveBus, 10) / cost(.busObserver, 10), 3))
+    }
+
+    // MARK: - Main-actor handlers
+
+    private mutating func measureMainActorDelivery() async {
+        let subscribers = 10
+        print("Handlers on the main actor, \(subscribers) subscribers, ns per handler call (lower is better)")
+        print("Published on the main actor: the handler runs before publish returns")
+        let onMain: [MainActorVariantKind] = [.busMainActor, .assumeIsolated]
+        let onMainVariants = onMain.map { MainActorDelivery($0, subscribers: subscribers) }
+        let onMainCosts = sampler.medianNanosecondsPerUnit(onMainVariants.map(\.publishingOnMainActor))
+        print(
+            TextTable.render(
+                header: ["variant", "ns per call", "vs EventBus"],
+                rows: onMain.indices.map { index in
+                    [
+                        onMain[index].label, TextTable.nanoseconds(onMainCosts[index]),
+                        TargetCheck.format(onMainCosts[index] / onMainCosts[0]) + "x",
+                    ]
+                }))
+
+        print("Published from another thread: queued to the main actor, the publisher does not wait")
+        let elsewhere: [MainActorVariantKind] = [.busMainActor, .dispatchMainAsync]
+        let elsewhereVariants = elsewhere.map { MainActorDelivery($0, subscribers: subscribers) }
+        let events = quick ? 20 : 2_000
+        let rounds = quick ? 2 : 15
+        var perCall = Array(repeating: [Double](), count: elsewhere.count)
+        var perPublish = Array(repeating: [Double](), count: elsewhere.count)
+        // One warm-up round each, then rounds interleaved between the variants.
+        for variant in elsewhereVariants { _ = await variant.publishFromAnotherThread(events: events) }
+        for _ in 0..<rounds {
+            for (index, variant) in elsewhereVariants.enumerated() {
+                let cost = await variant.publishFromAnotherThread(events: events)
+                perCall[index].append(cost.perCall)
+                perPublish[index].append(cost.perPublish)
+            }
+        }
+        func median(_ samples: [Double]) -> Double { samples.sorted()[samples.count / 2] }
+        print(
+            TextTable.render(
+                header: ["variant", "ns per call, until run", "vs EventBus", "publisher ns per publish"],
+                rows: elsewhere.indices.map { index in
+                    [
+                        elsewhere[index].label, TextTable.nanoseconds(median(perCall[index])),
+                        TargetCheck.format(median(perCall[index]) / median(perCall[0])) + "x",
+                        TextTable.nanoseconds(median(perPublish[index])),
+                    ]
+                }))
+        print(
+            "(from another thread: wall time from the first publish until the main actor has run every\n"
+                + " handler call, over \(events) publishes; the median of \(rounds) rounds)")
+        print()
+        for (kind, variant) in zip(onMain + elsewhere, onMainVariants + elsewhereVariants) {
+            sanityCheck(variant.verify(), "main actor, \(kind.label): sums or counters are wrong")
+            variant.tearDown()
+        }
     }
 
     // MARK: - Two publishing threads
