@@ -1,6 +1,8 @@
-// The login scenario of the classic "event bus with weak observers" article, without UIKit:
-// a login screen that unsubscribes in `deinit`, a profile screen that forgets to, and a
-// service that publishes. Run it with `swift run LoginFlow`.
+// The login scenario of the classic "event bus with weak observers" article, without UIKit: a
+// login screen on the main actor that subscribes in `viewDidLoad` and unsubscribes in `deinit`,
+// a profile screen that forgets to, and a service that logs in on a background thread.
+// Run it with `swift run LoginFlow`.
+import Dispatch
 import EventBus
 
 struct UserLoggedInEvent: Event {
@@ -12,37 +14,50 @@ struct DataLoadedEvent: Event {
     let data: [String]
 }
 
-/// Stands in for the article's `UIViewController`: subscribes when its view loads and
-/// unsubscribes in `deinit`.
-final class LoginViewController: Sendable {
-    let bus: EventBus
-
-    init(bus: EventBus) {
-        self.bus = bus
-    }
+/// Stands in for the article's `UIViewController`: main-actor isolated, as every view
+/// controller is, with UI state that only the main actor may touch.
+@MainActor
+final class LoginViewController {
+    private(set) var welcomeText = ""
+    private(set) var visibleItems: [String] = []
 
     func viewDidLoad() {
-        bus.subscribe(observer: self) { (event: UserLoggedInEvent) in
-            print("LoginViewController: welcome, \(event.userName) (id \(event.userId))")
+        // The article's code, unchanged: the closure is a main-actor closure, so it may call
+        // `updateUI(with:)`, and the bus runs it on the main actor wherever the event comes from.
+        EventBus.shared.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
+            guard let self = self else { return }
+            self.updateUI(with: event.userName)
         }
-        bus.subscribe(observer: self) { (event: DataLoadedEvent) in
-            print(
-                "LoginViewController: showing \(event.data.count) items: \(event.data.joined(separator: ", "))"
-            )
+        EventBus.shared.subscribe(observer: self) { [weak self] (event: DataLoadedEvent) in
+            self?.show(event.data)
         }
+    }
+
+    func updateUI(with userName: String) {
+        welcomeText = "Welcome, \(userName)"
+        print("LoginViewController: shows \"\(welcomeText)\"")
+    }
+
+    func show(_ items: [String]) {
+        visibleItems = items
+        print("LoginViewController: shows \(items.count) items: \(items.joined(separator: ", "))")
     }
 
     deinit {
         // The weak reference to `self` already reads nil here; the bus matches by identity.
-        bus.unsubscribe(observer: self)
+        EventBus.shared.unsubscribe(observer: self)
         print("LoginViewController: deinit, unsubscribed")
     }
 }
 
 /// A screen that never unsubscribes and relies on the bus holding it weakly.
-final class ProfileViewController: Sendable {
-    init(bus: EventBus) {
-        bus.subscribe(observer: self) { (event: UserLoggedInEvent) in
+@MainActor
+final class ProfileViewController {
+    private(set) var loadedProfile: String?
+
+    init() {
+        EventBus.shared.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
+            self?.loadedProfile = event.userName
             print("ProfileViewController: loading the profile of \(event.userName)")
         }
     }
@@ -52,56 +67,84 @@ final class ProfileViewController: Sendable {
     }
 }
 
-/// Publishes what happens in the app, knowing nothing of the screens.
-struct LoginService {
-    let bus: EventBus
+/// Publishes what happens in the app, knowing nothing of the screens, from a background thread
+/// as a network callback would.
+struct LoginService: Sendable {
+    private let network = DispatchQueue(label: "LoginService.network")
 
-    func login(userId: String, userName: String) {
-        print("LoginService: \(userName) logged in")
-        bus.publish(event: UserLoggedInEvent(userId: userId, userName: userName))
+    func login(userId: String, userName: String) async {
+        await onNetworkThread {
+            print("LoginService: \(userName) logged in (published from a background thread)")
+            EventBus.shared.publish(event: UserLoggedInEvent(userId: userId, userName: userName))
+        }
     }
 
-    func loadData() {
-        print("LoginService: data loaded")
-        bus.publish(event: DataLoadedEvent(data: ["inbox", "settings", "news"]))
+    func loadData() async {
+        await onNetworkThread {
+            print("LoginService: data loaded (published from a background thread)")
+            EventBus.shared.publish(event: DataLoadedEvent(data: ["inbox", "settings", "news"]))
+        }
+    }
+
+    /// Runs `work` on the service's own queue and returns once it has; the screens' handlers,
+    /// queued to the main actor, run when the main actor next gets to them.
+    private func onNetworkThread(_ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            network.async {
+                work()
+                done.resume()
+            }
+        }
     }
 }
 
-func report(_ bus: EventBus, _ moment: String) {
-    let stats = bus.snapshot()[UserLoggedInEvent.self]
+/// Lets the main actor run the deliveries queued for it.
+func letTheMainActorCatchUp() async {
+    for _ in 0..<10 { await Task.yield() }
+}
+
+func report(_ moment: String) {
+    let stats = EventBus.shared.snapshot()[UserLoggedInEvent.self]
     print(
         "  [\(moment)] UserLoggedInEvent: live \(stats?.liveSubscribers ?? 0),"
             + " dead awaiting cleanup \(stats?.deadSubscribers ?? 0),"
             + " reclaimed \(stats?.reclaimedSubscribers ?? 0)")
 }
 
-let bus = EventBus(name: "LoginFlow")
-let lifecycle = bus.observeLifecycle { change in
+let lifecycle = EventBus.shared.observeLifecycle { change in
     print("  bus: \(change)")
 }
-let service = LoginService(bus: bus)
+let service = LoginService()
 
-var loginScreen: LoginViewController? = LoginViewController(bus: bus)
+var loginScreen: LoginViewController? = LoginViewController()
 loginScreen?.viewDidLoad()
-var profileScreen: ProfileViewController? = ProfileViewController(bus: bus)
-report(bus, "two screens open")
+var profileScreen: ProfileViewController? = ProfileViewController()
+report("two screens open")
 
-service.login(userId: "42", userName: "Ada")
-service.loadData()
+await service.login(userId: "42", userName: "Ada")
+await service.loadData()
+print("-- the main actor runs the screens' handlers")
+await letTheMainActorCatchUp()
+print("main actor: the login screen reads \"\(loginScreen?.welcomeText ?? "")\"")
+
+print("-- a login published on the main actor updates the screen before publish returns")
+EventBus.shared.publish(event: UserLoggedInEvent(userId: "43", userName: "Alan"))
+print("main actor: right after publish, the login screen reads \"\(loginScreen?.welcomeText ?? "")\"")
 
 print("-- the login screen closes")
 loginScreen = nil
-report(bus, "login screen gone")
+report("login screen gone")
 
 print("-- the profile screen closes without unsubscribing")
 profileScreen = nil
-report(bus, "profile screen gone")
+report("profile screen gone")
 
 print("-- the next login finds nobody listening")
-service.login(userId: "7", userName: "Grace")
-report(bus, "after the next publish")
+await service.login(userId: "7", userName: "Grace")
+await letTheMainActorCatchUp()
+report("after the next publish")
 
-let totals = bus.snapshot()
+let totals = EventBus.shared.snapshot()
 print(
     "done: published \(totals.totalPublished), delivered \(totals.totalDelivered),"
         + " reclaimed \(totals.totalReclaimed)")

@@ -12,8 +12,8 @@
 /// For a synchronous `@isolated(any)` function `f`, `await f(x)` compiles to two steps: switch to
 /// the executor of `f.isolation` (SIL's `hop_to_executor`), then apply `f` exactly as a plain
 /// function value is applied. The isolation is carried inside the function's context, not in
-/// its calling convention: the value has the size and layout of a plain closure (checked by
-/// `unsafeBitCast`, which traps on a size mismatch), and the closure reads its own isolation
+/// its calling convention: the value has the size and layout of a plain closure (checked when a
+/// handler is stored), and the closure reads its own isolation
 /// from its context. So once the caller is already on that executor, the switch does nothing,
 /// and applying the reinterpreted value is the same call. This is what the standard library's
 /// `MainActor.assumeIsolated` does with a `@MainActor` closure.
@@ -31,7 +31,21 @@ struct IsolatedHandler<Payload>: Sendable {
 
     init(_ handler: @escaping @Sendable @isolated(any) (Payload) -> Void) {
         isolation = handler.isolation
-        callInIsolation = unsafeBitCast(handler, to: (@Sendable (Payload) -> Void).self)
+        // Read through memory rather than with `unsafeBitCast`: a function value passed to a
+        // generic function is rewrapped in a thunk for its most general form, and one more
+        // thunk unwraps the result; that cost two extra calls on every delivery. Two stored
+        // properties of the same generic shape are laid out alike, so the bytes are read as
+        // they are, and the copy read out retains the context like any other copy.
+        precondition(
+            MemoryLayout<IsolatedStorage<Payload>>.size == MemoryLayout<PlainStorage<Payload>>.size,
+            "an @isolated(any) function no longer has the layout of a plain one")
+        var stored = IsolatedStorage(handler: handler)
+        // The struct, not the function, comes out of the generic closure: a function returned
+        // as a generic result would be rewrapped again.
+        let plain = withUnsafePointer(to: &stored) { pointer in
+            UnsafeRawPointer(pointer).load(as: PlainStorage<Payload>.self)
+        }
+        callInIsolation = plain.handler
     }
 
     /// Whether the handler is isolated to the main actor.
@@ -39,4 +53,14 @@ struct IsolatedHandler<Payload>: Sendable {
         guard let isolation else { return false }
         return isolation === MainActor.shared
     }
+}
+
+/// A stored `@isolated(any)` handler, to be read as a ``PlainStorage`` of the same shape.
+private struct IsolatedStorage<Payload> {
+    let handler: @Sendable @isolated(any) (Payload) -> Void
+}
+
+/// A stored plain handler, the same shape as ``IsolatedStorage``.
+private struct PlainStorage<Payload> {
+    let handler: @Sendable (Payload) -> Void
 }

@@ -160,15 +160,8 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     func offer(
         _ event: Payload, marker: Unmanaged<DeliveryMarker>? = nil
     ) -> DeliveryOutcome where Payload: Sendable {
-        if let scheduler {
-            if isCancelled { return .skipped }
-            if observerID != nil && observer == nil { return .observerDied }
-            // A main-actor handler offered an event on the main actor runs now, like the plain
-            // handlers around it; everything else waits for its queue or actor.
-            if !scheduler.runsInlineNow() {
-                scheduler.schedule { self.deliverScheduled(event) }
-                return .scheduled
-            }
+        if let scheduler, let outcome = offerThroughScheduler(event, scheduler) {
+            return outcome
         }
         if observerID == nil {
             guard beginDelivery(marker) else { return .skipped }
@@ -185,6 +178,23 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         // cost a call and about 40 instructions per delivery; this keeps the same guarantee.
         _fixLifetime(observer)
         return .delivered
+    }
+
+    /// Hands `event` to the scheduler, or returns `nil` when it may run here and now.
+    ///
+    /// Kept out of line: the publish path inlines ``offer(_:marker:)`` for every list, and the
+    /// plain handlers' path stays as small as it was without this branch.
+    @inline(never)
+    private func offerThroughScheduler(
+        _ event: Payload, _ scheduler: any DeliveryScheduler
+    ) -> DeliveryOutcome? where Payload: Sendable {
+        if isCancelled { return .skipped }
+        if observerID != nil && observer == nil { return .observerDied }
+        // A main-actor handler offered an event on the main actor runs now, like the plain
+        // handlers around it; everything else waits for its queue or actor.
+        if scheduler.runsInlineNow() { return nil }
+        scheduler.schedule { self.deliverScheduled(event) }
+        return .scheduled
     }
 
     /// Runs the handler for a delivery that waited on a queue or an actor, unless the entry was
