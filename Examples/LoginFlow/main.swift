@@ -123,7 +123,6 @@ report("two screens open")
 
 await service.login(userId: "42", userName: "Ada")
 await service.loadData()
-print("-- the main actor runs the screens' handlers")
 await letTheMainActorCatchUp()
 print("main actor: the login screen reads \"\(loginScreen?.welcomeText ?? "")\"")
 

@@ -100,3 +100,30 @@ struct SnapshotTests {
         loginToken.cancel()
     }
 }
+
+@Suite("Readable snapshots")
+struct SnapshotDescriptionTests {
+    @Test("a snapshot prints as a table, a type's statistics as one line")
+    func descriptions() {
+        let bus = EventBus(name: "readable")
+        let screen = Screen()
+        bus.subscribe(observer: screen) { @Sendable (_: Tick) in }
+        bus.publish(Tick(value: 1))
+        bus.publish(DataLoadedEvent(data: []))
+
+        let snapshot = bus.snapshot()
+
+        #expect(
+            snapshot.description == """
+                bus readable
+                TYPE             LIVE  DEAD  RECLAIMED  PUBLISHED  DELIVERED  UNHEARD
+                DataLoadedEvent     0     0          0          1          0        1
+                Tick                1     0          0          1          1        0
+                * (wildcard)        0     0          0                     0
+                """)
+        #expect(
+            snapshot[Tick.self]?.description
+                == "Tick: live 1, dead 0, reclaimed 0, published 1, delivered 1, unheard 0")
+        withExtendedLifetime(screen) {}
+    }
+}
