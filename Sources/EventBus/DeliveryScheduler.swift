@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Where a handler that does not simply run on the publisher's thread runs.
 ///
@@ -48,6 +49,9 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
     }
 
     let target: Target
+    /// Whether jobs wait or run, as last set under the lock; read without it, so that a
+    /// main-actor publish with nothing queued pays for no lock.
+    private let isBusy = Atomic<Bool>(false)
     private let lock = Lock()
     // Guarded by `lock`.
     private var waiting: [@Sendable () -> Void] = []
@@ -63,6 +67,9 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
 
     func runsInlineNow() -> Bool {
         guard case .mainActor = target, MainActorCheck.isCurrent else { return false }
+        // A job scheduled by another thread right after this load is a concurrent publish,
+        // which no order binds to this one.
+        if !isBusy.load(ordering: .acquiring) { return true }
         lock.lock()
         let isNested = isRunningJobs
         let hasWaiting = !waiting.isEmpty
@@ -75,6 +82,7 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
     func schedule(_ job: @escaping @Sendable () -> Void) {
         lock.lock()
         waiting.append(job)
+        isBusy.store(true, ordering: .releasing)
         let startsTask = !taskScheduled
         taskScheduled = true
         lock.unlock()
@@ -101,10 +109,12 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
         lock.lock()
         let wasRunning = isRunningJobs
         isRunningJobs = true
+        isBusy.store(true, ordering: .releasing)
         while true {
             if waiting.isEmpty {
                 if endingTask { taskScheduled = false }
                 isRunningJobs = wasRunning
+                isBusy.store(isRunningJobs, ordering: .releasing)
                 lock.unlock()
                 return
             }
