@@ -96,13 +96,17 @@ public struct BusSnapshot: Sendable, Hashable {
     public var totalPublished: Int { eventTypes.reduce(0) { $0 + $1.published } }
     /// Handler calls made, all types together, wildcard observers not included.
     public var totalDelivered: Int { eventTypes.reduce(0) { $0 + $1.delivered } }
-    /// Live subscriptions, all types together, wildcard observers not included.
-    public var totalLiveSubscribers: Int { eventTypes.reduce(0) { $0 + $1.liveSubscribers } }
-    /// Dead subscriptions awaiting reclaim, all types together, wildcard observers included.
+    /// Live subscriptions: those of every event type, plus live wildcard observers.
+    public var totalLiveSubscribers: Int {
+        eventTypes.reduce(wildcardObservers) { $0 + $1.liveSubscribers }
+    }
+    /// Dead subscriptions awaiting reclaim: those of every event type, plus dead wildcard
+    /// observers.
     public var totalDeadSubscribers: Int {
         eventTypes.reduce(deadWildcardObservers) { $0 + $1.deadSubscribers }
     }
-    /// Subscriptions reclaimed so far, all types together.
+    /// Subscriptions reclaimed so far: those of every event type, plus reclaimed wildcard
+    /// observers.
     public var totalReclaimed: Int {
         eventTypes.reduce(reclaimedWildcardObservers) { $0 + $1.reclaimedSubscribers }
     }

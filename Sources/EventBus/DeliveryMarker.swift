@@ -26,6 +26,9 @@ final class DeliveryMarker: Sendable {
     let typedSnapshot = Atomic<UInt>(0)
     /// The address of the wildcard observers' ``EntrySnapshot`` being read, or 0.
     let wildcardSnapshot = Atomic<UInt>(0)
+    /// How many cancellers sleep until this thread's handler returns; read by this thread only,
+    /// on a line it writes anyway, after each handler.
+    private let waitingCancellers = Atomic<Int>(0)
 
     /// Every registered thread's marker; a thread registers before its first delivery.
     private static let registered = LockedValue<[DeliveryMarker]>([])
@@ -57,6 +60,17 @@ final class DeliveryMarker: Sendable {
     @inline(__always)
     func end() {
         entryAddress.store(0, ordering: .releasing)
+        if waitingCancellers.load(ordering: .relaxed) > 0 { CancellationWait.shared.wakeWaiters() }
+    }
+
+    /// Notes a canceller about to sleep until this marker's thread ends its delivery.
+    func addWaitingCanceller() {
+        _ = waitingCancellers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Notes that a canceller noted by ``addWaitingCanceller()`` has stopped waiting.
+    func removeWaitingCanceller() {
+        _ = waitingCancellers.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// The markers of every thread registered so far, to pass to ``isDelivering(_:)``.

@@ -236,24 +236,46 @@ public final class EventBus: @unchecked Sendable {
         addWildcard(observer: nil, scheduler: queue.map(QueueScheduler.init)) { handler($0.event) }
     }
 
-    /// Subscribes a monitor to every event, with what the bus knows of each delivery.
+    /// Subscribes a monitor to every event, with what the bus knows of each delivery, for as long
+    /// as `observer` lives.
     ///
     /// This is a wildcard subscription whose handler also learns the event's type name and how
     /// many typed subscribers received it, which is what a dashboard or a tap shows. Keep the
     /// handler cheap: it runs on the publisher's thread (or `queue`) for every event.
     ///
     /// - Parameters:
-    ///   - observer: The object whose lifetime bounds the subscription, or `nil` for a token that
-    ///     cancels when released.
+    ///   - observer: The object whose lifetime bounds the subscription.
     ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
     ///   - handler: Called with every delivery.
-    /// - Returns: The subscription.
+    /// - Returns: A token that can cancel the subscription early; releasing it does not.
     @discardableResult
     public func observeDeliveries(
-        observer: AnyObject? = nil, on queue: DispatchQueue? = nil,
+        observer: AnyObject, on queue: DispatchQueue? = nil,
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
         addWildcard(observer: observer, scheduler: queue.map(QueueScheduler.init), handler: handler)
+    }
+
+    /// Subscribes a monitor to every event, with what the bus knows of each delivery, until the
+    /// returned token is cancelled or released.
+    ///
+    /// The token is the subscription: the compiler warns when it is dropped, since a token
+    /// released at once would never see an event.
+    ///
+    /// ```swift
+    /// let monitor = bus.observeDeliveries { record in
+    ///     print(record.eventTypeName, record.receivers)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - handler: Called with every delivery.
+    /// - Returns: The subscription; keep it for as long as deliveries should arrive.
+    public func observeDeliveries(
+        on queue: DispatchQueue? = nil, handler: @escaping @Sendable (DeliveryRecord) -> Void
+    ) -> Subscription {
+        addWildcard(observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
     }
 
     /// Removes every subscription `observer` made, typed and wildcard.
@@ -489,47 +511,52 @@ public final class EventBus: @unchecked Sendable {
         let stripe = slot.counters.stripe(thread.counterStripe)
         stripe._withUnsafeGuaranteedRef { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
-        var typed = DeliveryTally()
-        var wildcards = DeliveryTally()
-        // Offers the event to the typed list, then its record to the wildcard list.
+        // Offers the event to the typed list, then its record to the wildcard list. The tallies
+        // are returned, not written into variables the function captures: captured and
+        // mutated, they are boxed on the heap, with an exclusivity check per access, as soon
+        // as the optimizer stops inlining this path.
         @inline(__always)
         func offer(
             typedCount: Int, typedEntry: (Int) -> Unmanaged<SubscriberEntry>, watcherCount: Int,
             watcher: (Int) -> Unmanaged<SubscriberEntry>, marker: DeliveryMarker?
-        ) {
-            typed = Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
-            guard watcherCount > 0 else { return }
+        ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
+            let typed = Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
+            guard watcherCount > 0 else { return (typed, DeliveryTally()) }
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled)
-            wildcards = Self.offer(
+            let wildcards = Self.offer(
                 record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, entry: watcher)
+            return (typed, wildcards)
         }
+        let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
         if let marker = thread.markerForDelivery {
-            marker._withUnsafeGuaranteedRef { marker in
+            tallies = marker._withUnsafeGuaranteedRef { marker in
                 let entries = slot.protectedSnapshot(announcingIn: marker.typedSnapshot)
                 let watchers =
                     hasWildcards ? wildcardSlot.protectedSnapshot(announcingIn: marker.wildcardSnapshot) : nil
                 // The announcements keep both snapshots and their entries allocated until they
                 // are withdrawn, so the snapshots are borrowed, not retained.
-                offer(
+                let tallies = offer(
                     typedCount: entries._withUnsafeGuaranteedRef { $0.count },
                     typedEntry: { index in entries._withUnsafeGuaranteedRef { $0[index] } },
                     watcherCount: watchers?._withUnsafeGuaranteedRef { $0.count } ?? 0,
                     watcher: { index in watchers!._withUnsafeGuaranteedRef { $0[index] } }, marker: marker)
                 if hasWildcards { marker.wildcardSnapshot.store(0, ordering: .releasing) }
                 marker.typedSnapshot.store(0, ordering: .releasing)
+                return tallies
             }
         } else {
             let entries = slot.copyEntries()
             let watchers = hasWildcards ? wildcardSlot.copyEntries() : []
             // The copies hold every entry until the end of the delivery.
-            withExtendedLifetime((entries, watchers)) {
+            tallies = withExtendedLifetime((entries, watchers)) {
                 offer(
                     typedCount: entries.count, typedEntry: { Unmanaged.passUnretained(entries[$0]) },
                     watcherCount: watchers.count, watcher: { Unmanaged.passUnretained(watchers[$0]) },
                     marker: nil)
             }
         }
+        let (typed, wildcards) = tallies
         stripe._withUnsafeGuaranteedRef { stripe in
             if typed.delivered > 0 { stripe.delivered.wrappingAdd(typed.delivered, ordering: .relaxed) }
             if typed.delivered + typed.scheduled == 0 { stripe.unheard.wrappingAdd(1, ordering: .relaxed) }

@@ -17,8 +17,11 @@ import Synchronization
 class SubscriberEntry: @unchecked Sendable {
     /// The bit of ``state`` set once the entry is cancelled, unsubscribed or reclaimed.
     static let cancelledBit = 1 << 62
+    /// The bit of ``state`` set once a canceller sleeps waiting for deliveries to return, so
+    /// that the last one wakes it.
+    static let waiterBit = 1 << 61
     /// The bits of ``state`` that count deliveries in progress.
-    static let inFlightMask = cancelledBit - 1
+    static let inFlightMask = waiterBit - 1
 
     let id: UInt64
     /// The counters of the event type this entry listens to.
@@ -78,7 +81,8 @@ class SubscriberEntry: @unchecked Sendable {
 
     @inline(__always)
     func endDelivery() {
-        state.wrappingSubtract(1, ordering: .releasing)
+        let old = state.wrappingSubtract(1, ordering: .releasing).oldValue
+        if old & Self.waiterBit != 0 { CancellationWait.shared.wakeWaiters() }
     }
 
     /// Starts a delivery on the publisher's thread: announced in `marker` when the thread's
@@ -115,19 +119,25 @@ class SubscriberEntry: @unchecked Sendable {
     ///
     /// Called after the entry is marked cancelled, and only from threads that are not inside a
     /// handler themselves, so the wait cannot close a cycle of threads waiting on each other.
+    /// Most handlers return within microseconds, so the canceller yields a few times first;
+    /// after that it sleeps in ``CancellationWait`` until the deliveries it waits for end.
     func waitForDeliveriesInProgress() {
         let markers = DeliveryMarker.registeredMarkers()
-        var spins = 0
-        while state.load(ordering: .acquiring) & Self.inFlightMask != 0
-            || markers.contains(where: { $0.isDelivering(self) })
-        {
-            spins += 1
-            if spins < 100 {
-                sched_yield()
-            } else {
-                usleep(50)
-            }
+        func isDone() -> Bool {
+            state.load(ordering: .acquiring) & Self.inFlightMask == 0
+                && !markers.contains(where: { $0.isDelivering(self) })
         }
+        for _ in 0..<16 {
+            if isDone() { return }
+            sched_yield()
+        }
+        _ = state.bitwiseOr(Self.waiterBit, ordering: .sequentiallyConsistent)
+        // Only a thread running the handler now can be running it later (the entry is already
+        // cancelled), so only those threads are asked to wake this one.
+        let delivering = markers.filter { $0.isDelivering(self) }
+        for marker in delivering { marker.addWaitingCanceller() }
+        CancellationWait.shared.wait(until: isDone)
+        for marker in delivering { marker.removeWaitingCanceller() }
     }
 }
 

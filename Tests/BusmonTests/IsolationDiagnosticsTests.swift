@@ -91,6 +91,28 @@ struct IsolationDiagnosticsTests {
         #expect(result.standardError.contains("main actor-isolated"), "\(result.standardError)")
     }
 
+    @Test("a delivery monitor whose token is dropped draws a warning, since it would never fire")
+    func droppedMonitorTokenWarns() throws {
+        let result = try typecheck(
+            """
+            import EventBus
+            final class Monitor: Sendable {}
+            func watch(_ bus: EventBus, _ monitor: Monitor) {
+                bus.observeDeliveries { _ in }
+                bus.observeDeliveries(observer: monitor) { _ in }
+            }
+            """)
+        #expect(result.status == 0, "\(result.standardError)")
+        // One line per diagnostic starts with its location; the excerpt below repeats the text.
+        let warnings = result.standardError.components(separatedBy: "\n").filter {
+            $0.hasPrefix("/") && $0.contains("warning:")
+        }
+        #expect(warnings.count == 1, "\(result.standardError)")
+        #expect(
+            result.standardError.contains("result of call to 'observeDeliveries(on:handler:)' is unused"),
+            "\(result.standardError)")
+    }
+
     /// Type-checks `source` in Swift 6 mode against the modules built next to the test runner.
     private func typecheck(_ source: String) throws -> ChildResult {
         let modules = try #require(

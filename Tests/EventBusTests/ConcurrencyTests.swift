@@ -23,6 +23,13 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     group.wait()
 }
 
+/// CPU time the calling thread has used, in nanoseconds.
+func threadCPUNanoseconds() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int(time.tv_sec) * 1_000_000_000 + Int(time.tv_nsec)
+}
+
 @Suite("Thread safety")
 struct ConcurrencyTests {
     @Test("once cancel() returns no delivery starts, even from another publishing thread")
@@ -57,6 +64,41 @@ struct ConcurrencyTests {
 
         #expect(deliveries.load(ordering: .relaxed) > 0)
         #expect(violations.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("cancel() sleeps while a slow handler runs on another thread, and returns once it has")
+    func cancelSleepsWhileHandlerRuns() {
+        // Given a handler that takes 300 ms, running on another thread, for both ways a
+        // delivery is tracked: the publishing thread's marker, and the entry's own count (a
+        // publish nested in another bus's handler).
+        for nested in [false, true] {
+            let bus = EventBus()
+            let outer = EventBus()
+            let started = DispatchSemaphore(value: 0)
+            let finished = Atomic<Bool>(false)
+            let token = bus.subscribe(to: Tick.self) { _ in
+                started.signal()
+                usleep(300_000)
+                finished.store(true, ordering: .releasing)
+            }
+            let relay = outer.subscribe(to: DataLoadedEvent.self) { _ in bus.publish(Tick(value: 1)) }
+            Thread {
+                if nested { outer.publish(DataLoadedEvent(data: [])) } else { bus.publish(Tick(value: 1)) }
+            }.start()
+            started.wait()
+
+            // When it is cancelled meanwhile
+            let cpuBefore = threadCPUNanoseconds()
+            token.cancel()
+            let cpuSpent = threadCPUNanoseconds() - cpuBefore
+
+            // Then cancel() returned after the handler, having slept rather than spun (polling
+            // every 50 µs spent about 56 ms of CPU here, sleeping about 2 to 9).
+            let handlerReturned = finished.load(ordering: .acquiring)
+            #expect(handlerReturned, "nested: \(nested)")
+            #expect(cpuSpent < 30_000_000, "nested: \(nested), CPU spent waiting: \(cpuSpent) ns")
+            relay.cancel()
+        }
     }
 
     @Test("observers deallocated on other threads are never called afterwards")

@@ -127,3 +127,30 @@ struct SnapshotDescriptionTests {
         withExtendedLifetime(screen) {}
     }
 }
+
+@Suite("Snapshot totals")
+struct SnapshotTotalsTests {
+    @Test("the totals count wildcard observers alike: live, dead and reclaimed")
+    func totalsAgree() {
+        let bus = EventBus()
+        var typed: Screen? = Screen()
+        var watcher: Screen? = Screen()
+        bus.subscribe(observer: typed!) { @Sendable (_: Tick) in }
+        bus.subscribeAll(observer: watcher!) { @Sendable _ in }
+        let monitor = bus.observeDeliveries(observer: watcher!) { _ in }
+
+        #expect(bus.snapshot().totalLiveSubscribers == 3)
+
+        typed = nil
+        watcher = nil
+        let dead = bus.snapshot()
+        #expect(dead.totalLiveSubscribers == 0)
+        #expect(dead.totalDeadSubscribers == 3)
+
+        bus.reclaimDeadSubscriptions()
+        let reclaimed = bus.snapshot()
+        #expect(reclaimed.totalDeadSubscribers == 0)
+        #expect(reclaimed.totalReclaimed == 3)
+        withExtendedLifetime(monitor) {}
+    }
+}
