@@ -11,15 +11,21 @@ let package = Package(
         .executable(name: "busmon", targets: ["busmon"]),
         .executable(name: "busbench", targets: ["busbench"]),
         .library(name: "BusTap", targets: ["BusTap"]),
+        .library(name: "BusWire", targets: ["BusWire"]),
+        .library(name: "BusMonitor", targets: ["BusMonitor"]),
         .executable(name: "simapp", targets: ["simapp"]),
     ],
     targets: [
         .target(name: "EventBus"),
         .target(name: "EventBusTesting", dependencies: ["EventBus"]),
-        .target(name: "BusFeed", dependencies: ["EventBus"]),
-        .target(name: "Dashboard", dependencies: ["EventBus", "BusFeed"]),
+        // The wire format and the socket both ends use; the tap and the monitor each build on it.
+        .target(name: "BusWire", dependencies: ["EventBus"]),
+        // What an app embeds to be watched: nothing of the monitor side.
+        .target(name: "BusTap", dependencies: ["EventBus", "BusWire"]),
+        // Every source busmon reads, and the recording writer.
+        .target(name: "BusMonitor", dependencies: ["EventBus", "BusWire"]),
+        .target(name: "Dashboard", dependencies: ["EventBus", "BusMonitor"]),
         .target(name: "Simulator", dependencies: ["EventBus"]),
-        .target(name: "BusTap", dependencies: ["EventBus", "BusFeed"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "BusmonCore"),
@@ -27,24 +33,25 @@ let package = Package(
         .executableTarget(
             name: "busmon",
             dependencies: [
-                "BusmonCore", "TerminalUI", "Dashboard", "BusFeed", "BusTap", "EventBus", "Simulator",
+                "BusmonCore", "TerminalUI", "Dashboard", "BusMonitor", "BusWire", "EventBus", "Simulator",
             ]),
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
-        .executableTarget(name: "busbench", dependencies: ["EventBus", "BusFeed"]),
+        .executableTarget(name: "busbench", dependencies: ["EventBus", "BusMonitor"]),
         .target(name: "CFuzzerDriver"),
-        .executableTarget(name: "wirefuzz", dependencies: ["BusTap", "CFuzzerDriver"]),
+        .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusFeed"]),
-        .testTarget(name: "BusFeedTests", dependencies: ["BusFeed", "EventBus"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "BusFeed", "EventBus", "Simulator"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusWire"]),
+        .testTarget(name: "BusMonitorTests", dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus"]),
+        .testTarget(
+            name: "DashboardTests", dependencies: ["Dashboard", "BusMonitor", "EventBus", "Simulator"]),
         .testTarget(
             name: "BusmonTests",
             dependencies: [
                 "BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp", "busbench",
                 "wirefuzz",
             ]),
-        .testTarget(name: "BusTapTests", dependencies: ["BusTap", "EventBus", "BusFeed"]),
+        .testTarget(name: "BusTapTests", dependencies: ["BusTap", "BusWire", "BusMonitor", "EventBus"]),
     ]
 )
 

@@ -1,3 +1,4 @@
+import BusWire
 import Foundation
 
 /// Encodes an `Encodable` event's fields as compact JSON with sorted keys, the same text

@@ -1,4 +1,4 @@
-import BusFeed
+import BusWire
 import EventBus
 
 #if canImport(Glibc)

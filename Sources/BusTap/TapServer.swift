@@ -1,4 +1,4 @@
-import BusFeed
+import BusWire
 import Dispatch
 import EventBus
 import Foundation

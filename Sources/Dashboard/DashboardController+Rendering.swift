@@ -1,4 +1,4 @@
-import BusFeed
+import BusMonitor
 import EventBus
 
 /// Column widths of the two tables for one screen width.

@@ -1,4 +1,4 @@
-public import BusFeed
+public import BusMonitor
 
 /// The dashboard: takes in what a ``DashboardSource`` gathers, keeps counters, rates,
 /// sparklines and a log, answers keys, and draws onto a ``CellGrid``.

@@ -1,4 +1,4 @@
-import BusFeed
+import BusMonitor
 import EventBus
 
 /// Subscription counts of one event type (or of the wildcard observers).

@@ -1,4 +1,4 @@
-import BusFeed
+import BusMonitor
 import EventBus
 
 /// One line of the dashboard's log: an event or a lifecycle change.

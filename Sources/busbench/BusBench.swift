@@ -1,4 +1,4 @@
-import BusFeed
+import BusMonitor
 import Foundation
 
 /// Measures the EventBus side by side with NotificationCenter, a naive bus and a closure array,

@@ -1,4 +1,4 @@
-import BusFeed
+import BusMonitor
 import EventBus
 import Foundation
 

@@ -1,5 +1,5 @@
-import BusFeed
-import BusTap
+import BusMonitor
+import BusWire
 import BusmonCore
 import Dashboard
 import EventBus

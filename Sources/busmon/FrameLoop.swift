@@ -1,4 +1,5 @@
-import BusFeed
+import BusMonitor
+import BusWire
 import Dashboard
 import TerminalUI
 

@@ -1,4 +1,5 @@
-import BusTap
+import BusMonitor
+import BusWire
 import CFuzzerDriver
 
 #if canImport(Glibc)

@@ -1,9 +1,11 @@
-import BusFeed
+import BusMonitor
 import EventBus
 import Foundation
 import Testing
 
+@testable import BusMonitor
 @testable import BusTap
+@testable import BusWire
 
 #if canImport(Glibc)
     import Glibc
@@ -127,7 +129,7 @@ struct BusTapTests {
         let path = directory.file("t.sock")
         // A socket bound and closed without unlinking: what a crashed process leaves.
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let bound = try UnixSocket.withAddress(path) { bind(stale, $0, $1) }
+        let bound = try #require(UnixSocket.withAddress(path) { bind(stale, $0, $1) })
         #expect(bound == 0)
         close(stale)
         #expect(access(path, F_OK) == 0)

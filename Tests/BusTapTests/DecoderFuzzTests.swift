@@ -1,8 +1,10 @@
-import BusFeed
+import BusMonitor
 import EventBus
 import Testing
 
+@testable import BusMonitor
 @testable import BusTap
+@testable import BusWire
 
 @Suite("Decoder fuzzing")
 struct DecoderFuzzTests {

@@ -1,9 +1,11 @@
-import BusFeed
+import BusMonitor
 import EventBus
 import Foundation
 import Testing
 
+@testable import BusMonitor
 @testable import BusTap
+@testable import BusWire
 
 @Suite("HeadlessRunner")
 struct HeadlessRunnerTests {

@@ -1,9 +1,11 @@
-import BusFeed
+import BusMonitor
 import EventBus
 import Foundation
 import Testing
 
+@testable import BusMonitor
 @testable import BusTap
+@testable import BusWire
 
 /// Events with every shape of `Encodable` a payload may have.
 enum PayloadSamples {

@@ -1,8 +1,10 @@
-import BusFeed
+import BusMonitor
 import EventBus
 import Foundation
 
+@testable import BusMonitor
 @testable import BusTap
+@testable import BusWire
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
-import BusFeed
+import BusMonitor
 import BusTap
+import BusWire
 import EventBus
 import Foundation
 import Testing

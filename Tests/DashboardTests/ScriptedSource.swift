@@ -1,4 +1,4 @@
-import BusFeed
+import BusMonitor
 import EventBus
 
 struct UserLoggedInEvent: Event, Encodable, Equatable {

@@ -1,6 +1,8 @@
-import BusFeed
+import BusWire
 import Foundation
 import Testing
+
+@testable import BusMonitor
 
 @Suite("Stamp clock")
 struct StampClockTests {

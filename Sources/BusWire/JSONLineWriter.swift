@@ -3,18 +3,18 @@
 /// A tap encodes every event it sends, so this avoids `JSONEncoder` and its intermediate
 /// containers: fields go straight into bytes, strings are escaped in one pass, and text that needs
 /// no escaping is copied whole.
-struct JSONLineWriter {
+package struct JSONLineWriter {
     /// The lines written so far.
-    var bytes: [UInt8]
+    package var bytes: [UInt8]
     private var needsComma = false
 
-    init(reservingCapacity capacity: Int = 256) {
+    package init(reservingCapacity capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Starts an object whose first field is `"kind":kind`.
-    mutating func beginRecord(_ kind: StaticString) {
+    package mutating func beginRecord(_ kind: StaticString) {
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
         key("kind")
@@ -24,55 +24,55 @@ struct JSONLineWriter {
     }
 
     /// Starts a nested object as the value of `name`, or as an array element when `name` is nil.
-    mutating func beginObject(_ name: StaticString?) {
+    package mutating func beginObject(_ name: StaticString?) {
         if let name { key(name) } else { separator() }
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Ends the current object.
-    mutating func endObject() {
+    package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Starts an array as the value of `name`.
-    mutating func beginArray(_ name: StaticString) {
+    package mutating func beginArray(_ name: StaticString) {
         key(name)
         bytes.append(UInt8(ascii: "["))
         needsComma = false
     }
 
     /// Ends the current array.
-    mutating func endArray() {
+    package mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Ends the record's object and the line.
-    mutating func endRecord() {
+    package mutating func endRecord() {
         bytes.append(UInt8(ascii: "}"))
         bytes.append(UInt8(ascii: "\n"))
         needsComma = false
     }
 
-    mutating func field(_ name: StaticString, _ value: Int) {
+    package mutating func field(_ name: StaticString, _ value: Int) {
         key(name)
         appendInteger(value)
     }
 
-    mutating func field(_ name: StaticString, _ value: Double) {
+    package mutating func field(_ name: StaticString, _ value: Double) {
         key(name)
         appendDouble(value)
     }
 
-    mutating func field(_ name: StaticString, _ value: String) {
+    package mutating func field(_ name: StaticString, _ value: String) {
         key(name)
         appendString(value)
     }
 
     /// A field whose name is only known at run time, such as an event type's.
-    mutating func field(named name: String, _ value: Int) {
+    package mutating func field(named name: String, _ value: Int) {
         separator()
         appendString(name)
         bytes.append(UInt8(ascii: ":"))
@@ -80,19 +80,19 @@ struct JSONLineWriter {
     }
 
     /// Writes `null` when `value` is nil.
-    mutating func field(_ name: StaticString, _ value: String?) {
+    package mutating func field(_ name: StaticString, _ value: String?) {
         key(name)
         if let value { appendString(value) } else { appendASCII("null") }
     }
 
     /// Writes `json`, which the caller knows is one valid JSON value without newlines, as is.
-    mutating func rawField(_ name: StaticString, _ json: String) {
+    package mutating func rawField(_ name: StaticString, _ json: String) {
         key(name)
         bytes.append(contentsOf: json.utf8)
     }
 
     /// Writes `json` bytes, which the caller knows are one valid JSON value, as is.
-    mutating func rawField(_ name: StaticString, bytes json: [UInt8]) {
+    package mutating func rawField(_ name: StaticString, bytes json: [UInt8]) {
         key(name)
         bytes.append(contentsOf: json)
     }
@@ -105,7 +105,7 @@ struct JSONLineWriter {
     }
 
     /// Writes `"name":`, ready for a value.
-    mutating func key(_ name: StaticString) {
+    package mutating func key(_ name: StaticString) {
         separator()
         bytes.append(UInt8(ascii: "\""))
         appendASCII(name)
@@ -114,7 +114,7 @@ struct JSONLineWriter {
     }
 
     /// Appends text that is already JSON.
-    mutating func appendRaw(_ text: String) {
+    package mutating func appendRaw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
@@ -122,7 +122,7 @@ struct JSONLineWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func appendInteger(_ value: Int) {
+    package mutating func appendInteger(_ value: Int) {
         if value >= 0 && value < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(value))
             return
@@ -151,7 +151,7 @@ struct JSONLineWriter {
     /// form, and because readers convert numbers of up to 16 digits exactly and quickly. Values of
     /// a million years and more (never times) fall back to the shortest form; JSON has no infinity
     /// or NaN, so those become `0`.
-    mutating func appendDouble(_ value: Double) {
+    package mutating func appendDouble(_ value: Double) {
         guard value.isFinite else {
             bytes.append(UInt8(ascii: "0"))
             return
@@ -181,7 +181,7 @@ struct JSONLineWriter {
     }
 
     /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
-    mutating func appendString(_ text: String) {
+    package mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in

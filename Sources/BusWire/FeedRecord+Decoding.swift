@@ -171,11 +171,11 @@ extension FeedRecord {
 
 /// Typed access to the fields of one record, with errors that name the field and the kind.
 private struct RecordFields {
-    let kind: String
-    let members: [(key: String, value: JSONValue)]
+    package let kind: String
+    package let members: [(key: String, value: JSONValue)]
     /// The line, which ranges in the values point into.
-    let bytes: UnsafeBufferPointer<UInt8>
-    var prefix = ""
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var prefix = ""
 
     private func find(_ name: String) -> JSONValue? {
         // The last of duplicate names wins, as in most JSON readers.
@@ -195,14 +195,14 @@ private struct RecordFields {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
-    func string(_ name: String) throws(FeedDecodingError) -> String {
+    package func string(_ name: String) throws(FeedDecodingError) -> String {
         let found = try value(name)
         guard case .string(let text) = found else { throw wrongType(name, "a string", found) }
         return text
     }
 
     /// A string, or nil when the field is absent or `null`.
-    func optionalString(_ name: String) throws(FeedDecodingError) -> String? {
+    package func optionalString(_ name: String) throws(FeedDecodingError) -> String? {
         switch find(name) {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -211,7 +211,7 @@ private struct RecordFields {
     }
 
     /// A whole number from 0 up to `Int.max`.
-    func count(_ name: String) throws(FeedDecodingError) -> Int {
+    package func count(_ name: String) throws(FeedDecodingError) -> Int {
         let found = try value(name)
         guard case .number(let number) = found else { throw wrongType(name, "a whole number", found) }
         guard number.isWhole else {
@@ -229,12 +229,12 @@ private struct RecordFields {
     }
 
     /// A count, or nil when the field is absent.
-    func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
+    package func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
         find(name) == nil ? nil : try count(name)
     }
 
     /// Seconds since 1970: a finite number.
-    func time(_ name: String) throws(FeedDecodingError) -> Double {
+    package func time(_ name: String) throws(FeedDecodingError) -> Double {
         let found = try value(name)
         guard case .number(let number) = found else { throw wrongType(name, "a number", found) }
         guard number.double.isFinite else {
@@ -244,7 +244,7 @@ private struct RecordFields {
     }
 
     /// An array, built from the text the parser checked.
-    func array(_ name: String) throws(FeedDecodingError) -> [JSONValue] {
+    package func array(_ name: String) throws(FeedDecodingError) -> [JSONValue] {
         let found = try value(name)
         guard case .unparsed(false, let range) = found else { throw wrongType(name, "an array", found) }
         var parser = JSONParser(bytes)
@@ -255,7 +255,7 @@ private struct RecordFields {
     }
 
     /// An event payload: an object or array kept as its text, or a string.
-    func payload(_ name: String) throws(FeedDecodingError) -> FeedPayload {
+    package func payload(_ name: String) throws(FeedDecodingError) -> FeedPayload {
         switch try value(name) {
         case .unparsed(_, let range): return .fields(json: text(range))
         case .string(let description): return .description(description)

@@ -1,5 +1,3 @@
-public import BusFeed
-
 /// A source that comes to an end, such as a replay, so that a runner knows when to stop.
 public protocol FiniteSource: DashboardSource {
     /// Whether everything the source will ever deliver has been drained.

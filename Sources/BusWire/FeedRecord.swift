@@ -1,4 +1,3 @@
-public import BusFeed
 public import EventBus
 
 /// One line of the tap wire format, which is also the recording format.
@@ -89,7 +88,7 @@ public enum FeedPayload: Sendable, Hashable {
     /// Classifies text that ``PayloadFormatter`` made: JSON objects and arrays on one line become
     /// ``fields(json:)``, anything else a ``description(_:)``.
     ///
-    /// - Parameter text: A formatted payload, such as ``CapturedEvent/payloadText``.
+    /// - Parameter text: A formatted payload, such as the `payloadText` of a monitor's captured event.
     /// - Returns: The payload to send, cut to ``maximumLength`` bytes when longer.
     public init(formatted text: String) {
         if text.utf8.count > Self.maximumLength {
@@ -102,7 +101,7 @@ public enum FeedPayload: Sendable, Hashable {
     }
 
     /// `text` cut to fewer than ``maximumLength`` bytes at a character boundary, plus `…`.
-    static func truncated(_ text: String) -> String {
+    package static func truncated(_ text: String) -> String {
         let scalars = text.unicodeScalars
         let budget = maximumLength - 3  // "…" takes three bytes
         var bytes = 0
@@ -139,21 +138,6 @@ public struct FeedEvent: Sendable, Hashable {
         self.receivers = receivers
     }
 
-    /// Makes a record of an event a source captured, formatting its payload if needed.
-    ///
-    /// - Parameters:
-    ///   - captured: The event as a dashboard source delivered it.
-    ///   - sequence: The event's number in the stream being written.
-    public init(_ captured: CapturedEvent, sequence: Int) {
-        self.init(
-            sequence: sequence, time: captured.time, typeName: captured.typeName,
-            payload: FeedPayload(formatted: captured.payloadText), receivers: captured.receivers)
-    }
-
-    /// The event as a dashboard source delivers it, with its payload as text.
-    public var captured: CapturedEvent {
-        CapturedEvent(time: time, typeName: typeName, payload: .text(payload.text), receivers: receivers)
-    }
 }
 
 /// A subscriber lifecycle change on the wire.
@@ -169,15 +153,6 @@ public struct FeedLifecycle: Sendable, Hashable {
         self.change = change
     }
 
-    /// Makes a record of a change a source captured.
-    public init(_ captured: CapturedLifecycle) {
-        self.init(time: captured.time, change: captured.change)
-    }
-
-    /// The change as a dashboard source delivers it.
-    public var captured: CapturedLifecycle {
-        CapturedLifecycle(time: time, change: change)
-    }
 }
 
 /// The bus's counters at one moment, on the wire.

@@ -1,3 +1,4 @@
+import BusWire
 public import EventBus
 import Foundation
 
@@ -51,23 +52,5 @@ public struct CapturedLifecycle: Sendable {
     public init(time: Double, change: SubscriberLifecycleEvent) {
         self.time = time
         self.change = change
-    }
-}
-
-/// Turns events into the one-line text monitors show and taps send.
-public enum PayloadFormatter {
-    /// JSON of the event's fields with sorted keys when it is `Encodable`, else its description.
-    ///
-    /// - Parameter event: The event to format.
-    /// - Returns: A single line of text.
-    public static func format(_ event: any Event) -> String {
-        if let encodable = event as? any Encodable {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(encodable), let text = String(data: data, encoding: .utf8) {
-                return text
-            }
-        }
-        return String(describing: event).replacingOccurrences(of: "\n", with: " ")
     }
 }

@@ -13,7 +13,7 @@ extension FeedRecord {
 
 extension JSONLineWriter {
     /// Appends `record` as one line.
-    mutating func write(_ record: FeedRecord) {
+    package mutating func write(_ record: FeedRecord) {
         switch record {
         case .hello(let hello): write(hello)
         case .event(let event):
@@ -26,7 +26,7 @@ extension JSONLineWriter {
         }
     }
 
-    mutating func write(_ hello: FeedHello) {
+    package mutating func write(_ hello: FeedHello) {
         beginRecord("hello")
         field("version", hello.version)
         field("pid", hello.pid)
@@ -36,7 +36,7 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    mutating func writeEvent(
+    package mutating func writeEvent(
         sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int
     ) {
         beginRecord("event")
@@ -51,7 +51,7 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    mutating func writeLifecycle(time: Double, change: SubscriberLifecycleEvent) {
+    package mutating func writeLifecycle(time: Double, change: SubscriberLifecycleEvent) {
         beginRecord("lifecycle")
         field("time", time)
         field("change", change.kind.rawValue)
@@ -61,7 +61,7 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    mutating func writeSnapshot(time: Double, _ snapshot: BusSnapshot) {
+    package mutating func writeSnapshot(time: Double, _ snapshot: BusSnapshot) {
         beginRecord("snapshot")
         field("time", time)
         field("busName", snapshot.busName)
@@ -89,7 +89,7 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    mutating func write(_ drops: FeedDrops) {
+    package mutating func write(_ drops: FeedDrops) {
         beginRecord("dropped")
         field("time", drops.time)
         field("events", drops.events)

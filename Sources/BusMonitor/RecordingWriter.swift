@@ -1,4 +1,4 @@
-public import BusFeed
+import BusWire
 import EventBus
 import Foundation
 

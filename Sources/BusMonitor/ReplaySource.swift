@@ -1,4 +1,4 @@
-public import BusFeed
+import BusWire
 import EventBus
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+public import BusWire
+
 /// Why a recording could not be replayed or written.
 ///
 /// Descriptions name the file and, for a bad line, its number, like a compiler:

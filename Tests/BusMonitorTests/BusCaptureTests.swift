@@ -3,7 +3,7 @@ import EventBus
 import Foundation
 import Testing
 
-@testable import BusFeed
+@testable import BusMonitor
 
 @Suite("BusCapture")
 struct BusCaptureTests {

@@ -1,4 +1,4 @@
-public import BusFeed
+import BusWire
 import Dispatch
 import EventBus
 public import Foundation

@@ -1,7 +1,7 @@
 import EventBus
 import Testing
 
-@testable import BusFeed
+@testable import BusMonitor
 
 @Suite("LocalBusSource")
 struct LocalBusSourceTests {

@@ -1,3 +1,4 @@
+import BusWire
 public import EventBus
 
 /// Records what happens on a bus into bounded buffers, for a monitor to drain once a frame.

@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The few socket calls the tap and its readers share, over Glibc.
+package enum UnixSocket {
+    /// Bytes a path may have in `sockaddr_un.sun_path`, its terminating zero not counted.
+    package static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    package static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Runs `body` with the address of `path`; `nil` when the path is empty or does not fit.
+    package static func withAddress<Result>(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+    ) -> Result? {
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maximumPathLength, !bytes.isEmpty else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    /// A new non-blocking stream socket that is closed on exec.
+    package static func makeStreamSocket() -> Int32 {
+        socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    }
+
+    /// The result of trying to connect to a path.
+    package enum ConnectResult {
+        case connected(Int32)
+        case failed(errno: Int32)
+    }
+
+    /// Connects a non-blocking socket to `path`.
+    package static func connect(to path: String) -> ConnectResult {
+        let descriptor = makeStreamSocket()
+        guard descriptor >= 0 else { return .failed(errno: errno) }
+        guard let status = withAddress(path, { Glibc.connect(descriptor, $0, $1) }) else {
+            close(descriptor)
+            return .failed(errno: ENAMETOOLONG)
+        }
+        if status == 0 { return .connected(descriptor) }
+        let code = errno
+        close(descriptor)
+        return .failed(errno: code)
+    }
+
+    /// Identifies a file, so that a tap removes only the socket it made.
+    package struct FileIdentity: Equatable {
+        package let device: UInt64
+        package let inode: UInt64
+    }
+
+    package static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// A pipe whose write end wakes a thread sleeping in `poll`.
+    package static func makeWakePipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { makeNonBlocking(end) }
+        return (ends[0], ends[1])
+    }
+
+    /// Sets `O_NONBLOCK` and `FD_CLOEXEC` (Glibc's module does not offer `accept4` or `pipe2`).
+    package static func makeNonBlocking(_ descriptor: Int32) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+    }
+
+    package static func drain(_ descriptor: Int32) {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while read(descriptor, &scratch, scratch.count) > 0 {}
+    }
+
+    package static func wake(_ descriptor: Int32) {
+        var byte: UInt8 = 1
+        _ = write(descriptor, &byte, 1)
+    }
+}
+
+/// Gives the calling thread a lower scheduling priority (nice +10), so that when it competes for
+/// a CPU with the app's own threads, the app wins: a monitor should lose records, not slow the
+/// app. On Linux the nice value belongs to the thread, not the process.
+package func lowerThreadPriority() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+}

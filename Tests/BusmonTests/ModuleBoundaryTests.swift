@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// Checks the package's module graph as SwiftPM reads it from the manifest.
+@Suite("Module boundaries")
+struct ModuleBoundaryTests {
+    @Test("an app that embeds BusTap compiles none of the monitor side")
+    func tapLeavesTheMonitorOut() throws {
+        let graph = try Self.targetDependencies()
+        #expect(Self.closure(of: "BusTap", in: graph) == ["BusTap", "BusWire", "EventBus"])
+        // simapp is such an app.
+        #expect(!Self.closure(of: "simapp", in: graph).contains("BusMonitor"))
+        #expect(!Self.closure(of: "simapp", in: graph).contains("Dashboard"))
+    }
+
+    @Test("the library compiles nothing but itself")
+    func libraryStandsAlone() throws {
+        let graph = try Self.targetDependencies()
+        #expect(Self.closure(of: "EventBus", in: graph) == ["EventBus"])
+    }
+
+    /// Every target's direct target dependencies, from `swift package describe`.
+    private static func targetDependencies() throws -> [String: [String]] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        // A scratch folder of its own: the package's .build is locked by the `swift test` running
+        // this, and describing needs no build products.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "describe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let result = try ChildProcess.run(
+            "/usr/bin/env",
+            [
+                "swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "describe",
+                "--type", "json",
+            ],
+            environment: ProcessInfo.processInfo.environment, timeout: 120)
+        try #require(result.status == 0, "swift package describe failed: \(result.standardError)")
+        let description = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+        let targets = try #require((description as? [String: Any])?["targets"] as? [[String: Any]])
+        var graph: [String: [String]] = [:]
+        for target in targets {
+            guard let name = target["name"] as? String else { continue }
+            graph[name] = target["target_dependencies"] as? [String] ?? []
+        }
+        return graph
+    }
+
+    /// `target` and every target it depends on, directly or not.
+    private static func closure(of target: String, in graph: [String: [String]]) -> Set<String> {
+        var seen: Set<String> = []
+        var pending = [target]
+        while let next = pending.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            pending += graph[next] ?? []
+        }
+        return seen
+    }
+}
