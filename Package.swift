@@ -40,18 +40,28 @@ let package = Package(
         .executableTarget(name: "busbench", dependencies: ["EventBus", "BusMonitor"]),
         .target(name: "CFuzzerDriver"),
         .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
-        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventBus", "BusWire"]),
-        .testTarget(name: "BusMonitorTests", dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus"]),
+        // What the test suites share: fixtures, waiting, seeded randomness, temporary folders,
+        // and running the built executables.
+        .target(
+            name: "TestSupport", dependencies: ["EventBus", "BusWire", "BusMonitor"],
+            path: "Tests/TestSupport"),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting", "TestSupport"]),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["Simulator", "EventBus", "EventBusTesting", "BusWire", "TestSupport"]),
+        .testTarget(name: "BusWireTests", dependencies: ["BusWire", "EventBus", "TestSupport"]),
+        .testTarget(name: "BusTapTests", dependencies: ["BusTap", "BusWire", "EventBus", "TestSupport"]),
+        .testTarget(
+            name: "BusMonitorTests",
+            dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus", "TestSupport"]),
         .testTarget(
             name: "DashboardTests", dependencies: ["Dashboard", "BusMonitor", "EventBus", "Simulator"]),
         .testTarget(
+            name: "TerminalUITests", dependencies: ["TerminalUI", "Dashboard", "CNCurses", "TestSupport"]),
+        .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore"]),
+        .testTarget(
             name: "BusmonTests",
-            dependencies: [
-                "BusmonCore", "TerminalUI", "Dashboard", "CNCurses", "busmon", "simapp", "busbench",
-                "wirefuzz",
-            ]),
-        .testTarget(name: "BusTapTests", dependencies: ["BusTap", "BusWire", "BusMonitor", "EventBus"]),
+            dependencies: ["busmon", "simapp", "busbench", "wirefuzz", "TestSupport"]),
     ]
 )
 

@@ -1,5 +1,6 @@
 import BusWire
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BusMonitor

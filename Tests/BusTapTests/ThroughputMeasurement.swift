@@ -3,6 +3,7 @@ import BusTap
 import BusWire
 import EventBus
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// busbench's command line, run as a real process.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// busmon's command line and start-up checks, run as a real process without tmux.

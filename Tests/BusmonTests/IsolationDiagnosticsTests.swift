@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Compiles small programs against the built EventBus module, as a package depending on it

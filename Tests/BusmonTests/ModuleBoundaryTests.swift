@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Checks the package's module graph as SwiftPM reads it from the manifest.

@@ -1,6 +1,7 @@
 import EventBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// An event that says which thread published it.
@@ -137,19 +138,6 @@ final class Mortal: Sendable {
     let deathFlag: Flag
     init(deathFlag: Flag) { self.deathFlag = deathFlag }
     deinit { deathFlag.set() }
-}
-
-/// A small seeded generator so stress runs are reproducible.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite("Deinit races")

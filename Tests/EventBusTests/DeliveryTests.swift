@@ -1,6 +1,7 @@
 import Dispatch
 import EventBus
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Delivery on queues and as async sequences")

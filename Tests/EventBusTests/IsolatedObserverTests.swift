@@ -1,5 +1,6 @@
 import Dispatch
 import EventBus
+import TestSupport
 import Testing
 
 /// The article's view controller, as written there, on the main actor as every UIKit view

@@ -1,6 +1,7 @@
 import EventBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Publishes read the subscriber lists without a lock, through snapshots that a change retires;

@@ -1,4 +1,5 @@
 import EventBus
+import TestSupport
 import Testing
 
 /// A publish finds its type's subscribers through a small per-thread cache keyed by bus and

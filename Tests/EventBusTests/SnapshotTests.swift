@@ -1,5 +1,6 @@
 import EventBus
 import EventBusTesting
+import TestSupport
 import Testing
 
 @Suite("Snapshots and the recorder")

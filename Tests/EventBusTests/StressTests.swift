@@ -1,6 +1,7 @@
 import EventBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Mixed operations from several threads with exact accounting.
@@ -27,7 +28,7 @@ struct StressTests {
         let limit = 12
 
         onThreads(Self.threads) { thread in
-            var generator = SplitMix(seed: UInt64(thread) &+ 0x5EED)
+            var generator = SplitMix64(seed: UInt64(thread) &+ 0x5EED)
             var tokens: [(Subscription, Ledger)] = []
             var observers: [Screen] = []
             var wildcards: [Subscription] = []

@@ -1,4 +1,5 @@
 import EventBus
+import TestSupport
 import Testing
 
 @Suite("Subscription tokens")

@@ -1,5 +1,6 @@
 import EventBus
 import Foundation
+import TestSupport
 
 /// A thread-safe list that handlers append to, so tests can check what ran and in what order.
 final class Journal<Element: Sendable>: Sendable {
@@ -18,14 +19,4 @@ final class TidyScreen: Sendable {
     let bus: EventBus
     init(bus: EventBus) { self.bus = bus }
     deinit { bus.unsubscribe(observer: self) }
-}
-
-/// Waits until `condition` holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(1_000)
-    }
-    return condition()
 }

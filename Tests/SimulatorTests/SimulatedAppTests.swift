@@ -1,38 +1,21 @@
 import BusWire
 import EventBus
+import EventBusTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Simulator
 
-/// Records what a bus delivers and how its subscriptions change, in order.
-final class BusRecorder: Sendable {
-    let deliveries = LockedValue<[String]>([])
-    let changes = LockedValue<[SubscriberLifecycleEvent]>([])
-    private let tokens: [Subscription]
-
-    init(bus: EventBus) {
-        let deliveries = deliveries
-        let changes = changes
-        tokens = [
-            bus.observeDeliveries { record in
-                deliveries.withLock {
-                    $0.append(
-                        "\(record.eventTypeName) \(PayloadFormatter.format(record.event)) \(record.receivers)"
-                    )
-                }
-            },
-            bus.observeLifecycle { change in changes.withLock { $0.append(change) } },
-        ]
-    }
-}
-
 @Suite("SimulatedApp")
 struct SimulatedAppTests {
-    /// Runs an app for `seconds` in uneven steps and returns what its bus saw.
-    private func run(seed: UInt64, seconds: Double) -> (deliveries: [String], changes: [String]) {
+    /// Runs an app for `seconds` in uneven steps and returns what its bus saw: each event with
+    /// its payload, each lifecycle change, and the final counters (which include deliveries).
+    private func run(
+        seed: UInt64, seconds: Double
+    ) -> (deliveries: [String], changes: [String], snapshot: BusSnapshot) {
         let bus = EventBus(name: "test")
-        let recorder = BusRecorder(bus: bus)
+        let recorder = EventRecorder(bus: bus)
         let app = SimulatedApp(bus: bus, seed: seed, rate: 300, churn: 8)
         var elapsed = 0.0
         var step = 0.013
@@ -42,7 +25,8 @@ struct SimulatedAppTests {
             step = step == 0.013 ? 0.21 : 0.013
         }
         app.destroyScreens(count: 4)
-        return (recorder.deliveries.current, recorder.changes.current.map(\.description))
+        let events = recorder.events.map { "\(type(of: $0)) \(PayloadFormatter.format($0))" }
+        return (events, recorder.lifecycleEvents.map(\.description), bus.snapshot())
     }
 
     @Test func sameSeedGivesTheSameRun() {
@@ -53,20 +37,21 @@ struct SimulatedAppTests {
         #expect(first.deliveries.count > 500)
         #expect(first.deliveries == second.deliveries)
         #expect(first.changes == second.changes)
+        #expect(first.snapshot == second.snapshot)
         // And another seed gives another run
         #expect(run(seed: 43, seconds: 3).deliveries != first.deliveries)
     }
 
     @Test func everyLifecyclePathHappens() {
         let bus = EventBus(name: "test")
-        let recorder = BusRecorder(bus: bus)
+        let recorder = EventRecorder(bus: bus)
         let app = SimulatedApp(bus: bus, seed: 7, rate: 200, churn: 10)
 
         app.advance(by: 10)
         app.destroyScreens(count: 10)
         app.advance(by: 1)
 
-        let changes = recorder.changes.current
+        let changes = recorder.lifecycleEvents
         let kinds = Set(changes.map(\.kind))
         #expect(kinds == Set(SubscriberLifecycleEvent.Kind.allCases))
         let observers = Set(changes.compactMap(\.observerTypeName))

@@ -1,6 +1,7 @@
 import CNCurses
 import Dashboard
 import TerminalUI
+import TestSupport
 import Testing
 
 @Suite struct KeyDecoderTests {

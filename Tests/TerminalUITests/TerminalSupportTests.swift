@@ -1,4 +1,5 @@
 import TerminalUI
+import TestSupport
 import Testing
 
 @Suite struct TerminalSupportTests {

@@ -7,11 +7,11 @@ import Foundation
 #endif
 
 /// What a finished child process did.
-struct ChildResult {
+package struct ChildResult {
     /// The exit status, or 128 + the signal number when a signal ended it.
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
+    package var status: Int32
+    package var standardOutput: String
+    package var standardError: String
 }
 
 /// Runs a program to completion with `posix_spawn` and `waitpid`, its output captured in files,
@@ -20,9 +20,14 @@ struct ChildResult {
 /// Foundation's `Process` is not used: it decides that a child has exited when every process
 /// holding a descriptor it hands the child has closed it, and the server `tmux new-session` forks
 /// keeps that descriptor, so waiting for the tmux client would never end.
-enum ChildProcess {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package enum ChildProcess {
+    /// A child that could not be started or did not finish in time.
+    package struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        package var description: String
+
+        /// Creates a failure saying `description`.
+        package init(description: String) { self.description = description }
     }
 
     /// Runs `executable` with `arguments` to completion.
@@ -32,7 +37,7 @@ enum ChildProcess {
     ///   - terminal: A pseudo-terminal to use as stdin and stdout; otherwise stdin is /dev/null
     ///     and stdout a file.
     ///   - timeout: Seconds to wait before killing the child and failing.
-    static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String],
         terminal: PseudoTerminal? = nil, timeout: Double = 30
     ) throws -> ChildResult {
@@ -40,7 +45,7 @@ enum ChildProcess {
     }
 
     /// Starts `executable` with `arguments` and returns at once.
-    static func start(
+    package static func start(
         _ executable: String, _ arguments: [String], environment: [String: String],
         terminal: PseudoTerminal? = nil
     ) throws -> RunningChild {
@@ -95,15 +100,15 @@ enum ChildProcess {
 }
 
 /// A child process started with ``ChildProcess/start(_:_:environment:terminal:)``.
-final class RunningChild {
-    let pid: pid_t
+package final class RunningChild {
+    package let pid: pid_t
     private let description: String
     private let folder: URL
     private let outputPath: String
     private let errorPath: String
     private var finished: ChildResult?
 
-    init(pid: pid_t, description: String, folder: URL, outputPath: String, errorPath: String) {
+    package init(pid: pid_t, description: String, folder: URL, outputPath: String, errorPath: String) {
         self.pid = pid
         self.description = description
         self.folder = folder
@@ -121,12 +126,12 @@ final class RunningChild {
     }
 
     /// What the child has written to stdout so far.
-    var standardOutput: String {
+    package var standardOutput: String {
         (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
 
     /// Whether the child is still running.
-    var isRunning: Bool {
+    package var isRunning: Bool {
         guard finished == nil else { return false }
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
@@ -135,12 +140,12 @@ final class RunningChild {
     }
 
     /// Sends `signal` to the child.
-    func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         if finished == nil { kill(pid, signal) }
     }
 
     /// Waits for the child to exit, killing it and failing after `timeout` seconds.
-    func wait(timeout: Double = 30) throws -> ChildResult {
+    package func wait(timeout: Double = 30) throws -> ChildResult {
         if let finished { return finished }
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(timeout)

@@ -1,5 +1,6 @@
 import BusMonitor
 import EventBus
+import TestSupport
 import Testing
 
 @testable import BusMonitor

@@ -11,17 +11,17 @@ import Foundation
 ///
 /// Swift's C library module hides `posix_openpt`, `grantpt`, `unlockpt` and `ptsname` (they need
 /// `_XOPEN_SOURCE`), so they are looked up in the C library at run time.
-final class PseudoTerminal {
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String
+package final class PseudoTerminal {
+    package struct Unavailable: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The side the test keeps; it must stay open while the child runs.
-    let primary: Int32
+    package let primary: Int32
     /// The side the child uses as its terminal.
-    let secondary: Int32
+    package let secondary: Int32
 
-    init() throws {
+    package init() throws {
         typealias OpenFunction = @convention(c) (Int32) -> Int32
         typealias NameFunction = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
         let library = dlopen(nil, RTLD_NOW)

@@ -1,6 +1,7 @@
 import BusMonitor
 import EventBus
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BusMonitor
