@@ -30,11 +30,13 @@ let package = Package(
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "BusmonCore"),
         .target(name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"]),
-        .executableTarget(
-            name: "busmon",
+        // busmon's orchestration: which source, headless or dashboard, the frame loop, exit status.
+        .target(
+            name: "BusmonApp",
             dependencies: [
                 "BusmonCore", "TerminalUI", "Dashboard", "BusMonitor", "BusWire", "EventBus", "Simulator",
             ]),
+        .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
         .executableTarget(name: "busbench", dependencies: ["EventBus", "BusMonitor"]),
@@ -59,6 +61,9 @@ let package = Package(
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Dashboard", "CNCurses", "TestSupport"]),
         .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore"]),
+        .testTarget(
+            name: "BusmonAppTests",
+            dependencies: ["BusmonApp", "BusmonCore", "BusMonitor", "BusWire", "TestSupport"]),
         .testTarget(
             name: "BusmonTests",
             dependencies: ["busmon", "simapp", "busbench", "wirefuzz", "TestSupport"]),

@@ -1,3 +1,5 @@
+// busmon's entry point; what it does lives in BusmonApp, where tests can reach it.
+import BusmonApp
 import Foundation
 
 #if canImport(Glibc)

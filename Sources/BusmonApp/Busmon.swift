@@ -19,8 +19,9 @@ import TerminalUI
 /// Exit status: 0 done (q or `--duration`), 1 cannot run (no terminal, unknown `TERM`, a mode
 /// this build lacks), 2 bad command line, 128 + the signal number after SIGINT (130), SIGTERM
 /// (143) or SIGHUP (129), as shells report a program killed by that signal.
-enum Busmon {
-    static func run(arguments: [String], environment: [String: String]) -> Int32 {
+package enum Busmon {
+    /// Runs busmon with `arguments` (without the program name) and returns its exit status.
+    package static func run(arguments: [String], environment: [String: String]) -> Int32 {
         let options: BusmonOptions
         do {
             switch try CommandLineParser.parse(arguments) {
@@ -49,7 +50,7 @@ enum Busmon {
     }
 
     /// Opens what `options` asks to watch, recording it too with `--record`.
-    static func makeSession(options: BusmonOptions) throws -> Session {
+    package static func makeSession(options: BusmonOptions) throws -> Session {
         var session: Session
         switch options.source {
         case .simulator:
@@ -78,7 +79,7 @@ enum Busmon {
 
     /// Refuses a path that can never be a tap: an existing file that is not a socket, or a
     /// socket this user may not open. A missing path is fine: the app may start later.
-    static func checkAttachable(_ path: String) throws {
+    package static func checkAttachable(_ path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT { return }
@@ -93,8 +94,10 @@ enum Busmon {
         }
     }
 
-    struct AttachError: Error, CustomStringConvertible {
-        var description: String
+    /// Why a path cannot be attached to.
+    package struct AttachError: Error, CustomStringConvertible {
+        /// The message busmon prints.
+        package var description: String
     }
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
@@ -133,11 +136,13 @@ enum Busmon {
     }
 
     /// What the dashboard watches, and how to stop it when busmon quits.
-    struct Session {
-        let source: any DashboardSource
-        let stop: () -> Void
+    package struct Session {
+        /// Where the dashboard's data comes from.
+        package let source: any DashboardSource
+        /// Stops the source (and the simulated app or the recording behind it).
+        package let stop: () -> Void
         /// Events the watched app has published, when busmon can know it.
-        var eventsPublished: () -> Int? = { nil }
+        package var eventsPublished: () -> Int? = { nil }
     }
 
     /// Starts the simulated app in this process, watched through its bus.

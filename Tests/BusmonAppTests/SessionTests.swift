@@ -1,0 +1,54 @@
+import BusMonitor
+import BusWire
+import BusmonApp
+import BusmonCore
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Building busmon's session from its options")
+struct SessionTests {
+    @Test("a replay session reads the recording it is given")
+    func replay() throws {
+        let directory = TemporaryDirectory()
+        let recording = directory.file("in.jsonl")
+        let hello = FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "shared", time: 1_700_000_000))
+        try hello.encodeLine().write(toFile: recording, atomically: true, encoding: .utf8)
+        let options = try #require(try Self.options(["--replay", recording, "--headless"]))
+
+        let session = try Busmon.makeSession(options: options)
+        defer { session.stop() }
+
+        #expect(session.source.title.contains("in.jsonl"))
+    }
+
+    @Test("with --record, the simulated app's session is recorded as it is watched")
+    func simulationRecorded() throws {
+        let directory = TemporaryDirectory()
+        let options = try #require(
+            try Self.options(["--seed", "7", "--headless", "--record", directory.file("out.jsonl")]))
+
+        let session = try Busmon.makeSession(options: options)
+        _ = drainUntil(session.source, timeout: 10) { batches in batches.contains { !$0.events.isEmpty } }
+        session.stop()
+
+        let written = try String(contentsOfFile: directory.file("out.jsonl"), encoding: .utf8)
+        #expect(written.hasPrefix("{\"kind\":\"hello\""))
+        #expect(written.contains("\"kind\":\"event\""))
+    }
+
+    @Test("attaching refuses a path that can never be a tap, and accepts one not there yet")
+    func attachablePaths() throws {
+        let directory = TemporaryDirectory()
+        let plainFile = directory.file("plain")
+        try "".write(toFile: plainFile, atomically: true, encoding: .utf8)
+
+        #expect(throws: Busmon.AttachError.self) { try Busmon.checkAttachable(plainFile) }
+        #expect(throws: Never.self) { try Busmon.checkAttachable(directory.file("later.sock")) }
+    }
+
+    private static func options(_ arguments: [String]) throws -> BusmonOptions? {
+        if case .run(let options) = try CommandLineParser.parse(arguments) { return options }
+        return nil
+    }
+}
