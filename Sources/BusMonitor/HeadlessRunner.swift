@@ -16,8 +16,8 @@ public import Foundation
 ///
 /// (one line in the output). `published` is the bus's own total from the newest snapshot, or
 /// null before one arrived. It stops when the duration has passed, when a ``FiniteSource`` is
-/// finished, when ``stop()`` is called, or when the output cannot be written, and writes a final
-/// summary first (except in the last case).
+/// finished, when ``stop()`` is called, when the reader closes the output, or when the output
+/// cannot be written, and writes a final summary first (except in the last two cases).
 ///
 /// ```swift
 /// let runner = HeadlessRunner(source: try ReplaySource(path: "session.jsonl", speed: 0))
@@ -32,7 +32,10 @@ public final class HeadlessRunner: Sendable {
         case sourceFinished
         /// ``stop()`` was called.
         case stopped
-        /// The output could not be written (for example, a closed pipe); the reason.
+        /// The reader closed the output (as `head` does once it has its lines): a normal end
+        /// for a command-line filter.
+        case outputClosed
+        /// The output could not be written (a full disk, say); the reason, as `strerror` gives it.
         case outputFailed(String)
     }
 
@@ -90,16 +93,41 @@ public final class HeadlessRunner: Sendable {
                 totals.writeSummary(elapsed: now - start, into: &writer)
                 nextSummary = now + summaryInterval
             }
-            do {
-                if !writer.bytes.isEmpty { try output.write(contentsOf: writer.bytes) }
-            } catch {
-                return .outputFailed("\(error)")
-            }
+            if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
             if let outcome { return outcome }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
             _ = self.wake.wait(timeout: .now() + wait)
         }
+    }
+
+    /// Writes all of `bytes` to `descriptor`; returns why it could not, if it could not.
+    ///
+    /// Written with `write(2)` rather than `FileHandle`, whose errors are Foundation error dumps
+    /// and which cannot tell a closed pipe from any other failure. SIGPIPE must be ignored (busmon
+    /// does), so that a closed pipe shows up here as `EPIPE`.
+    private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Outcome? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                Foundation.write(descriptor, buffer.baseAddress! + offset, bytes.count - offset)
+            }
+            if written > 0 {
+                offset += written
+                continue
+            }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN:
+                // A non-blocking descriptor whose reader is slow: wait until it takes more.
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 100)
+            case EPIPE: return .outputClosed
+            default: return .outputFailed(String(cString: strerror(code)))
+            }
+        }
+        return nil
     }
 
     /// What the run has seen, for summaries.

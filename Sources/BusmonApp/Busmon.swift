@@ -103,7 +103,8 @@ package enum Busmon {
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
     private static func runHeadless(session: Session, options: BusmonOptions) -> Int32 {
         let runner = HeadlessRunner(source: session.source, duration: options.duration)
-        signal(SIGPIPE, SIG_IGN)  // a closed pipe is reported as an error, not a silent death
+        // A closed pipe ends the run as the writes' EPIPE, not as a death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let stopped = LockedSignal()
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -118,7 +119,8 @@ package enum Busmon {
         let outcome = runner.run()
         sources.forEach { $0.cancel() }
         switch outcome {
-        case .durationElapsed, .sourceFinished:
+        case .durationElapsed, .sourceFinished, .outputClosed:
+            // A reader that closes the pipe (`busmon --headless | head -1`) got what it wanted.
             return 0
         case .stopped:
             return stopped.signal.map { 128 + $0 } ?? 0

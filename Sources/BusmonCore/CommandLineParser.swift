@@ -43,8 +43,9 @@ public enum CommandLineParser {
           -h, --help          show this help and exit
 
         In the dashboard, q quits.
-        Exit status: 0 done, 1 cannot run (no terminal, unknown TERM), 2 bad command line,
-        130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP.
+        Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
+        (no terminal, unknown TERM, output not writable), 2 bad command line, 130 after SIGINT,
+        143 after SIGTERM, 129 after SIGHUP.
 
         """
 

@@ -99,3 +99,20 @@ final class NeverEnding: DashboardSource {
     func drain() -> SourceBatch { inner.drain() }
     func perform(_ command: SourceCommand) -> String? { nil }
 }
+
+@Suite("HeadlessRunner output")
+struct HeadlessRunnerOutputTests {
+    @Test("a reader that closes the pipe ends the run as outputClosed, not as a failure")
+    func closedPipe() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let bus = EventBus()
+        let source = LocalBusSource(bus: bus, title: "test")
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let runner = HeadlessRunner(
+            source: source, output: pipe.fileHandleForWriting, duration: 30, drainInterval: 0.01,
+            summaryInterval: 0.01)
+
+        #expect(runner.run() == .outputClosed)
+    }
+}

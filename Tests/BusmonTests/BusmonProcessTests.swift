@@ -33,6 +33,27 @@ import Testing
         #expect(result.standardOutput.isEmpty)
     }
 
+    @Test func headlessOutputIntoAPipeThatClosesEndsQuietly() throws {
+        // Given `busmon --headless | head -1`, as a script would write it
+        let busmon = try BusmonBinary.require()
+        let started = ContinuousClock.now
+        let result = try ChildProcess.run(
+            "/bin/bash",
+            [
+                "-c",
+                "\"$0\" --headless --seed 1 --duration 20 | head -1; echo \"busmon exit ${PIPESTATUS[0]}\"",
+                busmon,
+            ],
+            environment: environment, timeout: 60)
+        // Then busmon stops at its next write after head has gone, quietly, with status 0.
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.standardOutput)")
+        #expect(lines.first?.hasPrefix("{\"kind\":") == true)
+        #expect(lines.last == "busmon exit 0")
+        #expect(result.standardError.isEmpty, "\(result.standardError)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+    }
+
     @Test func refusesToDrawWhenStdoutIsNotATerminal() throws {
         let result = try ChildProcess.run(BusmonBinary.require(), [], environment: environment)
         #expect(result.status == 1)
