@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["EventBus"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
-        .target(name: "BusmonCore"),
+        .target(name: "BusmonCore", dependencies: ["Simulator"]),
         .target(name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"]),
         // busmon's orchestration: which source, headless or dashboard, the frame loop, exit status.
         .target(
@@ -60,7 +60,7 @@ let package = Package(
             name: "DashboardTests", dependencies: ["Dashboard", "BusMonitor", "EventBus", "Simulator"]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Dashboard", "CNCurses", "TestSupport"]),
-        .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore"]),
+        .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore", "Simulator"]),
         .testTarget(
             name: "BusmonAppTests",
             dependencies: ["BusmonApp", "BusmonCore", "BusMonitor", "BusWire", "TestSupport"]),

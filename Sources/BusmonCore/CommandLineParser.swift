@@ -1,3 +1,5 @@
+import Simulator
+
 /// What a busmon command line asks for.
 public enum BusmonCommand: Sendable, Equatable {
     /// Print ``CommandLineParser/usage`` and exit 0.
@@ -18,8 +20,9 @@ public enum BusmonCommand: Sendable, Equatable {
 /// // .run(BusmonOptions(rate: 50, ascii: true))
 /// ```
 public enum CommandLineParser {
-    /// The most events per second `--rate` accepts.
-    public static let maximumRate = 1_000_000
+    /// The most events per second `--rate` accepts: the simulated app's own limit, which the `+`
+    /// key and simapp's `--rate` share.
+    public static let maximumRate = Int(SimulatedApp.maximumRate)
 
     /// The help text, ending with a newline.
     public static let usage = """
@@ -28,7 +31,8 @@ public enum CommandLineParser {
         Watch an EventBus live in the terminal: event rates, subscribers, recent events.
 
         Data source (default: a simulated app inside busmon):
-          --rate N            events per second the simulated app publishes (default \(BusmonOptions.defaultRate))
+          --rate N            events per second the simulated app publishes, 1 to \(maximumRate)
+                              (default \(BusmonOptions.defaultRate); + and - change it while running)
           --seed N            seed of the simulated app, for repeatable runs (default: random)
           --attach PATH       watch another process through its tap socket at PATH
           --replay FILE       play back a recording made with --record

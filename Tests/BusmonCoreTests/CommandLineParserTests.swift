@@ -1,4 +1,5 @@
 import BusmonCore
+import Simulator
 import Testing
 
 @Suite struct CommandLineParserTests {
@@ -38,6 +39,14 @@ import Testing
         #expect(parsed.source == .simulator(rate: 50, seed: 7))
     }
 
+    @Test func theRateLimitIsTheSimulatedAppsOwnAndHelpSaysIt() throws {
+        #expect(CommandLineParser.maximumRate == Int(SimulatedApp.maximumRate))
+        #expect(
+            try CommandLineParser.parse(["--rate", "\(CommandLineParser.maximumRate)"])
+                == .run(BusmonOptions(rate: CommandLineParser.maximumRate)))
+        #expect(CommandLineParser.usage.contains("1 to \(CommandLineParser.maximumRate)"))
+    }
+
     @Test func acceptsValuesAfterAnEqualsSign() throws {
         let parsed = try options(["--rate=75", "--duration=0.5", "--record=out.jsonl"])
         #expect(parsed.rate == 75)
@@ -69,11 +78,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--rate", "abc"], "--rate needs a whole number from 1 to 1000000, got 'abc'"),
-        (["--rate", "-5"], "--rate needs a whole number from 1 to 1000000, got '-5'"),
-        (["--rate", "0"], "--rate needs a whole number from 1 to 1000000, got '0'"),
-        (["--rate", "2.5"], "--rate needs a whole number from 1 to 1000000, got '2.5'"),
-        (["--rate", "1000001"], "--rate needs a whole number from 1 to 1000000, got '1000001'"),
+        (["--rate", "abc"], "--rate needs a whole number from 1 to 10000000, got 'abc'"),
+        (["--rate", "-5"], "--rate needs a whole number from 1 to 10000000, got '-5'"),
+        (["--rate", "0"], "--rate needs a whole number from 1 to 10000000, got '0'"),
+        (["--rate", "2.5"], "--rate needs a whole number from 1 to 10000000, got '2.5'"),
+        (["--rate", "10000001"], "--rate needs a whole number from 1 to 10000000, got '10000001'"),
         (["--rate"], "--rate needs a value"),
         (["--rate", "--ascii"], "--rate needs a value"),
         (["--seed", "-1"], "--seed needs a whole number of 0 or more, got '-1'"),

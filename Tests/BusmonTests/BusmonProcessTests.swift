@@ -19,8 +19,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--rate", "abc"], "busmon: --rate needs a whole number from 1 to 1000000, got 'abc'"),
-        (["--rate", "-5"], "busmon: --rate needs a whole number from 1 to 1000000, got '-5'"),
+        (["--rate", "abc"], "busmon: --rate needs a whole number from 1 to 10000000, got 'abc'"),
+        (["--rate", "-5"], "busmon: --rate needs a whole number from 1 to 10000000, got '-5'"),
         (["--duration"], "busmon: --duration needs a value"),
         (["--frob"], "busmon: unknown option '--frob'"),
     ])
