@@ -37,7 +37,7 @@ public enum CommandLineParser {
           --attach PATH       watch another process through its tap socket at PATH
           --replay FILE       play back a recording made with --record
           --speed X           replay speed factor, with --replay (default 1)
-          --record FILE       also write what is watched to FILE
+          --record FILE       also write what is watched to FILE (not with --replay)
 
         Display:
           --ascii             draw with ASCII only (automatic when the locale is not UTF-8)
