@@ -68,6 +68,10 @@ static inline int cnc_erase(void) { return werase(stdscr); }
 /// Sends the changes of the standard screen to the terminal.
 static inline int cnc_refresh(void) { return wrefresh(stdscr); }
 
+// Clears stdscr and the terminal at the next refresh (clear is a macro-free function, but
+// stdscr is a global Swift 6 cannot read safely).
+static inline int cnc_clear(void) { return wclear(stdscr); }
+
 /// Writes one character cell at row `y`, column `x` with attributes and a colour pair.
 /// Writing the bottom-right cell returns ERR (the cursor cannot move past it) but the cell is
 /// drawn, so callers may ignore the result.

@@ -110,6 +110,11 @@ public final class Terminal {
     public func stop() {
         guard isActive else { return }
         isActive = false
+        // Blank the screen before leaving it. After a resize, tmux brings part of the alternate
+        // screen back onto the restored one when the program leaves it (seen with any curses
+        // program, not with less); leaving a blank screen leaves nothing to bring back.
+        _ = cnc_clear()
+        _ = cnc_refresh()
         curs_set(1)
         endwin()
         if let screen { delscreen(screen) }
