@@ -20,7 +20,7 @@ import Foundation
 /// ```swift
 /// let source = AttachSource(socketPath: "/tmp/myapp.bus")
 /// // each frame:
-/// let batch = source.drain()   // batch.status is "connecting", "attached" or "detached"
+/// let batch = source.drain()   // batch.status is "attached", "detached", or why it waits
 /// ```
 public final class AttachSource: DashboardSource {
     /// Where the source stands with the app.
@@ -81,7 +81,9 @@ public final class AttachSource: DashboardSource {
     public var malformedLineCount: Int { shared.withLock(\.malformedLines) }
 
     /// Everything read since the previous call, the newest counters, drops, and the state:
-    /// `connecting`, `attached` or `detached`, with a count of malformed lines when there are any.
+    /// `attached`, `detached`, or before the first attach why it still waits (such as
+    /// `waiting for /tmp/app.sock to appear (no such file)`), with a count of malformed lines
+    /// when there are any.
     public func drain() -> SourceBatch {
         shared.withLock { state in
             let batch = SourceBatch(
@@ -116,11 +118,14 @@ struct AttachState {
     var droppedNow = 0
     var malformedLines = 0
     var problem: String?
+    /// Why the source is still waiting, before it first attaches, such as
+    /// "waiting for /tmp/app.sock to appear (no such file)".
+    var waitingReason: String?
 
     var statusText: String {
         var text: String
         switch state {
-        case .connecting: text = "connecting"
+        case .connecting: text = waitingReason ?? "connecting"
         case .attached: text = "attached"
         case .detached: text = "detached"
         }
@@ -189,9 +194,22 @@ final class AttachReader: @unchecked Sendable {
                     state.droppedNow = 0
                 }
                 sleep(seconds: delay)
-            case .failed:
+            case .failed(let code):
+                let reason = Self.waitingReason(for: socketPath, errno: code)
+                shared.withLock { state in
+                    if state.state == .connecting { state.waitingReason = reason }
+                }
                 sleep(seconds: retryInterval)
             }
+        }
+    }
+
+    /// What a person should read while no app can be reached at `path`.
+    static func waitingReason(for path: String, errno code: Int32) -> String {
+        switch code {
+        case ENOENT: return "waiting for \(path) to appear (no such file)"
+        case ECONNREFUSED: return "waiting for an app to listen at \(path) (connection refused)"
+        default: return "waiting for \(path) (\(UnixSocket.errorText(code)))"
         }
     }
 

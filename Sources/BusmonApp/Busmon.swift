@@ -77,12 +77,22 @@ package enum Busmon {
         return session
     }
 
-    /// Refuses a path that can never be a tap: an existing file that is not a socket, or a
-    /// socket this user may not open. A missing path is fine: the app may start later.
+    /// Refuses a path that can never be a tap: an existing file that is not a socket, a socket
+    /// this user may not open, or a path in a folder that does not exist. A missing socket in an
+    /// existing folder is fine: the app may start later.
     package static func checkAttachable(_ path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            if errno == ENOENT { return }
+            if errno == ENOENT {
+                // The socket may appear later, but not in a folder that does not exist.
+                let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+                var folderStatus = stat()
+                if !folder.isEmpty, stat(folder, &folderStatus) != 0 {
+                    throw AttachError(
+                        description: "cannot attach to \(path): no such folder \(folder)")
+                }
+                return
+            }
             throw AttachError(description: "cannot attach to \(path): \(String(cString: strerror(errno)))")
         }
         guard status.st_mode & S_IFMT == S_IFSOCK else {
@@ -95,9 +105,12 @@ package enum Busmon {
     }
 
     /// Why a path cannot be attached to.
-    package struct AttachError: Error, CustomStringConvertible {
+    package struct AttachError: Error, CustomStringConvertible, Equatable {
         /// The message busmon prints.
         package var description: String
+
+        /// An error saying `description`.
+        package init(description: String) { self.description = description }
     }
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
@@ -118,6 +131,11 @@ package enum Busmon {
         }
         let outcome = runner.run()
         sources.forEach { $0.cancel() }
+        if let attach = session.source as? AttachSource, attach.hello == nil {
+            // A script must not mistake a run that never saw the app for a quiet one.
+            printError("busmon: never attached to \(attach.socketPath): \(attach.drain().status ?? "no app")")
+            return 1
+        }
         switch outcome {
         case .durationElapsed, .sourceFinished, .outputClosed:
             // A reader that closes the pipe (`busmon --headless | head -1`) got what it wanted.

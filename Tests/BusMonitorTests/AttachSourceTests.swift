@@ -12,6 +12,20 @@ import Testing
     import Glibc
 #endif
 
+@Suite("Attaching to a path with no app")
+struct AttachWaitingTests {
+    @Test("before any app appears, the status says what the source waits for")
+    func waitingForAMissingSocket() {
+        let directory = TemporaryDirectory()
+        let path = directory.file("later.sock")
+        let source = AttachSource(socketPath: path, retryInterval: 0.01)
+        defer { source.close() }
+
+        #expect(eventually { source.drain().status == "waiting for \(path) to appear (no such file)" })
+        #expect(source.state == .connecting)
+    }
+}
+
 @Suite("AttachSource")
 struct AttachSourceTests {
     @Test("attaches, shows the app's name and pid, and delivers events, lifecycle and counters")

@@ -44,6 +44,12 @@ struct SessionTests {
         try "".write(toFile: plainFile, atomically: true, encoding: .utf8)
 
         #expect(throws: Busmon.AttachError.self) { try Busmon.checkAttachable(plainFile) }
+        #expect(
+            throws: Busmon.AttachError(
+                description: "cannot attach to /nosuch-folder/app.sock: no such folder /nosuch-folder")
+        ) {
+            try Busmon.checkAttachable("/nosuch-folder/app.sock")
+        }
         #expect(throws: Never.self) { try Busmon.checkAttachable(directory.file("later.sock")) }
     }
 

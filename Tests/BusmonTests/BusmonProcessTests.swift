@@ -54,6 +54,30 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(15))
     }
 
+    @Test func attachingToAPathInAMissingFolderIsAnError() throws {
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--attach", "/nosuch-folder/app.sock", "--headless"],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "busmon: cannot attach to /nosuch-folder/app.sock: no such folder /nosuch-folder\n")
+    }
+
+    @Test func aHeadlessRunThatNeverAttachesExitsOneAndSaysWhy() throws {
+        let directory = TemporaryDirectory()
+        let socket = directory.file("nosuch.sock")
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--attach", socket, "--headless", "--duration", "1"],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "busmon: never attached to \(socket): waiting for \(socket) to appear (no such file)\n")
+        #expect(
+            result.standardOutput.contains("\"status\":\"waiting for \(socket) to appear (no such file)\""))
+    }
+
     @Test func refusesToDrawWhenStdoutIsNotATerminal() throws {
         let result = try ChildProcess.run(BusmonBinary.require(), [], environment: environment)
         #expect(result.status == 1)
