@@ -358,11 +358,10 @@ extension DashboardController {
             return
         }
         // Most needed first: a narrow screen shows as many as fit, and help lists them all.
-        let items: [(String, String)] = [
-            ("q", "Quit"), ("?", "Help"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter"),
-            ("+/-", "Rate"), ("c", "Destroy"), ("Tab", "Pane"), ("G", "Follow"), ("Enter", "Details"),
-            (glyphs.upDown, "Scroll"),
-        ]
+        let items: [(String, String)] =
+            [("q", "Quit"), ("?", "Help"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter")]
+            + source.supportedCommands.map { ($0.keyText, $0.barLabel) }
+            + [("Tab", "Pane"), ("G", "Follow"), ("Enter", "Details"), (glyphs.upDown, "Scroll")]
         var x = 0
         for (key, label) in items {
             let width = key.count + label.count + 2
@@ -404,7 +403,7 @@ extension DashboardController {
     }
 
     private func drawHelp(_ grid: inout CellGrid) {
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("q, Ctrl-C", "quit"),
             ("Space", "pause or resume the display (counting goes on)"),
             ("/", "filter the log by type or payload; !text hides matches"),
@@ -413,8 +412,9 @@ extension DashboardController {
             (glyphs.upDown + ", PgUp/PgDn", "move the selection; scrolling up stops following"),
             ("g/Home, G/End", "oldest line; newest line and follow"),
             ("Enter", "log: the line's full payload; tables: filter by type"),
-            ("+ / -", "publish faster / slower (simulated app)"),
-            ("c", "close a batch of screens at once (simulated app)"),
+        ]
+        lines += source.supportedCommands.map { ($0.keyText, $0.help) }
+        lines += [
             ("?", "this help"),
             ("", ""),
             ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),

@@ -139,12 +139,8 @@ public final class DashboardController {
             prompt = filter?.expression ?? ""
         case .character("?"):
             overlay = .help
-        case .character("+"), .character("="):
-            send(.increaseRate)
-        case .character("-"), .character("_"):
-            send(.decreaseRate)
-        case .character("c"):
-            send(.destroyScreens)
+        case .character(let character) where sourceCommand(for: character) != nil:
+            send(sourceCommand(for: character)!)
         case .up, .character("k"):
             moveSelection(by: -1)
         case .down, .character("j"):
@@ -223,6 +219,14 @@ public final class DashboardController {
             pausedAt = nil
         }
         filterCache = nil
+    }
+
+    /// The command `character` sends to the source, if the source takes one for it.
+    private func sourceCommand(for character: Character) -> SourceCommand? {
+        for description in source.supportedCommands {
+            for keys in description.keys where keys.characters.contains(character) { return keys.command }
+        }
+        return nil
     }
 
     private func send(_ command: SourceCommand) {
