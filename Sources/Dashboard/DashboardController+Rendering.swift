@@ -358,10 +358,7 @@ extension DashboardController {
             return
         }
         // Most needed first: a narrow screen shows as many as fit, and help lists them all.
-        let items: [(String, String)] =
-            [("q", "Quit"), ("?", "Help"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter")]
-            + source.supportedCommands.map { ($0.keyText, $0.barLabel) }
-            + [("Tab", "Pane"), ("G", "Follow"), ("Enter", "Details"), (glyphs.upDown, "Scroll")]
+        let items = keyMap.bar.map { ($0.keys, $0.text) }
         var x = 0
         for (key, label) in items {
             let width = key.count + label.count + 2
@@ -403,24 +400,13 @@ extension DashboardController {
     }
 
     private func drawHelp(_ grid: inout CellGrid) {
-        var lines: [(String, String)] = [
-            ("q, Ctrl-C", "quit"),
-            ("Space", "pause or resume the display (counting goes on)"),
-            ("/", "filter the log by type or payload; !text hides matches"),
-            ("Esc", "close this box; clear the filter"),
-            ("Tab, " + (options.ascii ? "Left/Right" : "←→"), "move between panes"),
-            (glyphs.upDown + ", PgUp/PgDn", "move the selection; scrolling up stops following"),
-            ("g/Home, G/End", "oldest line; newest line and follow"),
-            ("Enter", "log: the line's full payload; tables: filter by type"),
-        ]
-        lines += source.supportedCommands.map { ($0.keyText, $0.help) }
-        lines += [
-            ("?", "this help"),
-            ("", ""),
-            ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
-            ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
-            ("UNHEARD", "events no typed subscriber received"),
-        ]
+        let lines: [(String, String)] =
+            keyMap.help.map { ($0.keys, $0.text) } + [
+                ("", ""),
+                ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
+                ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
+                ("UNHEARD", "events no typed subscriber received"),
+            ]
         let keyWidth = 18
         let width = min(grid.width - 8, keyWidth + (lines.map(\.1.count).max() ?? 0) + 1)
         let box = drawBox(&grid, title: "Help", width: width, height: lines.count)

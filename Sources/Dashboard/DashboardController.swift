@@ -130,39 +130,45 @@ public final class DashboardController {
             return true
         }
         if overlay != nil { return handleOverlayKey(key) }
-        switch key {
-        case .character("q"), .character("Q"):
+        guard let action = keyMap.action(for: key) else { return true }
+        return perform(action)
+    }
+
+    /// Carries out what a key of the key table asked for.
+    ///
+    /// - Returns: `false` to quit.
+    func perform(_ action: DashboardAction) -> Bool {
+        switch action {
+        case .quit:
             return false
-        case .character(" "):
+        case .togglePause:
             togglePause()
-        case .character("/"):
+        case .openFilter:
             prompt = filter?.expression ?? ""
-        case .character("?"):
+        case .clearFilter:
+            filter = nil
+        case .showHelp:
             overlay = .help
-        case .character(let character) where sourceCommand(for: character) != nil:
-            send(sourceCommand(for: character)!)
-        case .up, .character("k"):
+        case .command(let command):
+            send(command)
+        case .lineUp:
             moveSelection(by: -1)
-        case .down, .character("j"):
+        case .lineDown:
             moveSelection(by: 1)
         case .pageUp:
             moveSelection(by: -max(1, (focus == .log ? logRows : tableRows) - 1))
         case .pageDown:
             moveSelection(by: max(1, (focus == .log ? logRows : tableRows) - 1))
-        case .home, .character("g"):
+        case .first:
             moveToFirst()
-        case .end, .character("G"):
+        case .last:
             moveToLast()
-        case .tab, .right:
+        case .nextPane:
             focus = focus.next
-        case .left:
+        case .previousPane:
             focus = focus.previous
-        case .enter:
+        case .open:
             openSelection()
-        case .escape:
-            filter = nil
-        default:
-            break
         }
         return true
     }
@@ -219,14 +225,6 @@ public final class DashboardController {
             pausedAt = nil
         }
         filterCache = nil
-    }
-
-    /// The command `character` sends to the source, if the source takes one for it.
-    private func sourceCommand(for character: Character) -> SourceCommand? {
-        for description in source.supportedCommands {
-            for keys in description.keys where keys.characters.contains(character) { return keys.command }
-        }
-        return nil
     }
 
     private func send(_ command: SourceCommand) {
