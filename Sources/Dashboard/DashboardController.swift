@@ -75,10 +75,12 @@ public final class DashboardController {
     private(set) var selectedSequence: Int?
     /// The first log line shown when not following.
     private(set) var topSequence: Int?
-    /// Log rows at the last render; paging moves by this much.
-    var logRows = 10
-    /// Table rows at the last render.
-    var tableRows = 8
+    /// The layout of the last frame; keys are handled against it.
+    private(set) var layout: DashboardLayout?
+    /// Log lines the last frame showed; paging moves by this much.
+    var logRows: Int { layout?.logRows ?? 10 }
+    /// Table rows the last frame showed.
+    var tableRows: Int { layout?.tableRows ?? 8 }
 
     /// The applied filter.
     private(set) var filter: LogFilter?
@@ -316,7 +318,6 @@ public final class DashboardController {
     ///
     /// - Returns: The lines' sequence numbers, top first, and the selected one unless following.
     func logViewport(rows: Int) -> (sequences: [Int], selected: Int?) {
-        logRows = max(1, rows)
         let lines = visibleLines()
         guard !lines.isEmpty, rows > 0 else { return ([], nil) }
         if isFollowing {
@@ -336,7 +337,6 @@ public final class DashboardController {
 
     /// Rows of the table to draw, keeping the selection in view.
     func tableViewport(rows: Int) -> Range<Int> {
-        tableRows = max(1, rows)
         let count = shown.rows.count + 1
         tableSelection = max(0, min(count - 1, tableSelection))
         if tableSelection < tableTop { tableTop = tableSelection }
@@ -351,10 +351,51 @@ public final class DashboardController {
         return message.text
     }
 
-    /// Records that a frame was drawn.
-    func countFrame(at now: Double) {
+    // MARK: - Frames
+
+    /// Draws the whole screen for `grid.width` x `grid.height`.
+    ///
+    /// First the frame is laid out, once: the layout, the rows in view (keeping the selection
+    /// in view) and the filter's catching up are the only changes a frame makes, and keys are
+    /// handled against that layout until the next frame. Then ``DashboardView`` draws, changing
+    /// nothing.
+    ///
+    /// - Parameters:
+    ///   - grid: The screen to draw on; it is cleared first.
+    ///   - now: Seconds since 1970; rates, highlights and messages are worked out for it.
+    public func render(into grid: inout CellGrid, now: Double) {
+        let view = layOut(width: grid.width, height: grid.height, now: now)
+        grid.clear()
+        view.draw(into: &grid)
+    }
+
+    /// Lays out a frame of `width` x `height` at `now`, and records it as drawn.
+    ///
+    /// - Returns: What the frame shows.
+    func layOut(width: Int, height: Int, now: Double) -> DashboardView {
         framesRendered += 1
         lastNow = max(lastNow ?? now, now)
+        let state = shown
+        let layout = DashboardLayout(width: width, height: height, typeRows: state.rows.count)
+        self.layout = layout
+        var tableRows = 0..<0
+        var log = LogView(
+            sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
+        if !layout.isTooSmall {
+            tableRows = tableViewport(rows: layout.tableRows)
+            let (sequences, selected) = logViewport(rows: layout.logRows)
+            let lines = visibleLines()
+            log = LogView(
+                sequences: sequences, selected: selected,
+                position: selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0, matching: lines.count,
+                unchecked: uncheckedLines, isFollowing: isFollowing)
+        }
+        return DashboardView(
+            layout: layout, state: state, title: source.title, options: options, glyphs: glyphs,
+            isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
+            message: currentMessage(at: now), focus: focus, tableSelection: tableSelection,
+            tableRows: tableRows,
+            log: log, keyMap: keyMap)
     }
 }
 

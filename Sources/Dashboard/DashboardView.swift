@@ -2,7 +2,7 @@ import BusMonitor
 import EventBus
 
 /// Column widths of the two tables for one screen width.
-struct TableColumns {
+struct TableColumns: Equatable {
     let name: Int
     let count: Int
     let rate: Int
@@ -31,30 +31,55 @@ struct TableColumns {
     }
 }
 
-extension DashboardController {
-    /// Draws the whole screen for `grid.width` x `grid.height`.
-    ///
-    /// - Parameters:
-    ///   - grid: The screen to draw on; it is cleared first.
-    ///   - now: Seconds since 1970; rates, highlights and messages are worked out for it.
-    public func render(into grid: inout CellGrid, now: Double) {
-        countFrame(at: now)
-        grid.clear()
-        guard grid.width >= Self.minimumWidth, grid.height >= Self.minimumHeight else {
+/// The log lines one frame shows, and where they stand in the log.
+struct LogView {
+    /// Sequence numbers of the lines shown, top first.
+    let sequences: [Int]
+    /// The selected line, unless following.
+    let selected: Int?
+    /// The selected line's position among the matching lines, from 1; 0 when none.
+    let position: Int
+    /// Lines that pass the filter.
+    let matching: Int
+    /// Lines the filter left unchecked because they came too fast.
+    let unchecked: Int
+    /// Whether the log shows its newest lines as they come.
+    let isFollowing: Bool
+}
+
+/// Everything one frame shows, as values: the state drawn, the layout, which rows are in view,
+/// the key bar. Drawing is a function of this alone; it changes nothing.
+struct DashboardView {
+    let layout: DashboardLayout
+    /// The state drawn: the frozen copy while paused.
+    let state: DashboardState
+    let title: String
+    let options: DashboardOptions
+    let glyphs: Glyphs
+    let isPaused: Bool
+    /// The time the tables are drawn for: the moment of pausing while paused.
+    let shownNow: Double
+    let filter: LogFilter?
+    let prompt: String?
+    let overlay: DashboardController.Overlay?
+    /// The source's recent message, if any.
+    let message: String?
+    let focus: DashboardController.Pane
+    let tableSelection: Int
+    /// Rows of the tables shown (the last index is the wildcard row).
+    let tableRows: Range<Int>
+    let log: LogView
+    let keyMap: KeyMap
+
+    /// Draws the whole screen; `grid` must be blank and of the layout's size.
+    func draw(into grid: inout CellGrid) {
+        guard !layout.isTooSmall else {
             drawTooSmall(&grid)
             return
         }
-        // A paused display shows the moment it was paused.
-        let shownNow = pausedAt ?? now
-        let state = shown
-        let columns = TableColumns(width: grid.width)
-        let available = grid.height - 5
-        let tableHeight = max(2, min(state.rows.count + 1, available * 45 / 100))
-        let logTitleRow = 3 + tableHeight
-
         drawHeader(&grid, state: state, now: shownNow)
-        drawTables(&grid, state: state, columns: columns, height: tableHeight, now: shownNow)
-        drawLog(&grid, state: state, columns: columns, titleRow: logTitleRow, now: now)
+        drawTables(&grid, state: state, columns: layout.columns, now: shownNow)
+        drawLog(&grid, state: state, columns: layout.columns)
         drawBottomBar(&grid)
         switch overlay {
         case .help: drawHelp(&grid)
@@ -96,9 +121,9 @@ extension DashboardController {
             rightStart = x
         }
         let titleEnd = grid.put(
-            TextFormat.truncate(source.title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
+            TextFormat.truncate(title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
             style: style(bold: true, color: .cyan))
-        if let busName = state.busName, source.title != busName, !source.title.contains("bus " + busName) {
+        if let busName = state.busName, title != busName, !title.contains("bus " + busName) {
             let room = rightStart - 2 - titleEnd - 2
             if room >= 6 {
                 grid.put(
@@ -112,7 +137,7 @@ extension DashboardController {
     // MARK: - Tables
 
     private func drawTables(
-        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, height: Int, now: Double
+        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, now: Double
     ) {
         let sx = columns.subscribersX
         drawRule(&grid, y: 1, from: 0, to: sx, title: "Event types", focused: focus == .types)
@@ -145,8 +170,7 @@ extension DashboardController {
             x += width
         }
 
-        let rows = tableViewport(rows: height)
-        for (offset, index) in rows.enumerated() {
+        for (offset, index) in tableRows.enumerated() {
             let y = 3 + offset
             if index < state.rows.count {
                 let row = state.rows[index]
@@ -260,33 +284,30 @@ extension DashboardController {
 
     // MARK: - Log
 
-    private func drawLog(
-        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, titleRow: Int, now: Double
-    ) {
-        let rows = grid.height - 2 - titleRow
-        let (sequences, selected) = logViewport(rows: rows)
-        let lines = visibleLines()
+    private func drawLog(_ grid: inout CellGrid, state: DashboardState, columns: TableColumns) {
+        let titleRow = layout.log.y
+        let sequences = log.sequences
+        let selected = log.selected
 
         drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: "Log", focused: focus == .log)
         var info: String
         if isPaused {
             info = "PAUSED, space resumes"
-        } else if isFollowing {
+        } else if log.isFollowing {
             info = "following"
         } else {
-            let position = selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0
-            info = "line \(position)/\(lines.count), G follows"
+            info = "line \(log.position)/\(log.matching), G follows"
         }
         if filter != nil {
-            info += ", \(lines.count) of \(state.log.count) match"
-            if uncheckedLines > 0 { info += ", \(uncheckedLines) too fast to check" }
+            info += ", \(log.matching) of \(state.log.count) match"
+            if log.unchecked > 0 { info += ", \(log.unchecked) too fast to check" }
         }
         let infoX = 7
         let infoEnd = grid.put(
             " " + info + " ", x: infoX, y: titleRow,
             style: isPaused ? style(bold: true, color: .yellow) : style(dim: false),
             maxWidth: grid.width - infoX - 1)
-        if let text = currentMessage(at: now) {
+        if let text = message {
             let room = grid.width - infoEnd - 3
             if room > 4 {
                 let shown = " " + TextFormat.truncate(text, width: room - 2, ellipsis: glyphs.ellipsis) + " "
@@ -451,7 +472,7 @@ extension DashboardController {
     private func drawTooSmall(_ grid: inout CellGrid) {
         let lines = [
             "Terminal too small",
-            "\(grid.width)x\(grid.height), need \(Self.minimumWidth)x\(Self.minimumHeight)",
+            "\(grid.width)x\(grid.height), need \(DashboardController.minimumWidth)x\(DashboardController.minimumHeight)",
             "q quits",
         ]
         let top = max(0, (grid.height - lines.count) / 2)
