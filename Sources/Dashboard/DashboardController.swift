@@ -26,21 +26,6 @@ public final class DashboardController {
     /// Seconds a command's message stays on screen.
     static let messageDuration = 4.0
 
-    /// The panes that can take focus, in Tab order.
-    enum Pane: CaseIterable {
-        case types, subscribers, log
-
-        var next: Pane {
-            let all = Self.allCases
-            return all[(all.firstIndex(of: self)! + 1) % all.count]
-        }
-
-        var previous: Pane {
-            let all = Self.allCases
-            return all[(all.firstIndex(of: self)! + all.count - 1) % all.count]
-        }
-    }
-
     /// A box drawn over the dashboard.
     enum Overlay {
         case help
@@ -64,23 +49,31 @@ public final class DashboardController {
     /// The latest time given to ``update(now:)`` or ``render(into:now:)``.
     private(set) var lastNow: Double?
 
-    var focus = Pane.log
+    /// The focused part, as an index into ``focusOrder``.
+    var focusIndex = DashboardController.firstFocus
     /// The selected row of the tables (types and subscribers share rows); the last row is the
     /// wildcard row.
     var tableSelection = 0
     var tableTop = 0
     /// Whether the log shows its newest lines as they come.
-    private(set) var isFollowing = true
+    var isFollowing = true
     /// The selected log line when not following.
-    private(set) var selectedSequence: Int?
+    var selectedSequence: Int?
     /// The first log line shown when not following.
-    private(set) var topSequence: Int?
+    var topSequence: Int?
     /// The layout of the last frame; keys are handled against it.
     private(set) var layout: DashboardLayout?
-    /// Log lines the last frame showed; paging moves by this much.
-    var logRows: Int { layout?.logRows ?? 10 }
-    /// Table rows the last frame showed.
-    var tableRows: Int { layout?.tableRows ?? 8 }
+    /// Log lines the last frame showed.
+    var logRows: Int { rows(ofPane: Self.logPane) }
+
+    /// Lines pane `index` showed in the last frame (10 before the first); paging moves by this much.
+    func rows(ofPane index: Int) -> Int {
+        layout.map { max(1, $0.contentRows[index]) } ?? 10
+    }
+
+    /// Where the tables and the log are in ``panes``.
+    static let tablePane = panes.firstIndex { $0 is TablePane }!
+    static let logPane = panes.firstIndex { $0 is LogPane }!
 
     /// The applied filter.
     private(set) var filter: LogFilter?
@@ -154,23 +147,34 @@ public final class DashboardController {
         case .command(let command):
             send(command)
         case .lineUp:
-            moveSelection(by: -1)
+            focusedPane.move(by: -1, rows: rows(ofPane: focus.pane), in: self)
         case .lineDown:
-            moveSelection(by: 1)
+            focusedPane.move(by: 1, rows: rows(ofPane: focus.pane), in: self)
         case .pageUp:
-            moveSelection(by: -max(1, (focus == .log ? logRows : tableRows) - 1))
+            focusedPane.move(
+                by: -max(1, rows(ofPane: focus.pane) - 1), rows: rows(ofPane: focus.pane), in: self)
         case .pageDown:
-            moveSelection(by: max(1, (focus == .log ? logRows : tableRows) - 1))
+            focusedPane.move(
+                by: max(1, rows(ofPane: focus.pane) - 1), rows: rows(ofPane: focus.pane), in: self)
         case .first:
-            moveToFirst()
+            focusedPane.moveToFirst(in: self)
         case .last:
-            moveToLast()
+            focusedPane.moveToLast(in: self)
         case .nextPane:
-            focus = focus.next
+            focusIndex = (focusIndex + 1) % Self.focusOrder.count
         case .previousPane:
-            focus = focus.previous
+            focusIndex = (focusIndex + Self.focusOrder.count - 1) % Self.focusOrder.count
         case .open:
-            openSelection()
+            switch focusedPane.open(in: self) {
+            case .filter(let newFilter):
+                filter = newFilter
+                // A new filter shows its newest matches.
+                isFollowing = true
+            case .showDetail(let entry):
+                overlay = .detail(entry, scroll: 0)
+            case nil:
+                break
+            }
         }
         return true
     }
@@ -232,70 +236,6 @@ public final class DashboardController {
     private func send(_ command: SourceCommand) {
         let text = source.perform(command) ?? "this source does not take that command"
         message = (text, lastNow ?? 0)
-    }
-
-    private func openSelection() {
-        switch focus {
-        case .log:
-            let lines = visibleLines()
-            guard !lines.isEmpty else { return }
-            let index = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
-            if let entry = shown.log[lines.sequence(at: index)] {
-                overlay = .detail(entry, scroll: 0)
-            }
-        case .types, .subscribers:
-            let rows = shown.rows
-            if tableSelection < rows.count {
-                filter = LogFilter(rows[tableSelection].name)
-            } else {
-                filter = nil
-            }
-            isFollowing = true
-        }
-    }
-
-    private func moveSelection(by delta: Int) {
-        switch focus {
-        case .types, .subscribers:
-            tableSelection = max(0, min(shown.rows.count, tableSelection + delta))
-        case .log:
-            let lines = visibleLines()
-            guard !lines.isEmpty else { return }
-            let current = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
-            let target = max(0, min(lines.count - 1, current + delta))
-            if delta > 0, target == lines.count - 1 {
-                isFollowing = true
-                return
-            }
-            if isFollowing {
-                // Leave the view where it is, so that stopping is not a jump.
-                topSequence = lines.sequence(at: max(0, lines.count - logRows))
-            }
-            isFollowing = false
-            selectedSequence = lines.sequence(at: target)
-        }
-    }
-
-    private func moveToFirst() {
-        switch focus {
-        case .types, .subscribers:
-            tableSelection = 0
-        case .log:
-            let lines = visibleLines()
-            guard !lines.isEmpty else { return }
-            isFollowing = false
-            selectedSequence = lines.sequence(at: 0)
-            topSequence = selectedSequence
-        }
-    }
-
-    private func moveToLast() {
-        switch focus {
-        case .types, .subscribers:
-            tableSelection = shown.rows.count
-        case .log:
-            isFollowing = true
-        }
     }
 
     // MARK: - The visible log
@@ -376,14 +316,14 @@ public final class DashboardController {
         framesRendered += 1
         lastNow = max(lastNow ?? now, now)
         let state = shown
-        let layout = DashboardLayout(width: width, height: height, typeRows: state.rows.count)
+        let layout = DashboardLayout(width: width, height: height, state: state)
         self.layout = layout
         var tableRows = 0..<0
         var log = LogView(
             sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
         if !layout.isTooSmall {
-            tableRows = tableViewport(rows: layout.tableRows)
-            let (sequences, selected) = logViewport(rows: layout.logRows)
+            tableRows = tableViewport(rows: layout.contentRows[Self.tablePane])
+            let (sequences, selected) = logViewport(rows: layout.contentRows[Self.logPane])
             let lines = visibleLines()
             log = LogView(
                 sequences: sequences, selected: selected,

@@ -20,31 +20,43 @@ struct DashboardLayout: Equatable {
     let columns: TableColumns
     /// The header row.
     let header: Rect
-    /// The tables: a title rule, a row of column titles, then rows.
-    let table: Rect
-    /// The log: a title rule, then lines.
-    let log: Rect
+    /// Each pane's rectangle, in the order of `panes`, stacked top to bottom.
+    let panes: [Rect]
+    /// Rows of each pane that show lines.
+    let contentRows: [Int]
     /// The key bar, or the filter prompt.
     let bar: Rect
 
-    /// Lays out a `width` x `height` screen for tables of `typeRows` event types.
-    init(width: Int, height: Int, typeRows: Int) {
+    /// Lays out a `width` x `height` screen showing `state`: the header, then the panes each at
+    /// the height it asks for (those that ask for none share what is left), then the key bar.
+    init(
+        width: Int, height: Int, state: DashboardState,
+        panes: [any DashboardPane] = DashboardController.panes
+    ) {
         self.width = width
         self.height = height
         isTooSmall = width < DashboardController.minimumWidth || height < DashboardController.minimumHeight
         columns = TableColumns(width: width)
         header = Rect(x: 0, y: 0, width: width, height: 1)
-        // The tables take the rows they need, the wildcard row included, up to 45% of the rows
-        // left once every title and the bar are placed; the log takes the rest.
-        let available = height - 5
-        let tableRows = max(2, min(typeRows + 1, available * 45 / 100))
-        table = Rect(x: 0, y: 1, width: width, height: tableRows + 2)
-        log = Rect(x: 0, y: table.maxY, width: width, height: max(0, height - 1 - table.maxY))
         bar = Rect(x: 0, y: height - 1, width: width, height: 1)
+        let asked = panes.map { $0.height(screenHeight: height, state: state) }
+        let fills = asked.filter { $0 == nil }.count
+        var left = max(0, height - 2 - asked.reduce(0) { $0 + ($1 ?? 0) })
+        var fillsLeft = fills
+        var y = header.maxY
+        var rects: [Rect] = []
+        for rows in asked {
+            var paneHeight = rows ?? 0
+            if rows == nil {
+                paneHeight = left / fillsLeft
+                left -= paneHeight
+                fillsLeft -= 1
+            }
+            paneHeight = max(0, min(paneHeight, bar.y - y))
+            rects.append(Rect(x: 0, y: y, width: width, height: paneHeight))
+            y += paneHeight
+        }
+        self.panes = rects
+        contentRows = zip(panes, rects).map { $0.contentRows(in: $1) }
     }
-
-    /// Table rows shown.
-    var tableRows: Int { max(0, table.height - 2) }
-    /// Log lines shown.
-    var logRows: Int { max(0, log.height - 1) }
 }

@@ -64,7 +64,7 @@ struct DashboardView {
     let overlay: DashboardController.Overlay?
     /// The source's recent message, if any.
     let message: String?
-    let focus: DashboardController.Pane
+    let focus: PaneFocus
     let tableSelection: Int
     /// Rows of the tables shown (the last index is the wildcard row).
     let tableRows: Range<Int>
@@ -78,8 +78,11 @@ struct DashboardView {
             return
         }
         drawHeader(&grid, state: state, now: shownNow)
-        drawTables(&grid, state: state, columns: layout.columns, now: shownNow)
-        drawLog(&grid, state: state, columns: layout.columns)
+        for (index, pane) in DashboardController.panes.enumerated() {
+            pane.draw(
+                into: &grid, area: layout.panes[index], view: self,
+                focusedPart: focus.pane == index ? focus.part : nil)
+        }
         drawBottomBar(&grid)
         switch overlay {
         case .help: drawHelp(&grid)
@@ -136,42 +139,46 @@ struct DashboardView {
 
     // MARK: - Tables
 
-    private func drawTables(
-        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, now: Double
-    ) {
+    /// Draws the tables into `area`: a title rule, column titles, then rows.
+    func drawTables(_ grid: inout CellGrid, area: Rect, focusedPart: Int?) {
+        let columns = layout.columns
+        let now = shownNow
+        let paneTitles = DashboardController.panes[DashboardController.tablePane].focusTitles
         let sx = columns.subscribersX
-        drawRule(&grid, y: 1, from: 0, to: sx, title: "Event types", focused: focus == .types)
-        grid.put(String(glyphs.teeDown), x: sx, y: 1, style: style(dim: true))
+        let ruleY = area.y
+        drawRule(&grid, y: ruleY, from: 0, to: sx, title: paneTitles[0], focused: focusedPart == 0)
+        grid.put(String(glyphs.teeDown), x: sx, y: ruleY, style: style(dim: true))
         drawRule(
-            &grid, y: 1, from: sx + 1, to: grid.width, title: "Subscribers", focused: focus == .subscribers)
+            &grid, y: ruleY, from: sx + 1, to: grid.width, title: paneTitles[1], focused: focusedPart == 1)
 
         let headerStyle = style(bold: true)
         var x = 0
-        grid.put("TYPE", x: x, y: 2, style: headerStyle)
+        grid.put("TYPE", x: x, y: area.y + 1, style: headerStyle)
         x += columns.name
-        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: 2, style: headerStyle)
+        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: area.y + 1, style: headerStyle)
         x += columns.count
-        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: 2, style: headerStyle)
+        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: area.y + 1, style: headerStyle)
         x += columns.rate + 1
         let sparkTitle = columns.spark >= 9 ? "LAST \(columns.spark)s" : "HIST"
-        grid.put(sparkTitle, x: x, y: 2, style: headerStyle, maxWidth: columns.spark)
+        grid.put(sparkTitle, x: x, y: area.y + 1, style: headerStyle, maxWidth: columns.spark)
         x += columns.spark + 1
         if columns.unheard > 0 {
-            grid.put(TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: 2, style: headerStyle)
+            grid.put(
+                TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: area.y + 1, style: headerStyle)
         }
-        grid.put(String(glyphs.vertical), x: sx, y: 2, style: style(dim: true))
+        grid.put(String(glyphs.vertical), x: sx, y: area.y + 1, style: style(dim: true))
         let titles =
             columns.wide
             ? ["LIVE", "DEAD", "RECL", "UNSUB", "CANC", "DUP", "CHG"] : ["LIVE", "DEAD", "RECL", "CHG"]
         let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
         x = sx + 1
         for (title, width) in zip(titles, widths) {
-            grid.put(TextFormat.right(title, width: width), x: x, y: 2, style: headerStyle)
+            grid.put(TextFormat.right(title, width: width), x: x, y: area.y + 1, style: headerStyle)
             x += width
         }
 
         for (offset, index) in tableRows.enumerated() {
-            let y = 3 + offset
+            let y = area.y + 2 + offset
             if index < state.rows.count {
                 let row = state.rows[index]
                 drawTypeRow(
@@ -186,16 +193,15 @@ struct DashboardView {
             }
             grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
             if index == tableSelection {
-                switch focus {
-                case .types: grid.style(x: 0, y: y, count: sx, style(reverse: true))
-                case .subscribers:
-                    grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
-                case .log: break
+                switch focusedPart {
+                case 0: grid.style(x: 0, y: y, count: sx, style(reverse: true))
+                case 1: grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
+                default: break
                 }
             }
         }
         if state.rows.isEmpty {
-            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: 3, style: style(dim: true))
+            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: area.y + 2, style: style(dim: true))
         }
     }
 
@@ -270,7 +276,7 @@ struct DashboardView {
     }
 
     /// A horizontal line with a title, the title reversed when its pane has focus.
-    private func drawRule(
+    func drawRule(
         _ grid: inout CellGrid, y: Int, from start: Int, to end: Int, title: String, focused: Bool
     ) {
         guard end > start else { return }
@@ -284,12 +290,15 @@ struct DashboardView {
 
     // MARK: - Log
 
-    private func drawLog(_ grid: inout CellGrid, state: DashboardState, columns: TableColumns) {
-        let titleRow = layout.log.y
+    /// Draws the log into `area`: a title rule with the log's state, then lines.
+    func drawLog(_ grid: inout CellGrid, area: Rect, focused: Bool) {
+        let columns = layout.columns
+        let titleRow = area.y
         let sequences = log.sequences
         let selected = log.selected
+        let title = DashboardController.panes[DashboardController.logPane].focusTitles[0]
 
-        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: "Log", focused: focus == .log)
+        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: title, focused: focused)
         var info: String
         if isPaused {
             info = "PAUSED, space resumes"
@@ -345,7 +354,7 @@ struct DashboardView {
                     y: y,
                     style: lifecycleStyle(change.kind))
             }
-            if sequence == selected, focus == .log {
+            if sequence == selected, focused {
                 grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
             }
         }

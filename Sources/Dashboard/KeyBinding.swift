@@ -139,7 +139,7 @@ extension DashboardController {
                 bar: KeyHint(keys: "G", text: "Follow")),
             KeyBinding(
                 [.enter], .open,
-                help: KeyHint(keys: "Enter", text: "log: the line's full payload; tables: filter by type"),
+                help: KeyHint(keys: "Enter", text: Self.enterHelp),
                 bar: KeyHint(keys: "Enter", text: "Details")),
             KeyBinding(
                 [

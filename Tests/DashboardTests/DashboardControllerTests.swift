@@ -257,9 +257,9 @@ struct DashboardControllerTests {
             SourceBatch(events: [login("ada", at: startTime), dataLoaded(["inbox"], at: startTime)]))
         dashboard.update(now: startTime)
 
-        #expect(dashboard.focus == .log)
+        #expect(dashboard.focusTitle == "Log")
         _ = dashboard.handle(.tab)
-        #expect(dashboard.focus == .types)
+        #expect(dashboard.focusTitle == "Event types")
         // Types are sorted by name: DataLoadedEvent, UserLoggedInEvent, then the wildcard row.
         _ = dashboard.handle(.down)
         #expect(dashboard.tableSelection == 1)
@@ -267,6 +267,6 @@ struct DashboardControllerTests {
         #expect(dashboard.filter?.expression == "UserLoggedInEvent")
         _ = dashboard.handle(.tab)
         _ = dashboard.handle(.tab)
-        #expect(dashboard.focus == .log)
+        #expect(dashboard.focusTitle == "Log")
     }
 }

@@ -90,13 +90,15 @@ struct KeyTableTests {
             _ = dashboard.handle(key)
             #expect(dashboard.isFollowing, comment)
         case .nextPane:
-            let before = dashboard.focus
+            let order = DashboardController.focusOrder
+            let before = dashboard.focusIndex
             _ = dashboard.handle(key)
-            #expect(dashboard.focus == before.next, comment)
+            #expect(dashboard.focus == order[(before + 1) % order.count], comment)
         case .previousPane:
-            let before = dashboard.focus
+            let order = DashboardController.focusOrder
+            let before = dashboard.focusIndex
             _ = dashboard.handle(key)
-            #expect(dashboard.focus == before.previous, comment)
+            #expect(dashboard.focus == order[(before + order.count - 1) % order.count], comment)
         case .open:
             _ = dashboard.handle(key)
             guard case .detail(let entry, _) = dashboard.overlay else {
