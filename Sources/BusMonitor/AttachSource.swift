@@ -97,6 +97,9 @@ public final class AttachSource: DashboardSource {
         }
     }
 
+    /// None: another process controls itself.
+    public var supportedCommands: [SourceCommandDescription] { [] }
+
     /// Commands do not apply to another process.
     ///
     /// - Returns: A message saying so.

@@ -28,9 +28,9 @@ public struct SourceBatch: Sendable {
 
 /// A request from the person at the monitor to the thing being watched.
 public enum SourceCommand: Sendable, Equatable {
-    /// Publish faster (the simulated app only).
+    /// Publish faster (the simulated app), or play faster (a replay).
     case increaseRate
-    /// Publish slower (the simulated app only).
+    /// Publish slower (the simulated app), or play slower (a replay).
     case decreaseRate
     /// Destroy a batch of screens at once, so their cleanup can be watched.
     case destroyScreens
@@ -40,13 +40,25 @@ public enum SourceCommand: Sendable, Equatable {
 ///
 /// The monitor's UI thread calls ``drain()`` once a frame; sources gather data on their own
 /// threads in bounded buffers and hand it over there.
+///
+/// A source says which commands it takes in ``supportedCommands``; the monitor offers those
+/// keys, in its key bar and help, and no others.
 public protocol DashboardSource: AnyObject, Sendable {
     /// What is being watched, for the header, such as "simulated app (seed 7)".
     var title: String { get }
+    /// The commands this source takes now, with their keys and how the monitor names them.
+    /// The monitor sends ``perform(_:)`` only these. A source that takes none need not
+    /// implement it: the default is empty.
+    var supportedCommands: [SourceCommandDescription] { get }
     /// Everything gathered since the previous call.
     func drain() -> SourceBatch
     /// Carries out a command, or ignores it when the source cannot (a replay cannot cull).
     ///
     /// - Returns: A short message to show, such as "rate 2000/s", or `nil`.
     func perform(_ command: SourceCommand) -> String?
+}
+
+extension DashboardSource {
+    /// No commands.
+    public var supportedCommands: [SourceCommandDescription] { [] }
 }

@@ -5,8 +5,10 @@ public import EventBus
 /// lifecycle changes, plus a snapshot of the bus's counters a few times a second.
 ///
 /// ```swift
-/// let source = LocalBusSource(bus: bus, title: "simulated app (seed 7)") { command in
-///     command == .increaseRate ? "rate \(Int(app.increaseRate()))/s" : nil
+/// let source = LocalBusSource(
+///     bus: bus, title: "simulated app (seed 7)", supportedCommands: [.destroyScreens]
+/// ) { command in
+///     command == .destroyScreens ? "destroyed \(app.destroyScreens()) screens" : nil
 /// }
 /// ```
 public final class LocalBusSource: DashboardSource {
@@ -21,36 +23,59 @@ public final class LocalBusSource: DashboardSource {
     public let capture: BusCapture
     /// Least seconds between two snapshots; snapshots cost O(subscriptions) under the bus's lock.
     public let snapshotInterval: Double
+    /// The commands the closure given at creation carries out.
+    public let supportedCommands: [SourceCommandDescription]
 
     private let commands: @Sendable (SourceCommand) -> String?
     private let clock: @Sendable () -> Double
     private let lastSnapshotTime = LockedValue<Double?>(nil)
 
-    /// Starts watching `bus`.
+    /// Starts watching `bus`, taking no commands.
     ///
     /// - Parameters:
     ///   - bus: The bus to watch.
     ///   - title: What the header shows; the bus's name when `nil`.
     ///   - capacity: Events buffered between two drains; later ones are dropped and counted.
     ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
+    public convenience init(
+        bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
+        snapshotInterval: Double = defaultSnapshotInterval
+    ) {
+        self.init(
+            bus: bus, title: title, capacity: capacity, snapshotInterval: snapshotInterval,
+            supportedCommands: [], commands: { _ in nil })
+    }
+
+    /// Starts watching `bus`, with commands for what runs on it.
+    ///
+    /// - Parameters:
+    ///   - bus: The bus to watch.
+    ///   - title: What the header shows; the bus's name when `nil`.
+    ///   - capacity: Events buffered between two drains; later ones are dropped and counted.
+    ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
+    ///   - supportedCommands: The commands `commands` carries out, as the monitor offers them;
+    ///     by default the simulated app's.
     ///   - commands: Carries out the person's commands, returning a short message, or `nil`
-    ///     when the command does not apply. The default ignores every command.
+    ///     when the command does not apply.
     public convenience init(
         bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
         snapshotInterval: Double = defaultSnapshotInterval,
-        commands: @escaping @Sendable (SourceCommand) -> String? = { _ in nil }
+        supportedCommands: [SourceCommandDescription] = SourceCommandDescription.simulatedApp,
+        commands: @escaping @Sendable (SourceCommand) -> String?
     ) {
         self.init(
             bus: bus, title: title, capture: BusCapture(bus: bus, capacity: capacity),
-            snapshotInterval: snapshotInterval, commands: commands,
+            snapshotInterval: snapshotInterval, supportedCommands: supportedCommands, commands: commands,
             clock: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 })
     }
 
     /// Starts watching with `capture` and reading time from `clock`, a monotonic seconds clock.
     init(
         bus: EventBus, title: String?, capture: BusCapture, snapshotInterval: Double,
+        supportedCommands: [SourceCommandDescription] = [],
         commands: @escaping @Sendable (SourceCommand) -> String?, clock: @escaping @Sendable () -> Double
     ) {
+        self.supportedCommands = supportedCommands
         self.bus = bus
         self.title = title ?? "bus \(bus.name)"
         self.capture = capture

@@ -51,6 +51,9 @@ public final class RecordingSource: FiniteSource {
         return batch
     }
 
+    /// The wrapped source's commands.
+    public var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
+
     /// Passes the command to the wrapped source.
     public func perform(_ command: SourceCommand) -> String? {
         wrapped.perform(command)

@@ -212,6 +212,11 @@ public final class ReplaySource: FiniteSource {
         }
     }
 
+    /// `+` and `-` for the speed, unless the replay plays at full speed.
+    public var supportedCommands: [SourceCommandDescription] {
+        clock.withLock { Self.isAsFastAsPossible($0.speed) } ? [] : [.replaySpeed]
+    }
+
     /// `increaseRate` doubles the speed and `decreaseRate` halves it; other commands do not
     /// apply to a recording.
     ///

@@ -26,21 +26,6 @@ public final class DashboardController {
     /// Seconds a command's message stays on screen.
     static let messageDuration = 4.0
 
-    /// The panes that can take focus, in Tab order.
-    enum Pane: CaseIterable {
-        case types, subscribers, log
-
-        var next: Pane {
-            let all = Self.allCases
-            return all[(all.firstIndex(of: self)! + 1) % all.count]
-        }
-
-        var previous: Pane {
-            let all = Self.allCases
-            return all[(all.firstIndex(of: self)! + all.count - 1) % all.count]
-        }
-    }
-
     /// A box drawn over the dashboard.
     enum Overlay {
         case help
@@ -64,21 +49,31 @@ public final class DashboardController {
     /// The latest time given to ``update(now:)`` or ``render(into:now:)``.
     private(set) var lastNow: Double?
 
-    var focus = Pane.log
+    /// The focused part, as an index into ``focusOrder``.
+    var focusIndex = DashboardController.firstFocus
     /// The selected row of the tables (types and subscribers share rows); the last row is the
     /// wildcard row.
     var tableSelection = 0
     var tableTop = 0
     /// Whether the log shows its newest lines as they come.
-    private(set) var isFollowing = true
+    var isFollowing = true
     /// The selected log line when not following.
-    private(set) var selectedSequence: Int?
+    var selectedSequence: Int?
     /// The first log line shown when not following.
-    private(set) var topSequence: Int?
-    /// Log rows at the last render; paging moves by this much.
-    var logRows = 10
-    /// Table rows at the last render.
-    var tableRows = 8
+    var topSequence: Int?
+    /// The layout of the last frame; keys are handled against it.
+    private(set) var layout: DashboardLayout?
+    /// Log lines the last frame showed.
+    var logRows: Int { rows(ofPane: Self.logPane) }
+
+    /// Lines pane `index` showed in the last frame (10 before the first); paging moves by this much.
+    func rows(ofPane index: Int) -> Int {
+        layout.map { max(1, $0.contentRows[index]) } ?? 10
+    }
+
+    /// Where the tables and the log are in ``panes``.
+    static let tablePane = panes.firstIndex { $0 is TablePane }!
+    static let logPane = panes.firstIndex { $0 is LogPane }!
 
     /// The applied filter.
     private(set) var filter: LogFilter?
@@ -130,43 +125,56 @@ public final class DashboardController {
             return true
         }
         if overlay != nil { return handleOverlayKey(key) }
-        switch key {
-        case .character("q"), .character("Q"):
+        guard let action = keyMap.action(for: key) else { return true }
+        return perform(action)
+    }
+
+    /// Carries out what a key of the key table asked for.
+    ///
+    /// - Returns: `false` to quit.
+    func perform(_ action: DashboardAction) -> Bool {
+        switch action {
+        case .quit:
             return false
-        case .character(" "):
+        case .togglePause:
             togglePause()
-        case .character("/"):
+        case .openFilter:
             prompt = filter?.expression ?? ""
-        case .character("?"):
-            overlay = .help
-        case .character("+"), .character("="):
-            send(.increaseRate)
-        case .character("-"), .character("_"):
-            send(.decreaseRate)
-        case .character("c"):
-            send(.destroyScreens)
-        case .up, .character("k"):
-            moveSelection(by: -1)
-        case .down, .character("j"):
-            moveSelection(by: 1)
-        case .pageUp:
-            moveSelection(by: -max(1, (focus == .log ? logRows : tableRows) - 1))
-        case .pageDown:
-            moveSelection(by: max(1, (focus == .log ? logRows : tableRows) - 1))
-        case .home, .character("g"):
-            moveToFirst()
-        case .end, .character("G"):
-            moveToLast()
-        case .tab, .right:
-            focus = focus.next
-        case .left:
-            focus = focus.previous
-        case .enter:
-            openSelection()
-        case .escape:
+        case .clearFilter:
             filter = nil
-        default:
-            break
+        case .showHelp:
+            overlay = .help
+        case .command(let command):
+            send(command)
+        case .lineUp:
+            focusedPane.move(by: -1, rows: rows(ofPane: focus.pane), in: self)
+        case .lineDown:
+            focusedPane.move(by: 1, rows: rows(ofPane: focus.pane), in: self)
+        case .pageUp:
+            focusedPane.move(
+                by: -max(1, rows(ofPane: focus.pane) - 1), rows: rows(ofPane: focus.pane), in: self)
+        case .pageDown:
+            focusedPane.move(
+                by: max(1, rows(ofPane: focus.pane) - 1), rows: rows(ofPane: focus.pane), in: self)
+        case .first:
+            focusedPane.moveToFirst(in: self)
+        case .last:
+            focusedPane.moveToLast(in: self)
+        case .nextPane:
+            focusIndex = (focusIndex + 1) % Self.focusOrder.count
+        case .previousPane:
+            focusIndex = (focusIndex + Self.focusOrder.count - 1) % Self.focusOrder.count
+        case .open:
+            switch focusedPane.open(in: self) {
+            case .filter(let newFilter):
+                filter = newFilter
+                // A new filter shows its newest matches.
+                isFollowing = true
+            case .showDetail(let entry):
+                overlay = .detail(entry, scroll: 0)
+            case nil:
+                break
+            }
         }
         return true
     }
@@ -230,70 +238,6 @@ public final class DashboardController {
         message = (text, lastNow ?? 0)
     }
 
-    private func openSelection() {
-        switch focus {
-        case .log:
-            let lines = visibleLines()
-            guard !lines.isEmpty else { return }
-            let index = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
-            if let entry = shown.log[lines.sequence(at: index)] {
-                overlay = .detail(entry, scroll: 0)
-            }
-        case .types, .subscribers:
-            let rows = shown.rows
-            if tableSelection < rows.count {
-                filter = LogFilter(rows[tableSelection].name)
-            } else {
-                filter = nil
-            }
-            isFollowing = true
-        }
-    }
-
-    private func moveSelection(by delta: Int) {
-        switch focus {
-        case .types, .subscribers:
-            tableSelection = max(0, min(shown.rows.count, tableSelection + delta))
-        case .log:
-            let lines = visibleLines()
-            guard !lines.isEmpty else { return }
-            let current = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
-            let target = max(0, min(lines.count - 1, current + delta))
-            if delta > 0, target == lines.count - 1 {
-                isFollowing = true
-                return
-            }
-            if isFollowing {
-                // Leave the view where it is, so that stopping is not a jump.
-                topSequence = lines.sequence(at: max(0, lines.count - logRows))
-            }
-            isFollowing = false
-            selectedSequence = lines.sequence(at: target)
-        }
-    }
-
-    private func moveToFirst() {
-        switch focus {
-        case .types, .subscribers:
-            tableSelection = 0
-        case .log:
-            let lines = visibleLines()
-            guard !lines.isEmpty else { return }
-            isFollowing = false
-            selectedSequence = lines.sequence(at: 0)
-            topSequence = selectedSequence
-        }
-    }
-
-    private func moveToLast() {
-        switch focus {
-        case .types, .subscribers:
-            tableSelection = shown.rows.count
-        case .log:
-            isFollowing = true
-        }
-    }
-
     // MARK: - The visible log
 
     /// Lines the filter left unchecked because they came too fast (see ``FilterCache``).
@@ -314,7 +258,6 @@ public final class DashboardController {
     ///
     /// - Returns: The lines' sequence numbers, top first, and the selected one unless following.
     func logViewport(rows: Int) -> (sequences: [Int], selected: Int?) {
-        logRows = max(1, rows)
         let lines = visibleLines()
         guard !lines.isEmpty, rows > 0 else { return ([], nil) }
         if isFollowing {
@@ -334,7 +277,6 @@ public final class DashboardController {
 
     /// Rows of the table to draw, keeping the selection in view.
     func tableViewport(rows: Int) -> Range<Int> {
-        tableRows = max(1, rows)
         let count = shown.rows.count + 1
         tableSelection = max(0, min(count - 1, tableSelection))
         if tableSelection < tableTop { tableTop = tableSelection }
@@ -349,10 +291,51 @@ public final class DashboardController {
         return message.text
     }
 
-    /// Records that a frame was drawn.
-    func countFrame(at now: Double) {
+    // MARK: - Frames
+
+    /// Draws the whole screen for `grid.width` x `grid.height`.
+    ///
+    /// First the frame is laid out, once: the layout, the rows in view (keeping the selection
+    /// in view) and the filter's catching up are the only changes a frame makes, and keys are
+    /// handled against that layout until the next frame. Then ``DashboardView`` draws, changing
+    /// nothing.
+    ///
+    /// - Parameters:
+    ///   - grid: The screen to draw on; it is cleared first.
+    ///   - now: Seconds since 1970; rates, highlights and messages are worked out for it.
+    public func render(into grid: inout CellGrid, now: Double) {
+        let view = layOut(width: grid.width, height: grid.height, now: now)
+        grid.clear()
+        view.draw(into: &grid)
+    }
+
+    /// Lays out a frame of `width` x `height` at `now`, and records it as drawn.
+    ///
+    /// - Returns: What the frame shows.
+    func layOut(width: Int, height: Int, now: Double) -> DashboardView {
         framesRendered += 1
         lastNow = max(lastNow ?? now, now)
+        let state = shown
+        let layout = DashboardLayout(width: width, height: height, state: state)
+        self.layout = layout
+        var tableRows = 0..<0
+        var log = LogView(
+            sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
+        if !layout.isTooSmall {
+            tableRows = tableViewport(rows: layout.contentRows[Self.tablePane])
+            let (sequences, selected) = logViewport(rows: layout.contentRows[Self.logPane])
+            let lines = visibleLines()
+            log = LogView(
+                sequences: sequences, selected: selected,
+                position: selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0, matching: lines.count,
+                unchecked: uncheckedLines, isFollowing: isFollowing)
+        }
+        return DashboardView(
+            layout: layout, state: state, title: source.title, options: options, glyphs: glyphs,
+            isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
+            message: currentMessage(at: now), focus: focus, tableSelection: tableSelection,
+            tableRows: tableRows,
+            log: log, keyMap: keyMap)
     }
 }
 

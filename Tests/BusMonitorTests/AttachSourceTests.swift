@@ -56,6 +56,7 @@ struct AttachSourceTests {
         #expect(batches.last?.status == "attached")
         #expect(batches.flatMap(\.events).first?.payloadText == #"{"note":"","number":1}"#)
         #expect(source.perform(.increaseRate) == "attached: the app controls its rate")
+        #expect(source.supportedCommands.isEmpty)
         token.cancel()
     }
 

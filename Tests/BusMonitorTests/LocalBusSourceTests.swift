@@ -66,7 +66,9 @@ struct LocalBusSourceTests {
         #expect(source.perform(.increaseRate) == "rate 500/s")
         #expect(source.perform(.destroyScreens) == nil)
         #expect(received.current == [.increaseRate, .destroyScreens])
-        // Without a handler every command is ignored.
+        #expect(source.supportedCommands == SourceCommandDescription.simulatedApp)
+        // Without a handler every command is ignored, and none is offered.
         #expect(LocalBusSource(bus: EventBus()).perform(.decreaseRate) == nil)
+        #expect(LocalBusSource(bus: EventBus()).supportedCommands.isEmpty)
     }
 }

@@ -136,6 +136,7 @@ struct RecordingTests {
         #expect(batches.reduce(0) { $0 + $1.events.count } == 2)
         #expect(batches.last?.status == "replay finished")
         #expect(replay.perform(.destroyScreens) == "replay: commands do not apply to a recording")
+        #expect(replay.supportedCommands == [.replaySpeed])
     }
 
     @Test("a malformed line is an error that names the file and the line number")

@@ -26,6 +26,11 @@ struct DashboardControllerTests {
         return (0..<lines.count).compactMap { dashboard.shown.log[lines.sequence(at: $0)]?.detailText }
     }
 
+    /// The log lines a 80x17 frame shows.
+    private func log(_ dashboard: DashboardController) -> LogView {
+        dashboard.layOut(width: 80, height: 17, now: startTime).log
+    }
+
     private func type(_ text: String, into dashboard: DashboardController) {
         for character in text { _ = dashboard.handle(.character(character)) }
     }
@@ -157,7 +162,9 @@ struct DashboardControllerTests {
         let dashboard = DashboardController(source: source)
         source.enqueue(SourceBatch(events: (0..<100).map { login("u\($0)", at: startTime) }))
         dashboard.update(now: startTime)
-        dashboard.logRows = 10
+        // 80x17 leaves the log 10 rows.
+        #expect(log(dashboard).sequences.count == 10)
+        #expect(dashboard.logRows == 10)
         #expect(dashboard.isFollowing)
 
         _ = dashboard.handle(.up)
@@ -169,17 +176,17 @@ struct DashboardControllerTests {
         // New lines do not move the selection while not following.
         source.enqueue(SourceBatch(events: (100..<150).map { login("u\($0)", at: startTime + 1) }))
         dashboard.update(now: startTime + 1)
-        let viewport = dashboard.logViewport(rows: 10)
+        let viewport = log(dashboard)
         #expect(viewport.selected == 89)
         #expect(viewport.sequences.contains(89))
 
         _ = dashboard.handle(.character("g"))
         #expect(dashboard.selectedSequence == 0)
-        #expect(dashboard.logViewport(rows: 10).sequences.first == 0)
+        #expect(log(dashboard).sequences.first == 0)
 
         _ = dashboard.handle(.character("G"))
         #expect(dashboard.isFollowing)
-        #expect(dashboard.logViewport(rows: 10).sequences.last == 149)
+        #expect(log(dashboard).sequences.last == 149)
 
         // Down onto the newest line follows again.
         _ = dashboard.handle(.up)
@@ -250,9 +257,9 @@ struct DashboardControllerTests {
             SourceBatch(events: [login("ada", at: startTime), dataLoaded(["inbox"], at: startTime)]))
         dashboard.update(now: startTime)
 
-        #expect(dashboard.focus == .log)
+        #expect(dashboard.focusTitle == "Log")
         _ = dashboard.handle(.tab)
-        #expect(dashboard.focus == .types)
+        #expect(dashboard.focusTitle == "Event types")
         // Types are sorted by name: DataLoadedEvent, UserLoggedInEvent, then the wildcard row.
         _ = dashboard.handle(.down)
         #expect(dashboard.tableSelection == 1)
@@ -260,6 +267,6 @@ struct DashboardControllerTests {
         #expect(dashboard.filter?.expression == "UserLoggedInEvent")
         _ = dashboard.handle(.tab)
         _ = dashboard.handle(.tab)
-        #expect(dashboard.focus == .log)
+        #expect(dashboard.focusTitle == "Log")
     }
 }

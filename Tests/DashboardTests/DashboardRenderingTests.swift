@@ -1,5 +1,6 @@
 import BusMonitor
 import EventBus
+import Foundation
 import Testing
 
 @testable import Dashboard
@@ -235,5 +236,68 @@ struct DashboardRenderingTests {
         _ = render(dashboard, width: 80, height: 24, now: now)
         _ = render(dashboard, width: 30, height: 5, now: now)
         #expect(dashboard.framesRendered == 2)
+    }
+}
+
+@Suite("Dashboard commands of a source")
+struct SourceCommandsTests {
+    /// A replay of an empty recording.
+    private func replay(speed: Double) throws -> ReplaySource {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "busmon-dashboard-\(UUID().uuidString).jsonl"
+        ).path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try ReplaySource(path: path, speed: speed)
+    }
+
+    private func screen(_ source: any DashboardSource, help: Bool) -> CellGrid {
+        let dashboard = DashboardController(source: source)
+        dashboard.update(now: startTime)
+        if help { _ = dashboard.handle(.character("?")) }
+        var grid = CellGrid(width: 120, height: 40)
+        dashboard.render(into: &grid, now: startTime)
+        return grid
+    }
+
+    @Test func theSimulatedAppOffersItsRateAndDestroyingScreens() {
+        let grid = screen(ScriptedSource(), help: true)
+        #expect(grid.row(39).contains("+/- Rate"))
+        #expect(grid.row(39).contains("c Destroy"))
+        #expect(grid.text.contains("publish faster / slower (simulated app)"))
+        #expect(grid.text.contains("close a batch of screens at once"))
+    }
+
+    @Test func aReplayOffersItsSpeedAndNoSimulatorCommands() throws {
+        let source = try replay(speed: 1)
+        let grid = screen(source, help: true)
+        let bar = grid.row(39)
+        #expect(bar.hasPrefix("q Quit"))
+        #expect(bar.contains("+/- Speed"))
+        #expect(!bar.contains("Rate"))
+        #expect(!bar.contains("c Destroy"))
+        #expect(grid.text.contains("play the recording faster / slower"))
+        #expect(!grid.text.contains("publish faster"))
+        #expect(!grid.text.contains("close a batch of screens"))
+
+        // A key the source does not take does nothing; one it takes answers.
+        let dashboard = DashboardController(source: source)
+        dashboard.update(now: startTime)
+        _ = dashboard.handle(.character("c"))
+        #expect(dashboard.currentMessage(at: startTime) == nil)
+        _ = dashboard.handle(.character("+"))
+        #expect(dashboard.currentMessage(at: startTime) == "replay speed 2.0x")
+    }
+
+    @Test func aSourceWithoutCommandsOffersNoCommandKeys() throws {
+        // A replay at full speed, and a source such as an attached app, take no commands.
+        for source: any DashboardSource in [try replay(speed: 0), ScriptedSource(supportedCommands: [])] {
+            let grid = screen(source, help: true)
+            #expect(!grid.row(39).contains("+/-"))
+            #expect(!grid.row(39).contains("c Destroy"))
+            #expect(grid.row(39).contains("Tab Pane"))
+            #expect(!grid.text.contains("faster / slower"))
+            #expect(!grid.text.contains("close a batch of screens"))
+        }
     }
 }

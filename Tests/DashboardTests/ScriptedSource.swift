@@ -10,14 +10,20 @@ struct DataLoadedEvent: Event, Encodable, Equatable {
     let data: [String]
 }
 
-/// A source that hands over prepared batches, one per drain, and records commands.
+/// A source that hands over prepared batches, one per drain, and records commands; it takes
+/// the simulated app's commands unless told otherwise.
 final class ScriptedSource: DashboardSource {
     let title: String
+    let supportedCommands: [SourceCommandDescription]
     private let batches = LockedValue<[SourceBatch]>([])
     private let commands = LockedValue<[SourceCommand]>([])
 
-    init(title: String = "scripted") {
+    init(
+        title: String = "scripted",
+        supportedCommands: [SourceCommandDescription] = SourceCommandDescription.simulatedApp
+    ) {
         self.title = title
+        self.supportedCommands = supportedCommands
     }
 
     /// Queues `batch` for a later drain.

@@ -2,7 +2,7 @@ import BusMonitor
 import EventBus
 
 /// Column widths of the two tables for one screen width.
-struct TableColumns {
+struct TableColumns: Equatable {
     let name: Int
     let count: Int
     let rate: Int
@@ -31,30 +31,58 @@ struct TableColumns {
     }
 }
 
-extension DashboardController {
-    /// Draws the whole screen for `grid.width` x `grid.height`.
-    ///
-    /// - Parameters:
-    ///   - grid: The screen to draw on; it is cleared first.
-    ///   - now: Seconds since 1970; rates, highlights and messages are worked out for it.
-    public func render(into grid: inout CellGrid, now: Double) {
-        countFrame(at: now)
-        grid.clear()
-        guard grid.width >= Self.minimumWidth, grid.height >= Self.minimumHeight else {
+/// The log lines one frame shows, and where they stand in the log.
+struct LogView {
+    /// Sequence numbers of the lines shown, top first.
+    let sequences: [Int]
+    /// The selected line, unless following.
+    let selected: Int?
+    /// The selected line's position among the matching lines, from 1; 0 when none.
+    let position: Int
+    /// Lines that pass the filter.
+    let matching: Int
+    /// Lines the filter left unchecked because they came too fast.
+    let unchecked: Int
+    /// Whether the log shows its newest lines as they come.
+    let isFollowing: Bool
+}
+
+/// Everything one frame shows, as values: the state drawn, the layout, which rows are in view,
+/// the key bar. Drawing is a function of this alone; it changes nothing.
+struct DashboardView {
+    let layout: DashboardLayout
+    /// The state drawn: the frozen copy while paused.
+    let state: DashboardState
+    let title: String
+    let options: DashboardOptions
+    let glyphs: Glyphs
+    let isPaused: Bool
+    /// The time the tables are drawn for: the moment of pausing while paused.
+    let shownNow: Double
+    let filter: LogFilter?
+    let prompt: String?
+    let overlay: DashboardController.Overlay?
+    /// The source's recent message, if any.
+    let message: String?
+    let focus: PaneFocus
+    let tableSelection: Int
+    /// Rows of the tables shown (the last index is the wildcard row).
+    let tableRows: Range<Int>
+    let log: LogView
+    let keyMap: KeyMap
+
+    /// Draws the whole screen; `grid` must be blank and of the layout's size.
+    func draw(into grid: inout CellGrid) {
+        guard !layout.isTooSmall else {
             drawTooSmall(&grid)
             return
         }
-        // A paused display shows the moment it was paused.
-        let shownNow = pausedAt ?? now
-        let state = shown
-        let columns = TableColumns(width: grid.width)
-        let available = grid.height - 5
-        let tableHeight = max(2, min(state.rows.count + 1, available * 45 / 100))
-        let logTitleRow = 3 + tableHeight
-
         drawHeader(&grid, state: state, now: shownNow)
-        drawTables(&grid, state: state, columns: columns, height: tableHeight, now: shownNow)
-        drawLog(&grid, state: state, columns: columns, titleRow: logTitleRow, now: now)
+        for (index, pane) in DashboardController.panes.enumerated() {
+            pane.draw(
+                into: &grid, area: layout.panes[index], view: self,
+                focusedPart: focus.pane == index ? focus.part : nil)
+        }
         drawBottomBar(&grid)
         switch overlay {
         case .help: drawHelp(&grid)
@@ -96,9 +124,9 @@ extension DashboardController {
             rightStart = x
         }
         let titleEnd = grid.put(
-            TextFormat.truncate(source.title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
+            TextFormat.truncate(title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
             style: style(bold: true, color: .cyan))
-        if let busName = state.busName, source.title != busName, !source.title.contains("bus " + busName) {
+        if let busName = state.busName, title != busName, !title.contains("bus " + busName) {
             let room = rightStart - 2 - titleEnd - 2
             if room >= 6 {
                 grid.put(
@@ -111,43 +139,46 @@ extension DashboardController {
 
     // MARK: - Tables
 
-    private func drawTables(
-        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, height: Int, now: Double
-    ) {
+    /// Draws the tables into `area`: a title rule, column titles, then rows.
+    func drawTables(_ grid: inout CellGrid, area: Rect, focusedPart: Int?) {
+        let columns = layout.columns
+        let now = shownNow
+        let paneTitles = DashboardController.panes[DashboardController.tablePane].focusTitles
         let sx = columns.subscribersX
-        drawRule(&grid, y: 1, from: 0, to: sx, title: "Event types", focused: focus == .types)
-        grid.put(String(glyphs.teeDown), x: sx, y: 1, style: style(dim: true))
+        let ruleY = area.y
+        drawRule(&grid, y: ruleY, from: 0, to: sx, title: paneTitles[0], focused: focusedPart == 0)
+        grid.put(String(glyphs.teeDown), x: sx, y: ruleY, style: style(dim: true))
         drawRule(
-            &grid, y: 1, from: sx + 1, to: grid.width, title: "Subscribers", focused: focus == .subscribers)
+            &grid, y: ruleY, from: sx + 1, to: grid.width, title: paneTitles[1], focused: focusedPart == 1)
 
         let headerStyle = style(bold: true)
         var x = 0
-        grid.put("TYPE", x: x, y: 2, style: headerStyle)
+        grid.put("TYPE", x: x, y: area.y + 1, style: headerStyle)
         x += columns.name
-        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: 2, style: headerStyle)
+        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: area.y + 1, style: headerStyle)
         x += columns.count
-        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: 2, style: headerStyle)
+        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: area.y + 1, style: headerStyle)
         x += columns.rate + 1
         let sparkTitle = columns.spark >= 9 ? "LAST \(columns.spark)s" : "HIST"
-        grid.put(sparkTitle, x: x, y: 2, style: headerStyle, maxWidth: columns.spark)
+        grid.put(sparkTitle, x: x, y: area.y + 1, style: headerStyle, maxWidth: columns.spark)
         x += columns.spark + 1
         if columns.unheard > 0 {
-            grid.put(TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: 2, style: headerStyle)
+            grid.put(
+                TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: area.y + 1, style: headerStyle)
         }
-        grid.put(String(glyphs.vertical), x: sx, y: 2, style: style(dim: true))
+        grid.put(String(glyphs.vertical), x: sx, y: area.y + 1, style: style(dim: true))
         let titles =
             columns.wide
             ? ["LIVE", "DEAD", "RECL", "UNSUB", "CANC", "DUP", "CHG"] : ["LIVE", "DEAD", "RECL", "CHG"]
         let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
         x = sx + 1
         for (title, width) in zip(titles, widths) {
-            grid.put(TextFormat.right(title, width: width), x: x, y: 2, style: headerStyle)
+            grid.put(TextFormat.right(title, width: width), x: x, y: area.y + 1, style: headerStyle)
             x += width
         }
 
-        let rows = tableViewport(rows: height)
-        for (offset, index) in rows.enumerated() {
-            let y = 3 + offset
+        for (offset, index) in tableRows.enumerated() {
+            let y = area.y + 2 + offset
             if index < state.rows.count {
                 let row = state.rows[index]
                 drawTypeRow(
@@ -162,16 +193,15 @@ extension DashboardController {
             }
             grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
             if index == tableSelection {
-                switch focus {
-                case .types: grid.style(x: 0, y: y, count: sx, style(reverse: true))
-                case .subscribers:
-                    grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
-                case .log: break
+                switch focusedPart {
+                case 0: grid.style(x: 0, y: y, count: sx, style(reverse: true))
+                case 1: grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
+                default: break
                 }
             }
         }
         if state.rows.isEmpty {
-            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: 3, style: style(dim: true))
+            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: area.y + 2, style: style(dim: true))
         }
     }
 
@@ -246,7 +276,7 @@ extension DashboardController {
     }
 
     /// A horizontal line with a title, the title reversed when its pane has focus.
-    private func drawRule(
+    func drawRule(
         _ grid: inout CellGrid, y: Int, from start: Int, to end: Int, title: String, focused: Bool
     ) {
         guard end > start else { return }
@@ -260,33 +290,33 @@ extension DashboardController {
 
     // MARK: - Log
 
-    private func drawLog(
-        _ grid: inout CellGrid, state: DashboardState, columns: TableColumns, titleRow: Int, now: Double
-    ) {
-        let rows = grid.height - 2 - titleRow
-        let (sequences, selected) = logViewport(rows: rows)
-        let lines = visibleLines()
+    /// Draws the log into `area`: a title rule with the log's state, then lines.
+    func drawLog(_ grid: inout CellGrid, area: Rect, focused: Bool) {
+        let columns = layout.columns
+        let titleRow = area.y
+        let sequences = log.sequences
+        let selected = log.selected
+        let title = DashboardController.panes[DashboardController.logPane].focusTitles[0]
 
-        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: "Log", focused: focus == .log)
+        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: title, focused: focused)
         var info: String
         if isPaused {
             info = "PAUSED, space resumes"
-        } else if isFollowing {
+        } else if log.isFollowing {
             info = "following"
         } else {
-            let position = selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0
-            info = "line \(position)/\(lines.count), G follows"
+            info = "line \(log.position)/\(log.matching), G follows"
         }
         if filter != nil {
-            info += ", \(lines.count) of \(state.log.count) match"
-            if uncheckedLines > 0 { info += ", \(uncheckedLines) too fast to check" }
+            info += ", \(log.matching) of \(state.log.count) match"
+            if log.unchecked > 0 { info += ", \(log.unchecked) too fast to check" }
         }
         let infoX = 7
         let infoEnd = grid.put(
             " " + info + " ", x: infoX, y: titleRow,
             style: isPaused ? style(bold: true, color: .yellow) : style(dim: false),
             maxWidth: grid.width - infoX - 1)
-        if let text = currentMessage(at: now) {
+        if let text = message {
             let room = grid.width - infoEnd - 3
             if room > 4 {
                 let shown = " " + TextFormat.truncate(text, width: room - 2, ellipsis: glyphs.ellipsis) + " "
@@ -324,7 +354,7 @@ extension DashboardController {
                     y: y,
                     style: lifecycleStyle(change.kind))
             }
-            if sequence == selected, focus == .log {
+            if sequence == selected, focused {
                 grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
             }
         }
@@ -358,11 +388,7 @@ extension DashboardController {
             return
         }
         // Most needed first: a narrow screen shows as many as fit, and help lists them all.
-        let items: [(String, String)] = [
-            ("q", "Quit"), ("?", "Help"), ("Space", isPaused ? "Resume" : "Pause"), ("/", "Filter"),
-            ("+/-", "Rate"), ("c", "Destroy"), ("Tab", "Pane"), ("G", "Follow"), ("Enter", "Details"),
-            (glyphs.upDown, "Scroll"),
-        ]
+        let items = keyMap.bar.map { ($0.keys, $0.text) }
         var x = 0
         for (key, label) in items {
             let width = key.count + label.count + 2
@@ -404,23 +430,13 @@ extension DashboardController {
     }
 
     private func drawHelp(_ grid: inout CellGrid) {
-        let lines: [(String, String)] = [
-            ("q, Ctrl-C", "quit"),
-            ("Space", "pause or resume the display (counting goes on)"),
-            ("/", "filter the log by type or payload; !text hides matches"),
-            ("Esc", "close this box; clear the filter"),
-            ("Tab, " + (options.ascii ? "Left/Right" : "←→"), "move between panes"),
-            (glyphs.upDown + ", PgUp/PgDn", "move the selection; scrolling up stops following"),
-            ("g/Home, G/End", "oldest line; newest line and follow"),
-            ("Enter", "log: the line's full payload; tables: filter by type"),
-            ("+ / -", "publish faster / slower (simulated app)"),
-            ("c", "close a batch of screens at once (simulated app)"),
-            ("?", "this help"),
-            ("", ""),
-            ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
-            ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
-            ("UNHEARD", "events no typed subscriber received"),
-        ]
+        let lines: [(String, String)] =
+            keyMap.help.map { ($0.keys, $0.text) } + [
+                ("", ""),
+                ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
+                ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
+                ("UNHEARD", "events no typed subscriber received"),
+            ]
         let keyWidth = 18
         let width = min(grid.width - 8, keyWidth + (lines.map(\.1.count).max() ?? 0) + 1)
         let box = drawBox(&grid, title: "Help", width: width, height: lines.count)
@@ -465,7 +481,7 @@ extension DashboardController {
     private func drawTooSmall(_ grid: inout CellGrid) {
         let lines = [
             "Terminal too small",
-            "\(grid.width)x\(grid.height), need \(Self.minimumWidth)x\(Self.minimumHeight)",
+            "\(grid.width)x\(grid.height), need \(DashboardController.minimumWidth)x\(DashboardController.minimumHeight)",
             "q quits",
         ]
         let top = max(0, (grid.height - lines.count) / 2)

@@ -1,0 +1,80 @@
+/// One control a source offers: a command, or a pair such as faster and slower, with the keys
+/// that send each and how the monitor's key bar and help name it.
+///
+/// ```swift
+/// public var supportedCommands: [SourceCommandDescription] {
+///     [SourceCommandDescription(
+///         keys: [.init(command: .destroyScreens, characters: ["c"])], keyText: "c",
+///         barLabel: "Destroy", help: "close a batch of screens at once")]
+/// }
+/// ```
+public struct SourceCommandDescription: Sendable, Equatable {
+    /// A command and the characters that send it.
+    public struct Keys: Sendable, Equatable {
+        /// The command sent.
+        public var command: SourceCommand
+        /// The characters that send it, such as `+` and `=` (the unshifted `+`).
+        public var characters: [Character]
+
+        /// Creates keys for a command.
+        ///
+        /// - Parameters:
+        ///   - command: The command sent.
+        ///   - characters: The characters that send it.
+        public init(command: SourceCommand, characters: [Character]) {
+            self.command = command
+            self.characters = characters
+        }
+    }
+
+    /// Each command of the control and the characters that send it.
+    public var keys: [Keys]
+    /// The keys as the key bar and the help show them, such as `+/-`.
+    public var keyText: String
+    /// A word for the key bar, such as `Rate`.
+    public var barLabel: String
+    /// A line for the help, such as `publish faster / slower (simulated app)`.
+    public var help: String
+
+    /// Creates a description.
+    ///
+    /// - Parameters:
+    ///   - keys: Each command and the characters that send it.
+    ///   - keyText: The keys as shown, such as `+/-`.
+    ///   - barLabel: A word for the key bar.
+    ///   - help: A line for the help.
+    public init(keys: [Keys], keyText: String, barLabel: String, help: String) {
+        self.keys = keys
+        self.keyText = keyText
+        self.barLabel = barLabel
+        self.help = help
+    }
+
+    /// The commands of the control.
+    public var commands: [SourceCommand] { keys.map(\.command) }
+
+    /// `+` publishes faster and `-` slower, in the simulated app.
+    public static let publishRate = faster(
+        andSlower: "Rate", help: "publish faster / slower (simulated app)")
+
+    /// `c` destroys a batch of screens, in the simulated app.
+    public static let destroyScreens = SourceCommandDescription(
+        keys: [Keys(command: .destroyScreens, characters: ["c"])], keyText: "c", barLabel: "Destroy",
+        help: "close a batch of screens at once (simulated app)")
+
+    /// `+` plays a recording faster and `-` slower.
+    public static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
+
+    /// What the simulated app takes: its rate and destroying screens.
+    public static let simulatedApp: [SourceCommandDescription] = [publishRate, destroyScreens]
+
+    /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
+    /// ``SourceCommand/decreaseRate``, shown as `+/-`.
+    private static func faster(andSlower label: String, help: String) -> SourceCommandDescription {
+        SourceCommandDescription(
+            keys: [
+                Keys(command: .increaseRate, characters: ["+", "="]),
+                Keys(command: .decreaseRate, characters: ["-", "_"]),
+            ], keyText: "+/-", barLabel: label, help: help)
+    }
+}

@@ -1,0 +1,160 @@
+import BusMonitor
+
+/// What a key of the dashboard does, outside the filter prompt and the overlays.
+enum DashboardAction: Equatable {
+    /// Quit busmon.
+    case quit
+    /// Pause or resume the display.
+    case togglePause
+    /// Open the filter prompt.
+    case openFilter
+    /// Clear the filter.
+    case clearFilter
+    /// Show the help overlay.
+    case showHelp
+    /// Send a command to the source.
+    case command(SourceCommand)
+    /// Move the focused pane's selection one line up or down.
+    case lineUp, lineDown
+    /// Move the focused pane's selection a page up or down.
+    case pageUp, pageDown
+    /// Select the focused pane's first line.
+    case first
+    /// Select its last line; the log follows again.
+    case last
+    /// Move focus to the next or previous pane.
+    case nextPane, previousPane
+    /// Do what Enter does in the focused pane.
+    case open
+}
+
+/// Keys as a help line or the key bar shows them, and what they do.
+struct KeyHint: Equatable {
+    /// The keys as shown, such as `g/Home, G/End`.
+    let keys: String
+    /// What they do: a word for the bar, a line for the help.
+    let text: String
+}
+
+/// One entry of the key table: one or more keys with the action each sends, one help line for
+/// them, and at most one key-bar entry.
+///
+/// Like bubbles' `key.Binding`: the help overlay, the key bar and key handling all read the
+/// same ``KeyMap``, so the bar cannot advertise a key that does nothing.
+struct KeyBinding {
+    /// Keys and the action each sends, such as `+` for faster and `-` for slower.
+    struct Keys: Equatable {
+        let keys: [DashboardKey]
+        let action: DashboardAction
+    }
+
+    let keys: [Keys]
+    /// The help overlay's line.
+    let help: KeyHint
+    /// The key bar's entry, if the bar shows the binding.
+    let bar: KeyHint?
+    /// Whether the keys work now; a disabled binding shows in neither bar nor help, and its keys
+    /// do nothing.
+    let isEnabled: Bool
+
+    init(_ keys: [Keys], help: KeyHint, bar: KeyHint? = nil, isEnabled: Bool = true) {
+        self.keys = keys
+        self.help = help
+        self.bar = bar
+        self.isEnabled = isEnabled
+    }
+
+    init(
+        _ keys: [DashboardKey], _ action: DashboardAction, help: KeyHint, bar: KeyHint? = nil,
+        isEnabled: Bool = true
+    ) {
+        self.init([Keys(keys: keys, action: action)], help: help, bar: bar, isEnabled: isEnabled)
+    }
+}
+
+/// The dashboard's key table for one moment: what each key does, what the key bar shows (most
+/// needed first: a narrow screen shows as many as fit) and what the help lists.
+struct KeyMap {
+    /// Every binding, enabled or not, in the order of the bar and the help.
+    let bindings: [KeyBinding]
+
+    /// The action `key` sends, if an enabled binding has it.
+    func action(for key: DashboardKey) -> DashboardAction? {
+        for binding in bindings where binding.isEnabled {
+            for keys in binding.keys where keys.keys.contains(key) { return keys.action }
+        }
+        return nil
+    }
+
+    /// The key bar's entries.
+    var bar: [KeyHint] { bindings.filter(\.isEnabled).compactMap(\.bar) }
+
+    /// The help overlay's key lines.
+    var help: [KeyHint] { bindings.filter(\.isEnabled).map(\.help) }
+}
+
+extension DashboardController {
+    /// The key table now: for this source, this focus, paused or not.
+    var keyMap: KeyMap {
+        let arrows = options.ascii ? "Left/Right" : "←→"
+        var bindings: [KeyBinding] = [
+            KeyBinding(
+                [.character("q"), .character("Q"), .interrupt], .quit,
+                help: KeyHint(keys: "q, Ctrl-C", text: "quit"),
+                bar: KeyHint(keys: "q", text: "Quit")),
+            KeyBinding(
+                [.character("?")], .showHelp, help: KeyHint(keys: "?", text: "help"),
+                bar: KeyHint(keys: "?", text: "Help")),
+            KeyBinding(
+                [.character(" ")], .togglePause,
+                help: KeyHint(keys: "Space", text: "pause or resume the display (counting goes on)"),
+                bar: KeyHint(keys: "Space", text: isPaused ? "Resume" : "Pause")),
+            KeyBinding(
+                [.character("/")], .openFilter,
+                help: KeyHint(keys: "/", text: "filter the log by type or payload; !text hides matches"),
+                bar: KeyHint(keys: "/", text: "Filter")),
+        ]
+        for description in source.supportedCommands {
+            bindings.append(
+                KeyBinding(
+                    description.keys.map {
+                        KeyBinding.Keys(
+                            keys: $0.characters.map(DashboardKey.character), action: .command($0.command))
+                    },
+                    help: KeyHint(keys: description.keyText, text: description.help),
+                    bar: KeyHint(keys: description.keyText, text: description.barLabel)))
+        }
+        bindings += [
+            KeyBinding(
+                [
+                    KeyBinding.Keys(keys: [.tab, .right], action: .nextPane),
+                    KeyBinding.Keys(keys: [.left], action: .previousPane),
+                ], help: KeyHint(keys: "Tab, " + arrows, text: "move between panes"),
+                bar: KeyHint(keys: "Tab", text: "Pane")),
+            KeyBinding(
+                [
+                    KeyBinding.Keys(keys: [.character("g"), .home], action: .first),
+                    KeyBinding.Keys(keys: [.character("G"), .end], action: .last),
+                ], help: KeyHint(keys: "g/Home, G/End", text: "oldest line; newest line and follow"),
+                bar: KeyHint(keys: "G", text: "Follow")),
+            KeyBinding(
+                [.enter], .open,
+                help: KeyHint(keys: "Enter", text: Self.enterHelp),
+                bar: KeyHint(keys: "Enter", text: "Details")),
+            KeyBinding(
+                [
+                    KeyBinding.Keys(keys: [.up, .character("k")], action: .lineUp),
+                    KeyBinding.Keys(keys: [.down, .character("j")], action: .lineDown),
+                    KeyBinding.Keys(keys: [.pageUp], action: .pageUp),
+                    KeyBinding.Keys(keys: [.pageDown], action: .pageDown),
+                ],
+                help: KeyHint(
+                    keys: glyphs.upDown + ", PgUp/PgDn",
+                    text: "move the selection; scrolling up stops following"),
+                bar: KeyHint(keys: glyphs.upDown, text: "Scroll")),
+            KeyBinding(
+                [.escape], .clearFilter, help: KeyHint(keys: "Esc", text: "close a box; clear the filter")),
+        ]
+        return KeyMap(bindings: bindings)
+    }
+}

@@ -1,0 +1,140 @@
+import BusMonitor
+import EventBus
+import Testing
+
+@testable import Dashboard
+
+/// A frame is laid out once, keys use that layout, and drawing changes nothing.
+@Suite("Dashboard layout")
+struct DashboardLayoutTests {
+    /// A dashboard with 100 log lines of two types.
+    private func dashboard() -> DashboardController {
+        let source = ScriptedSource()
+        let dashboard = DashboardController(source: source)
+        source.enqueue(
+            SourceBatch(
+                events: (0..<50).flatMap {
+                    [login("u\($0)", at: startTime), dataLoaded(["d\($0)"], at: startTime)]
+                }))
+        dashboard.update(now: startTime)
+        return dashboard
+    }
+
+    @Test func theLayoutStacksThePanesOfTheList() {
+        let state = dashboard().shown
+        let layout = DashboardLayout(width: 80, height: 24, state: state)
+        #expect(!layout.isTooSmall)
+        #expect(layout.header == Rect(x: 0, y: 0, width: 80, height: 1))
+        #expect(layout.panes.count == DashboardController.panes.count)
+        // The tables: two types and the wildcard row, under a title rule and column titles.
+        #expect(layout.panes[DashboardController.tablePane] == Rect(x: 0, y: 1, width: 80, height: 5))
+        #expect(layout.contentRows[DashboardController.tablePane] == 3)
+        // The log takes the rest.
+        #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 6, width: 80, height: 17))
+        #expect(layout.contentRows[DashboardController.logPane] == 16)
+        #expect(layout.bar == Rect(x: 0, y: 23, width: 80, height: 1))
+        #expect(DashboardLayout(width: 59, height: 24, state: state).isTooSmall)
+    }
+
+    @Test func aPaneAddedToTheListGetsItsRowsFocusAndHelp() {
+        struct Extra: DashboardPane {
+            let focusTitles = ["Extra"]
+            let name = "extra"
+            let enterHelp = "nothing"
+            func height(screenHeight: Int, state: DashboardState) -> Int? { 4 }
+            func contentRows(in area: Rect) -> Int { area.height - 1 }
+            func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {}
+            func move(by delta: Int, rows: Int, in dashboard: DashboardController) {}
+            func moveToFirst(in dashboard: DashboardController) {}
+            func moveToLast(in dashboard: DashboardController) {}
+            func open(in dashboard: DashboardController) -> PaneEffect? { nil }
+        }
+        let panes: [any DashboardPane] = DashboardController.panes + [Extra()]
+        let layout = DashboardLayout(width: 80, height: 24, state: dashboard().shown, panes: panes)
+        #expect(layout.panes.last == Rect(x: 0, y: 19, width: 80, height: 4))
+        #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 6, width: 80, height: 13))
+    }
+
+    @Test func focusTabOrderAndHelpComeFromThePanes() {
+        let titles = DashboardController.focusOrder.map {
+            DashboardController.panes[$0.pane].focusTitles[$0.part]
+        }
+        #expect(titles == ["Event types", "Subscribers", "Log"])
+        #expect(DashboardController.enterHelp == "tables: filter by type; log: the line's full payload")
+        let dashboard = dashboard()
+        #expect(dashboard.focusTitle == "Log")
+        _ = dashboard.handle(.character("?"))
+        var grid = CellGrid(width: 100, height: 40)
+        dashboard.render(into: &grid, now: startTime)
+        for note in DashboardController.panes.flatMap(\.columnHelp) {
+            #expect(grid.text.contains(note.keys))
+        }
+        #expect(grid.text.contains(DashboardController.enterHelp))
+    }
+
+    @Test func keysUseTheLastFramesLayout() {
+        let dashboard = dashboard()
+        var grid = CellGrid(width: 80, height: 17)
+        dashboard.render(into: &grid, now: startTime)
+        #expect(dashboard.layout == DashboardLayout(width: 80, height: 17, state: dashboard.shown))
+        let rows = dashboard.logRows
+        _ = dashboard.handle(.pageUp)
+        #expect(dashboard.selectedSequence == 99 - (rows - 1))
+
+        // A taller screen pages further.
+        grid = CellGrid(width: 80, height: 40)
+        dashboard.render(into: &grid, now: startTime)
+        let tallerRows = dashboard.logRows
+        #expect(tallerRows > rows)
+        let before = dashboard.selectedSequence!
+        _ = dashboard.handle(.pageUp)
+        #expect(dashboard.selectedSequence == before - (tallerRows - 1))
+    }
+
+    @Test func drawingChangesNothing() {
+        let dashboard = dashboard()
+        // Scrolled and filtered, so that there is scroll state a draw could disturb.
+        _ = dashboard.handle(.up)
+        _ = dashboard.handle(.pageUp)
+        _ = dashboard.handle(.character("/"))
+        _ = dashboard.handle(.character("u"))
+        _ = dashboard.handle(.enter)
+        _ = dashboard.handle(.up)
+        let view = dashboard.layOut(width: 80, height: 24, now: startTime)
+        let before = Scroll(dashboard)
+
+        var first = CellGrid(width: 80, height: 24)
+        var second = CellGrid(width: 80, height: 24)
+        view.draw(into: &first)
+        view.draw(into: &second)
+        #expect(first == second)
+        #expect(Scroll(dashboard) == before)
+
+        // render is the layout, then the same draw.
+        var rendered = CellGrid(width: 80, height: 24)
+        dashboard.render(into: &rendered, now: startTime)
+        #expect(rendered == first)
+        #expect(dashboard.framesRendered == before.frames + 1)
+    }
+
+    /// What a frame could disturb.
+    private struct Scroll: Equatable {
+        let selected: Int?
+        let top: Int?
+        let following: Bool
+        let tableSelection: Int
+        let tableTop: Int
+        let layout: DashboardLayout?
+        let frames: Int
+
+        init(_ dashboard: DashboardController) {
+            selected = dashboard.selectedSequence
+            top = dashboard.topSequence
+            following = dashboard.isFollowing
+            tableSelection = dashboard.tableSelection
+            tableTop = dashboard.tableTop
+            layout = dashboard.layout
+            frames = dashboard.framesRendered
+        }
+    }
+}
