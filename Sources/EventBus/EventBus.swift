@@ -319,7 +319,7 @@ public final class EventBus: @unchecked Sendable {
     ///
     /// - Parameter event: The event to deliver.
     public func publish<T: Event>(_ event: T) {
-        DispatchThreadState.currentUnretained._withUnsafeGuaranteedRef { thread in
+        ThreadDeliveryState.currentUnretained._withUnsafeGuaranteedRef { thread in
             let busID = ObjectIdentifier(self)
             if let index = thread.frameIndex(of: busID) {
                 thread.frames[index].pending.append { self.deliver(event, on: thread) }
@@ -455,7 +455,7 @@ public final class EventBus: @unchecked Sendable {
     static let publishesPerSweepStep = 256
 
     /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
-    private func deliver<T: Event>(_ event: T, on thread: DispatchThreadState) {
+    private func deliver<T: Event>(_ event: T, on thread: ThreadDeliveryState) {
         let type = ObjectIdentifier(T.self)
         // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
         // or a `deinit` it triggers, may publish on another bus and replace cache entries.
@@ -506,7 +506,7 @@ public final class EventBus: @unchecked Sendable {
     /// its outer delivery's lists. Either way both lists are taken before any handler runs, so
     /// a subscription made during the delivery does not receive the event.
     @inline(__always)
-    private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: DispatchThreadState) {
+    private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: ThreadDeliveryState) {
         // Borrowed, like the thread's state: the counters keep their stripes for their lifetime.
         let stripe = slot.counters.stripe(thread.counterStripe)
         stripe._withUnsafeGuaranteedRef { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
@@ -748,7 +748,7 @@ public final class EventBus: @unchecked Sendable {
     private func waitForDeliveries(to entries: [SubscriberEntry]) {
         // Inside a handler this thread may itself be one of the deliveries; waiting there could
         // deadlock, so the promise there is only that no new delivery starts.
-        guard !entries.isEmpty, !DispatchThreadState.current.isDelivering else { return }
+        guard !entries.isEmpty, !ThreadDeliveryState.current.isDelivering else { return }
         for entry in entries { entry.waitForDeliveriesInProgress() }
     }
 }
