@@ -18,14 +18,14 @@ import Synchronization
 /// in the entry's word, and `cancel()` waits for both.
 ///
 /// The marker also announces the two subscriber lists the outermost delivery reads, typed and
-/// wildcard, as hazard pointers (see ``TypeSlot/protectedSnapshot(announcingIn:)``).
+/// wildcard, as hazard pointers (see ``SnapshotHazard``).
 final class DeliveryMarker: Sendable {
     /// The address of the entry being delivered, or 0.
     private let entryAddress = Atomic<UInt>(0)
-    /// The address of the typed subscribers' ``EntrySnapshot`` being read, or 0.
-    let typedSnapshot = Atomic<UInt>(0)
-    /// The address of the wildcard observers' ``EntrySnapshot`` being read, or 0.
-    let wildcardSnapshot = Atomic<UInt>(0)
+    /// The typed subscribers' ``EntrySnapshot`` being read.
+    let typedSnapshot = SnapshotHazard()
+    /// The wildcard observers' ``EntrySnapshot`` being read.
+    let wildcardSnapshot = SnapshotHazard()
     /// How many cancellers sleep until this thread's handler returns; read by this thread only,
     /// on a line it writes anyway, after each handler.
     private let waitingCancellers = Atomic<Int>(0)
@@ -85,13 +85,11 @@ final class DeliveryMarker: Sendable {
     ///
     /// Read after retiring snapshots with a sequentially consistent operation: a thread that
     /// announces one of them later finds it no longer current and never reads it.
-    static func announcedSnapshots() -> Set<UInt> {
-        var addresses = Set<UInt>()
+    static func announcedSnapshots() -> Set<UnsafeMutableRawPointer> {
+        var addresses = Set<UnsafeMutableRawPointer>()
         for marker in registered.current {
-            let typed = marker.typedSnapshot.load(ordering: .sequentiallyConsistent)
-            let wildcard = marker.wildcardSnapshot.load(ordering: .sequentiallyConsistent)
-            if typed != 0 { addresses.insert(typed) }
-            if wildcard != 0 { addresses.insert(wildcard) }
+            if let typed = marker.typedSnapshot.announcedAddress { addresses.insert(typed) }
+            if let wildcard = marker.wildcardSnapshot.announcedAddress { addresses.insert(wildcard) }
         }
         return addresses
     }

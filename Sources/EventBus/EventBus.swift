@@ -541,8 +541,8 @@ public final class EventBus: @unchecked Sendable {
                     typedEntry: { index in entries._withUnsafeGuaranteedRef { $0[index] } },
                     watcherCount: watchers?._withUnsafeGuaranteedRef { $0.count } ?? 0,
                     watcher: { index in watchers!._withUnsafeGuaranteedRef { $0[index] } }, marker: marker)
-                if hasWildcards { marker.wildcardSnapshot.store(0, ordering: .releasing) }
-                marker.typedSnapshot.store(0, ordering: .releasing)
+                if hasWildcards { marker.wildcardSnapshot.withdraw() }
+                marker.typedSnapshot.withdraw()
                 return tallies
             }
         } else {
@@ -715,9 +715,8 @@ public final class EventBus: @unchecked Sendable {
     /// a list that holds it right then; that one goes at a later operation on the bus.
     private func collectRetiredLocked(_ changes: inout LifecycleChanges) {
         guard !slotsHoldingRetired.isEmpty else { return }
-        let protected = DeliveryMarker.announcedSnapshots()
         var released: [AnyObject] = []
-        slotsHoldingRetired.removeAll { !$0.collectRetired(protected: protected, into: &released) }
+        slotsHoldingRetired.removeAll { !$0.collectRetired(into: &released) }
         changes.keepUntilUnlocked(released)
     }
 

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Everything the bus keeps about one event type.
 ///
-/// Guarded by the bus's lock, except ``counters``, ``subscriberCount`` and ``current``, which are
+/// Guarded by the bus's lock, except ``counters``, ``subscriberCount`` and ``published``, which are
 /// atomic, and ``entries``, which this slot's ``lock`` also guards: whoever changes ``entries``
 /// holds the bus's lock and then this one (never the reverse order), so holding either is enough
 /// to read them.
@@ -10,7 +10,7 @@ import Synchronization
 /// A publish takes no lock at all: it reads an ``EntrySnapshot`` of the list through
 /// ``protectedSnapshot(announcingIn:)``, so that publishes of one type from several threads
 /// write nothing in common. A change to the list retires the snapshot, which is freed, with the
-/// entries removed since, once no publish reads it (see ``collectRetired(protected:into:)``).
+/// entries removed since, once no publish reads it (see `SnapshotPublication.swift`).
 final class TypeSlot {
     /// The event type's identity, the key of the bus's table of slots.
     let typeID: ObjectIdentifier
@@ -22,9 +22,9 @@ final class TypeSlot {
     /// How many entries the list holds, stored after every change, so that a publish can skip
     /// the wildcard list when nobody watches every event.
     let subscriberCount = Atomic<Int>(0)
-    /// The address of the snapshot of ``entries`` (retained), or 0 when none has been built
-    /// since the last change. Written under ``lock``.
-    private let current = Atomic<UInt>(0)
+    /// The snapshot of ``entries`` that publishes read, when one was built since the last
+    /// change. Published and retired under ``lock``.
+    private let published = SnapshotPublication()
     // `@exclusivity(unchecked)`: guarded by the locks above, under which no handler runs, so
     // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
     // access.
@@ -38,22 +38,14 @@ final class TypeSlot {
     @exclusivity(unchecked) var unsubscribed = 0
     @exclusivity(unchecked) var cancelled = 0
     @exclusivity(unchecked) var duplicates = 0
-    /// Snapshots no longer current that a publish may still be reading; guarded by the bus's lock.
-    @exclusivity(unchecked) private var retiredSnapshots: [EntrySnapshot] = []
-    /// Entries removed from the list that a retired snapshot may still point to (snapshots do
-    /// not retain their entries); kept alive here until no publish can reach them. Guarded by
-    /// the bus's lock.
-    @exclusivity(unchecked) private var retiredEntries: [SubscriberEntry] = []
+    /// Snapshots no longer current that a publish may still be reading, and the entries removed
+    /// since; guarded by the bus's lock.
+    @exclusivity(unchecked) private var retired = RetiredSnapshots()
 
     init(typeID: ObjectIdentifier, name: String, qualifiedName: String) {
         self.typeID = typeID
         self.name = name
         self.qualifiedName = qualifiedName
-    }
-
-    deinit {
-        let address = current.load(ordering: .acquiring)
-        if address != 0 { EntrySnapshot.fromAddress(address).release() }
     }
 
     /// Whether the list has any entry, as of its last change.
@@ -63,41 +55,20 @@ final class TypeSlot {
     }
 
     /// The current snapshot of the list, announced in `hazard` so that it stays allocated, with
-    /// every entry in it, until the caller stores 0 there.
-    ///
-    /// The announcement is a hazard pointer: the snapshot is read, announced with a sequentially
-    /// consistent store, and read again; if it is still current, any writer that retires it
-    /// afterwards sees the announcement when it looks (``collectRetired(protected:into:)``) and
-    /// keeps it. If it changed meanwhile, the new one is announced and checked in turn.
+    /// every entry in it, until the caller withdraws the announcement (see
+    /// ``SnapshotPublication/snapshot(announcingIn:building:)``).
     @inline(__always)
-    func protectedSnapshot(announcingIn hazard: borrowing Atomic<UInt>) -> Unmanaged<EntrySnapshot> {
-        var address = current.load(ordering: .acquiring)
-        while true {
-            if address == 0 { address = buildSnapshot() }
-            hazard.store(address, ordering: .sequentiallyConsistent)
-            let again = current.load(ordering: .sequentiallyConsistent)
-            if again == address { return EntrySnapshot.fromAddress(address) }
-            address = again
-        }
+    func protectedSnapshot(announcingIn hazard: borrowing SnapshotHazard) -> Unmanaged<EntrySnapshot> {
+        published.snapshot(announcingIn: hazard) { buildSnapshot() }
     }
 
     /// Builds the snapshot of the list unless another publish did since the last change;
-    /// returns the current one's address.
-    private func buildSnapshot() -> UInt {
+    /// returns the current one.
+    @inline(never)
+    private func buildSnapshot() -> Unmanaged<EntrySnapshot> {
         lock.lock()
         defer { lock.unlock() }
-        let existing = current.load(ordering: .acquiring)
-        if existing != 0 { return existing }
-        let address = EntrySnapshot(entries).retainedAddress
-        current.store(address, ordering: .sequentiallyConsistent)
-        return address
-    }
-
-    /// Takes the current snapshot out, when there is one, to keep until no publish reads it.
-    /// The caller holds the bus's lock and this slot's lock, and is changing the list.
-    private func retireCurrentSnapshot() {
-        let address = current.exchange(0, ordering: .sequentiallyConsistent)
-        if address != 0 { retiredSnapshots.append(EntrySnapshot.fromAddress(address).takeRetainedValue()) }
+        return published.publishIfNeeded(entries)
     }
 
     /// A copy of the entries, taken under ``lock`` for a caller without the bus's lock.
@@ -124,14 +95,14 @@ final class TypeSlot {
         lock.withLock {
             entries.append(entry)
             subscriberCount.store(entries.count, ordering: .releasing)
-            retireCurrentSnapshot()
+            retired.retire(published.retire(), removing: [])
         }
         return twins
     }
 
     /// Removes the entries matching `predicate`, keeping the others in order; returns them.
     /// The caller holds the bus's lock; the slot keeps the entries too, until no publish can
-    /// reach them through a retired snapshot (see ``collectRetired(protected:into:)``).
+    /// reach them through a retired snapshot (see ``collectRetired(into:)``).
     func removeEntries(where predicate: (SubscriberEntry) -> Bool) -> [SubscriberEntry] {
         var removed: [SubscriberEntry] = []
         lock.withLock {
@@ -141,54 +112,25 @@ final class TypeSlot {
                 return true
             }
             subscriberCount.store(entries.count, ordering: .releasing)
-            if !removed.isEmpty { retireCurrentSnapshot() }
+            if !removed.isEmpty { retired.retire(published.retire(), removing: removed) }
         }
         for entry in removed {
             guard let observerID = entry.observerID else { continue }
             let remaining = entriesPerObserver[observerID, default: 1] - 1
             entriesPerObserver[observerID] = remaining > 0 ? remaining : nil
         }
-        if !retiredSnapshots.isEmpty { retiredEntries += removed }
         return removed
     }
 
     /// Whether retired snapshots or entries wait to be freed.
     var hasRetired: Bool {
-        !retiredSnapshots.isEmpty || !retiredEntries.isEmpty
+        !retired.isEmpty
     }
 
-    /// Hands the retired snapshots that no publish announces, and the retired entries that no
-    /// announced snapshot holds, to `released`, for the caller to let go of once it has
-    /// released the bus's lock (their `deinit`s may run user code). Returns whether any are
-    /// still in use. The caller holds the bus's lock.
-    ///
-    /// - Parameter protected: Every thread's announced snapshot addresses (see
-    ///   ``DeliveryMarker/announcedSnapshots()``), read after the snapshots were retired.
-    func collectRetired(protected: Set<UInt>, into released: inout [AnyObject]) -> Bool {
-        var inUse: [EntrySnapshot] = []
-        for snapshot in retiredSnapshots {
-            if protected.contains(snapshot.address) {
-                inUse.append(snapshot)
-            } else {
-                released.append(snapshot)
-            }
-        }
-        retiredSnapshots = inUse
-        if inUse.isEmpty {
-            released += retiredEntries as [AnyObject]
-            retiredEntries = []
-            return false
-        }
-        let reachable = Set(inUse.flatMap(\.entryAddresses))
-        var stillReachable: [SubscriberEntry] = []
-        for entry in retiredEntries {
-            if reachable.contains(UInt(bitPattern: ObjectIdentifier(entry))) {
-                stillReachable.append(entry)
-            } else {
-                released.append(entry)
-            }
-        }
-        retiredEntries = stillReachable
-        return true
+    /// Hands what the list retired and no publish reads any more to `released`, for the caller to
+    /// let go of once it has released the bus's lock; returns whether some is still in use. The
+    /// caller holds the bus's lock.
+    func collectRetired(into released: inout [AnyObject]) -> Bool {
+        retired.collect(into: &released)
     }
 }
