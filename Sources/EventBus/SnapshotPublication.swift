@@ -143,11 +143,9 @@ struct RetiredSnapshots {
     /// announced snapshot holds, to `released`.
     ///
     /// Reads every thread's hazards, after the snapshots were retired with a sequentially
-    /// consistent operation.
-    ///
-    /// - Returns: Whether some are still in use, to be collected again later.
-    mutating func collect(into released: inout [AnyObject]) -> Bool {
-        guard !isEmpty else { return false }
+    /// consistent operation. What is still in use waits for a later collection.
+    mutating func collect(into released: inout [AnyObject]) {
+        guard !isEmpty else { return }
         let announced = DeliveryMarker.announcedSnapshots()
         var inUse: [EntrySnapshot] = []
         for snapshot in snapshots {
@@ -174,7 +172,6 @@ struct RetiredSnapshots {
             entries = stillReachable
         }
         checkInvariants()
-        return !inUse.isEmpty
     }
 
     /// Checks, in debug builds, that nothing is kept twice and that entries wait only behind a

@@ -1,46 +1,30 @@
 import Synchronization
 
-/// Everything the bus keeps about one event type.
+/// What publishes of one event type read: its subscriber list, the snapshot of that list, and
+/// its counters.
 ///
-/// Guarded by the bus's lock, except ``counters``, ``subscriberCount`` and ``published``, which are
-/// atomic, and ``entries``, which this slot's ``lock`` also guards: whoever changes ``entries``
-/// holds the bus's lock and then this one (never the reverse order), so holding either is enough
-/// to read them.
+/// Every field is immutable, atomic, or guarded by the list's own lock. The list changes only
+/// through ``BusState``, which holds the bus's lock meanwhile and keeps its bookkeeping of the
+/// list (``SlotRecord``) in step; the bus's lock is always taken before this one.
 ///
 /// A publish takes no lock at all: it reads an ``EntrySnapshot`` of the list through
 /// ``protectedSnapshot(announcingIn:)``, so that publishes of one type from several threads
 /// write nothing in common. A change to the list retires the snapshot, which is freed, with the
 /// entries removed since, once no publish reads it (see `SnapshotPublication.swift`).
-final class TypeSlot {
+final class TypeSlot: Sendable {
     /// The event type's identity, the key of the bus's table of slots.
     let typeID: ObjectIdentifier
     let name: String
     let qualifiedName: String
     let counters = TypeCounters()
-    /// Guards ``entries`` (with the bus's lock for changes) and the building of snapshots.
-    let lock = Lock()
     /// How many entries the list holds, stored after every change, so that a publish can skip
     /// the wildcard list when nobody watches every event.
     let subscriberCount = Atomic<Int>(0)
-    /// The snapshot of ``entries`` that publishes read, when one was built since the last
-    /// change. Published and retired under ``lock``.
+    /// Subscribers in subscription order. The lock also guards publishing and retiring
+    /// ``published``.
+    private let list = LockedValueBox<[SubscriberEntry]>([])
+    /// The snapshot of the list that publishes read, when one was built since the last change.
     private let published = SnapshotPublication()
-    // `@exclusivity(unchecked)`: guarded by the locks above, under which no handler runs, so
-    // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
-    // access.
-
-    /// Subscribers in subscription order.
-    @exclusivity(unchecked) private(set) var entries: [SubscriberEntry] = []
-    /// How many entries each observer has here, to notice the same observer subscribing twice
-    /// without scanning the list.
-    @exclusivity(unchecked) var entriesPerObserver: [ObjectIdentifier: Int] = [:]
-    @exclusivity(unchecked) var reclaimed = 0
-    @exclusivity(unchecked) var unsubscribed = 0
-    @exclusivity(unchecked) var cancelled = 0
-    @exclusivity(unchecked) var duplicates = 0
-    /// Snapshots no longer current that a publish may still be reading, and the entries removed
-    /// since; guarded by the bus's lock.
-    @exclusivity(unchecked) private var retired = RetiredSnapshots()
 
     init(typeID: ObjectIdentifier, name: String, qualifiedName: String) {
         self.typeID = typeID
@@ -66,71 +50,44 @@ final class TypeSlot {
     /// returns the current one.
     @inline(never)
     private func buildSnapshot() -> Unmanaged<EntrySnapshot> {
-        lock.lock()
-        defer { lock.unlock() }
-        return published.publishIfNeeded(entries)
+        list.withLockedValue { published.publishIfNeeded($0) }
     }
 
-    /// A copy of the entries, taken under ``lock`` for a caller without the bus's lock.
+    /// A copy of the entries, in order.
     @inline(__always)
     func copyEntries() -> [SubscriberEntry] {
-        lock.lock()
-        let copy = entries
-        lock.unlock()
-        return copy
+        list.withLockedValue { $0 }
     }
 
-    /// Appends `entry`; returns the entries already here with the same observer identity, so
-    /// that the caller can tell, outside the lock, whether it is a duplicate subscription.
-    /// The caller holds the bus's lock.
-    func add(_ entry: SubscriberEntry) -> [SubscriberEntry] {
-        var twins: [SubscriberEntry] = []
-        if let observerID = entry.observerID {
-            let existing = entriesPerObserver[observerID, default: 0]
-            if existing > 0 {
-                twins = entries.filter { $0.observerID == observerID }
-            }
-            entriesPerObserver[observerID] = existing + 1
-        }
-        lock.withLock {
+    /// The entries whose observer has the identity `observerID`.
+    func entries(of observerID: ObjectIdentifier) -> [SubscriberEntry] {
+        list.withLockedValue { entries in entries.filter { $0.observerID == observerID } }
+    }
+
+    /// Appends `entry`; returns the snapshot the change retired, for ``RetiredSnapshots``.
+    /// Called by ``BusState`` only.
+    func append(_ entry: SubscriberEntry) -> EntrySnapshot? {
+        list.withLockedValue { entries in
             entries.append(entry)
             subscriberCount.store(entries.count, ordering: .releasing)
-            retired.retire(published.retire(), removing: [])
+            return published.retire()
         }
-        return twins
     }
 
-    /// Removes the entries matching `predicate`, keeping the others in order; returns them.
-    /// The caller holds the bus's lock; the slot keeps the entries too, until no publish can
-    /// reach them through a retired snapshot (see ``collectRetired(into:)``).
-    func removeEntries(where predicate: (SubscriberEntry) -> Bool) -> [SubscriberEntry] {
-        var removed: [SubscriberEntry] = []
-        lock.withLock {
+    /// Removes the entries matching `predicate`, keeping the others in order; returns them, and
+    /// the snapshot the change retired, for ``RetiredSnapshots``. Called by ``BusState`` only.
+    func removeEntries(
+        where predicate: (SubscriberEntry) -> Bool
+    ) -> (removed: [SubscriberEntry], retired: EntrySnapshot?) {
+        list.withLockedValue { entries in
+            var removed: [SubscriberEntry] = []
             entries.removeAll { entry in
                 guard predicate(entry) else { return false }
                 removed.append(entry)
                 return true
             }
             subscriberCount.store(entries.count, ordering: .releasing)
-            if !removed.isEmpty { retired.retire(published.retire(), removing: removed) }
+            return (removed, removed.isEmpty ? nil : published.retire())
         }
-        for entry in removed {
-            guard let observerID = entry.observerID else { continue }
-            let remaining = entriesPerObserver[observerID, default: 1] - 1
-            entriesPerObserver[observerID] = remaining > 0 ? remaining : nil
-        }
-        return removed
-    }
-
-    /// Whether retired snapshots or entries wait to be freed.
-    var hasRetired: Bool {
-        !retired.isEmpty
-    }
-
-    /// Hands what the list retired and no publish reads any more to `released`, for the caller to
-    /// let go of once it has released the bus's lock; returns whether some is still in use. The
-    /// caller holds the bus's lock.
-    func collectRetired(into released: inout [AnyObject]) -> Bool {
-        retired.collect(into: &released)
     }
 }
