@@ -401,10 +401,9 @@ public final class EventBus: Sendable {
     /// Each step takes the bus's lock and writes the bus's sweep state, which every publishing
     /// thread would otherwise write on every publish; batching keeps the sweep's work per
     /// publish the same (each step is credited with the whole batch) and its guarantee
-    /// bounded, while publishes from different threads share nothing in between. Once the
-    /// publish path took no lock, a step every 32 publishes still cost two threads publishing
-    /// at once 20-50% more CPU per publish, from the lock and the sweep state moving between
-    /// their cores; at 256 the difference is within the measurement's noise.
+    /// bounded, while publishes from different threads share nothing in between. Smaller
+    /// batches showed up as shared cost between two publishing threads (see
+    /// docs/publish-path.md).
     static let publishesPerSweepStep = 256
 
     /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
@@ -462,8 +461,8 @@ public final class EventBus: Sendable {
         let hasWildcards = wildcardSlot.hasSubscribers
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
-        // mutated, they are boxed on the heap, with an exclusivity check per access, as soon
-        // as the optimizer stops inlining this path.
+        // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
+        // path (see docs/publish-path.md).
         @inline(__always)
         func offer(
             typedCount: Int, typedEntry: (Int) -> Unmanaged<SubscriberEntry>, watcherCount: Int,
@@ -527,8 +526,8 @@ public final class EventBus: Sendable {
 
     /// Offers `payload` to the `count` entries `entry(_:)` returns, in order.
     ///
-    /// The entries are borrowed, not retained: retaining and releasing each around its call cost
-    /// two atomic writes per delivery on a line every publishing thread writes. The caller keeps
+    /// The entries are borrowed, not retained: a retain and a release around each call would
+    /// write, twice per delivery, a line that every publishing thread writes. The caller keeps
     /// them alive, and every one of them was created as an `entryType`, for its slot's type.
     @inline(__always)
     private static func offer<Payload: Sendable>(
