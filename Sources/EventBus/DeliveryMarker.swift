@@ -20,8 +20,8 @@ import Synchronization
 /// The marker also announces the two subscriber lists the outermost delivery reads, typed and
 /// wildcard, as hazard pointers (see ``SnapshotHazard``).
 final class DeliveryMarker: Sendable {
-    /// The address of the entry being delivered, or 0.
-    private let entryAddress = Atomic<UInt>(0)
+    /// The entry being delivered, unretained (the list being read holds it), or `nil`.
+    private let deliveredEntry = Atomic<Unmanaged<SubscriberEntry>?>(nil)
     /// The typed subscribers' ``EntrySnapshot`` being read.
     let typedSnapshot = SnapshotHazard()
     /// The wildcard observers' ``EntrySnapshot`` being read.
@@ -50,16 +50,16 @@ final class DeliveryMarker: Sendable {
     /// Announces that the calling thread is about to call `entry`'s handler.
     ///
     /// Must be followed by a check of the entry's cancelled flag with
-    /// ``SubscriberEntry/isCancelledForMarkedDelivery``, and by ``end()``.
+    /// a sequentially consistent load, as ``SubscriberEntry/beginDelivery(_:)`` does, and by ``end()``.
     @inline(__always)
     func begin(_ entry: SubscriberEntry) {
-        entryAddress.store(Self.address(of: entry), ordering: .sequentiallyConsistent)
+        deliveredEntry.store(Unmanaged.passUnretained(entry), ordering: .sequentiallyConsistent)
     }
 
     /// Announces that the handler announced by ``begin(_:)`` returned or was skipped.
     @inline(__always)
     func end() {
-        entryAddress.store(0, ordering: .releasing)
+        deliveredEntry.store(nil, ordering: .releasing)
         if waitingCancellers.load(ordering: .relaxed) > 0 { CancellationWait.shared.wakeWaiters() }
     }
 
@@ -96,10 +96,7 @@ final class DeliveryMarker: Sendable {
 
     /// Whether this marker's thread is running `entry`'s handler as its outermost delivery.
     func isDelivering(_ entry: SubscriberEntry) -> Bool {
-        entryAddress.load(ordering: .sequentiallyConsistent) == Self.address(of: entry)
-    }
-
-    private static func address(of entry: SubscriberEntry) -> UInt {
-        UInt(bitPattern: ObjectIdentifier(entry))
+        deliveredEntry.load(ordering: .sequentiallyConsistent)?.toOpaque()
+            == Unmanaged.passUnretained(entry).toOpaque()
     }
 }
