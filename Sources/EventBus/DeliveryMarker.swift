@@ -18,14 +18,14 @@ import Synchronization
 /// in the entry's word, and `cancel()` waits for both.
 ///
 /// The marker also announces the two subscriber lists the outermost delivery reads, typed and
-/// wildcard, as hazard pointers (see ``TypeSlot/protectedSnapshot(announcingIn:)``).
+/// wildcard, as hazard pointers (see ``SnapshotHazard``).
 final class DeliveryMarker: Sendable {
-    /// The address of the entry being delivered, or 0.
-    private let entryAddress = Atomic<UInt>(0)
-    /// The address of the typed subscribers' ``EntrySnapshot`` being read, or 0.
-    let typedSnapshot = Atomic<UInt>(0)
-    /// The address of the wildcard observers' ``EntrySnapshot`` being read, or 0.
-    let wildcardSnapshot = Atomic<UInt>(0)
+    /// The entry being delivered, unretained (the list being read holds it), or `nil`.
+    private let deliveredEntry = Atomic<Unmanaged<SubscriberEntry>?>(nil)
+    /// The typed subscribers' ``EntrySnapshot`` being read.
+    let typedSnapshot = SnapshotHazard()
+    /// The wildcard observers' ``EntrySnapshot`` being read.
+    let wildcardSnapshot = SnapshotHazard()
     /// How many cancellers sleep until this thread's handler returns; read by this thread only,
     /// on a line it writes anyway, after each handler.
     private let waitingCancellers = Atomic<Int>(0)
@@ -50,16 +50,16 @@ final class DeliveryMarker: Sendable {
     /// Announces that the calling thread is about to call `entry`'s handler.
     ///
     /// Must be followed by a check of the entry's cancelled flag with
-    /// ``SubscriberEntry/isCancelledForMarkedDelivery``, and by ``end()``.
+    /// a sequentially consistent load, as ``SubscriberEntry/beginDelivery(_:)`` does, and by ``end()``.
     @inline(__always)
     func begin(_ entry: SubscriberEntry) {
-        entryAddress.store(Self.address(of: entry), ordering: .sequentiallyConsistent)
+        deliveredEntry.store(Unmanaged.passUnretained(entry), ordering: .sequentiallyConsistent)
     }
 
     /// Announces that the handler announced by ``begin(_:)`` returned or was skipped.
     @inline(__always)
     func end() {
-        entryAddress.store(0, ordering: .releasing)
+        deliveredEntry.store(nil, ordering: .releasing)
         if waitingCancellers.load(ordering: .relaxed) > 0 { CancellationWait.shared.wakeWaiters() }
     }
 
@@ -85,23 +85,18 @@ final class DeliveryMarker: Sendable {
     ///
     /// Read after retiring snapshots with a sequentially consistent operation: a thread that
     /// announces one of them later finds it no longer current and never reads it.
-    static func announcedSnapshots() -> Set<UInt> {
-        var addresses = Set<UInt>()
+    static func announcedSnapshots() -> Set<UnsafeMutableRawPointer> {
+        var addresses = Set<UnsafeMutableRawPointer>()
         for marker in registered.current {
-            let typed = marker.typedSnapshot.load(ordering: .sequentiallyConsistent)
-            let wildcard = marker.wildcardSnapshot.load(ordering: .sequentiallyConsistent)
-            if typed != 0 { addresses.insert(typed) }
-            if wildcard != 0 { addresses.insert(wildcard) }
+            if let typed = marker.typedSnapshot.announcedAddress { addresses.insert(typed) }
+            if let wildcard = marker.wildcardSnapshot.announcedAddress { addresses.insert(wildcard) }
         }
         return addresses
     }
 
     /// Whether this marker's thread is running `entry`'s handler as its outermost delivery.
     func isDelivering(_ entry: SubscriberEntry) -> Bool {
-        entryAddress.load(ordering: .sequentiallyConsistent) == Self.address(of: entry)
-    }
-
-    private static func address(of entry: SubscriberEntry) -> UInt {
-        UInt(bitPattern: ObjectIdentifier(entry))
+        deliveredEntry.load(ordering: .sequentiallyConsistent)?.toOpaque()
+            == Unmanaged.passUnretained(entry).toOpaque()
     }
 }

@@ -3,8 +3,10 @@
 /// The entries are held unretained, so that building a snapshot copies pointers and touches no
 /// reference count: the list they were copied from holds them, and an entry removed from it is
 /// kept by its slot until no publish can reach it through a snapshot (see
-/// ``TypeSlot/collectRetired(protected:into:)``).
-final class EntrySnapshot {
+/// ``RetiredSnapshots``). Snapshots are published and retired in `SnapshotPublication.swift`.
+///
+/// `@unchecked Sendable`: the storage is written once, in `init`, and only read afterwards.
+final class EntrySnapshot: @unchecked Sendable {
     /// How many entries the snapshot holds.
     let count: Int
     private let storage: UnsafeMutablePointer<Unmanaged<SubscriberEntry>>
@@ -28,24 +30,8 @@ final class EntrySnapshot {
         storage[index]
     }
 
-    /// The snapshot's address, as announced by publishes reading it.
-    var address: UInt {
-        UInt(bitPattern: ObjectIdentifier(self))
-    }
-
-    /// The addresses of the entries the snapshot holds.
-    var entryAddresses: [UInt] {
-        (0..<count).map { UInt(bitPattern: storage[$0].toOpaque()) }
-    }
-
-    /// The snapshot's address, with one more reference held for whoever stores it.
-    var retainedAddress: UInt {
-        UInt(bitPattern: Unmanaged.passRetained(self).toOpaque())
-    }
-
-    /// The snapshot at `address`, unretained.
-    @inline(__always)
-    static func fromAddress(_ address: UInt) -> Unmanaged<EntrySnapshot> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
+    /// The addresses of the entries the snapshot holds, to compare with retired entries.
+    var entryAddresses: [UnsafeMutableRawPointer] {
+        (0..<count).map { storage[$0].toOpaque() }
     }
 }

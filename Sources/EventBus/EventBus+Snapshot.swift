@@ -9,21 +9,21 @@ extension EventBus {
         // The counters are read under the lock; the lists are copied there and counted after it,
         // since checking a weak reference briefly holds the observer, and a `deinit` run by the
         // end of that hold must not find the lock taken.
-        lock.lock()
-        let lists = slotsInOrder.map { slot in
-            (
-                slot.entries,
-                EventTypeStatistics(
-                    typeName: slot.name, qualifiedTypeName: slot.qualifiedName,
-                    reclaimedSubscribers: slot.reclaimed, unsubscribedSubscribers: slot.unsubscribed,
-                    cancelledSubscribers: slot.cancelled, duplicateSubscriptions: slot.duplicates,
-                    published: slot.counters.publishedCount, delivered: slot.counters.deliveredCount,
-                    unheard: slot.counters.unheardCount)
-            )
+        let (lists, wildcardEntries, wildcardReclaimed) = state.withLockedValue { state in
+            let lists = state.records.map { record in
+                (
+                    record.slot.copyEntries(),
+                    EventTypeStatistics(
+                        typeName: record.slot.name, qualifiedTypeName: record.slot.qualifiedName,
+                        reclaimedSubscribers: record.reclaimed, unsubscribedSubscribers: record.unsubscribed,
+                        cancelledSubscribers: record.cancelled, duplicateSubscriptions: record.duplicates,
+                        published: record.slot.counters.publishedCount,
+                        delivered: record.slot.counters.deliveredCount,
+                        unheard: record.slot.counters.unheardCount)
+                )
+            }
+            return (lists, state.wildcard.slot.copyEntries(), state.wildcard.reclaimed)
         }
-        let wildcardEntries = wildcardSlot.entries
-        let wildcardReclaimed = wildcardSlot.reclaimed
-        lock.unlock()
 
         let types = lists.map { entries, counters in
             let (live, dead) = Self.countLiveAndDead(entries)

@@ -32,7 +32,7 @@ private let lastBusSerialNumber = Atomic<UInt64>(0)
 ///   finished, on the same thread, so subscribers see each thread's events in publish order.
 /// - **Snapshots.** A subscription made during a delivery does not receive the event being
 ///   delivered.
-public final class EventBus: @unchecked Sendable {
+public final class EventBus: Sendable {
     /// The app-wide bus.
     public static let shared = EventBus(name: "shared")
 
@@ -43,38 +43,30 @@ public final class EventBus: @unchecked Sendable {
     /// later bus may reuse, no two buses in a process share it.
     let serialNumber = lastBusSerialNumber.wrappingAdd(1, ordering: .relaxed).newValue
 
-    let lock = Lock()
-    // Everything below is guarded by `lock`, except what each slot's own lock guards and the
-    // atomic state inside the slots (see `TypeSlot`). A publish takes no lock: it reads its
-    // type's subscriber list through a snapshot, and takes `lock` only once per batch of
-    // publishes, for a step of the sweep.
-    //
-    // `@exclusivity(unchecked)`: the lock already makes every access exclusive, and no handler
-    // runs while it is held, so the runtime's dynamic exclusivity check (a thread-local lookup
-    // per access, several per publish) could never fire and only costs time.
-    @exclusivity(unchecked) var slots: [ObjectIdentifier: TypeSlot] = [:]
-    @exclusivity(unchecked) var slotsInOrder: [TypeSlot] = []
-    // Keyed by a type that is not an `Event`, so no published type's slot shares its identity.
-    let wildcardSlot = TypeSlot(
-        typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
-        name: SubscriberLifecycleEvent.wildcardTypeName,
-        qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
+    /// Everything the bus's lock guards: the slots and their records, lifecycle observers,
+    /// what changes retired, the sweep. A publish takes no lock: it reads its type's subscriber
+    /// list through a snapshot, and takes this lock only once per batch of publishes, for a
+    /// step of the sweep. Changes go through ``update(_:)``.
+    let state: LockedValueBox<BusState>
+    /// The wildcard observers' slot, also in ``state``; kept here too, so that a publish reaches
+    /// it without the lock. Keyed by a type that is not an `Event`, so no published type's slot
+    /// shares its identity.
+    let wildcardSlot: TypeSlot
     /// Deliveries waiting for the main actor, for every main-actor handler of this bus, so that
     /// they run in the order they were published.
     let mainActorMailbox = ActorMailbox(.mainActor)
-    @exclusivity(unchecked) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
-    /// Slots holding retired snapshots or entries that a publish may still read; each step of
-    /// the sweep checks them again.
-    @exclusivity(unchecked) private var slotsHoldingRetired: [TypeSlot] = []
-    @exclusivity(unchecked) private var nextID: UInt64 = 0
-    @exclusivity(unchecked) private var sweepBudget = 0
-    @exclusivity(unchecked) private var sweepCursor = 0
 
     /// Creates an independent bus.
     ///
     /// - Parameter name: A name that monitors show for this bus.
     public init(name: String = "EventBus") {
         self.name = name
+        let wildcardSlot = TypeSlot(
+            typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
+            name: SubscriberLifecycleEvent.wildcardTypeName,
+            qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
+        self.wildcardSlot = wildcardSlot
+        state = LockedValueBox(BusState(wildcardSlot: wildcardSlot))
     }
 
     // MARK: - Subscribing
@@ -285,22 +277,8 @@ public final class EventBus: @unchecked Sendable {
     ///
     /// - Parameter observer: The object passed to `subscribe(observer:)`.
     public func unsubscribe(observer: AnyObject) {
-        let observerID = ObjectIdentifier(observer)
-        var removedEntries: [SubscriberEntry] = []
-        lock.lock()
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        for slot in slotsInOrder + [wildcardSlot] where slot.entriesPerObserver[observerID] != nil {
-            let removed = removeEntriesLocked(from: slot) { $0.observerID == observerID }
-            for entry in removed { _ = entry.markCancelled() }
-            slot.unsubscribed += removed.count
-            changes.append(.unsubscribed, slot.name, removed.count, observer: observer)
-            removedEntries += removed
-        }
-        stepSweepLocked(&changes)
-        let after = changes.finish(notifying: lifecycleObservers)
-        lock.unlock()
-        after.run(on: self)
-        waitForDeliveries(to: removedEntries)
+        let removed = update { $0.unsubscribe(observer) }
+        waitForDeliveries(to: removed)
     }
 
     // MARK: - Publishing
@@ -319,7 +297,7 @@ public final class EventBus: @unchecked Sendable {
     ///
     /// - Parameter event: The event to deliver.
     public func publish<T: Event>(_ event: T) {
-        DispatchThreadState.currentUnretained._withUnsafeGuaranteedRef { thread in
+        ThreadDeliveryState.currentUnretained._withUnsafeGuaranteedRef { thread in
             let busID = ObjectIdentifier(self)
             if let index = thread.frameIndex(of: busID) {
                 thread.frames[index].pending.append { self.deliver(event, on: thread) }
@@ -338,7 +316,7 @@ public final class EventBus: @unchecked Sendable {
     public func subscriberCount<T: Event>(for type: T.Type) -> Int {
         // Checking a weak reference briefly holds the observer; were that the last reference,
         // its deinit would run here, so the check happens outside the lock.
-        let entries = lock.withLock { slots[ObjectIdentifier(type)]?.entries ?? [] }
+        let entries = state.withLockedValue { $0.slot(for: ObjectIdentifier(type)) }?.copyEntries() ?? []
         return entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
     }
 
@@ -350,7 +328,7 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: How many subscriptions were reclaimed.
     @discardableResult
     public func reclaimDeadSubscriptions() -> Int {
-        reclaimDead(in: lock.withLock { slotsInOrder + [wildcardSlot] })
+        reclaimDead(in: state.withLockedValue { $0.allSlots })
     }
 
     /// Reports every later change in who listens on this bus.
@@ -363,13 +341,8 @@ public final class EventBus: @unchecked Sendable {
     public func observeLifecycle(
         _ handler: @escaping @Sendable (SubscriberLifecycleEvent) -> Void
     ) -> Subscription {
-        lock.withLock {
-            nextID += 1
-            let entry = Entry<SubscriberLifecycleEvent>(
-                id: nextID, counters: TypeCounters(), observer: nil, scheduler: nil, handler: handler)
-            lifecycleObservers.append(entry)
-            return Subscription(bus: self, entry: entry, location: .lifecycle)
-        }
+        let entry = update { $0.observeLifecycle(handler) }
+        return Subscription(bus: self, entry: entry, location: .lifecycle)
     }
 
     // MARK: - Internals
@@ -385,17 +358,15 @@ public final class EventBus: @unchecked Sendable {
         _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
-        lock.lock()
-        let slot = slotLocked(for: type)
-        nextID += 1
-        let entry = Entry<T>(
-            id: nextID, counters: slot.counters, observer: observer, scheduler: scheduler, handler: handler)
-        let twins = addLocked(entry, to: slot)
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        stepSweepLocked(&changes)
-        let after = changes.finish(notifying: lifecycleObservers, announcing: true)
-        lock.unlock()
-        reportSubscription(of: observer, to: slot, twins: twins, after: after)
+        let (entry, slot) = update { state in
+            let slot = state.slot(for: type)
+            let (entry, after) = state.subscribe(to: slot, observer: observer) { id in
+                Entry<T>(
+                    id: id, counters: slot.counters, observer: observer, scheduler: scheduler,
+                    handler: handler)
+            }
+            return ((entry, slot), after)
+        }
         return Subscription(bus: self, entry: entry, location: .type(slot))
     }
 
@@ -403,44 +374,26 @@ public final class EventBus: @unchecked Sendable {
         observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
-        lock.lock()
-        nextID += 1
-        let entry = Entry<DeliveryRecord>(
-            id: nextID, counters: wildcardSlot.counters, observer: observer, scheduler: scheduler,
-            handler: handler)
-        let twins = addLocked(entry, to: wildcardSlot)
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        stepSweepLocked(&changes)
-        let after = changes.finish(notifying: lifecycleObservers, announcing: true)
-        lock.unlock()
-        reportSubscription(of: observer, to: wildcardSlot, twins: twins, after: after)
+        let slot = wildcardSlot
+        let entry = update { state in
+            state.subscribe(to: slot, observer: observer) { id in
+                Entry<DeliveryRecord>(
+                    id: id, counters: slot.counters, observer: observer, scheduler: scheduler,
+                    handler: handler)
+            }
+        }
         return Subscription(bus: self, entry: entry, location: .wildcard)
     }
 
-    /// Counts a duplicate subscription, if it is one, and tells lifecycle observers.
+    /// Runs `change` on the state under the lock, then, once the lock is released, what the
+    /// change returned to do after it; returns the change's result.
     ///
-    /// - Parameter twins: Entries of the same slot with the same observer identity, found under
-    ///   the lock; whether one of them is live (and not a dead object that had the same address)
-    ///   is checked here, outside it.
-    private func reportSubscription(
-        of observer: AnyObject?, to slot: TypeSlot, twins: [SubscriberEntry],
-        after: LifecycleChanges.AfterUnlock
-    ) {
-        var after = after
-        let isDuplicate = observer != nil && twins.contains { $0.observer === observer }
-        if isDuplicate { lock.withLock { slot.duplicates += 1 } }
-        after.announce(isDuplicate ? .duplicateSubscription : .subscribed, slot.name, observer: observer)
+    /// Every change to the state goes through here, so nothing that can run user code runs
+    /// under the lock (see ``AfterUnlock``).
+    func update<Result>(_ change: (inout BusState) -> (Result, AfterUnlock)) -> Result {
+        let (result, after) = state.withLockedValue(change)
         after.run(on: self)
-    }
-
-    func slotLocked<T: Event>(for type: T.Type) -> TypeSlot {
-        let key = ObjectIdentifier(type)
-        if let slot = slots[key] { return slot }
-        let slot = TypeSlot(
-            typeID: key, name: String(describing: type), qualifiedName: String(reflecting: type))
-        slots[key] = slot
-        slotsInOrder.append(slot)
-        return slot
+        return result
     }
 
     /// How many publishes of one type a thread makes between two steps of the sweep.
@@ -448,14 +401,13 @@ public final class EventBus: @unchecked Sendable {
     /// Each step takes the bus's lock and writes the bus's sweep state, which every publishing
     /// thread would otherwise write on every publish; batching keeps the sweep's work per
     /// publish the same (each step is credited with the whole batch) and its guarantee
-    /// bounded, while publishes from different threads share nothing in between. Once the
-    /// publish path took no lock, a step every 32 publishes still cost two threads publishing
-    /// at once 20-50% more CPU per publish, from the lock and the sweep state moving between
-    /// their cores; at 256 the difference is within the measurement's noise.
+    /// bounded, while publishes from different threads share nothing in between. Smaller
+    /// batches showed up as shared cost between two publishing threads (see
+    /// docs/publish-path.md).
     static let publishesPerSweepStep = 256
 
     /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
-    private func deliver<T: Event>(_ event: T, on thread: DispatchThreadState) {
+    private func deliver<T: Event>(_ event: T, on thread: ThreadDeliveryState) {
         let type = ObjectIdentifier(T.self)
         // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
         // or a `deinit` it triggers, may publish on another bus and replace cache entries.
@@ -470,14 +422,7 @@ public final class EventBus: @unchecked Sendable {
                 }
             }
         } else {
-            lock.lock()
-            let found = slotLocked(for: T.self)
-            var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-            stepSweepLocked(
-                &changes, skipping: found, skippingWildcards: wildcardSlot.hasSubscribers)
-            let after = changes.finish(notifying: lifecycleObservers)
-            lock.unlock()
-            after.run(on: self)
+            let found = slotAfterCacheMiss(of: T.self)
             thread.cache(found, bus: serialNumber)
             slot = Unmanaged.passUnretained(found)
         }
@@ -485,15 +430,18 @@ public final class EventBus: @unchecked Sendable {
         slot._withUnsafeGuaranteedRef { deliver(event, to: $0, on: thread) }
     }
 
-    /// Takes a step of the sweep for a batch of publishes of `slot`'s type.
+    /// Finds the slot of `type` under the lock, for a publish that missed the thread's cache,
+    /// and takes a step of the sweep. Kept out of line, so that the publish path stays small.
+    @inline(never)
+    private func slotAfterCacheMiss(of type: any Event.Type) -> TypeSlot {
+        update { $0.slotForPublish(of: type) }
+    }
+
+    /// Takes a step of the sweep for a batch of publishes of `slot`'s type. Kept out of line,
+    /// like ``slotAfterCacheMiss(of:)``.
+    @inline(never)
     private func stepSweep(credit: Int, delivering slot: TypeSlot) {
-        lock.lock()
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        stepSweepLocked(
-            &changes, credit: credit, skipping: slot, skippingWildcards: wildcardSlot.hasSubscribers)
-        let after = changes.finish(notifying: lifecycleObservers)
-        lock.unlock()
-        after.run(on: self)
+        update { ((), $0.stepSweep(forPublishesOf: slot, credit: credit)) }
     }
 
     /// Delivers `event` to the entries of `slot`, then to wildcard observers.
@@ -506,15 +454,15 @@ public final class EventBus: @unchecked Sendable {
     /// its outer delivery's lists. Either way both lists are taken before any handler runs, so
     /// a subscription made during the delivery does not receive the event.
     @inline(__always)
-    private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: DispatchThreadState) {
+    private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: ThreadDeliveryState) {
         // Borrowed, like the thread's state: the counters keep their stripes for their lifetime.
         let stripe = slot.counters.stripe(thread.counterStripe)
         stripe._withUnsafeGuaranteedRef { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
-        // mutated, they are boxed on the heap, with an exclusivity check per access, as soon
-        // as the optimizer stops inlining this path.
+        // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
+        // path (see docs/publish-path.md).
         @inline(__always)
         func offer(
             typedCount: Int, typedEntry: (Int) -> Unmanaged<SubscriberEntry>, watcherCount: Int,
@@ -541,8 +489,8 @@ public final class EventBus: @unchecked Sendable {
                     typedEntry: { index in entries._withUnsafeGuaranteedRef { $0[index] } },
                     watcherCount: watchers?._withUnsafeGuaranteedRef { $0.count } ?? 0,
                     watcher: { index in watchers!._withUnsafeGuaranteedRef { $0[index] } }, marker: marker)
-                if hasWildcards { marker.wildcardSnapshot.store(0, ordering: .releasing) }
-                marker.typedSnapshot.store(0, ordering: .releasing)
+                if hasWildcards { marker.wildcardSnapshot.withdraw() }
+                marker.typedSnapshot.withdraw()
                 return tallies
             }
         } else {
@@ -578,8 +526,8 @@ public final class EventBus: @unchecked Sendable {
 
     /// Offers `payload` to the `count` entries `entry(_:)` returns, in order.
     ///
-    /// The entries are borrowed, not retained: retaining and releasing each around its call cost
-    /// two atomic writes per delivery on a line every publishing thread writes. The caller keeps
+    /// The entries are borrowed, not retained: a retain and a release around each call would
+    /// write, twice per delivery, a line that every publishing thread writes. The caller keeps
     /// them alive, and every one of them was created as an `entryType`, for its slot's type.
     @inline(__always)
     private static func offer<Payload: Sendable>(
@@ -613,9 +561,7 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: How many entries were reclaimed.
     @discardableResult
     func reclaimDead(in slots: [TypeSlot]) -> Int {
-        let lists = lock.withLock {
-            slots.compactMap { $0.entriesPerObserver.isEmpty ? nil : ($0, $0.entries) }
-        }
+        let lists = state.withLockedValue { $0.listsWithObservers(in: slots) }
         // The dead entries are removed by identity, so they must not be freed meanwhile: another
         // thread could remove and free one, and a new subscription reuse its address, which
         // would then be removed in its place. These copies keep them alive to the end, after
@@ -626,220 +572,19 @@ public final class EventBus: @unchecked Sendable {
             return dead.isEmpty ? nil : (slot, dead)
         }
         guard !deadPerSlot.isEmpty else { return 0 }
-        lock.lock()
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        var count = 0
-        for (slot, dead) in deadPerSlot {
-            let removed = removeEntriesLocked(from: slot) { dead.contains(ObjectIdentifier($0)) }
-            for entry in removed { _ = entry.markCancelled() }
-            slot.reclaimed += removed.count
-            count += removed.count
-            changes.append(.reclaimed, slot.name, removed.count, nil)
-            changes.keepUntilUnlocked(removed)
-        }
-        collectRetiredLocked(&changes)
-        let after = changes.finish(notifying: lifecycleObservers)
-        lock.unlock()
-        after.run(on: self)
-        return count
-    }
-
-    /// Does a bounded share of the work of reclaiming dead subscriptions.
-    ///
-    /// Every operation earns budget; when the budget covers the size of the next type's list in
-    /// round-robin order, that list is swept. Sweeping costs amortised O(1) per operation, and
-    /// every dead entry goes within a bounded number of operations, even for a type that is
-    /// never published again. The sweep itself runs once the lock is released.
-    ///
-    /// Publishes step the sweep in batches: each thread counts its publishes per cached slot and
-    /// steps once per ``publishesPerSweepStep``, and a publish that misses the thread's cache
-    /// steps at once. A batch cut short when its cache entry is replaced loses fewer than
-    /// ``publishesPerSweepStep`` publishes, and each replacement comes with a miss that steps,
-    /// so at least one publish in ``publishesPerSweepStep`` still pays for the sweep.
-    ///
-    /// - Parameters:
-    ///   - credit: The budget earned: 2 per operation this step stands for.
-    ///   - skipping: A list the caller is about to check entry by entry anyway; its turn passes
-    ///     without a sweep.
-    ///   - skippingWildcards: Whether the wildcard list is checked likewise.
-    private func stepSweepLocked(
-        _ changes: inout LifecycleChanges, credit: Int = 2, skipping: TypeSlot? = nil,
-        skippingWildcards: Bool = false
-    ) {
-        collectRetiredLocked(&changes)
-        sweepBudget = min(sweepBudget + credit, 1 << 30)
-        let slotCount = slotsInOrder.count + 1
-        // A step standing for a batch of publishes may pay for several lists; one round at most.
-        for _ in 0..<slotCount {
-            if sweepCursor >= slotCount { sweepCursor = 0 }
-            let slot = sweepCursor < slotsInOrder.count ? slotsInOrder[sweepCursor] : wildcardSlot
-            let cost = slot.entriesPerObserver.isEmpty ? 1 : max(16, slot.entries.count)
-            guard sweepBudget >= cost else { return }
-            sweepBudget -= cost
-            sweepCursor += 1
-            let isChecked = slot === skipping || (skippingWildcards && slot === wildcardSlot)
-            if !slot.entriesPerObserver.isEmpty && !isChecked { changes.sweep(slot) }
-        }
-    }
-
-    /// Adds `entry` to `slot`, noting the snapshot the change retired for the next collection;
-    /// returns what ``TypeSlot/add(_:)`` returns. The caller holds the lock.
-    private func addLocked(_ entry: SubscriberEntry, to slot: TypeSlot) -> [SubscriberEntry] {
-        let twins = slot.add(entry)
-        trackRetiredLocked(slot)
-        return twins
-    }
-
-    /// Removes `slot`'s entries matching `predicate`, noting what the change retired for the
-    /// next collection; returns the entries removed. The caller holds the lock.
-    private func removeEntriesLocked(
-        from slot: TypeSlot, where predicate: (SubscriberEntry) -> Bool
-    ) -> [SubscriberEntry] {
-        let removed = slot.removeEntries(where: predicate)
-        trackRetiredLocked(slot)
-        return removed
-    }
-
-    /// Notes that `slot` may hold retired snapshots or entries, for the next collection.
-    private func trackRetiredLocked(_ slot: TypeSlot) {
-        if slot.hasRetired && !slotsHoldingRetired.contains(where: { $0 === slot }) {
-            slotsHoldingRetired.append(slot)
-        }
-    }
-
-    /// Frees, once the lock is released, what the slots retired and no publish reads any more.
-    ///
-    /// A snapshot stays while a thread announces it; an entry stays while an announced snapshot
-    /// holds it. The rest goes at once, so a cancelled subscription's handler (and whatever it
-    /// captured) is released when it is cancelled, unless a publish on another thread is reading
-    /// a list that holds it right then; that one goes at a later operation on the bus.
-    private func collectRetiredLocked(_ changes: inout LifecycleChanges) {
-        guard !slotsHoldingRetired.isEmpty else { return }
-        let protected = DeliveryMarker.announcedSnapshots()
-        var released: [AnyObject] = []
-        slotsHoldingRetired.removeAll { !$0.collectRetired(protected: protected, into: &released) }
-        changes.keepUntilUnlocked(released)
+        return update { $0.reclaim(deadPerSlot) }
     }
 
     func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {
         guard entry.markCancelled() else { return }
-        lock.lock()
-        var changes = LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
-        let slot: TypeSlot?
-        switch location {
-        case .type(let typeSlot): slot = typeSlot
-        case .wildcard: slot = wildcardSlot
-        case .lifecycle:
-            slot = nil
-            lifecycleObservers.removeAll { $0 === entry }
-        }
-        if let slot {
-            let removed = removeEntriesLocked(from: slot) { $0 === entry }
-            slot.cancelled += removed.count
-            changes.append(.cancelled, slot.name, removed.count, nil)
-        }
-        stepSweepLocked(&changes)
-        let after = changes.finish(notifying: lifecycleObservers)
-        lock.unlock()
-        after.run(on: self)
+        update { ((), $0.cancel(entry, in: location)) }
         waitForDeliveries(to: [entry])
     }
 
     private func waitForDeliveries(to entries: [SubscriberEntry]) {
         // Inside a handler this thread may itself be one of the deliveries; waiting there could
         // deadlock, so the promise there is only that no new delivery starts.
-        guard !entries.isEmpty, !DispatchThreadState.current.isDelivering else { return }
+        guard !entries.isEmpty, !ThreadDeliveryState.current.isDelivering else { return }
         for entry in entries { entry.waitForDeliveriesInProgress() }
-    }
-}
-
-/// Work gathered under the lock and done once it is released: lifecycle events to send, entries
-/// to let go of, and a list due for a sweep.
-///
-/// Nothing that can run user code happens under the lock: sending calls handlers, and dropping
-/// the last reference to an entry releases its handler's captures, whose `deinit` may call the bus.
-struct LifecycleChanges {
-    private let enabled: Bool
-    private var events: [SubscriberLifecycleEvent] = []
-    private var released: [AnyObject] = []
-    private var dueForSweep: [TypeSlot] = []
-
-    init(enabled: Bool) {
-        self.enabled = enabled
-    }
-
-    mutating func append(
-        _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, _ count: Int, observer: AnyObject?
-    ) {
-        guard enabled, count > 0 else { return }
-        append(kind, typeName, count, observer.map { String(describing: type(of: $0)) })
-    }
-
-    mutating func append(
-        _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, _ count: Int, _ observerTypeName: String?
-    ) {
-        guard enabled, count > 0 else { return }
-        events.append(
-            SubscriberLifecycleEvent(
-                kind: kind, eventTypeName: typeName, count: count, observerTypeName: observerTypeName))
-    }
-
-    /// Holds `objects` (entries, snapshots) until the lock is released.
-    mutating func keepUntilUnlocked(_ objects: [AnyObject]) {
-        released += objects
-    }
-
-    /// Asks for `slot`'s dead entries to be reclaimed once the lock is released.
-    mutating func sweep(_ slot: TypeSlot) {
-        dueForSweep.append(slot)
-    }
-
-    /// Packs the work for after the lock, with the lifecycle observers as they are now.
-    ///
-    /// - Parameter announcing: Whether a change will be added after the lock is released.
-    func finish(
-        notifying observers: [Entry<SubscriberLifecycleEvent>], announcing: Bool = false
-    ) -> AfterUnlock {
-        // Copying the observers costs an atomic increment, so the publish path, which rarely has
-        // news, skips it.
-        let needed = enabled && (announcing || !events.isEmpty)
-        return AfterUnlock(
-            events: events, observers: needed ? observers : [], released: released, dueForSweep: dueForSweep)
-    }
-
-    struct AfterUnlock {
-        private(set) var events: [SubscriberLifecycleEvent]
-        let observers: [Entry<SubscriberLifecycleEvent>]
-        let released: [AnyObject]
-        let dueForSweep: [TypeSlot]
-
-        init(
-            events: [SubscriberLifecycleEvent], observers: [Entry<SubscriberLifecycleEvent>],
-            released: [AnyObject], dueForSweep: [TypeSlot]
-        ) {
-            self.events = events
-            self.observers = observers
-            self.released = released
-            self.dueForSweep = dueForSweep
-        }
-
-        /// Adds a change decided after the lock was released.
-        mutating func announce(
-            _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, observer: AnyObject?
-        ) {
-            guard !observers.isEmpty else { return }
-            events.append(
-                SubscriberLifecycleEvent(
-                    kind: kind, eventTypeName: typeName, count: 1,
-                    observerTypeName: observer.map { String(describing: type(of: $0)) }))
-        }
-
-        /// Sends the events, then sweeps; the entries held go when this value does.
-        func run(on bus: EventBus) {
-            for event in events {
-                for observer in observers { _ = observer.offer(event) }
-            }
-            if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep) }
-        }
     }
 }

@@ -6,61 +6,38 @@
     import Darwin
 #endif
 
-/// A mutual-exclusion lock backed by `pthread_mutex_t`.
+/// A mutual-exclusion lock backed by `pthread_mutex_t`, alone on its cache lines (see
+/// ``PthreadMutex``).
 ///
-/// The bus guards its tables with this rather than `Synchronization.Mutex` because
-/// ThreadSanitizer on Linux understands pthread mutexes and reports false races through `Mutex`.
-/// Debug builds use an error-checking mutex, so a recursive acquisition traps at once instead of
-/// deadlocking silently.
+/// To guard a value, prefer ``LockedValueBox``, which keeps the value and its mutex together and
+/// reaches the value only while the mutex is held.
 package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    /// The bytes given to each mutex: a whole number of cache lines, aligned to a line.
-    ///
-    /// A locked mutex is written by every thread that takes it. Packed next to other memory, as
-    /// a plain allocation of its 40 bytes would be, two locks that different threads take (such
-    /// as two event types' locks) could share a cache line and slow each other down.
-    private static let cacheLineSize = 64
-    private static let byteCount =
-        (MemoryLayout<pthread_mutex_t>.size + cacheLineSize - 1) / cacheLineSize * cacheLineSize
-
     /// Creates an unlocked lock.
     package init() {
-        mutex = UnsafeMutableRawPointer.allocate(byteCount: Self.byteCount, alignment: Self.cacheLineSize)
-            .bindMemory(to: pthread_mutex_t.self, capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        #if DEBUG
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        #elseif canImport(Glibc)
-            // The bus and the capture hold their locks for a few dozen nanoseconds at a time. A
-            // plain glibc mutex puts a waiter to sleep in the kernel at once; an adaptive one
-            // spins briefly first, which is far cheaper than the futex round trip for sections
-            // this short.
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-        #endif
-        let status = pthread_mutex_init(mutex, &attributes)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
-        pthread_mutexattr_destroy(&attributes)
+        mutex = UnsafeMutableRawPointer.allocate(
+            byteCount: PthreadMutex.byteCount, alignment: PthreadMutex.cacheLineSize
+        )
+        .bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        PthreadMutex.initialize(mutex)
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
+        PthreadMutex.destroy(mutex)
         UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     /// Acquires the lock, waiting for it if another thread holds it.
     @inline(__always)
     package func lock() {
-        let status = pthread_mutex_lock(mutex)
-        assert(status == 0, "pthread_mutex_lock failed: \(status)")
+        PthreadMutex.lock(mutex)
     }
 
     /// Releases the lock, which the calling thread must hold.
     @inline(__always)
     package func unlock() {
-        let status = pthread_mutex_unlock(mutex)
-        assert(status == 0, "pthread_mutex_unlock failed: \(status)")
+        PthreadMutex.unlock(mutex)
     }
 
     /// Runs `body` while holding the lock.

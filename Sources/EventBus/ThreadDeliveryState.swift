@@ -14,7 +14,7 @@ import Synchronization
 /// new event on the outer delivery's frame and delivers it when the current event is finished,
 /// so every subscriber sees one thread's events in the order they were published. The state is
 /// per thread, so it needs no lock.
-final class DispatchThreadState {
+final class ThreadDeliveryState {
     /// One bus whose delivery loop is running on this thread, and the events queued behind it.
     struct Frame {
         let bus: ObjectIdentifier
@@ -79,7 +79,7 @@ final class DispatchThreadState {
     }
 
     /// The calling thread's state, created on first use and freed when the thread exits.
-    static var current: DispatchThreadState {
+    static var current: ThreadDeliveryState {
         currentUnretained.takeUnretainedValue()
     }
 
@@ -87,12 +87,12 @@ final class DispatchThreadState {
     /// the thread can borrow it with `_withUnsafeGuaranteedRef` instead of retaining and
     /// releasing it (two atomic operations) on every publish.
     @inline(__always)
-    static var currentUnretained: Unmanaged<DispatchThreadState> {
-        if let pointer = pthread_getspecific(dispatchThreadStateKey) {
+    static var currentUnretained: Unmanaged<ThreadDeliveryState> {
+        if let pointer = pthread_getspecific(threadDeliveryStateKey) {
             return Unmanaged.fromOpaque(pointer)
         }
-        let state = Unmanaged.passRetained(DispatchThreadState())
-        pthread_setspecific(dispatchThreadStateKey, state.toOpaque())
+        let state = Unmanaged.passRetained(ThreadDeliveryState())
+        pthread_setspecific(threadDeliveryStateKey, state.toOpaque())
         return state
     }
 
@@ -149,11 +149,11 @@ final class DispatchThreadState {
 /// The stripe number the next thread's state takes.
 private let nextCounterStripe = Atomic<Int>(0)
 
-private let dispatchThreadStateKey: pthread_key_t = {
+private let threadDeliveryStateKey: pthread_key_t = {
     var key = pthread_key_t()
     let status = pthread_key_create(&key) { pointer in
         guard let pointer else { return }
-        let state = Unmanaged<DispatchThreadState>.fromOpaque(pointer)
+        let state = Unmanaged<ThreadDeliveryState>.fromOpaque(pointer)
         DeliveryMarker.unregister(state.takeUnretainedValue().deliveryMarker)
         state.release()
     }

@@ -1,0 +1,264 @@
+import Synchronization
+
+/// Everything an ``EventBus``'s lock guards: the slots of the event types and their records,
+/// the lifecycle observers, what changes retired and publishes may still read, and the
+/// sweep's progress.
+///
+/// A state machine in the manner of swift-async-algorithms' `ChannelStateMachine`: each change
+/// is a method that returns what must happen once the lock is released, as an ``AfterUnlock``,
+/// so nothing that can run user code (a lifecycle observer, a sweep that checks weak
+/// references, the `deinit` of a released handler's captures) runs under the lock. The bus
+/// runs every change through ``EventBus/update(_:)``.
+struct BusState {
+    /// The typed slots' records, in the order their types were first seen.
+    private(set) var records: [SlotRecord] = []
+    /// Where each type's record is in ``records``.
+    private var recordIndex: [ObjectIdentifier: Int] = [:]
+    /// The wildcard observers' record, kept apart from the typed ones.
+    private(set) var wildcard: SlotRecord
+    /// Observers of changes in who listens, called after the lock is released.
+    private(set) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
+    /// Snapshots that changes retired, and entries they removed, that publishes may still read.
+    private var retired = RetiredSnapshots()
+    /// The identifier of the last subscription made.
+    private var lastID: UInt64 = 0
+    /// The sweep's budget, earned by operations; see ``stepSweep(_:credit:skipping:skippingWildcards:)``.
+    private var sweepBudget = 0
+    /// The position, in ``records`` then the wildcard record, of the next list to sweep.
+    private var sweepCursor = 0
+
+    /// Creates the state of a bus with no subscriptions.
+    ///
+    /// - Parameter wildcardSlot: The slot of the bus's wildcard observers.
+    init(wildcardSlot: TypeSlot) {
+        wildcard = SlotRecord(slot: wildcardSlot)
+    }
+
+    // MARK: - Reading
+
+    /// The slot of the type with identity `typeID`, if it was subscribed to or published.
+    func slot(for typeID: ObjectIdentifier) -> TypeSlot? {
+        recordIndex[typeID].map { records[$0].slot }
+    }
+
+    /// Every slot: the typed ones in order, then the wildcard one.
+    var allSlots: [TypeSlot] {
+        records.map(\.slot) + [wildcard.slot]
+    }
+
+    /// Copies of the lists of those `slots` that hold entries bound to observers, which are the
+    /// only ones that can die.
+    func listsWithObservers(in slots: [TypeSlot]) -> [(TypeSlot, [SubscriberEntry])] {
+        slots.compactMap { self[record: $0].hasObservers ? ($0, $0.copyEntries()) : nil }
+    }
+
+    /// The record of `slot`, typed or wildcard.
+    private subscript(record slot: TypeSlot) -> SlotRecord {
+        get {
+            slot === wildcard.slot ? wildcard : records[recordIndex[slot.typeID]!]
+        }
+        _modify {
+            if slot === wildcard.slot {
+                yield &wildcard
+            } else {
+                yield &records[recordIndex[slot.typeID]!]
+            }
+        }
+    }
+
+    // MARK: - Changes
+
+    /// The slot of `type`, created on first use.
+    mutating func slot(for type: any Event.Type) -> TypeSlot {
+        let key = ObjectIdentifier(type)
+        if let index = recordIndex[key] { return records[index].slot }
+        let slot = TypeSlot(
+            typeID: key, name: String(describing: type), qualifiedName: String(reflecting: type))
+        recordIndex[key] = records.count
+        records.append(SlotRecord(slot: slot))
+        return slot
+    }
+
+    /// Adds the entry `makeEntry` creates with the next identifier to `slot`'s list.
+    ///
+    /// What runs after the lock reports the subscription, as a duplicate if `observer` already
+    /// had a live entry there (which only a check outside the lock can tell).
+    mutating func subscribe(
+        to slot: TypeSlot, observer: AnyObject?, makeEntry: (UInt64) -> SubscriberEntry
+    ) -> (SubscriberEntry, AfterUnlock) {
+        lastID += 1
+        let entry = makeEntry(lastID)
+        var twins: [SubscriberEntry] = []
+        if self[record: slot].noteAdded(entry) > 0, let observerID = entry.observerID {
+            twins = slot.entries(of: observerID)
+        }
+        retired.retire(slot.append(entry), removing: [])
+        var changes = startChanges()
+        stepSweep(&changes)
+        var after = changes.finish(notifying: lifecycleObservers, announcing: true)
+        after.reportSubscription(of: observer, to: slot, twins: twins)
+        return (entry, after)
+    }
+
+    /// Adds an observer of lifecycle changes, with the next identifier.
+    mutating func observeLifecycle(
+        _ handler: @escaping @Sendable (SubscriberLifecycleEvent) -> Void
+    ) -> (Entry<SubscriberLifecycleEvent>, AfterUnlock) {
+        lastID += 1
+        let entry = Entry<SubscriberLifecycleEvent>(
+            id: lastID, counters: TypeCounters(), observer: nil, scheduler: nil, handler: handler)
+        lifecycleObservers.append(entry)
+        return (entry, AfterUnlock())
+    }
+
+    /// Removes and cancels every entry of `observer`, typed and wildcard; returns them.
+    mutating func unsubscribe(_ observer: AnyObject) -> ([SubscriberEntry], AfterUnlock) {
+        let observerID = ObjectIdentifier(observer)
+        var changes = startChanges()
+        var removedEntries: [SubscriberEntry] = []
+        for slot in allSlots where self[record: slot].entriesPerObserver[observerID] != nil {
+            let removed = removeEntries(from: slot) { $0.observerID == observerID }
+            for entry in removed { _ = entry.markCancelled() }
+            self[record: slot].unsubscribed += removed.count
+            changes.append(.unsubscribed, slot.name, removed.count, observer: observer)
+            removedEntries += removed
+        }
+        stepSweep(&changes)
+        return (removedEntries, changes.finish(notifying: lifecycleObservers))
+    }
+
+    /// Removes `entry`, already marked cancelled, from where `location` says it is.
+    mutating func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) -> AfterUnlock {
+        var changes = startChanges()
+        let slot: TypeSlot?
+        switch location {
+        case .type(let typeSlot): slot = typeSlot
+        case .wildcard: slot = wildcard.slot
+        case .lifecycle:
+            slot = nil
+            lifecycleObservers.removeAll { $0 === entry }
+        }
+        if let slot {
+            let removed = removeEntries(from: slot) { $0 === entry }
+            self[record: slot].cancelled += removed.count
+            changes.append(.cancelled, slot.name, removed.count, nil)
+        }
+        stepSweep(&changes)
+        return changes.finish(notifying: lifecycleObservers)
+    }
+
+    /// Removes and cancels the entries found dead, by identity, in each slot; returns how many.
+    ///
+    /// - Parameter deadPerSlot: The identities of the dead entries of each slot, found outside
+    ///   the lock in copies that keep them allocated until the lock is released.
+    mutating func reclaim(_ deadPerSlot: [(TypeSlot, Set<ObjectIdentifier>)]) -> (Int, AfterUnlock) {
+        var changes = startChanges()
+        var count = 0
+        for (slot, dead) in deadPerSlot {
+            let removed = removeEntries(from: slot) { dead.contains(ObjectIdentifier($0)) }
+            for entry in removed { _ = entry.markCancelled() }
+            self[record: slot].reclaimed += removed.count
+            count += removed.count
+            changes.append(.reclaimed, slot.name, removed.count, nil)
+            changes.keepUntilUnlocked(removed)
+        }
+        collectRetired(&changes)
+        return (count, changes.finish(notifying: lifecycleObservers))
+    }
+
+    /// The slot of `type`, for a publish that missed its thread's cache, with a step of the
+    /// sweep for that publish.
+    mutating func slotForPublish(of type: any Event.Type) -> (TypeSlot, AfterUnlock) {
+        let slot = slot(for: type)
+        var changes = startChanges()
+        stepSweep(&changes, skipping: slot, skippingWildcards: wildcard.slot.hasSubscribers)
+        return (slot, changes.finish(notifying: lifecycleObservers))
+    }
+
+    /// A step of the sweep for a batch of publishes of `slot`'s type.
+    mutating func stepSweep(forPublishesOf slot: TypeSlot, credit: Int) -> AfterUnlock {
+        var changes = startChanges()
+        stepSweep(&changes, credit: credit, skipping: slot, skippingWildcards: wildcard.slot.hasSubscribers)
+        return changes.finish(notifying: lifecycleObservers)
+    }
+
+    /// Counts a subscription to `slot` found, after the lock, to duplicate a live one.
+    mutating func countDuplicate(in slot: TypeSlot) -> AfterUnlock {
+        self[record: slot].duplicates += 1
+        return AfterUnlock()
+    }
+
+    // MARK: - Helpers
+
+    /// An empty list of changes, which records lifecycle events only if someone observes them.
+    private func startChanges() -> LifecycleChanges {
+        LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
+    }
+
+    /// Removes `slot`'s entries matching `predicate`, keeping what the change retired until no
+    /// publish reads it; returns the entries removed.
+    private mutating func removeEntries(
+        from slot: TypeSlot, where predicate: (SubscriberEntry) -> Bool
+    ) -> [SubscriberEntry] {
+        let (removed, snapshot) = slot.removeEntries(where: predicate)
+        self[record: slot].noteRemoved(removed)
+        retired.retire(snapshot, removing: removed)
+        return removed
+    }
+
+    /// Does a bounded share of the work of reclaiming dead subscriptions.
+    ///
+    /// Every operation earns budget; when the budget covers the size of the next type's list in
+    /// round-robin order, that list is swept. Sweeping costs amortised O(1) per operation, and
+    /// every dead entry goes within a bounded number of operations, even for a type that is
+    /// never published again. The sweep itself runs once the lock is released.
+    ///
+    /// Publishes step the sweep in batches: each thread counts its publishes per cached slot and
+    /// steps once per ``EventBus/publishesPerSweepStep``, and a publish that misses the thread's
+    /// cache steps at once. A batch cut short when its cache entry is replaced loses fewer than
+    /// ``EventBus/publishesPerSweepStep`` publishes, and each replacement comes with a miss that
+    /// steps, so at least one publish in ``EventBus/publishesPerSweepStep`` still pays for the
+    /// sweep.
+    ///
+    /// - Parameters:
+    ///   - credit: The budget earned: 2 per operation this step stands for.
+    ///   - skipping: A list the caller is about to check entry by entry anyway; its turn passes
+    ///     without a sweep.
+    ///   - skippingWildcards: Whether the wildcard list is checked likewise.
+    private mutating func stepSweep(
+        _ changes: inout LifecycleChanges, credit: Int = 2, skipping: TypeSlot? = nil,
+        skippingWildcards: Bool = false
+    ) {
+        collectRetired(&changes)
+        sweepBudget = min(sweepBudget + credit, 1 << 30)
+        let slotCount = records.count + 1
+        // A step standing for a batch of publishes may pay for several lists; one round at most.
+        for _ in 0..<slotCount {
+            if sweepCursor >= slotCount { sweepCursor = 0 }
+            let isWildcard = sweepCursor == records.count
+            let slot = isWildcard ? wildcard.slot : records[sweepCursor].slot
+            let hasObservers = isWildcard ? wildcard.hasObservers : records[sweepCursor].hasObservers
+            // Exact: every change to the list stores its count, under this lock.
+            let cost = hasObservers ? max(16, slot.subscriberCount.load(ordering: .relaxed)) : 1
+            guard sweepBudget >= cost else { return }
+            sweepBudget -= cost
+            sweepCursor += 1
+            let isChecked = slot === skipping || (skippingWildcards && isWildcard)
+            if hasObservers && !isChecked { changes.sweep(slot) }
+        }
+    }
+
+    /// Hands what changes retired and no publish reads any more to `changes`, to be freed once
+    /// the lock is released.
+    ///
+    /// A snapshot stays while a thread announces it; an entry stays while an announced snapshot
+    /// holds it. The rest goes at once, so a cancelled subscription's handler (and whatever it
+    /// captured) is released when it is cancelled, unless a publish on another thread is reading
+    /// a list that holds it right then; that one goes at a later operation on the bus.
+    private mutating func collectRetired(_ changes: inout LifecycleChanges) {
+        guard !retired.isEmpty else { return }
+        var released: [AnyObject] = []
+        retired.collect(into: &released)
+        changes.keepUntilUnlocked(released)
+    }
+}

@@ -1,0 +1,73 @@
+/// A subscription to one event type, or to every event when `Payload` is `any Event`.
+final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
+    let handler: @Sendable (Payload) -> Void
+
+    init(
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
+        handler: @escaping @Sendable (Payload) -> Void
+    ) {
+        self.handler = handler
+        super.init(id: id, counters: counters, observer: observer, scheduler: scheduler)
+    }
+
+    /// Offers `event` to the handler, on this thread or through the entry's scheduler.
+    ///
+    /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
+    ///   delivery loop, or `nil` to count the delivery in the entry instead.
+    @inline(__always)
+    func offer(
+        _ event: Payload, marker: Unmanaged<DeliveryMarker>? = nil
+    ) -> DeliveryOutcome where Payload: Sendable {
+        if let scheduler, let outcome = offerThroughScheduler(event, scheduler) {
+            return outcome
+        }
+        if observerID == nil {
+            guard beginDelivery(marker) else { return .skipped }
+            handler(event)
+            endDelivery(marker)
+            return .delivered
+        }
+        // Holding the observer strongly for the call keeps it alive until the handler returns.
+        guard let observer else { return .observerDied }
+        guard beginDelivery(marker) else { return .skipped }
+        handler(event)
+        endDelivery(marker)
+        // Not `withExtendedLifetime(observer) {}`, whose generic body is not inlined here (a call
+        // per delivery); this keeps the same guarantee.
+        _fixLifetime(observer)
+        return .delivered
+    }
+
+    /// Hands `event` to the scheduler, or returns `nil` when it may run here and now.
+    ///
+    /// Kept out of line: the publish path inlines ``offer(_:marker:)`` for every list, and the
+    /// plain handlers' path stays as small as it was without this branch.
+    @inline(never)
+    private func offerThroughScheduler(
+        _ event: Payload, _ scheduler: any DeliveryScheduler
+    ) -> DeliveryOutcome? where Payload: Sendable {
+        if isCancelled { return .skipped }
+        if observerID != nil && observer == nil { return .observerDied }
+        // A main-actor handler offered an event on the main actor runs now, like the plain
+        // handlers around it; everything else waits for its queue or actor.
+        if scheduler.runsInlineNow() { return nil }
+        scheduler.schedule { self.deliverScheduled(event) }
+        return .scheduled
+    }
+
+    /// Runs the handler for a delivery that waited on a queue or an actor, unless the entry was
+    /// cancelled or its observer died meanwhile. The waiting job holds the entry, never the
+    /// observer, so a queued delivery does not keep a screen alive.
+    private func deliverScheduled(_ event: Payload) {
+        let observer = self.observer
+        if observerID != nil && observer == nil { return }
+        guard beginDelivery() else { return }
+        let thread = ThreadDeliveryState.current
+        thread.queuedHandlerDepth += 1
+        handler(event)
+        thread.queuedHandlerDepth -= 1
+        endDelivery()
+        withExtendedLifetime(observer) {}
+        counters.recordDeliveries(1)
+    }
+}

@@ -1,0 +1,60 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Counters of one event type that publishes update without taking a lock.
+///
+/// Each thread adds to one of several stripes, chosen by ``ThreadDeliveryState/counterStripe``,
+/// each on cache lines of its own: two threads publishing the same type at once then write
+/// different lines, where one shared counter would move its line between their cores on every
+/// publish. Reading sums the stripes, exact once the publishes being counted have returned.
+final class TypeCounters: Sendable {
+    /// How many stripes each type has: the processors online rounded up to a power of two, at
+    /// most 16, since threads beyond that share stripes anyway.
+    static let stripeCount: Int = {
+        let processors = max(1, min(16, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        var count = 1
+        while count < processors { count <<= 1 }
+        return count
+    }()
+
+    /// Retained here and released in `deinit`, so that a publish can borrow its stripe
+    /// instead of retaining and releasing it.
+    private let stripes: [Unmanaged<CounterStripe>]
+
+    init() {
+        stripes = (0..<Self.stripeCount).map { _ in Unmanaged.passRetained(CounterStripe()) }
+    }
+
+    deinit {
+        for stripe in stripes { stripe.release() }
+    }
+
+    /// The stripe a thread with the given stripe number adds to, unretained: it lives as long
+    /// as these counters.
+    @inline(__always)
+    func stripe(_ number: Int) -> Unmanaged<CounterStripe> {
+        stripes[number & (Self.stripeCount - 1)]
+    }
+
+    /// Counts deliveries made on the calling thread, outside a publish's own counting.
+    func recordDeliveries(_ count: Int) {
+        stripe(ThreadDeliveryState.current.counterStripe)._withUnsafeGuaranteedRef {
+            _ = $0.delivered.wrappingAdd(count, ordering: .relaxed)
+        }
+    }
+
+    var publishedCount: Int { sum { $0.published.load(ordering: .relaxed) } }
+    var deliveredCount: Int { sum { $0.delivered.load(ordering: .relaxed) } }
+    var unheardCount: Int { sum { $0.unheard.load(ordering: .relaxed) } }
+
+    private func sum(_ counter: (CounterStripe) -> Int) -> Int {
+        stripes.reduce(0) { total, stripe in total + stripe._withUnsafeGuaranteedRef(counter) }
+    }
+}
