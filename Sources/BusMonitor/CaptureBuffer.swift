@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Publishers append on their own threads for every event, so an append does as little as it
 /// can: no allocation (two buffers of `capacity` slots are allocated once, and a drain swaps them
-/// instead of growing an array again) and no dynamic exclusivity check.
+/// instead of growing an array again) and no dynamic exclusivity check (the state is a value in
+/// a ``LockedValueBox``, not stored `var`s of the class).
 ///
 /// A full buffer drops what comes next rather than its oldest element. Under a flood that keeps
 /// the buffer full, an append then costs two atomic operations and builds nothing, instead of
@@ -15,14 +16,27 @@ import Synchronization
 /// (hundreds of kilobytes) for every event and so missed the processor's caches on every append.
 /// Either way a monitor sees one stretch of the flood per drain and counts the rest, and exact
 /// totals come from the bus's counters, not from the buffer.
+///
+/// `@unchecked Sendable`: elements sit in raw storage that only the locks reach; a buffer is
+/// shared between threads only for `Sendable` elements (captured events and lifecycle changes).
 final class CaptureBuffer<Element>: @unchecked Sendable {
     /// Elements the buffer holds between two drains; later ones are dropped.
     let capacity: Int
 
-    /// Guards the fields marked `@exclusivity(unchecked)`; held for a few stores per append.
-    private let lock = Lock()
-    /// Held by a drain for its whole length, so that drains take turns with ``spare``.
-    private let drainLock = Lock()
+    /// What appends write, reached only under its lock, which an append holds for a few stores.
+    private struct Filling {
+        /// The slots appends write to; the first `count` hold elements.
+        var slots: UnsafeMutablePointer<Element>
+        /// How many slots hold an element.
+        var count = 0
+        /// Time stamps for ``CaptureBuffer/append(stamping:)``.
+        var stamps = StampClock()
+    }
+
+    private let filling: LockedValueBox<Filling>
+    /// Uninitialized slots that a drain swaps with the filling ones. A drain holds this lock for
+    /// its whole length, so that drains take turns with them.
+    private let spare: LockedValueBox<UnsafeMutablePointer<Element>>
     /// Set by the append that fills the buffer and cleared by a drain, so that appends to a full
     /// buffer skip the lock. A stale `true` read just after a drain drops an element that would
     /// have fit, which is counted like any other drop.
@@ -30,41 +44,40 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// Elements dropped since the buffer was made, counted outside the lock.
     private let drops = Atomic<Int>(0)
 
-    // `@exclusivity(unchecked)`: `lock` already makes every access exclusive, and the runtime's
-    // dynamic check (a thread-local lookup per access) cost more than the rest of an append.
-    /// The slots appends write to; the first `count` hold elements.
-    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Element>
-    /// How many slots hold an element.
-    @exclusivity(unchecked) private var count = 0
-    /// Time stamps for ``append(stamping:)``.
-    @exclusivity(unchecked) private var stamps = StampClock()
-
-    /// Uninitialized slots that a drain swaps with ``slots``; guarded by `drainLock`.
-    @exclusivity(unchecked) private var spare: UnsafeMutablePointer<Element>
-
     /// Creates an empty buffer.
     ///
     /// - Parameter capacity: Elements held between two drains; at least 1.
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         // Untouched pages of a large allocation cost no memory until they are written.
-        slots = .allocate(capacity: self.capacity)
-        spare = .allocate(capacity: self.capacity)
+        filling = LockedValueBox(Filling(slots: .allocate(capacity: self.capacity)))
+        spare = LockedValueBox(.allocate(capacity: self.capacity))
     }
 
     deinit {
-        slots.deinitialize(count: count)
-        slots.deallocate()
-        spare.deallocate()
+        filling.withLockedValue { filling in
+            filling.slots.deinitialize(count: filling.count)
+            filling.slots.deallocate()
+        }
+        spare.withLockedValue { $0.deallocate() }
     }
 
     /// Appends `element`, or drops it when the buffer is full.
     @inline(__always)
     func append(_ element: consuming Element) {
+        guard !isFull.load(ordering: .relaxed) else {
+            countDrop()
+            return
+        }
         // A dropped element is destroyed on return, after the lock was let go: its `deinit`
         // may append to this buffer again.
-        guard lockIfRoom() else { return }
-        store(element)
+        var pending = Optional(element)
+        let stored = filling.withLockedValue { filling in
+            guard filling.count < capacity else { return false }
+            store(pending.take()!, in: &filling)
+            return true
+        }
+        if !stored { countDrop() }
     }
 
     /// Appends the element `make` builds from a time stamp taken under the lock (see
@@ -72,31 +85,29 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// buffer is full, counts a drop without calling `make`.
     @inline(__always)
     func append(stamping make: (Double) -> Element) {
-        guard lockIfRoom() else { return }
-        store(make(stamps.stamp()))
-    }
-
-    /// Takes the lock and returns `true` when the buffer has room; otherwise counts a drop and
-    /// returns `false`, not holding the lock.
-    @inline(__always)
-    private func lockIfRoom() -> Bool {
-        if !isFull.load(ordering: .relaxed) {
-            lock.lock()
-            if count < capacity { return true }
-            lock.unlock()
+        guard !isFull.load(ordering: .relaxed) else {
+            countDrop()
+            return
         }
-        drops.wrappingAdd(1, ordering: .relaxed)
-        return false
+        let stored = filling.withLockedValue { filling in
+            guard filling.count < capacity else { return false }
+            store(make(filling.stamps.stamp()), in: &filling)
+            return true
+        }
+        if !stored { countDrop() }
     }
 
-    /// Stores `element` in the next slot and releases the lock, which the caller holds and
-    /// which leaves room for it.
     @inline(__always)
-    private func store(_ element: consuming Element) {
-        (slots + count).initialize(to: element)
-        count += 1
-        if count == capacity { isFull.store(true, ordering: .relaxed) }
-        lock.unlock()
+    private func countDrop() {
+        drops.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Stores `element` in the next slot of `filling`, which has room for it.
+    @inline(__always)
+    private func store(_ element: consuming Element, in filling: inout Filling) {
+        (filling.slots + filling.count).initialize(to: element)
+        filling.count += 1
+        if filling.count == capacity { isFull.store(true, ordering: .relaxed) }
     }
 
     /// Elements dropped since the buffer was made.
@@ -114,32 +125,31 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// - Complexity: O(*n*) in the elements handed over; appends wait only while two pointers
     ///   are swapped.
     func drain<Output>(_ transform: (consuming Element) -> Output) -> (elements: [Output], dropped: Int) {
-        drainLock.lock()
-        defer { drainLock.unlock() }
-        lock.lock()
-        let taken = slots
-        let takenCount = count
-        slots = spare
-        count = 0
-        // Read under the lock: every append that found no room before this drain has counted
-        // its drop by the time it lets the lock go or skipped it.
-        let dropped = drops.load(ordering: .relaxed)
-        isFull.store(false, ordering: .relaxed)
-        lock.unlock()
-
-        // Every taken slot is moved out below, so the buffer is then uninitialized and free for
-        // reuse.
-        spare = taken
-        // An empty drain returns a plain empty array: with a capacity of 0, the initializer below
-        // writes the count into the runtime's one shared empty-array storage, which two drains
-        // doing so at once make a data race that ThreadSanitizer reports.
-        guard takenCount > 0 else { return ([], dropped) }
-        let elements = [Output](unsafeUninitializedCapacity: takenCount) { output, initialized in
-            for index in 0..<takenCount {
-                (output.baseAddress! + index).initialize(to: transform((taken + index).move()))
+        spare.withLockedValue { spare in
+            let (taken, takenCount, dropped) = filling.withLockedValue { filling in
+                let taken = (filling.slots, filling.count)
+                filling.slots = spare
+                filling.count = 0
+                // Read under the lock: every append that found no room before this drain has
+                // counted its drop by the time it lets the lock go or skipped it.
+                let dropped = drops.load(ordering: .relaxed)
+                isFull.store(false, ordering: .relaxed)
+                return (taken.0, taken.1, dropped)
             }
-            initialized = takenCount
+            // Every taken slot is moved out below, so the buffer is then uninitialized and free
+            // for reuse.
+            spare = taken
+            // An empty drain returns a plain empty array: with a capacity of 0, the initializer
+            // below writes the count into the runtime's one shared empty-array storage, which two
+            // drains doing so at once make a data race that ThreadSanitizer reports.
+            guard takenCount > 0 else { return ([], dropped) }
+            let elements = [Output](unsafeUninitializedCapacity: takenCount) { output, initialized in
+                for index in 0..<takenCount {
+                    (output.baseAddress! + index).initialize(to: transform((taken + index).move()))
+                }
+                initialized = takenCount
+            }
+            return (elements, dropped)
         }
-        return (elements, dropped)
     }
 }

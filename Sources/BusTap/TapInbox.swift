@@ -22,9 +22,12 @@ import EventBus
 /// numbers. Below that rate nothing is lost here; readers that fall behind lose their oldest
 /// records in ``TapHistory``.
 ///
-/// The guarded state lives behind a pointer rather than in stored properties: Swift checks
-/// exclusive access to a class's `var`s at run time on every access, which here would cost more
-/// than the work itself. The lock already gives that exclusivity.
+/// The guarded state is one value in a ``LockedValueBox``, reachable only under its lock; as a
+/// class's stored `var`s it would also pay the run-time exclusivity check on every access, which
+/// here would cost more than the work itself.
+///
+/// `@unchecked Sendable`: the rings hold events (`any Event`, which is `Sendable`) in raw
+/// storage, and only the box's lock reaches them.
 final class TapInbox: @unchecked Sendable {
     /// One event as the publisher left it.
     struct EventSlot {
@@ -90,96 +93,84 @@ final class TapInbox: @unchecked Sendable {
 
     let capacity: Int
     let lifecycleCapacity: Int
-    private let lock = Lock()
-    private let state: UnsafeMutablePointer<State>
+    private let state = LockedValueBox(State())
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         lifecycleCapacity = min(self.capacity, 4096)
-        state = .allocate(capacity: 1)
-        state.initialize(to: State())
     }
 
     deinit {
-        state.pointee.active?.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
+        state.withLockedValue { $0.active?.deallocate() }
     }
 
     /// Starts accepting events into `ring`; the tap calls this when its first reader connects.
     func open(with ring: Ring) {
-        lock.withLock {
+        state.withLockedValue { state in
             var ring = ring
-            ring.firstSequence = state.pointee.eventsWritten + 1
-            state.pointee.active = ring
+            ring.firstSequence = state.eventsWritten + 1
+            state.active = ring
         }
     }
 
     /// Stops accepting events and hands back the ring, still holding what it had.
     func close() -> Ring? {
-        lock.withLock {
+        state.withLockedValue { state in
             defer {
-                state.pointee.active = nil
-                state.pointee.lifecycle = []
+                state.active = nil
+                state.lifecycle = []
             }
-            return state.pointee.active
+            return state.active
         }
     }
 
     /// The sequence numbers the next event and lifecycle change will get.
     func nextSequences() -> (event: Int, lifecycle: Int) {
-        lock.withLock { (state.pointee.eventsWritten + 1, state.pointee.lifecycleWritten + 1) }
+        state.withLockedValue { ($0.eventsWritten + 1, $0.lifecycleWritten + 1) }
     }
 
     /// Called on the publisher's thread for every event.
     @inline(__always)
     func append(_ delivery: DeliveryRecord) {
-        lock.lock()
-        if state.pointee.active != nil {
+        state.withLockedValue { state in
+            guard state.active != nil else { return }
             // Counted even when not stored, so the sequence numbers show the gap.
-            state.pointee.eventsWritten += 1
-            if !state.pointee.active!.isFull {
-                let time = stampLocked()
-                state.pointee.active!.append(time: time, event: delivery.event, receivers: delivery.receivers)
+            state.eventsWritten += 1
+            if !state.active!.isFull {
+                let time = state.stamps.stamp()
+                state.active!.append(time: time, event: delivery.event, receivers: delivery.receivers)
             }
         }
-        lock.unlock()
     }
 
     /// Called on whichever thread changed the subscriptions; rare, so kept simple.
     func append(_ change: SubscriberLifecycleEvent) {
-        lock.lock()
-        if state.pointee.active != nil {
-            state.pointee.lifecycleWritten += 1
-            if state.pointee.lifecycle.count >= lifecycleCapacity { state.pointee.lifecycle.removeFirst() }
+        state.withLockedValue { state in
+            guard state.active != nil else { return }
+            state.lifecycleWritten += 1
+            if state.lifecycle.count >= lifecycleCapacity { state.lifecycle.removeFirst() }
             let slot = LifecycleSlot(
-                sequence: state.pointee.lifecycleWritten, eventsBefore: state.pointee.eventsWritten,
-                time: stampLocked(), change: change)
-            state.pointee.lifecycle.append(slot)
+                sequence: state.lifecycleWritten, eventsBefore: state.eventsWritten,
+                time: state.stamps.stamp(),
+                change: change)
+            state.lifecycle.append(slot)
         }
-        lock.unlock()
     }
 
     /// Swaps in `empty` (whose slots must hold nothing) and returns what was gathered since the
     /// last swap, with the number of events published so far (stored or not), or nil when the
     /// inbox is closed.
     func swap(for empty: Ring) -> (events: Ring, lifecycle: [LifecycleSlot], eventsPublished: Int)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let full = state.pointee.active else { return nil }
-        let published = state.pointee.eventsWritten
-        var fresh = empty
-        fresh.count = 0
-        fresh.firstSequence = state.pointee.eventsWritten + 1
-        state.pointee.active = fresh
-        let changes = state.pointee.lifecycle
-        state.pointee.lifecycle = []
-        return (full, changes, published)
-    }
-
-    /// A time stamp, cheap enough for every event (see ``StampClock``).
-    @inline(__always)
-    private func stampLocked() -> Double {
-        state.pointee.stamps.stamp()
+        state.withLockedValue { state in
+            guard let full = state.active else { return nil }
+            let published = state.eventsWritten
+            var fresh = empty
+            fresh.count = 0
+            fresh.firstSequence = state.eventsWritten + 1
+            state.active = fresh
+            let changes = state.lifecycle
+            state.lifecycle = []
+            return (full, changes, published)
+        }
     }
 }
