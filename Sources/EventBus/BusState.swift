@@ -88,10 +88,7 @@ struct BusState {
     ) -> (SubscriberEntry, AfterUnlock) {
         lastID += 1
         let entry = makeEntry(lastID)
-        var twins: [SubscriberEntry] = []
-        if self[record: slot].noteAdded(entry) > 0, let observerID = entry.observerID {
-            twins = slot.entries(of: observerID)
-        }
+        let twins = self[record: slot].noteAdded(entry)
         retired.retire(slot.append(entry), removing: [])
         var changes = startChanges()
         stepSweep(&changes)

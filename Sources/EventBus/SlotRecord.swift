@@ -5,9 +5,11 @@
 struct SlotRecord {
     /// The slot this record is about.
     let slot: TypeSlot
-    /// How many entries each observer has in the list, to notice the same observer subscribing
-    /// twice without scanning the list.
-    var entriesPerObserver: [ObjectIdentifier: Int] = [:]
+    /// The entries each observer has in the list, to notice the same observer subscribing
+    /// twice without scanning the list (an observer's address is reused by a later one often
+    /// enough, before the dead one's entries go, that a scan per subscription was the largest
+    /// cost of subscribing).
+    var entriesPerObserver: [ObjectIdentifier: [SubscriberEntry]] = [:]
     /// Entries removed because their observer was deallocated.
     var reclaimed = 0
     /// Entries removed by `unsubscribe(observer:)`.
@@ -27,20 +29,22 @@ struct SlotRecord {
         !entriesPerObserver.isEmpty
     }
 
-    /// Notes that `entry` joined the list; returns how many entries its observer had before.
-    mutating func noteAdded(_ entry: SubscriberEntry) -> Int {
-        guard let observerID = entry.observerID else { return 0 }
-        let existing = entriesPerObserver[observerID, default: 0]
-        entriesPerObserver[observerID] = existing + 1
+    /// Notes that `entry` joined the list; returns the entries its observer had there before.
+    mutating func noteAdded(_ entry: SubscriberEntry) -> [SubscriberEntry] {
+        guard let observerID = entry.observerID else { return [] }
+        let existing = entriesPerObserver[observerID] ?? []
+        entriesPerObserver[observerID] = existing + [entry]
         return existing
     }
 
     /// Notes that `removed` left the list.
     mutating func noteRemoved(_ removed: [SubscriberEntry]) {
         for entry in removed {
-            guard let observerID = entry.observerID else { continue }
-            let remaining = entriesPerObserver[observerID, default: 1] - 1
-            entriesPerObserver[observerID] = remaining > 0 ? remaining : nil
+            guard let observerID = entry.observerID, var remaining = entriesPerObserver[observerID] else {
+                continue
+            }
+            remaining.removeAll { $0 === entry }
+            entriesPerObserver[observerID] = remaining.isEmpty ? nil : remaining
         }
     }
 }

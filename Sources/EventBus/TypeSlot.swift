@@ -59,11 +59,6 @@ final class TypeSlot: Sendable {
         list.withLockedValue { $0 }
     }
 
-    /// The entries whose observer has the identity `observerID`.
-    func entries(of observerID: ObjectIdentifier) -> [SubscriberEntry] {
-        list.withLockedValue { entries in entries.filter { $0.observerID == observerID } }
-    }
-
     /// Appends `entry`; returns the snapshot the change retired, for ``RetiredSnapshots``.
     /// Called by ``BusState`` only.
     func append(_ entry: SubscriberEntry) -> EntrySnapshot? {
