@@ -12,17 +12,44 @@ public struct SourceBatch: Sendable {
     public var droppedEvents: Int
     /// A short state to show in the header, such as "attached", "detached", "replay 3/10 s".
     public var status: String?
+    /// What happened to the source itself since the last batch, oldest first, for the log: an
+    /// attach, a detach, a new process behind the socket, a recording's cut-off last line.
+    public var notices: [SourceNotice]
+    /// Whether the counters start over with this batch: the source now watches a new process
+    /// (or a replay started), so totals from before are a baseline, not a rate.
+    public var countersRestarted: Bool
 
     /// Creates a batch.
     public init(
         events: [CapturedEvent] = [], lifecycle: [CapturedLifecycle] = [], snapshot: BusSnapshot? = nil,
-        droppedEvents: Int = 0, status: String? = nil
+        droppedEvents: Int = 0, status: String? = nil, notices: [SourceNotice] = [],
+        countersRestarted: Bool = false
     ) {
         self.events = events
         self.lifecycle = lifecycle
         self.snapshot = snapshot
         self.droppedEvents = droppedEvents
         self.status = status
+        self.notices = notices
+        self.countersRestarted = countersRestarted
+    }
+}
+
+/// Something that happened to a source itself rather than on the bus, such as
+/// "detached from simapp (pid 12943)".
+public struct SourceNotice: Sendable, Hashable {
+    /// Seconds since 1970 when it happened.
+    public var time: Double
+    /// One line for the log.
+    public var text: String
+    /// Whether it is a problem the person should see (shown as a warning), not just news.
+    public var isWarning: Bool
+
+    /// Creates a notice.
+    public init(time: Double, text: String, isWarning: Bool = false) {
+        self.time = time
+        self.text = text
+        self.isWarning = isWarning
     }
 }
 
