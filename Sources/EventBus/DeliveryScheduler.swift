@@ -140,8 +140,13 @@ enum MainActorCheck {
         return key
     }()
 
-    /// Whether the caller runs on the main actor's executor.
+    /// Whether the caller runs on the main actor's executor; within a publish, asked once.
     static var isCurrent: Bool {
-        DispatchQueue.getSpecific(key: key) == true
+        ThreadDeliveryState.currentUnretained._withUnsafeGuaranteedRef { thread in
+            if let known = thread.isOnMainActor { return known }
+            let isCurrent = DispatchQueue.getSpecific(key: key) == true
+            if !thread.frames.isEmpty { thread.isOnMainActor = isCurrent }
+            return isCurrent
+        }
     }
 }

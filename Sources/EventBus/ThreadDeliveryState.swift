@@ -133,6 +133,7 @@ final class ThreadDeliveryState {
     /// handlers queued behind it, in order.
     @inline(__always)
     func runDeliveryLoop(for bus: ObjectIdentifier, _ deliver: () -> Void) {
+        if frames.isEmpty { isOnMainActor = nil }
         frames.append(Frame(bus: bus))
         let index = frames.count - 1
         deliver()
@@ -143,7 +144,16 @@ final class ThreadDeliveryState {
             job()
         }
         frames.removeLast()
+        if frames.isEmpty { isOnMainActor = nil }
     }
+
+    /// Whether the outermost delivery loop running on this thread runs on the main actor, once
+    /// a main-actor handler has asked; `nil` outside delivery loops and before anyone asked.
+    ///
+    /// A publish is synchronous, so its executor cannot change while it delivers: asking once
+    /// per publish is enough, and asking costs far more than a handler call (see
+    /// ``MainActorCheck``).
+    @exclusivity(unchecked) var isOnMainActor: Bool?
 }
 
 /// The stripe number the next thread's state takes.
