@@ -41,7 +41,7 @@ final class QueueScheduler: DeliveryScheduler {
 /// subscription order with the other subscribers, as a view controller expects: it first runs
 /// what is waiting, so no subscriber sees an older event after a newer one. A publish made from
 /// a handler that this mailbox is running joins the list instead, behind what waits.
-final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
+final class ActorMailbox: DeliveryScheduler, Sendable {
     /// The actor the jobs run on.
     enum Target {
         case mainActor
@@ -49,17 +49,22 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
     }
 
     let target: Target
+
+    /// What the mailbox's lock guards.
+    private struct Contents {
+        /// Jobs not yet run, oldest first.
+        var waiting: [@Sendable () -> Void] = []
+        /// Whether a task that will run the waiting jobs exists; set by the job that finds
+        /// none, cleared by that task once it finds the list empty.
+        var taskScheduled = false
+        /// Whether jobs are running right now; on the main actor, that is on the current stack.
+        var isRunningJobs = false
+    }
+
+    private let contents = LockedValueBox(Contents())
     /// Whether jobs wait or run, as last set under the lock; read without it, so that a
     /// main-actor publish with nothing queued pays for no lock.
     private let isBusy = Atomic<Bool>(false)
-    private let lock = Lock()
-    // Guarded by `lock`.
-    private var waiting: [@Sendable () -> Void] = []
-    /// Whether a task that will run the waiting jobs exists; set by the job that finds none,
-    /// cleared by that task once it finds the list empty.
-    private var taskScheduled = false
-    /// Whether jobs are running right now; on the main actor, that is on the current stack.
-    private var isRunningJobs = false
 
     init(_ target: Target) {
         self.target = target
@@ -70,22 +75,19 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
         // A job scheduled by another thread right after this load is a concurrent publish,
         // which no order binds to this one.
         if !isBusy.load(ordering: .acquiring) { return true }
-        lock.lock()
-        let isNested = isRunningJobs
-        let hasWaiting = !waiting.isEmpty
-        lock.unlock()
+        let (isNested, hasWaiting) = contents.withLockedValue { ($0.isRunningJobs, !$0.waiting.isEmpty) }
         if isNested { return false }
         if hasWaiting { runWaitingJobs() }
         return true
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
-        lock.lock()
-        waiting.append(job)
-        isBusy.store(true, ordering: .releasing)
-        let startsTask = !taskScheduled
-        taskScheduled = true
-        lock.unlock()
+        let startsTask = contents.withLockedValue { contents in
+            contents.waiting.append(job)
+            isBusy.store(true, ordering: .releasing)
+            defer { contents.taskScheduled = true }
+            return !contents.taskScheduled
+        }
         guard startsTask else { return }
         switch target {
         case .mainActor:
@@ -103,26 +105,27 @@ final class ActorMailbox: DeliveryScheduler, @unchecked Sendable {
     /// Runs jobs until none waits. The caller is on the target actor.
     ///
     /// - Parameter endingTask: Whether this is the scheduled task, which clears
-    ///   ``taskScheduled`` when it finds the list empty, in the same critical section, so that
+    ///   `taskScheduled` when it finds the list empty, in the same critical section, so that
     ///   the next job scheduled after that starts a new task.
     private func runWaitingJobs(endingTask: Bool = false) {
-        lock.lock()
-        let wasRunning = isRunningJobs
-        isRunningJobs = true
-        isBusy.store(true, ordering: .releasing)
+        let wasRunning = contents.withLockedValue { contents in
+            defer { contents.isRunningJobs = true }
+            isBusy.store(true, ordering: .releasing)
+            return contents.isRunningJobs
+        }
         while true {
-            if waiting.isEmpty {
-                if endingTask { taskScheduled = false }
-                isRunningJobs = wasRunning
-                isBusy.store(isRunningJobs, ordering: .releasing)
-                lock.unlock()
-                return
+            let batch = contents.withLockedValue { contents -> [@Sendable () -> Void]? in
+                guard contents.waiting.isEmpty else {
+                    defer { contents.waiting = [] }
+                    return contents.waiting
+                }
+                if endingTask { contents.taskScheduled = false }
+                contents.isRunningJobs = wasRunning
+                isBusy.store(wasRunning, ordering: .releasing)
+                return nil
             }
-            let batch = waiting
-            waiting = []
-            lock.unlock()
+            guard let batch else { return }
             for job in batch { job() }
-            lock.lock()
         }
     }
 }
