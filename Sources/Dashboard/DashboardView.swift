@@ -109,7 +109,11 @@ struct DashboardView {
             right.append(("drops \(state.droppedEvents)", style(bold: true, color: .red)))
         }
         if let status = state.status { right.append((status, style(color: .green))) }
-        right.append((TextFormat.rate(state.totalMeter.rate(at: now)) + " ev/s", style(bold: true)))
+        right.append(
+            (
+                TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
+                style(bold: true)
+            ))
         right.append(("up " + TextFormat.duration(now - (state.startTime ?? now)), style()))
 
         var x = grid.width
@@ -219,10 +223,13 @@ struct DashboardView {
             TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
             x: x, y: y, style: isWildcard ? style(bold: true) : style())
         x += columns.count
-        grid.put(TextFormat.right(TextFormat.rate(meter.rate(at: now)), width: columns.rate), x: x, y: y)
+        // Rates run on the source's clock: a replay shows the recording's.
+        let sourceNow = state.sourceTime(at: now)
+        grid.put(
+            TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
         x += columns.rate + 1
         grid.put(
-            glyphs.sparkline(meter.history(seconds: columns.spark, at: now)), x: x, y: y,
+            glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
             style: style(color: isWildcard ? .magenta : .cyan))
         x += columns.spark + 1
         if columns.unheard > 0 {
@@ -353,6 +360,11 @@ struct DashboardView {
                     TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
                     y: y,
                     style: lifecycleStyle(change.kind))
+            case .notice(let notice):
+                let text = glyphs.bullet + " " + notice.text
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    y: y, style: noticeStyle(notice))
             }
             if sequence == selected, focused {
                 grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
@@ -363,6 +375,14 @@ struct DashboardView {
             grid.put(text, x: typeX, y: titleRow + 1, style: style(dim: true))
         }
     }
+
+    /// A warning from the source in bold red; other notices in bold.
+    private func noticeStyle(_ notice: SourceNotice) -> CellStyle {
+        notice.isWarning ? warningStyle : style(bold: true)
+    }
+
+    /// What needs the person's attention: drops, a source's warnings.
+    var warningStyle: CellStyle { style(bold: true, color: .red) }
 
     private func lifecycleStyle(_ kind: SubscriberLifecycleEvent.Kind) -> CellStyle {
         switch kind {
@@ -468,6 +488,12 @@ struct DashboardView {
             if let observer = change.observerTypeName { lines.append(("observer  " + observer, style())) }
             lines.append(("", style()))
             lines.append((change.description, lifecycleStyle(change.kind)))
+        case .notice(let notice):
+            lines.append(("source    " + title, style(bold: true, color: .cyan)))
+            lines.append(("", style()))
+            for line in TextFormat.wrap(notice.text, width: width) {
+                lines.append((line, noticeStyle(notice)))
+            }
         }
         let box = drawBox(&grid, title: "Details (Esc closes)", width: width, height: lines.count)
         let first = max(0, min(scroll, lines.count - box.height))
