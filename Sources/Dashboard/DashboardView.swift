@@ -101,30 +101,81 @@ struct DashboardView {
 
     // MARK: - Header
 
-    private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
-        var right: [(String, CellStyle)] = []
-        if isPaused { right.append((" PAUSED ", style(bold: true, reverse: true, color: .yellow))) }
-        if let filter { right.append(("filter: " + filter.expression, style(bold: true, color: .yellow))) }
-        if state.droppedEvents > 0 {
-            right.append(("drops \(state.droppedEvents)", style(bold: true, color: .red)))
-        }
-        if let status = state.status { right.append((status, style(color: .green))) }
-        right.append(
-            (
-                TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
-                style(bold: true)
-            ))
-        right.append(("up " + TextFormat.duration(now - (state.startTime ?? now)), style()))
+    /// One item of the header's right side.
+    private struct HeaderItem {
+        /// Left to right on screen.
+        let order: Int
+        /// Lower is kept first when the row is short of room.
+        let priority: Int
+        var text: String
+        let style: CellStyle
+        /// Whether the text may be shortened (to no less than 8 characters) rather than left out.
+        var canShorten = false
+    }
 
+    /// The title on the left; on the right, as room allows, the uptime, the rate, the source's
+    /// state, its newest warning, drops, the filter and PAUSED. When room is short the least
+    /// needed go first (a long filter or warning is shortened), so the uptime, the state and the
+    /// drops stay while a filter is typed or applied.
+    private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
+        var items: [HeaderItem] = [
+            HeaderItem(
+                order: 0, priority: 3, text: "up " + TextFormat.duration(now - (state.startTime ?? now)),
+                style: style()),
+            HeaderItem(
+                order: 1, priority: 4,
+                text: TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
+                style: style(bold: true)),
+        ]
+        if let status = state.status {
+            items.append(HeaderItem(order: 2, priority: 2, text: status, style: style(color: .green)))
+        }
+        if let warning = state.warning {
+            items.append(
+                HeaderItem(
+                    order: 3, priority: 6, text: "! " + warning.text, style: warningStyle, canShorten: true))
+        }
+        if state.droppedEvents > 0 {
+            items.append(
+                HeaderItem(
+                    order: 4, priority: 1,
+                    text: TextFormat.grouped(state.droppedEvents) + " dropped (too fast)",
+                    style: style(bold: true, reverse: true, color: .red)))
+        }
+        if let filter {
+            items.append(
+                HeaderItem(
+                    order: 5, priority: 5, text: "filter: " + filter.expression,
+                    style: style(bold: true, color: .yellow),
+                    canShorten: true))
+        }
+        if isPaused {
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 0, text: " PAUSED ",
+                    style: style(bold: true, reverse: true, color: .yellow)))
+        }
+
+        // Keep at least 20 columns for the title; each item takes two columns of space before it.
+        var room = grid.width - 20
+        var kept: [HeaderItem] = []
+        for var item in items.sorted(by: { $0.priority < $1.priority }) {
+            let needed = item.text.count + 2
+            if needed <= room {
+                room -= needed
+                kept.append(item)
+            } else if item.canShorten, room - 2 >= 8 {
+                item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: glyphs.ellipsis)
+                room -= item.text.count + 2
+                kept.append(item)
+            }
+        }
         var x = grid.width
         var rightStart = grid.width
-        for (index, (text, itemStyle)) in right.enumerated() {
-            let needed = text.count + (index == 0 ? 0 : 2)
-            // Keep at least 20 columns for the title.
-            guard x - needed >= 20 else { break }
-            x -= needed
-            grid.put(text, x: x, y: 0, style: itemStyle)
-            if index > 0 { grid.put("  ", x: x + text.count, y: 0) }
+        for (index, item) in kept.sorted(by: { $0.order > $1.order }).enumerated() {
+            x -= item.text.count + (index == 0 ? 0 : 2)
+            grid.put(item.text, x: x, y: 0, style: item.style)
+            if index > 0 { grid.put("  ", x: x + item.text.count, y: 0) }
             rightStart = x
         }
         let titleEnd = grid.put(
@@ -399,7 +450,11 @@ struct DashboardView {
         let y = grid.height - 1
         if let prompt {
             let end = grid.put("Filter: ", x: 0, y: y, style: style(bold: true, color: .yellow))
-            let cursor = grid.put(prompt, x: end, y: y, maxWidth: max(0, grid.width - end - 1))
+            // A filter longer than the line shows its end, where the cursor is.
+            let room = max(0, grid.width - end - 1)
+            let shown =
+                prompt.count <= room ? prompt : glyphs.ellipsis + String(prompt.suffix(max(0, room - 1)))
+            let cursor = grid.put(shown, x: end, y: y, maxWidth: room)
             grid.put(" ", x: cursor, y: y, style: style(reverse: true))
             let hint = "Enter apply  Esc cancel  !text hides"
             if cursor + 3 + hint.count <= grid.width {

@@ -171,7 +171,7 @@ struct DashboardStateTests {
         #expect(grid.text.contains("• attached to simapp (pid 13377)"))
     }
 
-    @Test func noticesJoinTheLogInTimeOrder() throws {
+    @Test func noticesJoinTheLogInTimeOrderAndWarningsShowInTheHeader() throws {
         // Given a batch with events, a detach between them, and a warning after them
         let source = ScriptedSource(supportedCommands: [])
         let dashboard = DashboardController(source: source)
@@ -188,7 +188,7 @@ struct DashboardStateTests {
                 ]))
         dashboard.update(now: now)
 
-        // Then the log holds them in time order, the warning in a warning style
+        // Then the log holds them in time order, and the header shows the warning
         var grid = render(dashboard, now: now)
         let lines = (0..<grid.height).map(grid.row)
         let ada = try #require(lines.firstIndex { $0.contains("ada") })
@@ -197,16 +197,18 @@ struct DashboardStateTests {
         let warning = try #require(
             lines.firstIndex { $0.contains("• recording.jsonl:17: last line cut short") })
         #expect(ada < detached && detached < bob && bob < warning)
+        #expect(grid.row(0).contains("! recording.jsonl:17"))
         let warningRow = grid.row(warning)
         let column = try #require(warningRow.firstRange(of: "recording")).lowerBound
         #expect(
             grid[warningRow.distance(from: warningRow.startIndex, to: column), warning].style.color == .red)
 
-        // When a later notice comes, it follows in the log
+        // When a later notice says the source moved on, the warning leaves the header
         source.enqueue(
             SourceBatch(notices: [SourceNotice(time: now + 0.5, text: "attached to simapp (pid 13377)")]))
         dashboard.update(now: now + 1)
         grid = render(dashboard, now: now + 1)
+        #expect(!grid.row(0).contains("recording.jsonl"))
         #expect(grid.text.contains("• attached to simapp (pid 13377)"))
     }
 }

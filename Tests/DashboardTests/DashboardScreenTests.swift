@@ -1,0 +1,92 @@
+import BusMonitor
+import EventBus
+import Foundation
+import Testing
+
+@testable import Dashboard
+
+/// The header, the filter prompt, the subscribers table and the help, read off the screen, at
+/// the sizes busmon accepts.
+@Suite("Dashboard screen")
+struct DashboardScreenTests {
+    /// A dashboard over a live app with `dropped` events dropped so far and DataLoadedEvent at
+    /// 1,000 (exactly, from the bus's counters).
+    private func dashboard(dropped: Int = 0) -> (DashboardController, ScriptedSource, Double) {
+        let source = ScriptedSource(title: "simulated app (seed 7)")
+        let dashboard = DashboardController(source: source)
+        let now = startTime + 3
+        source.enqueue(SourceBatch(droppedEvents: dropped, status: "live"))
+        source.enqueue(
+            SourceBatch(
+                events: [dataLoaded(["inbox"], at: now - 0.1)],
+                snapshot: BusSnapshot(
+                    busName: "simulated app",
+                    eventTypes: [statistics("DataLoadedEvent", live: 6, published: 1_000)],
+                    wildcardObservers: 1),
+                droppedEvents: dropped, status: "live"))
+        dashboard.update(now: startTime)
+        dashboard.update(now: now)
+        return (dashboard, source, now)
+    }
+
+    private func render(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
+        var grid = CellGrid(width: width, height: height)
+        dashboard.render(into: &grid, now: now)
+        return grid
+    }
+
+    private func type(_ text: String, into dashboard: DashboardController) {
+        for character in text { _ = dashboard.handle(.character(character)) }
+    }
+
+    /// The style of the first cell of `text` in row `y`.
+    private func style(of text: String, in grid: CellGrid, row y: Int) throws -> CellStyle {
+        let row = grid.row(y)
+        let start = try #require(row.firstRange(of: text)).lowerBound
+        return grid[row.distance(from: row.startIndex, to: start), y].style
+    }
+
+    @Test(arguments: [(60, 16), (80, 24), (120, 40)])
+    func dropsShowInTheHeaderApartFromTheCounts(width: Int, height: Int) throws {
+        // Given a source that had to drop 100,107 events, a filter, and the display paused
+        let (dashboard, _, now) = dashboard(dropped: 100_107)
+        type("/DataLoaded", into: dashboard)
+        _ = dashboard.handle(.enter)
+        _ = dashboard.handle(.character(" "))
+        let grid = render(dashboard, width: width, height: height, now: now)
+
+        // Then the header says so, in a warning style, beside PAUSED, at every size
+        let header = grid.row(0)
+        #expect(header.contains("100,107 dropped"), "\(header)")
+        #expect(header.contains("PAUSED"))
+        let dropStyle = try style(of: "100,107", in: grid, row: 0)
+        #expect(dropStyle.color == .red && dropStyle.bold)
+        // and the counts stay the bus's exact ones
+        let row = try #require(
+            (0..<grid.height).map(grid.row).first { $0.hasPrefix("DataLoaded") }, "\(grid.text)")
+        #expect(row.split(separator: " ")[1] == "1000")
+    }
+
+    @Test(arguments: [(60, 16), (120, 40)])
+    func aLongFilterScrollsInThePromptAndTheHeaderKeepsItsState(width: Int, height: Int) throws {
+        // Given a long filter applied, then edited further
+        let (dashboard, _, now) = dashboard()
+        let long = "DataLoadedEvent with a payload that mentions the inbox and the news and more"
+        type("/" + long, into: dashboard)
+        _ = dashboard.handle(.enter)
+        type("/", into: dashboard)
+        type(" and the end", into: dashboard)
+        let grid = render(dashboard, width: width, height: height, now: now)
+
+        // Then the prompt shows the end of what was typed, with the cursor after it
+        let bar = grid.row(height - 1)
+        #expect(bar.hasPrefix("Filter: "))
+        #expect(bar.contains("more and the end"), "\(bar)")
+        let cursorX = try #require(bar.firstRange(of: "the end")).upperBound
+        #expect(grid[bar.distance(from: bar.startIndex, to: cursorX), height - 1].style.reverse)
+        // and the header keeps the uptime and the source's state
+        let header = grid.row(0)
+        #expect(header.contains("up 00:00:03"), "\(header)")
+        #expect(header.contains("live"), "\(header)")
+    }
+}
