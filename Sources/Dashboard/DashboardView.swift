@@ -85,7 +85,7 @@ struct DashboardView {
         }
         drawBottomBar(&grid)
         switch overlay {
-        case .help: drawHelp(&grid)
+        case .help(let scroll): drawHelp(&grid, scroll: scroll)
         case .detail(let entry, let scroll): drawDetail(&grid, entry: entry, scroll: scroll)
         case nil: break
         }
@@ -504,24 +504,32 @@ struct DashboardView {
         return (left + 2, top + 1, width - 4, height - 2)
     }
 
-    private func drawHelp(_ grid: inout CellGrid) {
-        let lines: [(String, String)] =
-            keyMap.help.map { ($0.keys, $0.text) } + [
-                ("", ""),
-                ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
-                ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
-                ("UNHEARD", "events no typed subscriber received"),
-            ]
-        let keyWidth = 18
-        let width = min(grid.width - 8, keyWidth + (lines.map(\.1.count).max() ?? 0) + 1)
-        let box = drawBox(&grid, title: "Help", width: width, height: lines.count)
-        for (index, (key, text)) in lines.prefix(box.height).enumerated() {
+    /// The help's rows for this screen: the keys, then the panes' column notes.
+    static func helpText(keyMap: KeyMap, width: Int, height: Int) -> HelpText {
+        HelpText(
+            keys: keyMap.help, notes: DashboardController.panes.flatMap(\.columnHelp), screenWidth: width,
+            screenHeight: height)
+    }
+
+    private func drawHelp(_ grid: inout CellGrid, scroll: Int) {
+        let help = Self.helpText(keyMap: keyMap, width: grid.width, height: grid.height)
+        let first = max(0, min(scroll, help.maximumScroll))
+        let title = help.scrolls ? "Help \(first + help.visibleRows)/\(help.rows.count)" : "Help"
+        let box = drawBox(&grid, title: title, width: help.width, height: help.visibleRows)
+        for (index, row) in help.rows.dropFirst(first).prefix(box.height).enumerated() {
             grid.put(
-                key, x: box.x, y: box.y + index, style: style(bold: true, color: .yellow), maxWidth: keyWidth)
+                row.keys, x: box.x, y: box.y + index, style: style(bold: true, color: .yellow),
+                maxWidth: HelpText.keyWidth - 1)
             grid.put(
-                TextFormat.truncate(text, width: box.width - keyWidth, ellipsis: glyphs.ellipsis),
-                x: box.x + keyWidth,
-                y: box.y + index)
+                row.text, x: box.x + HelpText.keyWidth, y: box.y + index,
+                maxWidth: box.width - HelpText.keyWidth)
+        }
+        if help.scrolls {
+            // Said on the bottom of the frame, so it costs no row.
+            let hint = " " + glyphs.upDown + " more, Esc closes "
+            grid.put(
+                hint, x: box.x + box.width - hint.count, y: box.y + box.height, style: style(bold: true),
+                maxWidth: box.width)
         }
     }
 

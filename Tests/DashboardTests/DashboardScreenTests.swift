@@ -89,4 +89,86 @@ struct DashboardScreenTests {
         #expect(header.contains("up 00:00:03"), "\(header)")
         #expect(header.contains("live"), "\(header)")
     }
+
+    /// Every line of the help at `width` x `height`, read by scrolling the help box to its end.
+    private func helpText(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> String {
+        _ = dashboard.handle(.character("?"))
+        // The box's inside, row by row: between its side borders.
+        func inside(_ grid: CellGrid) -> [String] {
+            (0..<grid.height).compactMap { y -> String? in
+                let row = grid.row(y)
+                guard let left = row.firstIndex(of: "│"), let right = row.lastIndex(of: "│"), left < right
+                else { return nil }
+                return row[row.index(after: left)..<right].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        var rows = inside(render(dashboard, width: width, height: height, now: now))
+        var seen = rows
+        // Each step down brings one new row in at the bottom, until the end.
+        for _ in 0..<60 {
+            _ = dashboard.handle(.down)
+            let next = inside(render(dashboard, width: width, height: height, now: now))
+            if next == rows { break }
+            seen.append(next.last ?? "")
+            rows = next
+        }
+        return seen.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    @Test func theWholeHelpIsReadableAtTheSmallestSize() throws {
+        let (dashboard, _, now) = dashboard()
+        let width = DashboardController.minimumWidth
+        let height = DashboardController.minimumHeight
+        _ = dashboard.handle(.character("?"))
+        let first = render(dashboard, width: width, height: height, now: now)
+        _ = dashboard.handle(.escape)
+        // The box says there is more, and how to see it.
+        #expect(first.text.contains("↑↓ more"), "\(first.text)")
+
+        // Every line's full text can be read, wrapped, by scrolling.
+        let words = helpText(dashboard, width: width, height: height, now: now)
+            .split(separator: " ").joined(separator: " ")
+        let expected = dashboard.keyMap.help + DashboardController.panes.flatMap(\.columnHelp)
+        for line in expected {
+            #expect(words.contains(line.keys), "\(line.keys) in \(words)")
+            #expect(
+                words.contains(line.text.split(separator: " ").joined(separator: " ")),
+                "\(line.text) in \(words)")
+        }
+        #expect(!words.contains("…"))
+    }
+
+    @Test func theHelpScrollsWithTheKeysOfTheTable() throws {
+        let (dashboard, _, now) = dashboard()
+        let width = DashboardController.minimumWidth
+        let height = DashboardController.minimumHeight
+        /// The help box's title: "Help" and the last row shown of all.
+        func title() throws -> (shown: Int, total: Int) {
+            let grid = render(dashboard, width: width, height: height, now: now)
+            let words = try #require((0..<grid.height).map(grid.row).first { $0.contains(" Help ") })
+                .split(separator: " ")
+            let position = try #require(words.firstIndex(of: "Help").map { words[$0 + 1] }).split(
+                separator: "/")
+            return (try #require(Int(position[0])), try #require(Int(position[1])))
+        }
+        _ = dashboard.handle(.character("?"))
+        let top = try title()
+        #expect(top.shown < top.total)
+        // End goes to the last row; one up answers at once; Home goes back to the top.
+        _ = dashboard.handle(.end)
+        #expect(try title().shown == top.total)
+        _ = dashboard.handle(.up)
+        #expect(try title().shown == top.total - 1)
+        _ = dashboard.handle(.home)
+        #expect(try title().shown == top.shown)
+        _ = dashboard.handle(.pageDown)
+        #expect(try title().shown > top.shown + 1)
+        // The help is still open, and Esc closes it.
+        guard case .help = dashboard.overlay else {
+            Issue.record("the help closed")
+            return
+        }
+        _ = dashboard.handle(.escape)
+        #expect(dashboard.overlay == nil)
+    }
 }
