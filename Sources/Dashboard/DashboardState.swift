@@ -62,6 +62,9 @@ struct SubscriberTracker {
     private var shown: SubscriberCounts?
     private(set) var liveChange: RecentChange?
     private(set) var reclaimChange: RecentChange?
+    /// The last dead count above zero and when it was seen: cleanup is often quicker than a
+    /// frame, so a dead count stays on screen for a moment after it is gone.
+    private(set) var recentDead: RecentChange?
 
     /// The counts to show.
     var counts: SubscriberCounts { fromSnapshot ?? derived }
@@ -77,6 +80,7 @@ struct SubscriberTracker {
     /// Notes changes since the previous call, for highlighting.
     mutating func noteChanges(at now: Double) {
         let current = counts
+        if current.dead > 0 { recentDead = RecentChange(delta: current.dead, time: now) }
         if let shown {
             if current.live != shown.live {
                 liveChange = RecentChange.merge(liveChange, delta: current.live - shown.live, at: now)

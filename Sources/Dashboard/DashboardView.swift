@@ -305,8 +305,14 @@ struct DashboardView {
                 ? style(bold: true, reverse: true, color: .red) : style(bold: true, color: .green)
         }
         cells.append((String(counts.live), liveStyle))
-        cells.append(
-            (String(counts.dead), counts.dead > 0 ? style(bold: true, color: .yellow) : style(dim: true)))
+        if counts.dead > 0 {
+            cells.append((String(counts.dead), style(bold: true, color: .yellow)))
+        } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
+            // Cleaned up a moment ago: the count seen last, dim.
+            cells.append((String(recent.delta), style(dim: true, color: .yellow)))
+        } else {
+            cells.append(("0", style(dim: true)))
+        }
         cells.append(
             (String(counts.reclaimed), reclaimed ? style(bold: true, reverse: true, color: .yellow) : style())
         )

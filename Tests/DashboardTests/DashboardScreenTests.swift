@@ -90,6 +90,45 @@ struct DashboardScreenTests {
         #expect(header.contains("live"), "\(header)")
     }
 
+    @Test func aDeadCountStaysVisibleForAMomentAfterCleanup() throws {
+        // Given 3 dead subscriptions seen in one snapshot and reclaimed by the next
+        let (dashboard, source, start) = dashboard()
+        for (offset, dead) in [(0.2, 3), (0.4, 0)] {
+            source.enqueue(
+                SourceBatch(
+                    snapshot: BusSnapshot(
+                        busName: "simulated app",
+                        eventTypes: [
+                            statistics(
+                                "DataLoadedEvent", live: 6, dead: dead, reclaimed: 3 - dead, published: 1_000)
+                        ], wildcardObservers: 1)))
+            dashboard.update(now: start + offset)
+        }
+        func deadCell(at now: Double) throws -> (String, CellStyle) {
+            let grid = render(dashboard, width: 80, height: 24, now: now)
+            let y = try #require((0..<grid.height).first { grid.row($0).hasPrefix("DataLoadedEvent") })
+            let columns = TableColumns(width: 80)
+            let x = columns.subscribersX + 1 + TableColumns.narrowSubscriberWidths[0]
+            let width = TableColumns.narrowSubscriberWidths[1]
+            let text = String(grid.row(y).dropFirst(x).prefix(width)).trimmingCharacters(in: .whitespaces)
+            return (text, grid[x + width - 1, y].style)
+        }
+
+        // Then for three seconds the column shows the 3 seen, marked as recent
+        let (recent, recentStyle) = try deadCell(at: start + 2)
+        #expect(recent == "3")
+        #expect(recentStyle.dim && recentStyle.color == .yellow)
+        // and after that the 0 there is now
+        #expect(try deadCell(at: start + 4).0 == "0")
+    }
+
+    @Test func theHelpSaysHowToWatchCleanupSlowly() {
+        let (dashboard, _, now) = dashboard()
+        _ = dashboard.handle(.character("?"))
+        let grid = render(dashboard, width: 120, height: 40, now: now)
+        #expect(grid.text.contains("slow down with - or start with --rate 5"))
+    }
+
     /// Every line of the help at `width` x `height`, read by scrolling the help box to its end.
     private func helpText(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> String {
         _ = dashboard.handle(.character("?"))
