@@ -532,7 +532,7 @@ struct DashboardView {
         }
         if help.scrolls {
             // Said on the bottom of the frame, so it costs no row.
-            let hint = " " + glyphs.upDown + " more, Esc closes "
+            let hint = " " + glyphs.upDown + " scroll, Esc closes "
             grid.put(
                 hint, x: box.x + box.width - hint.count, y: box.y + box.height, style: style(bold: true),
                 maxWidth: box.width)

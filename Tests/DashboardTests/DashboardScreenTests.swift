@@ -162,7 +162,7 @@ struct DashboardScreenTests {
         let first = render(dashboard, width: width, height: height, now: now)
         _ = dashboard.handle(.escape)
         // The box says there is more, and how to see it.
-        #expect(first.text.contains("↑↓ more"), "\(first.text)")
+        #expect(first.text.contains("↑↓ scroll"), "\(first.text)")
 
         // Every line's full text can be read, wrapped, by scrolling.
         let words = helpText(dashboard, width: width, height: height, now: now)
