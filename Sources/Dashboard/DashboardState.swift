@@ -62,8 +62,9 @@ struct SubscriberTracker {
     private var shown: SubscriberCounts?
     private(set) var liveChange: RecentChange?
     private(set) var reclaimChange: RecentChange?
-    /// The last dead count above zero and when it was seen: cleanup is often quicker than a
-    /// frame, so a dead count stays on screen for a moment after it is gone.
+    /// The last dead count above zero and when it was seen, or the subscriptions just reclaimed
+    /// (they were dead until then): cleanup is often quicker than a snapshot, so a dead count
+    /// stays on screen for a moment after it is gone.
     private(set) var recentDead: RecentChange?
 
     /// The counts to show.
@@ -88,6 +89,12 @@ struct SubscriberTracker {
             if current.reclaimed > shown.reclaimed {
                 reclaimChange = RecentChange.merge(
                     reclaimChange, delta: current.reclaimed - shown.reclaimed, at: now)
+                // What was reclaimed was dead a moment ago, even when no snapshot caught it dead.
+                if current.dead == 0, let reclaimChange,
+                    reclaimChange.delta > (recentDead.flatMap { $0.isRecent(at: now) ? $0.delta : nil } ?? 0)
+                {
+                    recentDead = reclaimChange
+                }
             }
         }
         shown = current

@@ -120,6 +120,19 @@ struct DashboardScreenTests {
         #expect(recentStyle.dim && recentStyle.color == .yellow)
         // and after that the 0 there is now
         #expect(try deadCell(at: start + 4).0 == "0")
+
+        // When 4 more are reclaimed that no snapshot caught dead, they show the same way.
+        source.enqueue(
+            SourceBatch(
+                snapshot: BusSnapshot(
+                    busName: "simulated app",
+                    eventTypes: [statistics("DataLoadedEvent", live: 2, reclaimed: 7, published: 1_000)],
+                    wildcardObservers: 1)))
+        dashboard.update(now: start + 5)
+        let (reclaimed, reclaimedStyle) = try deadCell(at: start + 6)
+        #expect(reclaimed == "4")
+        #expect(reclaimedStyle.dim)
+        #expect(try deadCell(at: start + 9).0 == "0")
     }
 
     @Test func theHelpSaysHowToWatchCleanupSlowly() {
