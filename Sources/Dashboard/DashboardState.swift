@@ -78,6 +78,11 @@ struct SubscriberTracker {
         fromSnapshot = counts
     }
 
+    /// Makes the counts now the ones later changes are measured from, without highlighting.
+    mutating func takeAsBaseline() {
+        shown = nil
+    }
+
     /// Notes changes since the previous call, for highlighting.
     mutating func noteChanges(at now: Double) {
         let current = counts
@@ -202,6 +207,9 @@ struct DashboardState {
                 let before = publishedByType()
                 take(snapshot)
                 rebaseMeters(from: before)
+                // Nor are the subscribers it finds a change.
+                for index in rows.indices { rows[index].subscribers.takeAsBaseline() }
+                wildcard.takeAsBaseline()
                 isAwaitingBaseline = false
             } else {
                 take(snapshot)

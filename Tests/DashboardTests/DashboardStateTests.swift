@@ -111,10 +111,13 @@ struct DashboardStateTests {
         // Given a recording made at 200 events a second, played in real time
         let (dashboard, now) = replay(speed: 1, seconds: 1.5)
         // Then the rate is about 200 from its first seconds, with no burst for the totals
-        // the recording started with
+        // the recording started with, and the subscribers the first snapshot finds are not
+        // shown as a change
         let grid = render(dashboard, now: now)
         #expect(try abs(headerRate(grid) - 200) <= 20)
         #expect(try abs(rate(grid, "DataLoadedEvent") - 200) <= 20)
+        let words = try row(grid, "DataLoadedEvent")
+        #expect(!words.contains { $0.hasPrefix("▼") || $0.hasPrefix("▲") }, "row \(words)")
     }
 
     @Test func aFasterReplayStillShowsTheRecordingsRate() throws {
