@@ -46,7 +46,8 @@ public enum CommandLineParser {
           --duration SECONDS  quit by itself after SECONDS
           -h, --help          show this help and exit
 
-        In the dashboard, q quits.
+        In the dashboard, q quits and ? lists the keys. Weak-reference cleanup is quick: to watch
+        it, start with --rate 5 or slow down with -.
         Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
         (no terminal, unknown TERM, output not writable), 2 bad command line, 130 after SIGINT,
         143 after SIGTERM, 129 after SIGHUP.

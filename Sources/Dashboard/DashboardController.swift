@@ -28,7 +28,8 @@ public final class DashboardController {
 
     /// A box drawn over the dashboard.
     enum Overlay {
-        case help
+        /// The keys and column notes; `scroll` is the first row shown.
+        case help(scroll: Int)
         /// The full text of one log line; `scroll` is the first wrapped line shown.
         case detail(LogEntry, scroll: Int)
     }
@@ -143,7 +144,7 @@ public final class DashboardController {
         case .clearFilter:
             filter = nil
         case .showHelp:
-            overlay = .help
+            overlay = .help(scroll: 0)
         case .command(let command):
             send(command)
         case .lineUp:
@@ -200,6 +201,8 @@ public final class DashboardController {
         }
     }
 
+    /// Keys over a box: `q` quits, Esc closes, `?` toggles the help, Enter closes the details;
+    /// the key table's moves scroll the box.
     private func handleOverlayKey(_ key: DashboardKey) -> Bool {
         switch (key, overlay) {
         case (.character("q"), _), (.character("Q"), _):
@@ -207,19 +210,44 @@ public final class DashboardController {
         case (.escape, _), (.character("?"), .help), (.enter, .detail):
             overlay = nil
         case (.character("?"), .detail):
-            overlay = .help
-        case (.down, .detail(let entry, let scroll)), (.character("j"), .detail(let entry, let scroll)):
-            overlay = .detail(entry, scroll: scroll + 1)
-        case (.up, .detail(let entry, let scroll)), (.character("k"), .detail(let entry, let scroll)):
-            overlay = .detail(entry, scroll: max(0, scroll - 1))
-        case (.pageDown, .detail(let entry, let scroll)):
-            overlay = .detail(entry, scroll: scroll + 10)
-        case (.pageUp, .detail(let entry, let scroll)):
-            overlay = .detail(entry, scroll: max(0, scroll - 10))
+            overlay = .help(scroll: 0)
         default:
-            break
+            if let action = keyMap.action(for: key) { scrollOverlay(action) }
         }
         return true
+    }
+
+    /// Scrolls the box as `action` moves a pane; the next frame keeps the help within its rows.
+    private func scrollOverlay(_ action: DashboardAction) {
+        switch overlay {
+        case .help(let scroll):
+            let page = max(1, overlayRows - 1)
+            switch action {
+            case .lineUp: overlay = .help(scroll: max(0, scroll - 1))
+            case .lineDown: overlay = .help(scroll: scroll + 1)
+            case .pageUp: overlay = .help(scroll: max(0, scroll - page))
+            case .pageDown: overlay = .help(scroll: scroll + page)
+            case .first: overlay = .help(scroll: 0)
+            case .last: overlay = .help(scroll: Int.max / 2)
+            default: break
+            }
+        case .detail(let entry, let scroll):
+            switch action {
+            case .lineUp: overlay = .detail(entry, scroll: max(0, scroll - 1))
+            case .lineDown: overlay = .detail(entry, scroll: scroll + 1)
+            case .pageUp: overlay = .detail(entry, scroll: max(0, scroll - 10))
+            case .pageDown: overlay = .detail(entry, scroll: scroll + 10)
+            default: break
+            }
+        case nil:
+            break
+        }
+    }
+
+    /// Rows a box shows on the last frame's screen (a page of scrolling).
+    private var overlayRows: Int {
+        guard let layout else { return 10 }
+        return DashboardView.helpText(keyMap: keyMap, width: layout.width, height: layout.height).visibleRows
     }
 
     private func togglePause() {
@@ -321,6 +349,11 @@ public final class DashboardController {
         var tableRows = 0..<0
         var log = LogView(
             sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
+        if case .help(let scroll) = overlay {
+            // Keep the help within its rows, so scrolling back up answers at once.
+            let help = DashboardView.helpText(keyMap: keyMap, width: width, height: height)
+            overlay = .help(scroll: min(scroll, help.maximumScroll))
+        }
         if !layout.isTooSmall {
             tableRows = tableViewport(rows: layout.contentRows[Self.tablePane])
             let (sequences, selected) = logViewport(rows: layout.contentRows[Self.logPane])

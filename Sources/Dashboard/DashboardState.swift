@@ -62,6 +62,10 @@ struct SubscriberTracker {
     private var shown: SubscriberCounts?
     private(set) var liveChange: RecentChange?
     private(set) var reclaimChange: RecentChange?
+    /// The last dead count above zero and when it was seen, or the subscriptions just reclaimed
+    /// (they were dead until then): cleanup is often quicker than a snapshot, so a dead count
+    /// stays on screen for a moment after it is gone.
+    private(set) var recentDead: RecentChange?
 
     /// The counts to show.
     var counts: SubscriberCounts { fromSnapshot ?? derived }
@@ -74,9 +78,15 @@ struct SubscriberTracker {
         fromSnapshot = counts
     }
 
+    /// Makes the counts now the ones later changes are measured from, without highlighting.
+    mutating func takeAsBaseline() {
+        shown = nil
+    }
+
     /// Notes changes since the previous call, for highlighting.
     mutating func noteChanges(at now: Double) {
         let current = counts
+        if current.dead > 0 { recentDead = RecentChange(delta: current.dead, time: now) }
         if let shown {
             if current.live != shown.live {
                 liveChange = RecentChange.merge(liveChange, delta: current.live - shown.live, at: now)
@@ -84,6 +94,12 @@ struct SubscriberTracker {
             if current.reclaimed > shown.reclaimed {
                 reclaimChange = RecentChange.merge(
                     reclaimChange, delta: current.reclaimed - shown.reclaimed, at: now)
+                // What was reclaimed was dead a moment ago, even when no snapshot caught it dead.
+                if current.dead == 0, let reclaimChange,
+                    reclaimChange.delta > (recentDead.flatMap { $0.isRecent(at: now) ? $0.delta : nil } ?? 0)
+                {
+                    recentDead = reclaimChange
+                }
             }
         }
         shown = current
@@ -128,6 +144,9 @@ struct DashboardState {
 
     var busName: String?
     var status: String?
+    /// The newest warning from the source, shown in the header until a later notice says the
+    /// source has moved on.
+    private(set) var warning: SourceNotice?
     var droppedEvents = 0
     /// Event types, sorted by name.
     private(set) var rows: [TypeRow] = []
@@ -137,7 +156,12 @@ struct DashboardState {
     var log = EventLog(capacity: logCapacity)
     /// When the first batch was taken, in seconds since 1970.
     private(set) var startTime: Double?
-    private var lastUpdateTime: Double?
+    /// The source's time of the previous batch (see ``sourceTime(at:)``).
+    private var lastReadingTime: Double?
+    /// The source's clock less the wall clock, from the newest time stamp seen.
+    private var clockOffset: Double?
+    /// Whether the next snapshot is a baseline: the first one, or the first after a restart.
+    private var isAwaitingBaseline = true
 
     /// Events published, all types.
     var totalPublished: Int { rows.reduce(0) { $0 + $1.published } }
@@ -145,14 +169,24 @@ struct DashboardState {
     var totalUnheard: Int { rows.reduce(0) { $0 + $1.unheard } }
 
     /// Takes in what a source gathered since the previous batch.
+    ///
+    /// Rates and sparklines run on the source's clock (see ``sourceTime(at:)``), so a replay
+    /// shows the recording's rates at any speed. The first snapshot, and the first after the
+    /// counters restart, is a baseline: what the bus counted before busmon watched is not
+    /// a rate.
     mutating func apply(_ batch: SourceBatch, at now: Double) {
         let isFirst = startTime == nil
         if isFirst { startTime = now }
         if let status = batch.status { self.status = status }
+        if let newest = batch.notices.last {
+            warning = newest.isWarning ? newest : nil
+        }
         droppedEvents = batch.droppedEvents
+        let readingTime = advanceClock(with: batch, at: now)
+        if batch.countersRestarted { restartCounters() }
 
         for event in batch.events {
-            let index = rowIndex(for: event.typeName, at: now)
+            let index = rowIndex(for: event.typeName)
             rows[index].capturedCount += 1
             rows[index].countSinceSnapshot += 1
             if event.receivers == 0 {
@@ -165,25 +199,87 @@ struct DashboardState {
             if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
                 wildcard.apply(change)
             } else {
-                rows[rowIndex(for: change.eventTypeName, at: now)].subscribers.apply(change)
+                rows[rowIndex(for: change.eventTypeName)].subscribers.apply(change)
             }
         }
-        if let snapshot = batch.snapshot { take(snapshot, at: now) }
+        if let snapshot = batch.snapshot {
+            if isAwaitingBaseline {
+                let before = publishedByType()
+                take(snapshot)
+                rebaseMeters(from: before)
+                // Nor are the subscribers it finds a change.
+                for index in rows.indices { rows[index].subscribers.takeAsBaseline() }
+                wildcard.takeAsBaseline()
+                isAwaitingBaseline = false
+            } else {
+                take(snapshot)
+            }
+        }
 
         for index in rows.indices {
             rows[index].subscribers.noteChanges(at: now)
-            rows[index].meter.record(total: rows[index].published, at: now)
+            rows[index].meter.record(total: rows[index].published, at: readingTime)
         }
         wildcard.noteChanges(at: now)
-        totalMeter.record(total: totalPublished, at: now)
+        totalMeter.record(total: totalPublished, at: readingTime)
         appendToLog(batch)
-        lastUpdateTime = now
+        lastReadingTime = readingTime
     }
 
-    private mutating func take(_ snapshot: BusSnapshot, at now: Double) {
+    /// The time on the source's clock at `now` on the wall clock: the time stamps of the events
+    /// it hands over. For a live source the two are the same but for a frame's lag; a replay
+    /// runs on the recording's time, at the speed it plays.
+    func sourceTime(at now: Double) -> Double {
+        max(lastReadingTime ?? -.infinity, now + (clockOffset ?? 0))
+    }
+
+    /// Sets the source's clock by the newest time stamp in `batch`, if it has one.
+    ///
+    /// - Returns: The source's time of this batch, never earlier than the one before.
+    private mutating func advanceClock(with batch: SourceBatch, at now: Double) -> Double {
+        let newest = [batch.events.last?.time, batch.lifecycle.last?.time].compactMap { $0 }.max()
+        if let newest, newest.isFinite { clockOffset = newest - now }
+        return sourceTime(at: now)
+    }
+
+    /// Published counts by type, to rebase the meters from after a baseline.
+    private func publishedByType() -> [String: Int] {
+        var counts: [String: Int] = ["": totalPublished]
+        for row in rows { counts[row.name] = row.published }
+        return counts
+    }
+
+    /// Shifts every meter by what its count changed since `before` (from ``publishedByType()``),
+    /// so that the change counts as history, not as a rate.
+    private mutating func rebaseMeters(from before: [String: Int]) {
+        for index in rows.indices {
+            rows[index].meter.rebase(by: rows[index].published - (before[rows[index].name] ?? 0))
+        }
+        totalMeter.rebase(by: totalPublished - (before[""] ?? 0))
+    }
+
+    /// Forgets the counts of the process watched before: a new one starts from zero, and its
+    /// first snapshot is a baseline. Meters keep their history, rebased to zero; change
+    /// highlights start again, so the new counts do not show as a jump.
+    private mutating func restartCounters() {
+        let before = publishedByType()
+        for index in rows.indices {
+            rows[index].capturedCount = 0
+            rows[index].capturedUnheard = 0
+            rows[index].countSinceSnapshot = 0
+            rows[index].unheardSinceSnapshot = 0
+            rows[index].statistics = nil
+            rows[index].subscribers = SubscriberTracker()
+        }
+        wildcard = SubscriberTracker()
+        rebaseMeters(from: before)
+        isAwaitingBaseline = true
+    }
+
+    private mutating func take(_ snapshot: BusSnapshot) {
         busName = snapshot.busName
         for statistics in snapshot.eventTypes {
-            let index = rowIndex(for: statistics.typeName, at: now)
+            let index = rowIndex(for: statistics.typeName)
             rows[index].statistics = statistics
             // Sources take the snapshot after gathering the batch, so the batch's events are in it.
             rows[index].countSinceSnapshot = 0
@@ -205,9 +301,9 @@ struct DashboardState {
     /// The row of `name`, made when new. A type first seen after the first batch counts from
     /// zero at the previous batch, so its first events show in its rate; types in the first
     /// batch count from what they had, so history from before the dashboard makes no spike.
-    private mutating func rowIndex(for name: String, at now: Double) -> Int {
+    private mutating func rowIndex(for name: String) -> Int {
         if let index = rowIndex[name] { return index }
-        let meter = lastUpdateTime.map { RateMeter(startingAt: 0, time: $0) } ?? RateMeter()
+        let meter = lastReadingTime.map { RateMeter(startingAt: 0, time: $0) } ?? RateMeter()
         let position = rows.firstIndex { $0.name > name } ?? rows.endIndex
         rows.insert(TypeRow(name: name, meter: meter), at: position)
         for index in position..<rows.endIndex { rowIndex[rows[index].name] = index }
@@ -215,24 +311,34 @@ struct DashboardState {
     }
 
     /// Appends the batch to the log in time order. When the batch holds more than the log
-    /// keeps, only its newest events are added, and every lifecycle change.
+    /// keeps, only its newest events are added, and every lifecycle change and notice.
     private mutating func appendToLog(_ batch: SourceBatch) {
-        let lifecycle = batch.lifecycle.suffix(log.capacity)
-        let events = batch.events.suffix(max(0, log.capacity - lifecycle.count))
+        let notices = batch.notices.suffix(log.capacity)
+        let lifecycle = batch.lifecycle.suffix(max(0, log.capacity - notices.count))
+        let events = batch.events.suffix(max(0, log.capacity - lifecycle.count - notices.count))
         var eventIndex = events.startIndex
         var changeIndex = lifecycle.startIndex
-        while eventIndex < events.endIndex || changeIndex < lifecycle.endIndex {
-            let takeEvent =
-                changeIndex == lifecycle.endIndex
-                || (eventIndex < events.endIndex && events[eventIndex].time <= lifecycle[changeIndex].time)
-            if takeEvent {
+        var noticeIndex = notices.startIndex
+        while true {
+            // The earliest of the three next lines; on equal times events come first, then
+            // lifecycle changes, then notices.
+            let eventTime = eventIndex < events.endIndex ? events[eventIndex].time : .infinity
+            let changeTime = changeIndex < lifecycle.endIndex ? lifecycle[changeIndex].time : .infinity
+            let noticeTime = noticeIndex < notices.endIndex ? notices[noticeIndex].time : .infinity
+            if eventIndex < events.endIndex, eventTime <= changeTime, eventTime <= noticeTime {
                 let event = events[eventIndex]
                 log.append(time: event.time, content: .event(event))
                 eventIndex += 1
-            } else {
+            } else if changeIndex < lifecycle.endIndex, changeTime <= noticeTime {
                 let change = lifecycle[changeIndex]
                 log.append(time: change.time, content: .lifecycle(change.change))
                 changeIndex += 1
+            } else if noticeIndex < notices.endIndex {
+                let notice = notices[noticeIndex]
+                log.append(time: notice.time, content: .notice(notice))
+                noticeIndex += 1
+            } else {
+                break
             }
         }
     }

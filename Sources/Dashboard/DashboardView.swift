@@ -85,7 +85,7 @@ struct DashboardView {
         }
         drawBottomBar(&grid)
         switch overlay {
-        case .help: drawHelp(&grid)
+        case .help(let scroll): drawHelp(&grid, scroll: scroll)
         case .detail(let entry, let scroll): drawDetail(&grid, entry: entry, scroll: scroll)
         case nil: break
         }
@@ -101,26 +101,81 @@ struct DashboardView {
 
     // MARK: - Header
 
-    private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
-        var right: [(String, CellStyle)] = []
-        if isPaused { right.append((" PAUSED ", style(bold: true, reverse: true, color: .yellow))) }
-        if let filter { right.append(("filter: " + filter.expression, style(bold: true, color: .yellow))) }
-        if state.droppedEvents > 0 {
-            right.append(("drops \(state.droppedEvents)", style(bold: true, color: .red)))
-        }
-        if let status = state.status { right.append((status, style(color: .green))) }
-        right.append((TextFormat.rate(state.totalMeter.rate(at: now)) + " ev/s", style(bold: true)))
-        right.append(("up " + TextFormat.duration(now - (state.startTime ?? now)), style()))
+    /// One item of the header's right side.
+    private struct HeaderItem {
+        /// Left to right on screen.
+        let order: Int
+        /// Lower is kept first when the row is short of room.
+        let priority: Int
+        var text: String
+        let style: CellStyle
+        /// Whether the text may be shortened (to no less than 8 characters) rather than left out.
+        var canShorten = false
+    }
 
+    /// The title on the left; on the right, as room allows, the uptime, the rate, the source's
+    /// state, its newest warning, drops, the filter and PAUSED. When room is short the least
+    /// needed go first (a long filter or warning is shortened), so the uptime, the state and the
+    /// drops stay while a filter is typed or applied.
+    private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
+        var items: [HeaderItem] = [
+            HeaderItem(
+                order: 0, priority: 3, text: "up " + TextFormat.duration(now - (state.startTime ?? now)),
+                style: style()),
+            HeaderItem(
+                order: 1, priority: 4,
+                text: TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
+                style: style(bold: true)),
+        ]
+        if let status = state.status {
+            items.append(HeaderItem(order: 2, priority: 2, text: status, style: style(color: .green)))
+        }
+        if let warning = state.warning {
+            items.append(
+                HeaderItem(
+                    order: 3, priority: 6, text: "! " + warning.text, style: warningStyle, canShorten: true))
+        }
+        if state.droppedEvents > 0 {
+            items.append(
+                HeaderItem(
+                    order: 4, priority: 1,
+                    text: TextFormat.grouped(state.droppedEvents) + " dropped (too fast)",
+                    style: style(bold: true, reverse: true, color: .red)))
+        }
+        if let filter {
+            items.append(
+                HeaderItem(
+                    order: 5, priority: 5, text: "filter: " + filter.expression,
+                    style: style(bold: true, color: .yellow),
+                    canShorten: true))
+        }
+        if isPaused {
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 0, text: " PAUSED ",
+                    style: style(bold: true, reverse: true, color: .yellow)))
+        }
+
+        // Keep at least 20 columns for the title; each item takes two columns of space before it.
+        var room = grid.width - 20
+        var kept: [HeaderItem] = []
+        for var item in items.sorted(by: { $0.priority < $1.priority }) {
+            let needed = item.text.count + 2
+            if needed <= room {
+                room -= needed
+                kept.append(item)
+            } else if item.canShorten, room - 2 >= 8 {
+                item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: glyphs.ellipsis)
+                room -= item.text.count + 2
+                kept.append(item)
+            }
+        }
         var x = grid.width
         var rightStart = grid.width
-        for (index, (text, itemStyle)) in right.enumerated() {
-            let needed = text.count + (index == 0 ? 0 : 2)
-            // Keep at least 20 columns for the title.
-            guard x - needed >= 20 else { break }
-            x -= needed
-            grid.put(text, x: x, y: 0, style: itemStyle)
-            if index > 0 { grid.put("  ", x: x + text.count, y: 0) }
+        for (index, item) in kept.sorted(by: { $0.order > $1.order }).enumerated() {
+            x -= item.text.count + (index == 0 ? 0 : 2)
+            grid.put(item.text, x: x, y: 0, style: item.style)
+            if index > 0 { grid.put("  ", x: x + item.text.count, y: 0) }
             rightStart = x
         }
         let titleEnd = grid.put(
@@ -219,10 +274,13 @@ struct DashboardView {
             TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
             x: x, y: y, style: isWildcard ? style(bold: true) : style())
         x += columns.count
-        grid.put(TextFormat.right(TextFormat.rate(meter.rate(at: now)), width: columns.rate), x: x, y: y)
+        // Rates run on the source's clock: a replay shows the recording's.
+        let sourceNow = state.sourceTime(at: now)
+        grid.put(
+            TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
         x += columns.rate + 1
         grid.put(
-            glyphs.sparkline(meter.history(seconds: columns.spark, at: now)), x: x, y: y,
+            glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
             style: style(color: isWildcard ? .magenta : .cyan))
         x += columns.spark + 1
         if columns.unheard > 0 {
@@ -247,8 +305,14 @@ struct DashboardView {
                 ? style(bold: true, reverse: true, color: .red) : style(bold: true, color: .green)
         }
         cells.append((String(counts.live), liveStyle))
-        cells.append(
-            (String(counts.dead), counts.dead > 0 ? style(bold: true, color: .yellow) : style(dim: true)))
+        if counts.dead > 0 {
+            cells.append((String(counts.dead), style(bold: true, color: .yellow)))
+        } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
+            // Cleaned up a moment ago: the count seen last, dim.
+            cells.append((String(recent.delta), style(dim: true, color: .yellow)))
+        } else {
+            cells.append(("0", style(dim: true)))
+        }
         cells.append(
             (String(counts.reclaimed), reclaimed ? style(bold: true, reverse: true, color: .yellow) : style())
         )
@@ -353,6 +417,11 @@ struct DashboardView {
                     TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
                     y: y,
                     style: lifecycleStyle(change.kind))
+            case .notice(let notice):
+                let text = glyphs.bullet + " " + notice.text
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    y: y, style: noticeStyle(notice))
             }
             if sequence == selected, focused {
                 grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
@@ -363,6 +432,14 @@ struct DashboardView {
             grid.put(text, x: typeX, y: titleRow + 1, style: style(dim: true))
         }
     }
+
+    /// A warning from the source in bold red; other notices in bold.
+    private func noticeStyle(_ notice: SourceNotice) -> CellStyle {
+        notice.isWarning ? warningStyle : style(bold: true)
+    }
+
+    /// What needs the person's attention: drops, a source's warnings.
+    var warningStyle: CellStyle { style(bold: true, color: .red) }
 
     private func lifecycleStyle(_ kind: SubscriberLifecycleEvent.Kind) -> CellStyle {
         switch kind {
@@ -379,7 +456,11 @@ struct DashboardView {
         let y = grid.height - 1
         if let prompt {
             let end = grid.put("Filter: ", x: 0, y: y, style: style(bold: true, color: .yellow))
-            let cursor = grid.put(prompt, x: end, y: y, maxWidth: max(0, grid.width - end - 1))
+            // A filter longer than the line shows its end, where the cursor is.
+            let room = max(0, grid.width - end - 1)
+            let shown =
+                prompt.count <= room ? prompt : glyphs.ellipsis + String(prompt.suffix(max(0, room - 1)))
+            let cursor = grid.put(shown, x: end, y: y, maxWidth: room)
             grid.put(" ", x: cursor, y: y, style: style(reverse: true))
             let hint = "Enter apply  Esc cancel  !text hides"
             if cursor + 3 + hint.count <= grid.width {
@@ -429,24 +510,32 @@ struct DashboardView {
         return (left + 2, top + 1, width - 4, height - 2)
     }
 
-    private func drawHelp(_ grid: inout CellGrid) {
-        let lines: [(String, String)] =
-            keyMap.help.map { ($0.keys, $0.text) } + [
-                ("", ""),
-                ("LIVE DEAD RECL", "live, dead awaiting cleanup, reclaimed subscriptions"),
-                ("UNSUB CANC DUP", "unsubscribed, cancelled, duplicate subscriptions"),
-                ("UNHEARD", "events no typed subscriber received"),
-            ]
-        let keyWidth = 18
-        let width = min(grid.width - 8, keyWidth + (lines.map(\.1.count).max() ?? 0) + 1)
-        let box = drawBox(&grid, title: "Help", width: width, height: lines.count)
-        for (index, (key, text)) in lines.prefix(box.height).enumerated() {
+    /// The help's rows for this screen: the keys, then the panes' column notes.
+    static func helpText(keyMap: KeyMap, width: Int, height: Int) -> HelpText {
+        HelpText(
+            keys: keyMap.help, notes: DashboardController.panes.flatMap(\.columnHelp), screenWidth: width,
+            screenHeight: height)
+    }
+
+    private func drawHelp(_ grid: inout CellGrid, scroll: Int) {
+        let help = Self.helpText(keyMap: keyMap, width: grid.width, height: grid.height)
+        let first = max(0, min(scroll, help.maximumScroll))
+        let title = help.scrolls ? "Help \(first + help.visibleRows)/\(help.rows.count)" : "Help"
+        let box = drawBox(&grid, title: title, width: help.width, height: help.visibleRows)
+        for (index, row) in help.rows.dropFirst(first).prefix(box.height).enumerated() {
             grid.put(
-                key, x: box.x, y: box.y + index, style: style(bold: true, color: .yellow), maxWidth: keyWidth)
+                row.keys, x: box.x, y: box.y + index, style: style(bold: true, color: .yellow),
+                maxWidth: HelpText.keyWidth - 1)
             grid.put(
-                TextFormat.truncate(text, width: box.width - keyWidth, ellipsis: glyphs.ellipsis),
-                x: box.x + keyWidth,
-                y: box.y + index)
+                row.text, x: box.x + HelpText.keyWidth, y: box.y + index,
+                maxWidth: box.width - HelpText.keyWidth)
+        }
+        if help.scrolls {
+            // Said on the bottom of the frame, so it costs no row.
+            let hint = " " + glyphs.upDown + " scroll, Esc closes "
+            grid.put(
+                hint, x: box.x + box.width - hint.count, y: box.y + box.height, style: style(bold: true),
+                maxWidth: box.width)
         }
     }
 
@@ -468,6 +557,12 @@ struct DashboardView {
             if let observer = change.observerTypeName { lines.append(("observer  " + observer, style())) }
             lines.append(("", style()))
             lines.append((change.description, lifecycleStyle(change.kind)))
+        case .notice(let notice):
+            lines.append(("source    " + title, style(bold: true, color: .cyan)))
+            lines.append(("", style()))
+            for line in TextFormat.wrap(notice.text, width: width) {
+                lines.append((line, noticeStyle(notice)))
+            }
         }
         let box = drawBox(&grid, title: "Details (Esc closes)", width: width, height: lines.count)
         let first = max(0, min(scroll, lines.count - box.height))

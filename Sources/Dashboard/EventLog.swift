@@ -1,12 +1,14 @@
 import BusMonitor
 import EventBus
 
-/// One line of the dashboard's log: an event or a lifecycle change.
+/// One line of the dashboard's log: an event, a lifecycle change, or a notice about the source.
 struct LogEntry {
     /// What the line shows.
     enum Content {
         case event(CapturedEvent)
         case lifecycle(SubscriberLifecycleEvent)
+        /// Something that happened to the source itself, such as a detach.
+        case notice(SourceNotice)
     }
 
     /// The line's place in the log since the dashboard started; never reused.
@@ -15,11 +17,12 @@ struct LogEntry {
     let time: Double
     let content: Content
 
-    /// The event type the line is about (`*` for wildcard lifecycle changes).
+    /// The event type the line is about (`*` for wildcard lifecycle changes, empty for notices).
     var typeName: String {
         switch content {
         case .event(let event): return event.typeName
         case .lifecycle(let change): return change.eventTypeName
+        case .notice: return ""
         }
     }
 
@@ -31,6 +34,7 @@ struct LogEntry {
         switch content {
         case .event(let event): return event.payloadText
         case .lifecycle(let change): return change.description
+        case .notice(let notice): return notice.text
         }
     }
 }

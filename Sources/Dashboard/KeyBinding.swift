@@ -150,7 +150,7 @@ extension DashboardController {
                 ],
                 help: KeyHint(
                     keys: glyphs.upDown + ", PgUp/PgDn",
-                    text: "move the selection; scrolling up stops following"),
+                    text: "move the selection or scroll a box; scrolling up stops following"),
                 bar: KeyHint(keys: glyphs.upDown, text: "Scroll")),
             KeyBinding(
                 [.escape], .clearFilter, help: KeyHint(keys: "Esc", text: "close a box; clear the filter")),

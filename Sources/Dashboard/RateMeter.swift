@@ -47,6 +47,14 @@ struct RateMeter {
         }
     }
 
+    /// Shifts the counter by `delta` without counting it: the next reading compares with the
+    /// shifted total, so a total that jumps to a baseline shows no spike.
+    mutating func rebase(by delta: Int) {
+        guard total != nil, delta != 0 else { return }
+        total? += delta
+        for index in samples.indices { samples[index].total += delta }
+    }
+
     /// Counts per second averaged over the last ``window`` seconds before `now`.
     func rate(at now: Double) -> Double {
         guard let total else { return 0 }

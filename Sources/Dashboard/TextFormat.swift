@@ -23,6 +23,17 @@ enum TextFormat {
         return String(repeating: "#", count: max(0, width))
     }
 
+    /// `value` with commas between groups of three digits: 100,107.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return (value < 0 ? "-" : "") + text
+    }
+
     /// A rate: one decimal below 10, whole numbers above, `k` above 100,000.
     static func rate(_ value: Double) -> String {
         if value < 9.95 { return fixed(value, decimals: 1) }

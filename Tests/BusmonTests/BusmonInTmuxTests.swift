@@ -149,6 +149,32 @@ struct BusmonInTmuxTests {
         #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
     }
 
+    @Test func atTheSmallestSizeTheHelpScrollsAndALongFilterShowsItsEnd() async throws {
+        let pane = try Self.start(width: 60, height: 16)
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        // The help says there is more, and End and Home reach both ends of it.
+        try pane.press("?")
+        try await pane.waitForScreen(containing: "↑↓ scroll")
+        try pane.press("End")
+        try await pane.waitForScreen(containing: "UNHEARD")
+        try pane.press("Home")
+        try await pane.waitForScreen("the top of the help") {
+            $0.contains("q, Ctrl-C") && !$0.contains("UNHEARD")
+        }
+        try pane.press("Escape")
+        try await pane.waitForScreen("the help to close") { !$0.contains("↑↓ scroll") }
+
+        // A filter longer than the line shows its end while typed; the header keeps its state.
+        try pane.press("/")
+        try pane.type("a filter much longer than the sixty columns of this terminal, ending here")
+        let screen = try await pane.waitForScreen(containing: "ending here")
+        let header = screen.split(separator: "\n").first ?? ""
+        #expect(header.contains("live") && header.contains("up 00:"), "header: \(header)")
+        try pane.press("Escape")
+    }
+
     @Test func aResizeStormLeavesAWorkingDashboard() async throws {
         let pane = try Self.start()
         defer { pane.close() }

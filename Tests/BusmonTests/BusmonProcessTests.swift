@@ -15,6 +15,7 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardOutput.hasPrefix("usage: busmon"))
         #expect(result.standardOutput.contains("--duration SECONDS"))
+        #expect(result.standardOutput.contains("to watch\nit, start with --rate 5 or slow down with -."))
         #expect(result.standardError.isEmpty)
     }
 

@@ -73,6 +73,6 @@ struct SimulatedDashboardTests {
         #expect(dashboard.live.log.count == DashboardState.logCapacity)
         var grid = CellGrid(width: 80, height: 24)
         dashboard.render(into: &grid, now: wallClock())
-        #expect(grid.row(0).contains("drops \(published - 10_000)"))
+        #expect(grid.row(0).contains("\(TextFormat.grouped(published - 10_000)) dropped (too fast)"))
     }
 }

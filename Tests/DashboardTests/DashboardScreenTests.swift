@@ -1,0 +1,226 @@
+import BusMonitor
+import EventBus
+import Foundation
+import Testing
+
+@testable import Dashboard
+
+/// The header, the filter prompt, the subscribers table and the help, read off the screen, at
+/// the sizes busmon accepts.
+@Suite("Dashboard screen")
+struct DashboardScreenTests {
+    /// A dashboard over a live app with `dropped` events dropped so far and DataLoadedEvent at
+    /// 1,000 (exactly, from the bus's counters).
+    private func dashboard(dropped: Int = 0) -> (DashboardController, ScriptedSource, Double) {
+        let source = ScriptedSource(title: "simulated app (seed 7)")
+        let dashboard = DashboardController(source: source)
+        let now = startTime + 3
+        source.enqueue(SourceBatch(droppedEvents: dropped, status: "live"))
+        source.enqueue(
+            SourceBatch(
+                events: [dataLoaded(["inbox"], at: now - 0.1)],
+                snapshot: BusSnapshot(
+                    busName: "simulated app",
+                    eventTypes: [statistics("DataLoadedEvent", live: 6, published: 1_000)],
+                    wildcardObservers: 1),
+                droppedEvents: dropped, status: "live"))
+        dashboard.update(now: startTime)
+        dashboard.update(now: now)
+        return (dashboard, source, now)
+    }
+
+    private func render(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
+        var grid = CellGrid(width: width, height: height)
+        dashboard.render(into: &grid, now: now)
+        return grid
+    }
+
+    private func type(_ text: String, into dashboard: DashboardController) {
+        for character in text { _ = dashboard.handle(.character(character)) }
+    }
+
+    /// The style of the first cell of `text` in row `y`.
+    private func style(of text: String, in grid: CellGrid, row y: Int) throws -> CellStyle {
+        let row = grid.row(y)
+        let start = try #require(row.firstRange(of: text)).lowerBound
+        return grid[row.distance(from: row.startIndex, to: start), y].style
+    }
+
+    @Test(arguments: [(60, 16), (80, 24), (120, 40)])
+    func dropsShowInTheHeaderApartFromTheCounts(width: Int, height: Int) throws {
+        // Given a source that had to drop 100,107 events, a filter, and the display paused
+        let (dashboard, _, now) = dashboard(dropped: 100_107)
+        type("/DataLoaded", into: dashboard)
+        _ = dashboard.handle(.enter)
+        _ = dashboard.handle(.character(" "))
+        let grid = render(dashboard, width: width, height: height, now: now)
+
+        // Then the header says so, in a warning style, beside PAUSED, at every size
+        let header = grid.row(0)
+        #expect(header.contains("100,107 dropped"), "\(header)")
+        #expect(header.contains("PAUSED"))
+        let dropStyle = try style(of: "100,107", in: grid, row: 0)
+        #expect(dropStyle.color == .red && dropStyle.bold)
+        // and the counts stay the bus's exact ones
+        let row = try #require(
+            (0..<grid.height).map(grid.row).first { $0.hasPrefix("DataLoaded") }, "\(grid.text)")
+        #expect(row.split(separator: " ")[1] == "1000")
+    }
+
+    @Test(arguments: [(60, 16), (120, 40)])
+    func aLongFilterScrollsInThePromptAndTheHeaderKeepsItsState(width: Int, height: Int) throws {
+        // Given a long filter applied, then edited further
+        let (dashboard, _, now) = dashboard()
+        let long = "DataLoadedEvent with a payload that mentions the inbox and the news and more"
+        type("/" + long, into: dashboard)
+        _ = dashboard.handle(.enter)
+        type("/", into: dashboard)
+        type(" and the end", into: dashboard)
+        let grid = render(dashboard, width: width, height: height, now: now)
+
+        // Then the prompt shows the end of what was typed, with the cursor after it
+        let bar = grid.row(height - 1)
+        #expect(bar.hasPrefix("Filter: "))
+        #expect(bar.contains("more and the end"), "\(bar)")
+        let cursorX = try #require(bar.firstRange(of: "the end")).upperBound
+        #expect(grid[bar.distance(from: bar.startIndex, to: cursorX), height - 1].style.reverse)
+        // and the header keeps the uptime and the source's state
+        let header = grid.row(0)
+        #expect(header.contains("up 00:00:03"), "\(header)")
+        #expect(header.contains("live"), "\(header)")
+    }
+
+    @Test func aDeadCountStaysVisibleForAMomentAfterCleanup() throws {
+        // Given 3 dead subscriptions seen in one snapshot and reclaimed by the next
+        let (dashboard, source, start) = dashboard()
+        for (offset, dead) in [(0.2, 3), (0.4, 0)] {
+            source.enqueue(
+                SourceBatch(
+                    snapshot: BusSnapshot(
+                        busName: "simulated app",
+                        eventTypes: [
+                            statistics(
+                                "DataLoadedEvent", live: 6, dead: dead, reclaimed: 3 - dead, published: 1_000)
+                        ], wildcardObservers: 1)))
+            dashboard.update(now: start + offset)
+        }
+        func deadCell(at now: Double) throws -> (String, CellStyle) {
+            let grid = render(dashboard, width: 80, height: 24, now: now)
+            let y = try #require((0..<grid.height).first { grid.row($0).hasPrefix("DataLoadedEvent") })
+            let columns = TableColumns(width: 80)
+            let x = columns.subscribersX + 1 + TableColumns.narrowSubscriberWidths[0]
+            let width = TableColumns.narrowSubscriberWidths[1]
+            let text = String(grid.row(y).dropFirst(x).prefix(width)).trimmingCharacters(in: .whitespaces)
+            return (text, grid[x + width - 1, y].style)
+        }
+
+        // Then for three seconds the column shows the 3 seen, marked as recent
+        let (recent, recentStyle) = try deadCell(at: start + 2)
+        #expect(recent == "3")
+        #expect(recentStyle.dim && recentStyle.color == .yellow)
+        // and after that the 0 there is now
+        #expect(try deadCell(at: start + 4).0 == "0")
+
+        // When 4 more are reclaimed that no snapshot caught dead, they show the same way.
+        source.enqueue(
+            SourceBatch(
+                snapshot: BusSnapshot(
+                    busName: "simulated app",
+                    eventTypes: [statistics("DataLoadedEvent", live: 2, reclaimed: 7, published: 1_000)],
+                    wildcardObservers: 1)))
+        dashboard.update(now: start + 5)
+        let (reclaimed, reclaimedStyle) = try deadCell(at: start + 6)
+        #expect(reclaimed == "4")
+        #expect(reclaimedStyle.dim)
+        #expect(try deadCell(at: start + 9).0 == "0")
+    }
+
+    @Test func theHelpSaysHowToWatchCleanupSlowly() {
+        let (dashboard, _, now) = dashboard()
+        _ = dashboard.handle(.character("?"))
+        let grid = render(dashboard, width: 120, height: 40, now: now)
+        #expect(grid.text.contains("slow down with - or start with --rate 5"))
+    }
+
+    /// Every line of the help at `width` x `height`, read by scrolling the help box to its end.
+    private func helpText(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> String {
+        _ = dashboard.handle(.character("?"))
+        // The box's inside, row by row: between its side borders.
+        func inside(_ grid: CellGrid) -> [String] {
+            (0..<grid.height).compactMap { y -> String? in
+                let row = grid.row(y)
+                guard let left = row.firstIndex(of: "│"), let right = row.lastIndex(of: "│"), left < right
+                else { return nil }
+                return row[row.index(after: left)..<right].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        var rows = inside(render(dashboard, width: width, height: height, now: now))
+        var seen = rows
+        // Each step down brings one new row in at the bottom, until the end.
+        for _ in 0..<60 {
+            _ = dashboard.handle(.down)
+            let next = inside(render(dashboard, width: width, height: height, now: now))
+            if next == rows { break }
+            seen.append(next.last ?? "")
+            rows = next
+        }
+        return seen.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    @Test func theWholeHelpIsReadableAtTheSmallestSize() throws {
+        let (dashboard, _, now) = dashboard()
+        let width = DashboardController.minimumWidth
+        let height = DashboardController.minimumHeight
+        _ = dashboard.handle(.character("?"))
+        let first = render(dashboard, width: width, height: height, now: now)
+        _ = dashboard.handle(.escape)
+        // The box says there is more, and how to see it.
+        #expect(first.text.contains("↑↓ scroll"), "\(first.text)")
+
+        // Every line's full text can be read, wrapped, by scrolling.
+        let words = helpText(dashboard, width: width, height: height, now: now)
+            .split(separator: " ").joined(separator: " ")
+        let expected = dashboard.keyMap.help + DashboardController.panes.flatMap(\.columnHelp)
+        for line in expected {
+            #expect(words.contains(line.keys), "\(line.keys) in \(words)")
+            #expect(
+                words.contains(line.text.split(separator: " ").joined(separator: " ")),
+                "\(line.text) in \(words)")
+        }
+        #expect(!words.contains("…"))
+    }
+
+    @Test func theHelpScrollsWithTheKeysOfTheTable() throws {
+        let (dashboard, _, now) = dashboard()
+        let width = DashboardController.minimumWidth
+        let height = DashboardController.minimumHeight
+        /// The help box's title: "Help" and the last row shown of all.
+        func title() throws -> (shown: Int, total: Int) {
+            let grid = render(dashboard, width: width, height: height, now: now)
+            let words = try #require((0..<grid.height).map(grid.row).first { $0.contains(" Help ") })
+                .split(separator: " ")
+            let position = try #require(words.firstIndex(of: "Help").map { words[$0 + 1] }).split(
+                separator: "/")
+            return (try #require(Int(position[0])), try #require(Int(position[1])))
+        }
+        _ = dashboard.handle(.character("?"))
+        let top = try title()
+        #expect(top.shown < top.total)
+        // End goes to the last row; one up answers at once; Home goes back to the top.
+        _ = dashboard.handle(.end)
+        #expect(try title().shown == top.total)
+        _ = dashboard.handle(.up)
+        #expect(try title().shown == top.total - 1)
+        _ = dashboard.handle(.home)
+        #expect(try title().shown == top.shown)
+        _ = dashboard.handle(.pageDown)
+        #expect(try title().shown > top.shown + 1)
+        // The help is still open, and Esc closes it.
+        guard case .help = dashboard.overlay else {
+            Issue.record("the help closed")
+            return
+        }
+        _ = dashboard.handle(.escape)
+        #expect(dashboard.overlay == nil)
+    }
+}
