@@ -291,6 +291,9 @@ final class AttachReader: @unchecked Sendable {
                         state.snapshot = snapshot.snapshot
                     case .dropped(let drops):
                         state.droppedNow = drops.events
+                    case .refused:
+                        // The tap closes the connection next; the source retries.
+                        break
                     }
                 }
             }

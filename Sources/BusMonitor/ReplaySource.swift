@@ -119,6 +119,8 @@ public final class ReplaySource: FiniteSource {
             case .dropped(let drops):
                 items.append(.dropped(drops.events))
                 times.append(drops.time)
+            case .refused:
+                continue
             }
         }
         if unknownKinds > 0 {
