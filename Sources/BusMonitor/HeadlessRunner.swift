@@ -44,6 +44,7 @@ public final class HeadlessRunner: Sendable {
     private let duration: Double?
     private let drainInterval: Double
     private let summaryInterval: Double
+    private let onNotice: @Sendable (SourceNotice) -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let stopRequested = LockedValue(false)
 
@@ -55,10 +56,14 @@ public final class HeadlessRunner: Sendable {
     ///   - duration: Seconds to run, or nil to run until the source finishes or ``stop()``.
     ///   - drainInterval: Seconds between drains.
     ///   - summaryInterval: Seconds between `summary` lines.
+    ///   - onNotice: Called with each of the source's notices (an attach, a detach, a warning
+    ///     about the recording), which are not part of the output; busmon writes them to stderr.
     public init(
         source: any DashboardSource, output: FileHandle = .standardOutput, duration: Double? = nil,
-        drainInterval: Double = 0.1, summaryInterval: Double = 1
+        drainInterval: Double = 0.1, summaryInterval: Double = 1,
+        onNotice: @escaping @Sendable (SourceNotice) -> Void = { _ in }
     ) {
+        self.onNotice = onNotice
         self.source = source
         self.output = output
         self.duration = duration
@@ -81,6 +86,7 @@ public final class HeadlessRunner: Sendable {
         var nextSummary = start + summaryInterval
         while true {
             let batch = source.drain()
+            batch.notices.forEach(onNotice)
             var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 2))
             totals.add(batch, into: &writer)
             let now = MonotonicClock.now()
