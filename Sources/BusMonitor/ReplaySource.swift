@@ -29,7 +29,9 @@ import EventBus
 /// leaves, is skipped with a warning. Lines of a kind this version does not know are skipped too.
 /// The warnings also arrive as ``SourceNotice``s in the first batch, and a replay that skipped a
 /// cut-off line ends with the status `replay finished (last line cut off)`. A recording with no
-/// records at all is ``isEmpty``, and says `recording is empty`. Playback starts at the first
+/// records at all is ``isEmpty``, and says `recording is empty`. The batch with the first
+/// snapshot, and with the first after each later hello (the recording monitor reattached to a
+/// new process), has ``SourceBatch/countersRestarted`` set. Playback starts at the first
 /// ``drain()``.
 public final class ReplaySource: FiniteSource {
     /// Most records one ``drain()`` returns, so that a fast replay still draws frames.
@@ -64,7 +66,9 @@ public final class ReplaySource: FiniteSource {
     private enum Item {
         case event(CapturedEvent)
         case lifecycle(CapturedLifecycle)
-        case snapshot(BusSnapshot)
+        /// Counters, and whether they start over: the first of the replay, or the first after a
+        /// hello (the monitor that recorded reattached to a new process).
+        case snapshot(BusSnapshot, restart: Bool)
         case dropped(Int)
     }
 
@@ -82,6 +86,8 @@ public final class ReplaySource: FiniteSource {
         /// Records handed over so far.
         var delivered = 0
         var dropped = 0
+        /// Whether the next snapshot's counters start over: true at the start, and after a hello.
+        var countersStartOver = true
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
     }
@@ -197,15 +203,19 @@ public final class ReplaySource: FiniteSource {
                 return nil
             }
             // Lines the check skipped (or that changed since) are skipped here too.
-            guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes),
-                let time = Self.time(of: record)
-            else { continue }
+            guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes) else { continue }
+            guard let time = Self.time(of: record) else {
+                if case .hello = record { clock.countersStartOver = true }
+                continue
+            }
             clock.latest = max(clock.latest, time - firstTime)
             let item: Item
             switch record {
             case .event(let event): item = .event(event.captured)
             case .lifecycle(let lifecycle): item = .lifecycle(lifecycle.captured)
-            case .snapshot(let snapshot): item = .snapshot(snapshot.snapshot)
+            case .snapshot(let snapshot):
+                item = .snapshot(snapshot.snapshot, restart: clock.countersStartOver)
+                clock.countersStartOver = false
             case .dropped(let drops): item = .dropped(drops.events)
             case .hello, .refused: continue
             }
@@ -268,7 +278,9 @@ public final class ReplaySource: FiniteSource {
                 switch pending.item {
                 case .event(let event): batch.events.append(event)
                 case .lifecycle(let change): batch.lifecycle.append(change)
-                case .snapshot(let snapshot): batch.snapshot = snapshot
+                case .snapshot(let snapshot, let restart):
+                    batch.snapshot = snapshot
+                    if restart { batch.countersRestarted = true }
                 case .dropped(let count): clock.dropped = count
                 }
                 clock.pending = nil

@@ -261,6 +261,30 @@ struct RecordingTests {
         #expect(first.events.count > 0)
     }
 
+    @Test("counters restart with the first snapshot, and with the first after each later hello")
+    func countersRestart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("two.jsonl")
+        func snapshot(_ time: Double) -> String {
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
+            ).encodeLine()
+        }
+        let lines = [
+            FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine(),
+            snapshot(1), snapshot(2),
+            FeedRecord.hello(FeedHello(pid: 2, process: "app", bus: "b", time: 3)).encodeLine(),
+            snapshot(3),
+        ]
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        // Given a replay at its own pace, each snapshot comes in its own batch.
+        let batches = drainUntil(replay) { _ in replay.isFinished }.filter { $0.snapshot != nil }
+        #expect(batches.count == 3)
+        #expect(batches.map(\.countersRestarted) == [true, false, true])
+    }
+
     @Test("an unreadable file or a negative speed is a clear error")
     func unreadable() {
         #expect(
