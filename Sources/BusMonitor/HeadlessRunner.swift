@@ -5,7 +5,8 @@ public import Foundation
 
 /// Drains a source without a screen and writes JSON Lines, for scripts and CI.
 ///
-/// Every `drainInterval` it writes the drained events and lifecycle changes as `event` and
+/// Every `drainInterval` (at once again, for a ``FiniteSource`` such as a replay that delivered
+/// records, since more may be due) it writes the drained events and lifecycle changes as `event` and
 /// `lifecycle` lines (the wire format), a `dropped` line when the drop count grows, and every
 /// `summaryInterval` a `summary` line:
 ///
@@ -101,6 +102,8 @@ public final class HeadlessRunner: Sendable {
             }
             if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
             if let outcome { return outcome }
+            // A replay may have more due at once (a batch is capped): drain again without waiting.
+            if source is any FiniteSource, !batch.events.isEmpty || !batch.lifecycle.isEmpty { continue }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
             _ = self.wake.wait(timeout: .now() + wait)
