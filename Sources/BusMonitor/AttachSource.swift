@@ -17,6 +17,13 @@ import Foundation
 /// ``SourceBatch/droppedEvents``. When the app goes away the source says `detached`, keeps what
 /// it showed, and tries to reattach every `retryInterval` until the socket answers again.
 ///
+/// Each attach and detach is also a ``SourceNotice`` for the log, such as `attached to simapp
+/// (pid 12943)`, `detached from simapp (pid 12943)`, `attached again to simapp (pid 12943)`, or
+/// `attached to simapp (pid 13377): a new process, counters restart`; the batch that carries a
+/// new process's first snapshot has ``SourceBatch/countersRestarted`` set. A tap that serves as
+/// many monitors as it allows refuses with a reason, which becomes the status (`refused by the
+/// tap: 64 monitors attached`) and a warning; the source then retries once a second.
+///
 /// ```swift
 /// let source = AttachSource(socketPath: "/tmp/myapp.bus")
 /// // each frame:
@@ -77,22 +84,30 @@ public final class AttachSource: DashboardSource {
     /// The hello of the app most recently attached to.
     public var hello: FeedHello? { shared.withLock(\.hello) }
 
+    /// The tap's own counters from its newest snapshot: monitors attached, refused, and
+    /// disconnected for reading nothing.
+    public var tapCounters: FeedTapCounters? { shared.withLock(\.tapCounters) }
+
     /// Lines that could not be read, skipped so far.
     public var malformedLineCount: Int { shared.withLock(\.malformedLines) }
 
-    /// Everything read since the previous call, the newest counters, drops, and the state:
-    /// `attached`, `detached`, or before the first attach why it still waits (such as
-    /// `waiting for /tmp/app.sock to appear (no such file)`), with a count of malformed lines
-    /// when there are any.
+    /// Everything read since the previous call, the newest counters, drops, notices of attaches
+    /// and detaches, and the state: `attached`, `detached`, before the first attach why it still
+    /// waits (such as `waiting for /tmp/app.sock to appear (no such file)`), or why the tap
+    /// refused (`refused by the tap: 64 monitors attached`), with a count of malformed lines when
+    /// there are any.
     public func drain() -> SourceBatch {
         shared.withLock { state in
             let batch = SourceBatch(
                 events: state.events, lifecycle: state.lifecycle, snapshot: state.snapshot,
-                droppedEvents: state.droppedBefore + state.droppedNow, status: state.statusText)
+                droppedEvents: state.droppedBefore + state.droppedNow, status: state.statusText,
+                notices: state.notices, countersRestarted: state.countersRestarted)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             state.events = []
             state.lifecycle = []
             state.snapshot = nil
+            state.notices = []
+            state.countersRestarted = false
             return batch
         }
     }
@@ -124,19 +139,70 @@ struct AttachState {
     /// Why the source is still waiting, before it first attaches, such as
     /// "waiting for /tmp/app.sock to appear (no such file)".
     var waitingReason: String?
+    /// Why the tap turned the source away, such as "refused by the tap: 64 monitors attached",
+    /// until it attaches or the socket stops answering.
+    var refusal: String?
+    /// Notices not drained yet.
+    var notices: [SourceNotice] = []
+    /// Whether a new process's first snapshot arrived since the last drain.
+    var countersRestarted = false
+    /// Whether the process attached to last has not sent its first snapshot yet.
+    var awaitingFirstSnapshot = false
+    /// The tap's own counters from its newest snapshot.
+    var tapCounters: FeedTapCounters?
 
     var statusText: String {
         var text: String
         switch state {
-        case .connecting: text = waitingReason ?? "connecting"
+        case .connecting: text = refusal ?? waitingReason ?? "connecting"
         case .attached: text = "attached"
-        case .detached: text = "detached"
+        case .detached: text = refusal.map { "detached (\($0))" } ?? "detached"
         }
         if let problem { text += " (\(problem))" }
         if malformedLines > 0 {
             text += " (\(malformedLines) malformed \(malformedLines == 1 ? "line" : "lines") skipped)"
         }
         return text
+    }
+}
+
+extension AttachState {
+    /// Records a notice for the log, stamped now.
+    mutating func note(_ text: String, isWarning: Bool = false) {
+        notices.append(SourceNotice(time: WallClock.now(), text: text, isWarning: isWarning))
+    }
+
+    /// The tap said hello: a first attach, the same process again, or a new one whose counters
+    /// start over.
+    mutating func attach(_ hello: FeedHello) {
+        let name = "\(hello.process) (pid \(hello.pid))"
+        if let previous = self.hello, previous.pid == hello.pid, previous.bus == hello.bus {
+            note("attached again to \(name)")
+        } else {
+            if let previous = self.hello {
+                let what = previous.pid == hello.pid ? "a new bus" : "a new process"
+                note("attached to \(name): \(what), counters restart")
+            } else {
+                note("attached to \(name)")
+            }
+            awaitingFirstSnapshot = true
+            tapCounters = nil
+        }
+        self.hello = hello
+        state = .attached
+        problem = nil
+        refusal = nil
+    }
+
+    /// Keeps the tap's newest counters, and notes monitors it disconnected since the last ones.
+    mutating func noteTapCounters(_ counters: FeedTapCounters) {
+        if let previous = tapCounters, counters.disconnectedIdle > previous.disconnectedIdle {
+            let count = counters.disconnectedIdle - previous.disconnectedIdle
+            note(
+                "the tap disconnected \(count) \(count == 1 ? "monitor" : "monitors") that read nothing",
+                isWarning: true)
+        }
+        tapCounters = counters
     }
 }
 
@@ -192,7 +258,12 @@ final class AttachReader: @unchecked Sendable {
                 let delay = serve(descriptor)
                 close(descriptor)
                 shared.withLock { state in
-                    if state.state == .attached { state.state = .detached }
+                    if state.state == .attached {
+                        state.state = .detached
+                        if let hello = state.hello {
+                            state.note("detached from \(hello.process) (pid \(hello.pid))")
+                        }
+                    }
                     state.droppedBefore += state.droppedNow
                     state.droppedNow = 0
                 }
@@ -201,11 +272,15 @@ final class AttachReader: @unchecked Sendable {
                 let reason = Self.waitingReason(for: socketPath, errno: code)
                 shared.withLock { state in
                     if state.state == .connecting { state.waitingReason = reason }
+                    state.refusal = nil
                 }
                 sleep(seconds: retryInterval)
             }
         }
     }
+
+    /// Seconds between attempts while the tap refuses, so as not to keep a full tap busy.
+    static let refusedRetryInterval = 1.0
 
     /// What a person should read while no app can be reached at `path`.
     static func waitingReason(for path: String, errno code: Int32) -> String {
@@ -234,6 +309,7 @@ final class AttachReader: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var records: [FeedRecord] = []
         var malformed = 0
+        var refused = false
         while !isStopping {
             // Backpressure: while the monitor has not drained, leave bytes in the socket so the
             // tap drops the excess cheaply instead of this thread decoding what it would drop.
@@ -250,7 +326,10 @@ final class AttachReader: @unchecked Sendable {
             guard descriptors[0].revents != 0 else { continue }
             let count = recv(descriptor, &chunk, chunk.count, Int32(MSG_DONTWAIT))
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
-            guard count > 0 else { return retryInterval }
+            // A tap that refused is full: ask again at a slower pace.
+            guard count > 0 else {
+                return refused ? max(Self.refusedRetryInterval, retryInterval) : retryInterval
+            }
 
             records.removeAll(keepingCapacity: true)
             malformed = 0
@@ -280,17 +359,26 @@ final class AttachReader: @unchecked Sendable {
                             incompatible = true
                             return
                         }
-                        state.hello = hello
-                        state.state = .attached
-                        state.problem = nil
+                        state.attach(hello)
                     case .event(let event):
                         state.events.append(event.captured)
                     case .lifecycle(let lifecycle):
                         state.lifecycle.append(lifecycle.captured)
                     case .snapshot(let snapshot):
                         state.snapshot = snapshot.snapshot
+                        if state.awaitingFirstSnapshot {
+                            state.awaitingFirstSnapshot = false
+                            state.countersRestarted = true
+                        }
+                        if let counters = snapshot.tap { state.noteTapCounters(counters) }
                     case .dropped(let drops):
                         state.droppedNow = drops.events
+                    case .refused(let refusal):
+                        refused = true
+                        let text = "refused by the tap: \(refusal.reason)"
+                        // Once per refusal, not once per retry.
+                        if state.refusal != text { state.note(text, isWarning: true) }
+                        state.refusal = text
                     }
                 }
             }

@@ -5,7 +5,8 @@ public import Foundation
 
 /// Drains a source without a screen and writes JSON Lines, for scripts and CI.
 ///
-/// Every `drainInterval` it writes the drained events and lifecycle changes as `event` and
+/// Every `drainInterval` (at once again, for a ``FiniteSource`` such as a replay that delivered
+/// records, since more may be due) it writes the drained events and lifecycle changes as `event` and
 /// `lifecycle` lines (the wire format), a `dropped` line when the drop count grows, and every
 /// `summaryInterval` a `summary` line:
 ///
@@ -44,6 +45,7 @@ public final class HeadlessRunner: Sendable {
     private let duration: Double?
     private let drainInterval: Double
     private let summaryInterval: Double
+    private let onNotice: @Sendable (SourceNotice) -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let stopRequested = LockedValue(false)
 
@@ -55,10 +57,14 @@ public final class HeadlessRunner: Sendable {
     ///   - duration: Seconds to run, or nil to run until the source finishes or ``stop()``.
     ///   - drainInterval: Seconds between drains.
     ///   - summaryInterval: Seconds between `summary` lines.
+    ///   - onNotice: Called with each of the source's notices (an attach, a detach, a warning
+    ///     about the recording), which are not part of the output; busmon writes them to stderr.
     public init(
         source: any DashboardSource, output: FileHandle = .standardOutput, duration: Double? = nil,
-        drainInterval: Double = 0.1, summaryInterval: Double = 1
+        drainInterval: Double = 0.1, summaryInterval: Double = 1,
+        onNotice: @escaping @Sendable (SourceNotice) -> Void = { _ in }
     ) {
+        self.onNotice = onNotice
         self.source = source
         self.output = output
         self.duration = duration
@@ -81,6 +87,7 @@ public final class HeadlessRunner: Sendable {
         var nextSummary = start + summaryInterval
         while true {
             let batch = source.drain()
+            batch.notices.forEach(onNotice)
             var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 2))
             totals.add(batch, into: &writer)
             let now = MonotonicClock.now()
@@ -95,6 +102,8 @@ public final class HeadlessRunner: Sendable {
             }
             if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
             if let outcome { return outcome }
+            // A replay may have more due at once (a batch is capped): drain again without waiting.
+            if source is any FiniteSource, !batch.events.isEmpty || !batch.lifecycle.isEmpty { continue }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
             _ = self.wake.wait(timeout: .now() + wait)

@@ -9,8 +9,8 @@ import EventBus
 
 /// Plays a recording into a dashboard, with its original timing scaled by a speed.
 ///
-/// The whole file is read and checked when the source is made, so a bad recording fails before
-/// any screen is drawn, with the line to blame:
+/// The whole file is checked when the source is made, so a bad recording fails before any
+/// screen is drawn, with the line to blame:
 ///
 /// ```swift
 /// do {
@@ -21,12 +21,24 @@ import EventBus
 /// }
 /// ```
 ///
+/// The file is streamed, not loaded: the check reads it once, a chunk at a time, keeping only
+/// counts, and playback reads it again, decoding each record when the replay clock reaches it.
+/// Memory stays the same whatever the size of the recording.
+///
 /// A last line cut short (no newline at the end, and unreadable), as a crash while recording
 /// leaves, is skipped with a warning. Lines of a kind this version does not know are skipped too.
-/// Playback starts at the first ``drain()``.
+/// The warnings also arrive as ``SourceNotice``s in the first batch, and a replay that skipped a
+/// cut-off line ends with the status `replay finished (last line cut off)`. A recording with no
+/// records at all is ``isEmpty``, and says `recording is empty`. The batch with the first
+/// snapshot, and with the first after each later hello (the recording monitor reattached to a
+/// new process), has ``SourceBatch/countersRestarted`` set. Playback starts at the first
+/// ``drain()``.
 public final class ReplaySource: FiniteSource {
     /// Most records one ``drain()`` returns, so that a fast replay still draws frames.
     public static let maximumRecordsPerDrain = 20_000
+    /// Most bytes of recording one ``drain()`` returns (one record more if a single record is
+    /// larger), so that a batch of large records stays small too: 4 MiB.
+    public static let maximumBytesPerDrain = 4 << 20
 
     /// The recording's path.
     public let path: String
@@ -38,15 +50,25 @@ public final class ReplaySource: FiniteSource {
     public let duration: Double
     /// Events in the recording.
     public let eventCount: Int
+    /// Whether the recording holds no records at all (an empty file, blank lines, or only a
+    /// cut-off line).
+    public let isEmpty: Bool
 
-    private let items: [Item]
+    /// Whether the last line was cut short and skipped.
+    private let lastLineCutOff: Bool
+    /// Records that play (all but hellos and unknown kinds).
+    private let itemCount: Int
+    /// The time of the first record that plays: offset zero.
+    private let firstTime: Double
     private let clock: LockedValue<Clock>
 
-    /// One record ready to hand over, and when (seconds after the first record).
+    /// One record ready to hand over.
     private enum Item {
         case event(CapturedEvent)
         case lifecycle(CapturedLifecycle)
-        case snapshot(BusSnapshot)
+        /// Counters, and whether they start over: the first of the replay, or the first after a
+        /// hello (the monitor that recorded reattached to a new process).
+        case snapshot(BusSnapshot, restart: Bool)
         case dropped(Int)
     }
 
@@ -55,11 +77,20 @@ public final class ReplaySource: FiniteSource {
         var startedAt: Double?
         /// Recording seconds already played when `startedAt` was taken.
         var playedBefore = 0.0
-        var next = 0
+        /// The file, read again for playback; nil once it has ended.
+        var reader: RecordingLineReader?
+        /// The next record, decoded but not yet due, its offset, and its length in the file.
+        var pending: (item: Item, offset: Double, length: Int)?
+        /// The offset of the latest record read, so offsets never go back.
+        var latest = 0.0
+        /// Records handed over so far.
+        var delivered = 0
         var dropped = 0
+        /// Whether the next snapshot's counters start over: true at the start, and after a hello.
+        var countersStartOver = true
+        /// Notices for the first batch; emptied by it.
+        var notices: [SourceNotice] = []
     }
-
-    private let offsets: [Double]
 
     /// Reads and checks a recording.
     ///
@@ -69,80 +100,127 @@ public final class ReplaySource: FiniteSource {
     ///     plays as fast as the monitor drains.
     /// - Throws: ``RecordingError`` when the file cannot be read, a line is malformed, or the
     ///   speed is negative.
+    /// - Complexity: O(*n*) in the size of the file, in time; memory does not grow with it.
     public init(path: String, speed: Double = 1) throws(RecordingError) {
         guard !speed.isNaN, speed >= 0 else { throw .invalidSpeed(speed) }
         self.path = path
-        let bytes = try Self.readFile(path)
+        let reader = try RecordingLineReader(path: path)
 
-        var items: [Item] = []
-        var times: [Double] = []
         var warnings: [String] = []
         var hello: FeedHello?
         var unknownKinds = 0
-        var lineNumber = 0
-        var start = 0
-        while start < bytes.count {
-            lineNumber += 1
-            let newline = bytes[start...].firstIndex(of: 0x0A)
-            let end = newline ?? bytes.count
-            let line = bytes[start..<end]
-            start = end + 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+        var records = 0
+        var items = 0
+        var events = 0
+        var firstTime: Double?
+        var latestTime = -Double.infinity
+        var cutOff = false
+        while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
-                record = try FeedRecord.decode(line: line)
+                guard let bytes = line.bytes else {
+                    throw .lineTooLong(length: line.length, limit: FeedRecord.maximumLineLength)
+                }
+                if Self.isBlank(bytes) { continue }
+                record = try FeedRecord.decode(line: bytes)
             } catch {
                 if case .unknownKind = error {
+                    records += 1
                     unknownKinds += 1
                     continue
                 }
-                if newline == nil {
+                if !line.endsWithNewline {
                     warnings.append(
-                        "\(path):\(lineNumber): the last line is incomplete (no newline at the end) and was skipped: \(error)"
+                        "\(path):\(line.number): the last line is incomplete (no newline at the end) and was skipped: \(error)"
                     )
+                    cutOff = true
                     continue
                 }
-                throw .malformedLine(path: path, line: lineNumber, error: error)
+                throw .malformedLine(path: path, line: line.number, error: error)
             }
-            switch record {
-            case .hello(let found):
-                if hello == nil { hello = found }
-            case .event(let event):
-                items.append(.event(event.captured))
-                times.append(event.time)
-            case .lifecycle(let lifecycle):
-                items.append(.lifecycle(lifecycle.captured))
-                times.append(lifecycle.time)
-            case .snapshot(let snapshot):
-                items.append(.snapshot(snapshot.snapshot))
-                times.append(snapshot.time)
-            case .dropped(let drops):
-                items.append(.dropped(drops.events))
-                times.append(drops.time)
+            records += 1
+            guard let time = Self.time(of: record) else {
+                if case .hello(let found) = record, hello == nil { hello = found }
+                continue
             }
+            items += 1
+            if case .event = record { events += 1 }
+            if firstTime == nil { firstTime = time }
+            latestTime = max(latestTime, time)
         }
         if unknownKinds > 0 {
             warnings.append("\(path): skipped \(unknownKinds) lines of a kind this version does not know")
         }
-        // Offsets from the first record; never earlier than the previous one, so records that
-        // several threads stamped slightly out of order still play in file order.
-        var offsets: [Double] = []
-        offsets.reserveCapacity(times.count)
-        var latest = 0.0
-        for time in times {
-            latest = max(latest, time - (times.first ?? 0))
-            offsets.append(latest)
-        }
-        self.items = items
-        self.offsets = offsets
         self.warnings = warnings
         self.hello = hello
-        self.duration = offsets.last ?? 0
-        self.eventCount = items.reduce(0) { count, item in
-            if case .event = item { return count + 1 }
-            return count
+        self.isEmpty = records == 0
+        self.lastLineCutOff = cutOff
+        self.itemCount = items
+        self.eventCount = events
+        self.firstTime = firstTime ?? 0
+        // Offsets never go back (records that several threads stamped slightly out of order
+        // still play in file order), so the last is the latest time after the first.
+        self.duration = firstTime.map { max(0, latestTime - $0) } ?? 0
+
+        var notices = warnings.map { SourceNotice(time: WallClock.now(), text: $0, isWarning: true) }
+        if records == 0 {
+            notices.append(
+                SourceNotice(time: WallClock.now(), text: "\(path): the recording is empty", isWarning: true))
         }
-        self.clock = LockedValue(Clock(speed: speed))
+        // Playback reads the file again from the start; the reader above has done its work.
+        let playback = items > 0 ? try RecordingLineReader(path: path) : nil
+        self.clock = LockedValue(Clock(speed: speed, reader: playback, notices: notices))
+    }
+
+    /// The time of a record that plays, or nil for one that does not (a hello).
+    private static func time(of record: FeedRecord) -> Double? {
+        switch record {
+        case .event(let event): return event.time
+        case .lifecycle(let change): return change.time
+        case .snapshot(let snapshot): return snapshot.time
+        case .dropped(let drops): return drops.time
+        case .hello, .refused: return nil
+        }
+    }
+
+    private static func isBlank(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+
+    /// The next record that plays, with its offset, read from the file; nil at the end.
+    private func readItem(_ clock: inout Clock) -> (item: Item, offset: Double, length: Int)? {
+        guard let reader = clock.reader else { return nil }
+        while true {
+            let line: RecordingLineReader.Line?
+            do {
+                line = try reader.next()
+            } catch {
+                clock.notices.append(SourceNotice(time: WallClock.now(), text: "\(error)", isWarning: true))
+                line = nil
+            }
+            guard let line else {
+                clock.reader = nil
+                return nil
+            }
+            // Lines the check skipped (or that changed since) are skipped here too.
+            guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes) else { continue }
+            guard let time = Self.time(of: record) else {
+                if case .hello = record { clock.countersStartOver = true }
+                continue
+            }
+            clock.latest = max(clock.latest, time - firstTime)
+            let item: Item
+            switch record {
+            case .event(let event): item = .event(event.captured)
+            case .lifecycle(let lifecycle): item = .lifecycle(lifecycle.captured)
+            case .snapshot(let snapshot):
+                item = .snapshot(snapshot.snapshot, restart: clock.countersStartOver)
+                clock.countersStartOver = false
+            case .dropped(let drops): item = .dropped(drops.events)
+            case .hello, .refused: continue
+            }
+            return (item, clock.latest, line.length)
+        }
     }
 
     /// The whole of the file at `path`, for readers of recordings and wire input.
@@ -172,11 +250,17 @@ public final class ReplaySource: FiniteSource {
 
     /// Whether the last record has been drained.
     public var isFinished: Bool {
-        clock.withLock { $0.next >= items.count }
+        clock.withLock { Self.isFinished($0, itemCount: itemCount) }
     }
 
-    /// The records now due, at most ``maximumRecordsPerDrain``, and a status such as
-    /// `replay 12.3/60.0 s` or `replay finished`.
+    private static func isFinished(_ clock: Clock, itemCount: Int) -> Bool {
+        clock.pending == nil && (clock.delivered >= itemCount || clock.reader == nil)
+    }
+
+    /// The records now due, at most ``maximumRecordsPerDrain`` and about
+    /// ``maximumBytesPerDrain``, and a status such as
+    /// `replay 12.3/60.0 s`, `replay finished`, `replay finished (last line cut off)` or
+    /// `recording is empty`. The first batch also carries the warnings as notices.
     public func drain() -> SourceBatch {
         clock.withLock { clock in
             let now = MonotonicClock.now()
@@ -184,22 +268,37 @@ public final class ReplaySource: FiniteSource {
             let played = position(clock, now: now)
             var batch = SourceBatch()
             var taken = 0
-            while clock.next < items.count, offsets[clock.next] <= played, taken < Self.maximumRecordsPerDrain
+            var bytes = 0
+            while clock.delivered < itemCount, taken < Self.maximumRecordsPerDrain,
+                bytes < Self.maximumBytesPerDrain
             {
-                switch items[clock.next] {
+                if clock.pending == nil { clock.pending = readItem(&clock) }
+                guard let pending = clock.pending, pending.offset <= played else { break }
+                bytes += pending.length
+                switch pending.item {
                 case .event(let event): batch.events.append(event)
                 case .lifecycle(let change): batch.lifecycle.append(change)
-                case .snapshot(let snapshot): batch.snapshot = snapshot
+                case .snapshot(let snapshot, let restart):
+                    batch.snapshot = snapshot
+                    if restart { batch.countersRestarted = true }
                 case .dropped(let count): clock.dropped = count
                 }
-                clock.next += 1
+                clock.pending = nil
+                clock.delivered += 1
                 taken += 1
             }
+            // Close the file once everything has played.
+            if clock.delivered >= itemCount { clock.reader = nil }
+            batch.notices = clock.notices
+            clock.notices = []
             batch.droppedEvents = clock.dropped
-            if clock.next >= items.count {
-                batch.status = "replay finished"
+            if isEmpty {
+                batch.status = "recording is empty"
+            } else if Self.isFinished(clock, itemCount: itemCount) {
+                batch.status = lastLineCutOff ? "replay finished (last line cut off)" : "replay finished"
             } else {
-                let shown = Self.isAsFastAsPossible(clock.speed) ? offsets[clock.next] : min(played, duration)
+                let next = clock.pending?.offset ?? clock.latest
+                let shown = Self.isAsFastAsPossible(clock.speed) ? next : min(played, duration)
                 var status = "replay \(Self.format(shown))/\(Self.format(duration)) s"
                 if clock.speed != 1 {
                     status +=

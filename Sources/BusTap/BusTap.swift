@@ -30,6 +30,13 @@ import Foundation
 /// a process that died is replaced; a path that holds anything else is never deleted, and
 /// ``init(bus:socketPath:snapshotInterval:clientQueueCapacity:processName:)`` throws instead.
 /// Readers that disconnect or die are dropped without raising `SIGPIPE`.
+///
+/// ## Limits
+/// At most 64 monitors are served at once; a connection beyond them gets one `refused` line
+/// (`64 monitors attached`) and is closed. A monitor that leaves its output waiting and takes
+/// none of it for 10 seconds (it stopped reading, and its socket buffer is full) is disconnected
+/// to free its place, as Redis disconnects a subscriber past its output limit. Every `snapshot`
+/// line carries the tap's counts of both in its `tap` field.
 public final class BusTap: Sendable {
     /// The socket path monitors connect to.
     public let socketPath: String
@@ -47,14 +54,33 @@ public final class BusTap: Sendable {
     ///     memory for three times this many events is used while anyone is connected.
     ///   - processName: The name monitors show for this app.
     /// - Throws: ``BusTapError`` when the socket cannot be created.
-    public init(
+    public convenience init(
         bus: EventBus, socketPath: String, snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
         processName: String = ProcessInfo.processInfo.processName
+    ) throws(BusTapError) {
+        try self.init(
+            bus: bus, socketPath: socketPath, snapshotInterval: snapshotInterval,
+            clientQueueCapacity: clientQueueCapacity, processName: processName,
+            maximumMonitors: TapServer.defaultMaximumClients, idleTimeout: TapServer.defaultIdleTimeout)
+    }
+
+    /// Opens the socket with other limits on monitors, for tests that cannot wait ten seconds or
+    /// open 64 connections.
+    ///
+    /// - Parameters:
+    ///   - maximumMonitors: Monitors served at once; a connection beyond them gets a `refused`
+    ///     line and is closed.
+    ///   - idleTimeout: Seconds a monitor may leave output waiting without taking any of it
+    ///     before it is disconnected.
+    package init(
+        bus: EventBus, socketPath: String, snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
+        processName: String = ProcessInfo.processInfo.processName, maximumMonitors: Int, idleTimeout: Double
     ) throws(BusTapError) {
         self.socketPath = socketPath
         server = try TapServer(
             bus: bus, socketPath: socketPath, snapshotInterval: snapshotInterval,
-            capacity: max(1, clientQueueCapacity), processName: processName)
+            capacity: max(1, clientQueueCapacity), processName: processName, maximumClients: maximumMonitors,
+            idleTimeout: idleTimeout)
         server.start()
     }
 

@@ -18,8 +18,12 @@ final class TapServer: @unchecked Sendable {
     /// Bytes waiting for one reader beyond which the tap stops taking records for it, so a reader
     /// that does not read costs memory bounded by this plus the history.
     static let outputHighWater = 256 << 10
-    /// How many readers may be connected at once; more are turned away.
-    static let maximumClients = 64
+    /// How many readers may be connected at once by default; more are refused with a `refused`
+    /// record.
+    static let defaultMaximumClients = 64
+    /// Seconds a reader may leave output waiting without taking any of it, by default, before
+    /// the tap disconnects it to free its place.
+    static let defaultIdleTimeout = 10.0
     /// How long the thread sleeps between rounds when readers are connected but idle, in seconds.
     static let tick = 0.01
 
@@ -34,6 +38,8 @@ final class TapServer: @unchecked Sendable {
     private let stopRequested = LockedValue(false)
     private let stopped = DispatchSemaphore(value: 0)
     private let connectedCount = LockedValue(0)
+    private let maximumClients: Int
+    private let idleTimeout: Double
 
     // Tap thread only.
     private var clients: [Client] = []
@@ -49,6 +55,10 @@ final class TapServer: @unchecked Sendable {
     private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
     private var lineEnds: [Int] = []
     private let payloads = TapPayloadFormatter()
+    /// Connections refused because `maximumClients` readers were connected.
+    private var refusedCount = 0
+    /// Readers disconnected because they took none of their waiting output for `idleTimeout`.
+    private var idleDisconnections = 0
 
     /// One connected reader.
     private final class Client {
@@ -58,6 +68,8 @@ final class TapServer: @unchecked Sendable {
         var sent = 0
         var droppedEvents = 0
         var droppedLifecycle = 0
+        /// Since when output has been waiting and the reader has taken none of it, or nil.
+        var stalledSince: Double?
 
         init(descriptor: Int32, cursor: TapHistory.Cursor) {
             self.descriptor = descriptor
@@ -69,7 +81,9 @@ final class TapServer: @unchecked Sendable {
     }
 
     init(
-        bus: EventBus, socketPath: String, snapshotInterval: Double, capacity: Int, processName: String
+        bus: EventBus, socketPath: String, snapshotInterval: Double, capacity: Int, processName: String,
+        maximumClients: Int = TapServer.defaultMaximumClients,
+        idleTimeout: Double = TapServer.defaultIdleTimeout
     ) throws(BusTapError) {
         guard let wakePipe = UnixSocket.makeWakePipe() else {
             throw .systemCall(name: "pipe", path: socketPath, reason: UnixSocket.errorText(errno))
@@ -91,6 +105,8 @@ final class TapServer: @unchecked Sendable {
         self.wakePipe = wakePipe
         self.snapshotInterval = snapshotInterval.isFinite ? max(0.01, snapshotInterval) : 0.5
         self.processName = processName
+        self.maximumClients = max(1, maximumClients)
+        self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
     }
 
     /// Starts the tap thread.
@@ -214,8 +230,8 @@ final class TapServer: @unchecked Sendable {
             }
             acceptPausedUntil = 0
             UnixSocket.makeNonBlocking(descriptor)
-            guard clients.count < Self.maximumClients else {
-                close(descriptor)
+            guard clients.count < maximumClients else {
+                refuse(descriptor)
                 continue
             }
             if clients.isEmpty { startCapturing() } else { collect() }
@@ -228,11 +244,33 @@ final class TapServer: @unchecked Sendable {
             writer.write(
                 FeedHello(
                     pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
-            writer.writeSnapshot(time: WallClock.now(), bus.snapshot())
-            client.output = writer.bytes
             clients.append(client)
             connectedCount.withLock { $0 = clients.count }
+            writer.writeSnapshot(time: WallClock.now(), bus.snapshot(), tap: counters)
+            client.output = writer.bytes
         }
+    }
+
+    /// Tells a reader beyond the limit why it is turned away, then closes its connection. The
+    /// line is short and the connection new, so it fits the socket's buffer at once.
+    private func refuse(_ descriptor: Int32) {
+        refusedCount += 1
+        var writer = JSONLineWriter()
+        let monitors = maximumClients == 1 ? "1 monitor" : "\(maximumClients) monitors"
+        writer.write(FeedRefusal(time: WallClock.now(), reason: "\(monitors) attached"))
+        _ = UnixSocket.sendAvailable(descriptor, writer.bytes, from: 0)
+        // Read what the reader sent first: closing a Unix socket with unread input would turn
+        // the reader's end of file into ECONNRESET, and it might miss the line.
+        var scratch = [UInt8](repeating: 0, count: 512)
+        while recv(descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT)) > 0 {}
+        close(descriptor)
+    }
+
+    /// The tap's own counters, sent with every snapshot.
+    private var counters: FeedTapCounters {
+        FeedTapCounters(
+            monitors: clients.count, maximumMonitors: maximumClients, refused: refusedCount,
+            disconnectedIdle: idleDisconnections)
     }
 
     /// Reads and ignores what a reader sends; returns false when it has gone.
@@ -403,7 +441,7 @@ final class TapServer: @unchecked Sendable {
 
     private func broadcastSnapshot() {
         var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: WallClock.now(), bus.snapshot())
+        writer.writeSnapshot(time: WallClock.now(), bus.snapshot(), tap: counters)
         // A reader far behind skips this one; the next snapshot supersedes it anyway.
         for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
             client.output.append(contentsOf: writer.bytes)
@@ -412,11 +450,28 @@ final class TapServer: @unchecked Sendable {
 
     private func flush() {
         var gone: [Client] = []
+        var now: Double?
         for client in clients where client.pendingBytes > 0 {
             guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent)
             else {
                 gone.append(client)
                 continue
+            }
+            if sent > 0 {
+                client.stalledSince = nil
+            } else {
+                // The reader's socket buffer is full: it has taken nothing since it filled.
+                let time = now ?? MonotonicClock.now()
+                now = time
+                if let since = client.stalledSince {
+                    if time - since >= idleTimeout {
+                        idleDisconnections += 1
+                        gone.append(client)
+                        continue
+                    }
+                } else {
+                    client.stalledSince = time
+                }
             }
             client.sent += sent
             if client.sent == client.output.count {

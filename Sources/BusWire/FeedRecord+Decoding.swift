@@ -128,6 +128,8 @@ extension FeedRecord {
                 FeedDrops(
                     time: try fields.time("time"), events: try fields.count("events"),
                     lifecycle: try fields.optionalCount("lifecycle") ?? 0))
+        case "refused":
+            return .refused(FeedRefusal(time: try fields.time("time"), reason: try fields.string("reason")))
         default:
             throw .unknownKind(kind)
         }
@@ -158,6 +160,14 @@ extension FeedRecord {
                     published: try type.count("published"), delivered: try type.count("delivered"),
                     unheard: try type.count("unheard")))
         }
+        var tap: FeedTapCounters?
+        if let members = try fields.optionalObject("tap") {
+            let counts = RecordFields(
+                kind: fields.kind, members: members, bytes: fields.bytes, prefix: "tap.")
+            tap = FeedTapCounters(
+                monitors: try counts.count("monitors"), maximumMonitors: try counts.count("maximumMonitors"),
+                refused: try counts.count("refused"), disconnectedIdle: try counts.count("disconnectedIdle"))
+        }
         return FeedSnapshot(
             time: try fields.time("time"),
             snapshot: BusSnapshot(
@@ -165,7 +175,7 @@ extension FeedRecord {
                 wildcardObservers: try fields.count("wildcardObservers"),
                 deadWildcardObservers: try fields.count("deadWildcardObservers"),
                 reclaimedWildcardObservers: try fields.count("reclaimedWildcardObservers"),
-                wildcardDeliveries: try fields.count("wildcardDeliveries")))
+                wildcardDeliveries: try fields.count("wildcardDeliveries")), tap: tap)
     }
 }
 
@@ -252,6 +262,24 @@ private struct RecordFields {
             throw wrongType(name, "an array", found)
         }
         return elements
+    }
+
+    /// The members of an object, built from the text the parser checked, or nil when the field
+    /// is absent or `null`.
+    package func optionalObject(
+        _ name: String
+    ) throws(FeedDecodingError) -> [(key: String, value: JSONValue)]? {
+        switch find(name) {
+        case nil, .null?: return nil
+        case .unparsed(true, let range)?:
+            var parser = JSONParser(bytes)
+            guard case .object(let members) = try parser.parseValue(at: range.lowerBound) else {
+                throw wrongType(name, "an object", .unparsed(isObject: true, range: range))
+            }
+            return members
+        case .object(let members)?: return members
+        case let other?: throw wrongType(name, "an object or null", other)
+        }
     }
 
     /// An event payload: an object or array kept as its text, or a string.

@@ -21,8 +21,9 @@ extension JSONLineWriter {
                 sequence: event.sequence, time: event.time, typeName: event.typeName, payload: event.payload,
                 receivers: event.receivers)
         case .lifecycle(let lifecycle): writeLifecycle(time: lifecycle.time, change: lifecycle.change)
-        case .snapshot(let snapshot): writeSnapshot(time: snapshot.time, snapshot.snapshot)
+        case .snapshot(let snapshot): writeSnapshot(time: snapshot.time, snapshot.snapshot, tap: snapshot.tap)
         case .dropped(let drops): write(drops)
+        case .refused(let refusal): write(refusal)
         }
     }
 
@@ -61,7 +62,7 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    package mutating func writeSnapshot(time: Double, _ snapshot: BusSnapshot) {
+    package mutating func writeSnapshot(time: Double, _ snapshot: BusSnapshot, tap: FeedTapCounters? = nil) {
         beginRecord("snapshot")
         field("time", time)
         field("busName", snapshot.busName)
@@ -86,6 +87,14 @@ extension JSONLineWriter {
             endObject()
         }
         endArray()
+        if let tap {
+            beginObject("tap")
+            field("monitors", tap.monitors)
+            field("maximumMonitors", tap.maximumMonitors)
+            field("refused", tap.refused)
+            field("disconnectedIdle", tap.disconnectedIdle)
+            endObject()
+        }
         endRecord()
     }
 
@@ -94,6 +103,13 @@ extension JSONLineWriter {
         field("time", drops.time)
         field("events", drops.events)
         field("lifecycle", drops.lifecycle)
+        endRecord()
+    }
+
+    package mutating func write(_ refusal: FeedRefusal) {
+        beginRecord("refused")
+        field("time", refusal.time)
+        field("reason", refusal.reason)
         endRecord()
     }
 }

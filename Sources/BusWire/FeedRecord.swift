@@ -21,6 +21,8 @@ public enum FeedRecord: Sendable, Hashable {
     case snapshot(FeedSnapshot)
     /// How many records this reader lost so far because it read too slowly (a running total).
     case dropped(FeedDrops)
+    /// The tap turned this reader away, and says why, before it closes the connection.
+    case refused(FeedRefusal)
 
     /// The version of the wire format this library writes and reads.
     public static let wireVersion = 1
@@ -38,6 +40,7 @@ public enum FeedRecord: Sendable, Hashable {
         case .lifecycle: return "lifecycle"
         case .snapshot: return "snapshot"
         case .dropped: return "dropped"
+        case .refused: return "refused"
         }
     }
 }
@@ -161,11 +164,57 @@ public struct FeedSnapshot: Sendable, Hashable {
     public var time: Double
     /// The counters, every field of ``BusSnapshot`` and ``EventTypeStatistics``.
     public var snapshot: BusSnapshot
+    /// The tap's own counters, in the `tap` field, when a tap wrote the snapshot; recordings
+    /// have none.
+    public var tap: FeedTapCounters?
 
     /// Creates a snapshot record.
-    public init(time: Double, snapshot: BusSnapshot) {
+    public init(time: Double, snapshot: BusSnapshot, tap: FeedTapCounters? = nil) {
         self.time = time
         self.snapshot = snapshot
+        self.tap = tap
+    }
+}
+
+/// What a tap counts about its monitors, sent with every snapshot as its `tap` field.
+///
+/// ```json
+/// "tap":{"monitors":3,"maximumMonitors":64,"refused":0,"disconnectedIdle":1}
+/// ```
+public struct FeedTapCounters: Sendable, Hashable {
+    /// Monitors connected now, this one included.
+    public var monitors: Int
+    /// The most monitors the tap serves at once; more are refused.
+    public var maximumMonitors: Int
+    /// Connections refused so far because ``maximumMonitors`` were attached.
+    public var refused: Int
+    /// Monitors disconnected so far because they read nothing for a while with output waiting.
+    public var disconnectedIdle: Int
+
+    /// Creates the counters.
+    public init(monitors: Int, maximumMonitors: Int, refused: Int = 0, disconnectedIdle: Int = 0) {
+        self.monitors = monitors
+        self.maximumMonitors = maximumMonitors
+        self.refused = refused
+        self.disconnectedIdle = disconnectedIdle
+    }
+}
+
+/// Why a tap turned a reader away: the last line the reader gets before the tap closes it.
+///
+/// ```json
+/// {"kind":"refused","time":1712345680.0,"reason":"64 monitors attached"}
+/// ```
+public struct FeedRefusal: Sendable, Hashable {
+    /// Seconds since 1970 when the line was written.
+    public var time: Double
+    /// Why, for people, such as `64 monitors attached`.
+    public var reason: String
+
+    /// Creates a refusal record.
+    public init(time: Double, reason: String) {
+        self.time = time
+        self.reason = reason
     }
 }
 

@@ -60,8 +60,8 @@ package enum Busmon {
             let source = AttachSource(socketPath: path)
             session = Session(source: source, stop: { source.close() })
         case .replay(let path, let speed):
+            // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
             let replay = try ReplaySource(path: path, speed: speed)
-            for warning in replay.warnings { printError("busmon: warning: \(warning)") }
             session = Session(source: replay, stop: {})
         }
         if let recordPath = options.recordPath {
@@ -115,7 +115,16 @@ package enum Busmon {
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
     private static func runHeadless(session: Session, options: BusmonOptions) -> Int32 {
-        let runner = HeadlessRunner(source: session.source, duration: options.duration)
+        if let replay = session.source as? ReplaySource, replay.isEmpty {
+            // Its warnings (a cut-off line, say) explain what little there was.
+            replay.warnings.forEach { printError("busmon: warning: \($0)") }
+            printError("busmon: \(replay.path): the recording is empty")
+            return 1
+        }
+        // Notices (attached, detached, a recording's warnings) go to stderr, beside the output.
+        let runner = HeadlessRunner(source: session.source, duration: options.duration) { notice in
+            printError("busmon: \(notice.isWarning ? "warning: " : "")\(notice.text)")
+        }
         // A closed pipe ends the run as the writes' EPIPE, not as a death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let stopped = LockedSignal()

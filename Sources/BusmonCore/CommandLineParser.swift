@@ -34,8 +34,9 @@ public enum CommandLineParser {
           --rate N            events per second the simulated app publishes, 1 to \(maximumRate)
                               (default \(BusmonOptions.defaultRate); + and - change it while running)
           --seed N            seed of the simulated app, for repeatable runs (default: random)
-          --attach PATH       watch another process through its tap socket at PATH
-          --replay FILE       play back a recording made with --record
+          --attach PATH       watch another process through its tap socket at PATH; attaches,
+                              detaches and a full tap's refusal are logged
+          --replay FILE       play back a recording made with --record, read as it plays
           --speed X           replay speed factor, with --replay (default 1)
           --record FILE       also write what is watched to FILE (not with --replay)
 
@@ -48,9 +49,11 @@ public enum CommandLineParser {
 
         In the dashboard, q quits and ? lists the keys. Weak-reference cleanup is quick: to watch
         it, start with --rate 5 or slow down with -.
+        With --headless, notices (attached, detached, a recording's warnings) go to stderr.
         Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
-        (no terminal, unknown TERM, output not writable), 2 bad command line, 130 after SIGINT,
-        143 after SIGTERM, 129 after SIGHUP.
+        (no terminal, unknown TERM, output not writable; with --headless also an empty
+        recording, or an app never attached), 2 bad command line, 130 after SIGINT, 143 after
+        SIGTERM, 129 after SIGHUP.
 
         """
 

@@ -131,3 +131,137 @@ struct AttachSourceTests {
         #expect(source.drain().status == "attached (3 malformed lines skipped)")
     }
 }
+
+/// A tap that tests script line by line: it accepts one monitor at a time and sends what it is
+/// told.
+final class FakeTap {
+    let listener: Int32
+    private(set) var peer: Int32 = -1
+
+    init(path: String) throws {
+        listener = try UnixSocket.listen(at: path).descriptor
+    }
+
+    deinit {
+        hangUp()
+        close(listener)
+    }
+
+    /// Waits for the monitor to connect.
+    func accept() -> Bool {
+        eventually {
+            peer = Glibc.accept(listener, nil, nil)
+            return peer >= 0
+        }
+    }
+
+    func send(_ records: [FeedRecord]) {
+        let bytes = Array(records.map { $0.encodeLine() }.joined().utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { break }
+            offset += sent
+        }
+    }
+
+    func hangUp() {
+        if peer >= 0 { close(peer) }
+        peer = -1
+    }
+
+    static func hello(pid: Int, bus: String = "shared") -> FeedRecord {
+        .hello(FeedHello(pid: pid, process: "simapp", bus: bus, time: 1))
+    }
+
+    static let snapshot = FeedRecord.snapshot(
+        FeedSnapshot(time: 2, snapshot: BusSnapshot(busName: "shared", eventTypes: [], wildcardObservers: 1)))
+}
+
+@Suite("AttachSource notices")
+struct AttachSourceNoticeTests {
+    /// Drains until a batch carries the notice `text` (and a snapshot, if `snapshot`); returns
+    /// every batch drained.
+    private func drain(
+        _ source: AttachSource, untilNotice text: String, snapshot: Bool = false
+    ) -> [SourceBatch] {
+        drainUntil(source, timeout: 20) { batches in
+            batches.contains { $0.notices.map(\.text).contains(text) }
+                && (!snapshot || batches.contains { $0.snapshot != nil })
+        }
+    }
+
+    @Test("attach, detach, attach again and a new process are each a notice; counters restart with a new one")
+    func attachDetachAndRestart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02)
+        defer { source.close() }
+
+        // Given a first attach, then its counters restart with the first snapshot.
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 12943), FakeTap.snapshot])
+        var batches = drain(source, untilNotice: "attached to simapp (pid 12943)", snapshot: true)
+        #expect(batches.flatMap(\.notices).map(\.text) == ["attached to simapp (pid 12943)"])
+        #expect(batches.filter(\.countersRestarted).count == 1)
+        #expect(
+            batches.first { $0.countersRestarted }?.snapshot != nil, "the restart comes with the snapshot")
+
+        // When the app goes away, then the log says so.
+        tap.hangUp()
+        batches = drain(source, untilNotice: "detached from simapp (pid 12943)")
+        #expect(batches.last?.status == "detached")
+
+        // When the same process answers again, its counters go on.
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 12943), FakeTap.snapshot])
+        batches = drain(source, untilNotice: "attached again to simapp (pid 12943)", snapshot: true)
+        #expect(!batches.contains { $0.countersRestarted })
+
+        // When another process answers, its counters restart.
+        tap.hangUp()
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 13377), FakeTap.snapshot])
+        batches = drain(
+            source, untilNotice: "attached to simapp (pid 13377): a new process, counters restart",
+            snapshot: true)
+        #expect(batches.flatMap(\.notices).map(\.text).contains("detached from simapp (pid 12943)"))
+        #expect(batches.filter(\.countersRestarted).count == 1)
+        #expect(batches.allSatisfy { $0.notices.allSatisfy { !$0.isWarning } })
+    }
+
+    @Test("a refusal becomes the status and one warning, and the source attaches once there is room")
+    func refused() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus(name: "shared")
+        let tap = try BusTap(
+            bus: bus, socketPath: directory.file("t.sock"), processName: "simapp", maximumMonitors: 1,
+            idleTimeout: 3600)
+        let first = AttachSource(socketPath: tap.socketPath, retryInterval: 0.02)
+        #expect(eventually { first.state == .attached })
+
+        let second = AttachSource(socketPath: tap.socketPath, retryInterval: 0.02)
+        defer { second.close() }
+        var batches = drainUntil(second, timeout: 20) {
+            $0.last?.status == "refused by the tap: 1 monitor attached"
+        }
+        #expect(batches.last?.status == "refused by the tap: 1 monitor attached")
+        // Retries go on at a slower pace, and say it once.
+        usleep(1_500_000)
+        batches += [second.drain()]
+        let notices = batches.flatMap(\.notices)
+        #expect(notices.map(\.text) == ["refused by the tap: 1 monitor attached"])
+        #expect(notices.first?.isWarning == true)
+        #expect(second.state == .connecting)
+        #expect(tap.connectedClients == 1)
+
+        first.close()
+        batches = drain(second, untilNotice: "attached to simapp (pid \(getpid()))")
+        #expect(second.state == .attached)
+        #expect(second.drain().status == "attached")
+        #expect(eventually { second.tapCounters?.refused ?? 0 >= 1 })
+    }
+}

@@ -168,6 +168,123 @@ struct RecordingTests {
         #expect(replay.warnings.first?.hasPrefix("\(path):3: the last line is incomplete") == true)
     }
 
+    @Test("a cut-off last line is a warning in the first batch and a mark on the final status")
+    func truncatedLastLineShownWhileRunning() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("cut.jsonl")
+        let line = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description("x"), receivers: 0)
+        ).encodeLine()
+        try (line + line + String(line.prefix(20))).write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+
+        let first = replay.drain()
+        #expect(first.notices.map(\.text) == replay.warnings)
+        #expect(first.notices.allSatisfy { $0.isWarning })
+        #expect(first.notices.first?.text.hasPrefix("\(path):3: the last line is incomplete") == true)
+        let rest = drainUntil(replay) { _ in replay.isFinished }
+        #expect(rest.allSatisfy { $0.notices.isEmpty }, "each warning is told once")
+        #expect((rest.last ?? first).status == "replay finished (last line cut off)")
+    }
+
+    @Test(
+        "an empty recording, or one of blank lines, says so and is finished at once",
+        arguments: ["", "\n  \n\t\n"])
+    func emptyRecording(contents: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("empty.jsonl")
+        try contents.write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        #expect(replay.isEmpty)
+        #expect(replay.isFinished)
+        let batch = replay.drain()
+        #expect(batch.status == "recording is empty")
+        #expect(batch.notices.map(\.text) == ["\(path): the recording is empty"])
+        #expect(batch.notices.first?.isWarning == true)
+        #expect(replay.drain().status == "recording is empty")
+    }
+
+    @Test("a recording with only a hello is not empty")
+    func onlyAHello() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("hello.jsonl")
+        try FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine().write(
+            toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        #expect(!replay.isEmpty)
+        #expect(replay.isFinished)
+        #expect(replay.drain().status == "replay finished")
+    }
+
+    @Test("a replay reads the file as it plays: records written after the check are not read ahead")
+    func streamsAsItPlays() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("stream.jsonl")
+        let lines = (0..<40_000).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index + 1, time: 100 + Double(index) / 1000, typeName: "T",
+                    payload: .fields(json: #"{"n":\#(index)}"#), receivers: 0)
+            ).encodeLine()
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+        #expect(replay.eventCount == 40_000)
+        #expect(abs(replay.duration - 39.999) < 1e-6)
+
+        // Given a replay as fast as possible, each drain hands over at most its limit, in order.
+        let first = replay.drain()
+        #expect(first.events.count == ReplaySource.maximumRecordsPerDrain)
+        #expect(!replay.isFinished)
+        let rest = drainUntil(replay) { _ in replay.isFinished }
+        let all = first.events + rest.flatMap(\.events)
+        #expect(all.count == 40_000)
+        #expect(all.last?.payloadText == #"{"n":39999}"#)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.time <= $1.time })
+    }
+
+    @Test("a large record fills a batch on its own, so a batch's memory stays bounded")
+    func bytesPerDrainBounded() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("large.jsonl")
+        let note = String(repeating: "x", count: 60_000)
+        let lines = (0..<200).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index + 1, time: 100, typeName: "T", payload: .description(note), receivers: 0)
+            ).encodeLine()
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+        let first = replay.drain()
+        #expect(first.events.count * 60_000 <= ReplaySource.maximumBytesPerDrain + 61_000)
+        #expect(first.events.count > 0)
+    }
+
+    @Test("counters restart with the first snapshot, and with the first after each later hello")
+    func countersRestart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("two.jsonl")
+        func snapshot(_ time: Double) -> String {
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
+            ).encodeLine()
+        }
+        let lines = [
+            FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine(),
+            snapshot(1), snapshot(2),
+            FeedRecord.hello(FeedHello(pid: 2, process: "app", bus: "b", time: 3)).encodeLine(),
+            snapshot(3),
+        ]
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        // Given a replay at its own pace, each snapshot comes in its own batch.
+        let batches = drainUntil(replay) { _ in replay.isFinished }.filter { $0.snapshot != nil }
+        #expect(batches.count == 3)
+        #expect(batches.map(\.countersRestarted) == [true, false, true])
+    }
+
     @Test("an unreadable file or a negative speed is a clear error")
     func unreadable() {
         #expect(

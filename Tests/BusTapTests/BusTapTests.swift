@@ -185,7 +185,10 @@ struct BusTapTests {
     func slowReader() throws {
         let directory = TemporaryDirectory()
         let bus = EventBus()
-        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), clientQueueCapacity: 1_000)
+        // A sanitizer build may take longer to publish than a stalled reader is allowed to wait.
+        let tap = try BusTap(
+            bus: bus, socketPath: directory.file("t.sock"), clientQueueCapacity: 1_000,
+            maximumMonitors: 64, idleTimeout: 3600)
         let client = try #require(RawClient(path: tap.socketPath))
         client.setSmallReceiveBuffer()
         #expect(eventually { tap.connectedClients == 1 && bus.snapshot().wildcardObservers == 1 })

@@ -55,7 +55,37 @@ struct WireFormatTests {
             FeedSnapshot(
                 time: 0, snapshot: BusSnapshot(busName: "empty", eventTypes: [], wildcardObservers: 0))),
         .dropped(FeedDrops(time: 3, events: 120, lifecycle: 2)),
+        .snapshot(
+            FeedSnapshot(
+                time: 4, snapshot: BusSnapshot(busName: "tapped", eventTypes: [], wildcardObservers: 1),
+                tap: FeedTapCounters(monitors: 2, maximumMonitors: 64, refused: 3, disconnectedIdle: 1))),
+        .refused(FeedRefusal(time: 5, reason: "64 monitors attached")),
     ]
+
+    @Test("a refusal and the tap's counters have the documented fields")
+    func refusalAndTapCounters() throws {
+        #expect(
+            FeedRecord.refused(FeedRefusal(time: 5, reason: "64 monitors attached")).encodeLine()
+                == #"{"kind":"refused","time":5.0,"reason":"64 monitors attached"}"# + "\n")
+        let snapshot = try FeedRecord.decode(
+            line:
+                #"{"kind":"snapshot","time":1,"busName":"b","wildcardObservers":1,"deadWildcardObservers":0,"#
+                + #""reclaimedWildcardObservers":0,"wildcardDeliveries":0,"eventTypes":[],"#
+                + #""tap":{"monitors":1,"maximumMonitors":64,"refused":2,"disconnectedIdle":3}}"#)
+        guard case .snapshot(let decoded) = snapshot else {
+            Issue.record("expected a snapshot")
+            return
+        }
+        #expect(
+            decoded.tap == FeedTapCounters(monitors: 1, maximumMonitors: 64, refused: 2, disconnectedIdle: 3))
+        #expect(throws: FeedDecodingError.self) {
+            try FeedRecord.decode(
+                line:
+                    #"{"kind":"snapshot","time":1,"busName":"b","wildcardObservers":1,"deadWildcardObservers":0,"#
+                    + #""reclaimedWildcardObservers":0,"wildcardDeliveries":0,"eventTypes":[],"tap":{"monitors":1}}"#
+            )
+        }
+    }
 
     @Test("every record kind survives a round trip", arguments: samples)
     func roundTrip(record: FeedRecord) throws {

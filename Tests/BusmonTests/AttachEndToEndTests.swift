@@ -56,6 +56,13 @@ struct AttachEndToEndTests {
         let seen = try #require(summary["events"] as? Int)
         #expect(seen > 0 && seen <= published)
         #expect(summary["status"] as? String == "detached", "simapp went away first")
+        // The attach and the detach are told on stderr, beside the output.
+        let notices = monitor.standardError.split(separator: "\n")
+        #expect(
+            notices.first?.hasPrefix("busmon: attached to simapp (pid ") == true, "\(monitor.standardError)")
+        #expect(
+            notices.contains { $0.hasPrefix("busmon: detached from simapp (pid ") },
+            "\(monitor.standardError)")
     }
 
     @Test func killingBusmonLeavesTheAppRunning() throws {

@@ -1,0 +1,123 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `busmon --replay` as a process: what it says about a recording, and what a large one costs.
+@Suite struct ReplayProcessTests {
+    private let environment = ProcessInfo.processInfo.environment
+
+    @Test func anEmptyRecordingExitsOneAndSaysSo() throws {
+        let directory = TemporaryDirectory()
+        let recording = directory.file("empty.jsonl")
+        try "\n\n".write(toFile: recording, atomically: true, encoding: .utf8)
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--replay", recording, "--headless"], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError == "busmon: \(recording): the recording is empty\n")
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    /// Whether this is a sanitizer build, whose memory figures mean nothing and which runs many
+    /// times slower; CI sets LSAN_OPTIONS for its AddressSanitizer run, and TSAN_OPTIONS or
+    /// ASAN_OPTIONS would mark one run by hand.
+    private static var underSanitizer: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return ["LSAN_OPTIONS", "ASAN_OPTIONS", "TSAN_OPTIONS"].contains { environment[$0] != nil }
+    }
+
+    /// Writes a recording of at least `bytes` bytes: a hello, then a block of 2,000 events (about
+    /// 400 bytes each, one second of recording) repeated with the times moved on each time.
+    private static func writeRecording(at path: String, bytes: Int) throws -> Int {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw ChildProcess.Failure(description: "cannot create \(path)") }
+        defer { close(descriptor) }
+        let note = String(repeating: "x", count: 300)
+        let tails = (0..<2_000).map { index in
+            let micros = String(index * 400)
+            let fraction = String(repeating: "0", count: 6 - micros.count) + micros
+            return Array(
+                (".\(fraction),\"typeName\":\"Tick\",\"receivers\":1,\"payload\":{\"n\":\(index),\"note\":\"\(note)\"}}\n")
+                    .utf8)
+        }
+        let head = Array(#"{"kind":"event","seq":1,"time":"#.utf8)
+        var written = 0
+        var block: [UInt8] = []
+        block.reserveCapacity(1 << 20)
+        func put(_ bytes: [UInt8]) throws {
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes[offset...].withUnsafeBytes {
+                    Glibc.write(descriptor, $0.baseAddress, $0.count)
+                }
+                guard count > 0 else { throw ChildProcess.Failure(description: "cannot write \(path)") }
+                offset += count
+            }
+            written += bytes.count
+        }
+        try put(
+            Array(
+                #"{"kind":"hello","version":1,"pid":1,"process":"big","bus":"shared","time":1700000000}"#.utf8
+            ) + [0x0A])
+        var second = 1_700_000_000
+        while written < bytes {
+            let seconds = Array(String(second).utf8)
+            block.removeAll(keepingCapacity: true)
+            for tail in tails {
+                block += head
+                block += seconds
+                block += tail
+            }
+            try put(block)
+            second += 1
+        }
+        return written
+    }
+
+    /// The peak resident memory of a running process in KiB, `VmHWM` in /proc/PID/status.
+    private static func peakResidentKiB(of pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+            return nil
+        }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+
+    @Test(
+        "replaying a 200 MB recording as fast as it can peaks under 100 MB of memory",
+        .disabled(if: underSanitizer, "sanitizer builds are slow and their memory figures mean nothing"))
+    func largeRecordingStreams() throws {
+        // Given a recording of over 200 MB, made here and not kept.
+        let directory = TemporaryDirectory()
+        let recording = directory.file("large.jsonl")
+        let size = try Self.writeRecording(at: recording, bytes: 200 << 20)
+        #expect(size >= 200 << 20)
+
+        // When busmon replays it headless as fast as possible, its output thrown away...
+        let child = try ChildProcess.start(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" --replay \"$1\" --headless --speed 1e9 >/dev/null", BusmonBinary.require(),
+                recording,
+            ],
+            environment: environment)
+        var peak = 0
+        while child.isRunning {
+            // The high-water mark only grows, so the last reading before the end is the peak.
+            if let now = Self.peakResidentKiB(of: child.pid) { peak = max(peak, now) }
+            usleep(20_000)
+        }
+        let result = try child.wait()
+
+        // ...then it plays every event and stays well under the size of the file.
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.isEmpty, "\(result.standardError)")
+        #expect(peak > 0, "the peak was read")
+        #expect(peak < 100 << 10, "peak resident memory \(peak / 1024) MB for a \(size >> 20) MB recording")
+    }
+}
