@@ -72,7 +72,9 @@ public final class ReplaySource: FiniteSource {
         case dropped(Int)
     }
 
-    private struct Clock {
+    // `@unchecked Sendable`: the reader (a file and its buffer) is reached only under the
+    // lock that guards the whole clock.
+    private struct Clock: @unchecked Sendable {
         var speed: Double
         var startedAt: Double?
         /// Recording seconds already played when `startedAt` was taken.
