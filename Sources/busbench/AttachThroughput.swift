@@ -69,6 +69,8 @@ struct AttachThroughput {
             process.executableURL = URL(fileURLWithPath: busmon)
             process.arguments = ["--attach", socket, "--headless"]
             process.standardOutput = monitorOutput
+            // Its notices (attached, detached) are for a person at a terminal, not this report.
+            process.standardError = FileHandle.nullDevice
             try process.run()
             monitor = process
         }
