@@ -1,4 +1,5 @@
 import BusmonCore
+import Foundation
 import Simulator
 import Testing
 
@@ -122,5 +123,34 @@ import Testing
             #expect(CommandLineParser.usage.contains(flag), "usage lacks \(flag)")
         }
         #expect(CommandLineParser.usage.hasPrefix("usage: busmon"))
+    }
+}
+
+/// The README's synopsis, checked against the parser, so that it can only show what busmon takes.
+@Suite struct ReadmeSynopsisTests {
+    @Test func everyFormTheSynopsisShowsIsAccepted() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n").map(String.init)
+        let forms = lines.filter { $0.hasPrefix("busmon [") || $0.hasPrefix("busmon --") }
+        #expect(forms.count >= 4, "the synopsis lists busmon's forms")
+        let output = lines.first { $0.hasPrefix("OUTPUT: ") }.map { String($0.dropFirst("OUTPUT: ".count)) }
+        for form in forms {
+            // Every optional part present, placeholders filled in, the trailing comment dropped.
+            var text = form.components(separatedBy: "    ").first ?? form
+            text = text.replacingOccurrences(of: "[OUTPUT]", with: output ?? "")
+            for (placeholder, value) in [
+                ("PATH", "/tmp/app.sock"), ("FILE", "r.jsonl"), ("SECONDS", "1"), ("N", "5"), ("X", "2"),
+            ] {
+                text = text.replacingOccurrences(of: " \(placeholder)", with: " \(value)")
+            }
+            let arguments = text.replacingOccurrences(of: "[", with: "").replacingOccurrences(
+                of: "]", with: ""
+            )
+            .split(separator: " ").dropFirst().map(String.init)
+            #expect(throws: Never.self, "\(form)") { try CommandLineParser.parse(arguments) }
+        }
     }
 }
