@@ -158,10 +158,7 @@ struct RecordingTests {
     func truncatedLastLine() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("cut.jsonl")
-        let line = FeedRecord.event(
-            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description("x"), receivers: 0)
-        ).encodeLine()
-        try (line + line + String(line.prefix(20))).write(toFile: path, atomically: false, encoding: .utf8)
+        try writeCutOffRecording(to: path)
         let replay = try ReplaySource(path: path, speed: 0)
         #expect(replay.eventCount == 2)
         #expect(replay.warnings.count == 1)
@@ -172,10 +169,7 @@ struct RecordingTests {
     func truncatedLastLineShownWhileRunning() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("cut.jsonl")
-        let line = FeedRecord.event(
-            FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description("x"), receivers: 0)
-        ).encodeLine()
-        try (line + line + String(line.prefix(20))).write(toFile: path, atomically: false, encoding: .utf8)
+        try writeCutOffRecording(to: path)
         let replay = try ReplaySource(path: path, speed: 0)
 
         let first = replay.drain()
@@ -330,4 +324,13 @@ struct RecordingTests {
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
     }
+}
+
+/// Writes two whole event lines and the first 20 bytes of a third, as a recording cut off by a
+/// crash or a full disk leaves it.
+private func writeCutOffRecording(to path: String) throws {
+    let line = FeedRecord.event(
+        FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description("x"), receivers: 0)
+    ).encodeLine()
+    try (line + line + String(line.prefix(20))).write(toFile: path, atomically: false, encoding: .utf8)
 }

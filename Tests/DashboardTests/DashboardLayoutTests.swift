@@ -9,15 +9,7 @@ import Testing
 struct DashboardLayoutTests {
     /// A dashboard with 100 log lines of two types.
     private func dashboard() -> DashboardController {
-        let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
-        source.enqueue(
-            SourceBatch(
-                events: (0..<50).flatMap {
-                    [login("u\($0)", at: startTime), dataLoaded(["d\($0)"], at: startTime)]
-                }))
-        dashboard.update(now: startTime)
-        return dashboard
+        dashboardWithHundredLogLines()
     }
 
     @Test func theLayoutStacksThePanesOfTheList() {

@@ -52,12 +52,6 @@ struct DashboardRenderingTests {
         return (dashboard, source, now)
     }
 
-    private func render(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
-        var grid = CellGrid(width: width, height: height)
-        dashboard.render(into: &grid, now: now)
-        return grid
-    }
-
     /// The row of `grid` holding `text`.
     private func line(_ grid: CellGrid, containing text: String) -> String? {
         (0..<grid.height).map(grid.row).first { $0.contains(text) }
@@ -66,7 +60,7 @@ struct DashboardRenderingTests {
     @Test(arguments: [(80, 24), (120, 40)])
     func fullScreenShowsWhatAPersonNeeds(width: Int, height: Int) throws {
         let (dashboard, _, now) = scriptedDashboard()
-        let grid = render(dashboard, width: width, height: height, now: now)
+        let grid = rendered(dashboard, width: width, height: height, now: now)
         let text = grid.text
 
         // Header
@@ -107,25 +101,25 @@ struct DashboardRenderingTests {
             source.enqueue(SourceBatch(events: (0..<(second * 5)).map { _ in login("ada", at: now) }))
             dashboard.update(now: now)
         }
-        let grid = render(dashboard, width: 80, height: 24, now: now + 0.5)
+        let grid = rendered(dashboard, width: 80, height: 24, now: now + 0.5)
         let row = try #require(line(grid, containing: "UserLoggedInEvent "))
         #expect(row.contains("▂▃▄▅▆▇█"))
     }
 
     @Test func tooSmallScreenSaysSoAndStillQuits() {
         let (dashboard, _, now) = scriptedDashboard()
-        let grid = render(dashboard, width: 40, height: 10, now: now)
+        let grid = rendered(dashboard, width: 40, height: 10, now: now)
         #expect(grid.text.contains("Terminal too small"))
         #expect(grid.text.contains("40x10, need 60x16"))
         #expect(!dashboard.handle(.character("q")))
         // Degenerate sizes do not crash.
-        _ = render(dashboard, width: 0, height: 0, now: now)
-        _ = render(dashboard, width: 3, height: 1, now: now)
+        _ = rendered(dashboard, width: 0, height: 0, now: now)
+        _ = rendered(dashboard, width: 3, height: 1, now: now)
     }
 
     @Test func smallestFullSizeStillDrawsEveryPart() {
         let (dashboard, _, now) = scriptedDashboard()
-        let grid = render(
+        let grid = rendered(
             dashboard, width: DashboardController.minimumWidth, height: DashboardController.minimumHeight,
             now: now)
         #expect(grid.text.contains("Event types"))
@@ -144,14 +138,14 @@ struct DashboardRenderingTests {
                     wildcardObservers: 1)))
         dashboard.update(now: now + 1)
 
-        var grid = render(dashboard, width: 80, height: 24, now: now + 1)
+        var grid = rendered(dashboard, width: 80, height: 24, now: now + 1)
         #expect(grid.row(0).contains("PAUSED"))
         #expect(grid.text.contains("PAUSED, space resumes"))
         let frozenRow = try #require(line(grid, containing: "UserLoggedInEvent "))
         #expect(frozenRow.contains(" 46 "))
 
         _ = dashboard.handle(.character(" "))
-        grid = render(dashboard, width: 80, height: 24, now: now + 1)
+        grid = rendered(dashboard, width: 80, height: 24, now: now + 1)
         #expect(!grid.row(0).contains("PAUSED"))
         let liveRow = try #require(line(grid, containing: "UserLoggedInEvent "))
         #expect(liveRow.contains(" 999 "))
@@ -161,11 +155,11 @@ struct DashboardRenderingTests {
         let (dashboard, _, now) = scriptedDashboard()
         _ = dashboard.handle(.character("/"))
         for character in "!Data" { _ = dashboard.handle(.character(character)) }
-        var grid = render(dashboard, width: 80, height: 24, now: now)
+        var grid = rendered(dashboard, width: 80, height: 24, now: now)
         #expect(grid.row(23).hasPrefix("Filter: !Data"))
 
         _ = dashboard.handle(.enter)
-        grid = render(dashboard, width: 80, height: 24, now: now)
+        grid = rendered(dashboard, width: 80, height: 24, now: now)
         #expect(grid.row(0).contains("filter: !Data"))
         #expect(!grid.text.contains(#"{"data":["inbox","news"]}"#))
         #expect(grid.text.contains("ada4"))
@@ -174,7 +168,7 @@ struct DashboardRenderingTests {
     @Test func overlaysDrawOverTheDashboard() {
         let (dashboard, _, now) = scriptedDashboard()
         _ = dashboard.handle(.character("?"))
-        var grid = render(dashboard, width: 80, height: 24, now: now)
+        var grid = rendered(dashboard, width: 80, height: 24, now: now)
         #expect(grid.text.contains("Help"))
         #expect(grid.text.contains("pause or resume the display"))
         _ = dashboard.handle(.escape)
@@ -182,18 +176,18 @@ struct DashboardRenderingTests {
         // The newest event line is two up from the bottom: the reclaim line is newest.
         _ = dashboard.handle(.up)
         _ = dashboard.handle(.enter)
-        grid = render(dashboard, width: 80, height: 24, now: now)
+        grid = rendered(dashboard, width: 80, height: 24, now: now)
         #expect(grid.text.contains("Details (Esc closes)"))
         #expect(grid.text.contains("receivers 3"))
         _ = dashboard.handle(.escape)
-        grid = render(dashboard, width: 80, height: 24, now: now)
+        grid = rendered(dashboard, width: 80, height: 24, now: now)
         #expect(!grid.text.contains("receivers 3"))
     }
 
     @Test func commandMessagesShowInTheLogTitle() {
         let (dashboard, _, now) = scriptedDashboard()
         _ = dashboard.handle(.character("+"))
-        let grid = render(dashboard, width: 80, height: 24, now: now)
+        let grid = rendered(dashboard, width: 80, height: 24, now: now)
         #expect(grid.text.contains("rate 500/s"))
     }
 
@@ -201,13 +195,13 @@ struct DashboardRenderingTests {
         let (dashboard, _, now) = scriptedDashboard(options: DashboardOptions(ascii: true))
         _ = dashboard.handle(.character("?"))
         for (width, height) in [(80, 24), (120, 40)] {
-            let text = render(dashboard, width: width, height: height, now: now).text
+            let text = rendered(dashboard, width: width, height: height, now: now).text
             #expect(text.unicodeScalars.allSatisfy { $0.isASCII })
             #expect(text.contains("Help"))
         }
         _ = dashboard.handle(.escape)
         for (width, height) in [(80, 24), (120, 40)] {
-            let text = render(dashboard, width: width, height: height, now: now).text
+            let text = rendered(dashboard, width: width, height: height, now: now).text
             #expect(text.unicodeScalars.allSatisfy { $0.isASCII })
             #expect(text.contains("UserLoggedInEvent"))
             #expect(text.contains("-3"))
@@ -216,7 +210,7 @@ struct DashboardRenderingTests {
 
     @Test func noColorOptionLeavesColoursOut() {
         let (dashboard, _, now) = scriptedDashboard(options: DashboardOptions(color: false))
-        let grid = render(dashboard, width: 80, height: 24, now: now)
+        let grid = rendered(dashboard, width: 80, height: 24, now: now)
         var styled = 0
         for y in 0..<grid.height {
             for x in 0..<grid.width {
@@ -227,14 +221,14 @@ struct DashboardRenderingTests {
         // Bold and reverse remain, so highlights still show.
         #expect(styled > 0)
 
-        let colored = render(scriptedDashboard().0, width: 80, height: 24, now: now)
+        let colored = rendered(scriptedDashboard().0, width: 80, height: 24, now: now)
         #expect((0..<24).contains { y in (0..<80).contains { colored[$0, y].style.color != nil } })
     }
 
     @Test func framesAreCounted() {
         let (dashboard, _, now) = scriptedDashboard()
-        _ = render(dashboard, width: 80, height: 24, now: now)
-        _ = render(dashboard, width: 30, height: 5, now: now)
+        _ = rendered(dashboard, width: 80, height: 24, now: now)
+        _ = rendered(dashboard, width: 30, height: 5, now: now)
         #expect(dashboard.framesRendered == 2)
     }
 }

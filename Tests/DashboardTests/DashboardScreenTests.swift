@@ -29,12 +29,6 @@ struct DashboardScreenTests {
         return (dashboard, source, now)
     }
 
-    private func render(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
-        var grid = CellGrid(width: width, height: height)
-        dashboard.render(into: &grid, now: now)
-        return grid
-    }
-
     private func type(_ text: String, into dashboard: DashboardController) {
         for character in text { _ = dashboard.handle(.character(character)) }
     }
@@ -53,7 +47,7 @@ struct DashboardScreenTests {
         type("/DataLoaded", into: dashboard)
         _ = dashboard.handle(.enter)
         _ = dashboard.handle(.character(" "))
-        let grid = render(dashboard, width: width, height: height, now: now)
+        let grid = rendered(dashboard, width: width, height: height, now: now)
 
         // Then the header says so, in a warning style, beside PAUSED, at every size
         let header = grid.row(0)
@@ -76,7 +70,7 @@ struct DashboardScreenTests {
         _ = dashboard.handle(.enter)
         type("/", into: dashboard)
         type(" and the end", into: dashboard)
-        let grid = render(dashboard, width: width, height: height, now: now)
+        let grid = rendered(dashboard, width: width, height: height, now: now)
 
         // Then the prompt shows the end of what was typed, with the cursor after it
         let bar = grid.row(height - 1)
@@ -105,7 +99,7 @@ struct DashboardScreenTests {
             dashboard.update(now: start + offset)
         }
         func deadCell(at now: Double) throws -> (String, CellStyle) {
-            let grid = render(dashboard, width: 80, height: 24, now: now)
+            let grid = rendered(dashboard, width: 80, height: 24, now: now)
             let y = try #require((0..<grid.height).first { grid.row($0).hasPrefix("DataLoadedEvent") })
             let columns = TableColumns(width: 80)
             let x = columns.subscribersX + 1 + TableColumns.narrowSubscriberWidths[0]
@@ -138,7 +132,7 @@ struct DashboardScreenTests {
     @Test func theHelpSaysHowToWatchCleanupSlowly() {
         let (dashboard, _, now) = dashboard()
         _ = dashboard.handle(.character("?"))
-        let grid = render(dashboard, width: 120, height: 40, now: now)
+        let grid = rendered(dashboard, width: 120, height: 40, now: now)
         #expect(grid.text.contains("slow down with - or start with --rate 5"))
     }
 
@@ -154,12 +148,12 @@ struct DashboardScreenTests {
                 return row[row.index(after: left)..<right].trimmingCharacters(in: .whitespaces)
             }
         }
-        var rows = inside(render(dashboard, width: width, height: height, now: now))
+        var rows = inside(rendered(dashboard, width: width, height: height, now: now))
         var seen = rows
         // Each step down brings one new row in at the bottom, until the end.
         for _ in 0..<60 {
             _ = dashboard.handle(.down)
-            let next = inside(render(dashboard, width: width, height: height, now: now))
+            let next = inside(rendered(dashboard, width: width, height: height, now: now))
             if next == rows { break }
             seen.append(next.last ?? "")
             rows = next
@@ -172,7 +166,7 @@ struct DashboardScreenTests {
         let width = DashboardController.minimumWidth
         let height = DashboardController.minimumHeight
         _ = dashboard.handle(.character("?"))
-        let first = render(dashboard, width: width, height: height, now: now)
+        let first = rendered(dashboard, width: width, height: height, now: now)
         _ = dashboard.handle(.escape)
         // The box says there is more, and how to see it.
         #expect(first.text.contains("↑↓ scroll"), "\(first.text)")
@@ -196,7 +190,7 @@ struct DashboardScreenTests {
         let height = DashboardController.minimumHeight
         /// The help box's title: "Help" and the last row shown of all.
         func title() throws -> (shown: Int, total: Int) {
-            let grid = render(dashboard, width: width, height: height, now: now)
+            let grid = rendered(dashboard, width: width, height: height, now: now)
             let words = try #require((0..<grid.height).map(grid.row).first { $0.contains(" Help ") })
                 .split(separator: " ")
             let position = try #require(words.firstIndex(of: "Help").map { words[$0 + 1] }).split(

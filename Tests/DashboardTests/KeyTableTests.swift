@@ -11,16 +11,8 @@ import Testing
 struct KeyTableTests {
     /// A dashboard with 100 log lines of two types, drawn once at 80x24.
     private func dashboard(_ source: ScriptedSource = ScriptedSource()) -> DashboardController {
-        let dashboard = DashboardController(source: source)
-        source.enqueue(
-            SourceBatch(
-                events: (0..<50).flatMap {
-                    [login("u\($0)", at: startTime), dataLoaded(["d\($0)"], at: startTime)]
-                }
-            ))
-        dashboard.update(now: startTime)
-        var grid = CellGrid(width: 80, height: 24)
-        dashboard.render(into: &grid, now: startTime)
+        let dashboard = dashboardWithHundredLogLines(source)
+        _ = rendered(dashboard, width: 80, height: 24, now: startTime)
         return dashboard
     }
 

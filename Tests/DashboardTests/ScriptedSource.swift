@@ -1,4 +1,5 @@
 import BusMonitor
+import Dashboard
 import EventBus
 
 struct UserLoggedInEvent: Event, Encodable, Equatable {
@@ -69,4 +70,23 @@ func statistics(
     EventTypeStatistics(
         typeName: name, liveSubscribers: live, deadSubscribers: dead, reclaimedSubscribers: reclaimed,
         published: published, unheard: unheard)
+}
+
+/// A dashboard whose log holds 100 lines of two types, all at ``startTime``, fed by `source`.
+func dashboardWithHundredLogLines(_ source: ScriptedSource = ScriptedSource()) -> DashboardController {
+    let dashboard = DashboardController(source: source)
+    source.enqueue(
+        SourceBatch(
+            events: (0..<50).flatMap {
+                [login("u\($0)", at: startTime), dataLoaded(["d\($0)"], at: startTime)]
+            }))
+    dashboard.update(now: startTime)
+    return dashboard
+}
+
+/// `dashboard` drawn onto a fresh grid of the given size.
+func rendered(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
+    var grid = CellGrid(width: width, height: height)
+    dashboard.render(into: &grid, now: now)
+    return grid
 }
