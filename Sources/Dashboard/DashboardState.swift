@@ -28,6 +28,9 @@ struct SubscriberCounts: Equatable {
         case .reclaimed:
             live = max(0, live - change.count)
             reclaimed += change.count
+        case .leakSuspected, .leakCleared:
+            // About an object, not a type's subscriptions.
+            break
         }
     }
 }

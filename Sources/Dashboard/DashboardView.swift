@@ -447,6 +447,8 @@ struct DashboardView {
         case .duplicateSubscription: return style(bold: true, color: .magenta)
         case .unsubscribed, .cancelled: return style(color: .blue)
         case .reclaimed: return style(bold: true, color: .yellow)
+        case .leakSuspected: return style(bold: true, color: .red)
+        case .leakCleared: return style(color: .green)
         }
     }
 

@@ -10,6 +10,7 @@ struct AfterUnlock {
     /// A subscription just made, reported once it is known whether it duplicates a live one.
     private struct NewSubscription {
         let observer: AnyObject?
+        let observerSerial: UInt64
         let slot: TypeSlot
         /// Entries of the slot with the same observer identity, found under the lock.
         let twins: [SubscriberEntry]
@@ -19,11 +20,12 @@ struct AfterUnlock {
     private let observers: [Entry<SubscriberLifecycleEvent>]
     private let released: [AnyObject]
     private let dueForSweep: [TypeSlot]
+    private let checksWatches: Bool
     private var subscription: NewSubscription?
 
     /// Nothing to do.
     init() {
-        self.init(events: [], observers: [], released: [], dueForSweep: [])
+        self.init(events: [], observers: [], released: [], dueForSweep: [], checksWatches: false)
     }
 
     /// The given work.
@@ -33,24 +35,29 @@ struct AfterUnlock {
     ///   - observers: Whom to send them to: the lifecycle observers as they were under the lock.
     ///   - released: Objects to hold until the work is done.
     ///   - dueForSweep: Slots whose dead entries are to be reclaimed.
+    ///   - checksWatches: Whether the objects expected to be deallocated are due for a check.
     init(
         events: [SubscriberLifecycleEvent], observers: [Entry<SubscriberLifecycleEvent>],
-        released: [AnyObject], dueForSweep: [TypeSlot]
+        released: [AnyObject], dueForSweep: [TypeSlot], checksWatches: Bool
     ) {
         self.events = events
         self.observers = observers
         self.released = released
         self.dueForSweep = dueForSweep
+        self.checksWatches = checksWatches
     }
 
     /// Asks for the subscription of `observer` to `slot` to be counted and announced, as a
     /// duplicate if one of `twins` is live with the same observer (checked outside the lock, as
     /// a weak reference must be).
-    mutating func reportSubscription(of observer: AnyObject?, to slot: TypeSlot, twins: [SubscriberEntry]) {
-        subscription = NewSubscription(observer: observer, slot: slot, twins: twins)
+    mutating func reportSubscription(
+        of observer: AnyObject?, serial: UInt64, to slot: TypeSlot, twins: [SubscriberEntry]
+    ) {
+        subscription = NewSubscription(observer: observer, observerSerial: serial, slot: slot, twins: twins)
     }
 
-    /// Reports the new subscription, sends the events, then sweeps.
+    /// Reports the new subscription, sends the events, then sweeps and checks the watched
+    /// objects.
     func run(on bus: EventBus) {
         var events = self.events
         if let subscription {
@@ -62,12 +69,14 @@ struct AfterUnlock {
                     SubscriberLifecycleEvent(
                         kind: isDuplicate ? .duplicateSubscription : .subscribed,
                         eventTypeName: subscription.slot.name, count: 1,
-                        observerTypeName: observer.map { String(describing: type(of: $0)) }))
+                        observerTypeName: observer.map { String(describing: type(of: $0)) },
+                        observerID: observer == nil ? nil : subscription.observerSerial))
             }
         }
         for event in events {
             for observer in observers { _ = observer.offer(event) }
         }
-        if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep) }
+        if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep, cause: .sweep) }
+        if checksWatches { bus.checkWatches() }
     }
 }

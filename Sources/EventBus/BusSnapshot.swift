@@ -68,12 +68,26 @@ public struct BusSnapshot: Sendable, Hashable {
     public let reclaimedWildcardObservers: Int
     /// Handler calls made to wildcard observers.
     public let wildcardDeliveries: Int
+    /// Per observer class, sorted by class name: instances live, dead and reclaimed, their
+    /// subscriptions, and leak suspects. Wildcard observers are included.
+    public let observers: [ObserverStatistics]
+    /// Objects still alive after the time ``EventBus/expectDeallocation(of:within:reason:)``
+    /// gave them, the longest overdue first.
+    public let leakSuspects: [LeakSuspect]
+    /// Individual observer objects, when asked for with
+    /// ``EventBus/snapshot(instancesPerClass:)``: per class, the leak suspects, then the dead,
+    /// then the newest live ones; empty otherwise.
+    public let instances: [ObserverInstance]
 
     /// Creates a snapshot; the bus makes these, and tests and replays may too.
     public init(
         busName: String, eventTypes: [EventTypeStatistics], wildcardObservers: Int,
-        deadWildcardObservers: Int = 0, reclaimedWildcardObservers: Int = 0, wildcardDeliveries: Int = 0
+        deadWildcardObservers: Int = 0, reclaimedWildcardObservers: Int = 0, wildcardDeliveries: Int = 0,
+        observers: [ObserverStatistics] = [], leakSuspects: [LeakSuspect] = [], instances: [ObserverInstance] = []
     ) {
+        self.observers = observers
+        self.leakSuspects = leakSuspects
+        self.instances = instances
         self.busName = busName
         self.eventTypes = eventTypes
         self.wildcardObservers = wildcardObservers

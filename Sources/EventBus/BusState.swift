@@ -16,6 +16,8 @@ struct BusState {
     private var recordIndex: [ObjectIdentifier: Int] = [:]
     /// The wildcard observers' record, kept apart from the typed ones.
     private(set) var wildcard: SlotRecord
+    /// The observer objects holding subscriptions, and the objects expected to be deallocated.
+    private(set) var observers = ObserverTable()
     /// Observers of changes in who listens, called after the lock is released.
     private(set) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
     /// Snapshots that changes retired, and entries they removed, that publishes may still read.
@@ -79,22 +81,63 @@ struct BusState {
         return slot
     }
 
-    /// Adds the entry `makeEntry` creates with the next identifier to `slot`'s list.
+    /// Adds the entry `makeEntry` creates, with the next identifier and the serial of
+    /// `observer`'s record, to `slot`'s list.
     ///
     /// What runs after the lock reports the subscription, as a duplicate if `observer` already
     /// had a live entry there (which only a check outside the lock can tell).
+    ///
+    /// - Parameter observer: The observer, held strongly by the caller for the whole call.
     mutating func subscribe(
-        to slot: TypeSlot, observer: AnyObject?, makeEntry: (UInt64) -> SubscriberEntry
+        to slot: TypeSlot, observer: AnyObject?, makeEntry: (_ id: UInt64, _ observerSerial: UInt64) -> SubscriberEntry
     ) -> (SubscriberEntry, AfterUnlock) {
         lastID += 1
-        let entry = makeEntry(lastID)
+        let record = observer.map { observers.record(for: $0, now: .now) }
+        record?.noteAdded(to: slot)
+        let entry = makeEntry(lastID, record?.serial ?? 0)
         let twins = self[record: slot].noteAdded(entry)
         retired.retire(slot.append(entry), removing: [])
         var changes = startChanges()
         stepSweep(&changes)
         var after = changes.finish(notifying: lifecycleObservers, announcing: true)
-        after.reportSubscription(of: observer, to: slot, twins: twins)
+        after.reportSubscription(of: observer, serial: record?.serial ?? 0, to: slot, twins: twins)
         return (entry, after)
+    }
+
+    /// Watches `object`, which the caller holds, to report it if it outlives `within`.
+    mutating func expectDeallocation(of object: AnyObject, within: Duration, reason: String) -> AfterUnlock {
+        _ = observers.watch(object, within: within, reason: reason, now: .now)
+        return AfterUnlock()
+    }
+
+    /// Applies what a check outside the lock found about the watched objects `checked`: which
+    /// are `alive` at `now`. Reports new suspects and suspects that went.
+    mutating func settleWatches(
+        _ checked: [DeallocationWatch], alive: [Bool], now: ContinuousClock.Instant
+    ) -> AfterUnlock {
+        let (suspected, cleared) = observers.settle(checked: checked, alive: alive, now: now)
+        var changes = startChanges()
+        for watch in suspected {
+            changes.append(
+                SubscriberLifecycleEvent(
+                    kind: .leakSuspected, eventTypeName: "", count: 1, observerTypeName: watch.className,
+                    observerID: watch.serial, reason: watch.reason, expectedWithin: watch.within,
+                    overdue: now - watch.deadline,
+                    subscriptions: observers.records[watch.serial]?.subscriptionNames ?? []))
+        }
+        for watch in cleared {
+            changes.append(
+                SubscriberLifecycleEvent(
+                    kind: .leakCleared, eventTypeName: "", count: 1, observerTypeName: watch.className,
+                    observerID: watch.serial, reason: watch.reason, expectedWithin: watch.within))
+        }
+        return changes.finish(notifying: lifecycleObservers)
+    }
+
+    /// Marks the observers with serials `serials` as seen dead at `now`, unless seen earlier.
+    func noteSeenDead(_ serials: [UInt64], at now: ContinuousClock.Instant) -> AfterUnlock {
+        observers.noteSeenDead(serials, at: now)
+        return AfterUnlock()
     }
 
     /// Adds an observer of lifecycle changes, with the next identifier.
@@ -113,11 +156,22 @@ struct BusState {
         let observerID = ObjectIdentifier(observer)
         var changes = startChanges()
         var removedEntries: [SubscriberEntry] = []
+        let className = String(describing: type(of: observer))
         for slot in allSlots where self[record: slot].entriesPerObserver[observerID] != nil {
             let removed = removeEntries(from: slot) { $0.observerID == observerID }
             for entry in removed { _ = entry.markCancelled() }
             self[record: slot].unsubscribed += removed.count
-            changes.append(.unsubscribed, slot.name, removed.count, observer: observer)
+            // Entries at this address may belong to an earlier object that died there; each
+            // record is settled apart. A record's weak reference reads `observer`, which the
+            // caller holds, or `nil` (inside `deinit`, or for the earlier object).
+            for (serial, count) in Self.countPerObserver(removed) {
+                let deallocated = observers.records[serial].map { !$0.isAlive } ?? false
+                _ = observers.noteRemoved(serial: serial, from: slot, count: count, deallocated: deallocated)
+                changes.append(
+                    SubscriberLifecycleEvent(
+                        kind: .unsubscribed, eventTypeName: slot.name, count: count, observerTypeName: className,
+                        observerID: serial))
+            }
             removedEntries += removed
         }
         stepSweep(&changes)
@@ -138,26 +192,56 @@ struct BusState {
         if let slot {
             let removed = removeEntries(from: slot) { $0 === entry }
             self[record: slot].cancelled += removed.count
-            changes.append(.cancelled, slot.name, removed.count, nil)
+            if !removed.isEmpty {
+                let serial = entry.observerSerial
+                if serial != 0 {
+                    _ = observers.noteRemoved(serial: serial, from: slot, count: removed.count, deallocated: false)
+                }
+                changes.append(
+                    SubscriberLifecycleEvent(
+                        kind: .cancelled, eventTypeName: slot.name, count: removed.count,
+                        observerID: serial == 0 ? nil : serial))
+            }
         }
         stepSweep(&changes)
         return changes.finish(notifying: lifecycleObservers)
     }
 
-    /// Removes and cancels the entries found dead, by identity, in each slot; returns how many.
+    /// Removes and cancels every entry of the observers with serials `serials`, found dead
+    /// outside the lock; returns how many entries went.
     ///
-    /// - Parameter deadPerSlot: The identities of the dead entries of each slot, found outside
-    ///   the lock in copies that keep them allocated until the lock is released.
-    mutating func reclaim(_ deadPerSlot: [(TypeSlot, Set<ObjectIdentifier>)]) -> (Int, AfterUnlock) {
+    /// A dead observer's entries are all dead, in every list, so all of them go at once, and
+    /// the removal reports each object once per list it was in. Entries are matched by serial,
+    /// which no later object shares.
+    ///
+    /// - Parameters:
+    ///   - cause: What found them dead, for the lifecycle events.
+    ///   - now: When they were found dead.
+    mutating func reclaim(
+        observers serials: Set<UInt64>, cause: SubscriberLifecycleEvent.ReclaimCause, now: ContinuousClock.Instant
+    ) -> (Int, AfterUnlock) {
         var changes = startChanges()
         var count = 0
-        for (slot, dead) in deadPerSlot {
-            let removed = removeEntries(from: slot) { dead.contains(ObjectIdentifier($0)) }
+        let records = serials.compactMap { observers.records[$0] }
+        var slots: [TypeSlot] = []
+        for record in records {
+            for (slot, _) in record.subscriptions where !slots.contains(where: { $0 === slot }) { slots.append(slot) }
+        }
+        for slot in slots {
+            let removed = removeEntries(from: slot) { serials.contains($0.observerSerial) }
             for entry in removed { _ = entry.markCancelled() }
             self[record: slot].reclaimed += removed.count
             count += removed.count
-            changes.append(.reclaimed, slot.name, removed.count, nil)
             changes.keepUntilUnlocked(removed)
+            for (serial, removedCount) in Self.countPerObserver(removed) {
+                let record = observers.records[serial]
+                changes.append(
+                    SubscriberLifecycleEvent(
+                        kind: .reclaimed, eventTypeName: slot.name, count: removedCount,
+                        observerTypeName: record?.className, observerID: serial,
+                        deadFor: record?.firstSeenDead.map { now - $0 }, reclaimedBy: cause))
+                _ = observers.noteRemoved(serial: serial, from: slot, count: removedCount, deallocated: true)
+            }
         }
         collectRetired(&changes)
         return (count, changes.finish(notifying: lifecycleObservers))
@@ -186,6 +270,21 @@ struct BusState {
     }
 
     // MARK: - Helpers
+
+    /// How many of `entries` each observer serial has, in the order the serials first appear.
+    private static func countPerObserver(_ entries: [SubscriberEntry]) -> [(serial: UInt64, count: Int)] {
+        var counts: [(serial: UInt64, count: Int)] = []
+        var indexOfSerial: [UInt64: Int] = [:]
+        for entry in entries where entry.observerSerial != 0 {
+            if let index = indexOfSerial[entry.observerSerial] {
+                counts[index].count += 1
+            } else {
+                indexOfSerial[entry.observerSerial] = counts.count
+                counts.append((entry.observerSerial, 1))
+            }
+        }
+        return counts
+    }
 
     /// An empty list of changes, which records lifecycle events only if someone observes them.
     private func startChanges() -> LifecycleChanges {
@@ -227,6 +326,7 @@ struct BusState {
         skippingWildcards: Bool = false
     ) {
         collectRetired(&changes)
+        if observers.isWatchCheckDue() { changes.checkWatches() }
         sweepBudget = min(sweepBudget + credit, 1 << 30)
         let slotCount = records.count + 1
         // A step standing for a batch of publishes may pay for several lists; one round at most.

@@ -3,11 +3,12 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     let handler: @Sendable (Payload) -> Void
 
     init(
-        id: UInt64, counters: TypeCounters, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
-        handler: @escaping @Sendable (Payload) -> Void
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, observerSerial: UInt64 = 0,
+        scheduler: (any DeliveryScheduler)?, handler: @escaping @Sendable (Payload) -> Void
     ) {
         self.handler = handler
-        super.init(id: id, counters: counters, observer: observer, scheduler: scheduler)
+        super.init(
+            id: id, counters: counters, observer: observer, observerSerial: observerSerial, scheduler: scheduler)
     }
 
     /// Offers `event` to the handler, on this thread or through the entry's scheduler.

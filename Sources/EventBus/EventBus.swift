@@ -328,7 +328,37 @@ public final class EventBus: Sendable {
     /// - Returns: How many subscriptions were reclaimed.
     @discardableResult
     public func reclaimDeadSubscriptions() -> Int {
-        reclaimDead(in: state.withLockedValue { $0.allSlots })
+        reclaimDead(in: state.withLockedValue { $0.allSlots }, cause: .request)
+    }
+
+    /// Says that `observer` should be deallocated soon, so that the bus reports it if it is not.
+    ///
+    /// Call it where an object's life should end: when a screen is closed, a session ends, a
+    /// task finishes. If the object is still alive once `within` has passed, it becomes a leak
+    /// suspect: a ``SubscriberLifecycleEvent`` of kind `.leakSuspected` goes to lifecycle
+    /// observers, and it is listed in ``BusSnapshot/leakSuspects`` with the event types it is
+    /// still subscribed to. If it goes later, `.leakCleared` follows. The usual culprit is a
+    /// handler that captures its observer strongly, which the bus then keeps alive:
+    ///
+    /// ```swift
+    /// bus.subscribe(observer: self) { (event: UserLoggedInEvent) in
+    ///     self.show(event)              // leaks: the bus holds the handler, the handler holds self
+    /// }
+    /// bus.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
+    ///     self?.show(event)             // does not
+    /// }
+    /// ```
+    ///
+    /// The bus holds `observer` weakly and runs no thread for this: it checks at ``snapshot()``
+    /// and, at most every 100 ms, during its other operations. Calling this again for the same
+    /// object starts its time again, with the new reason.
+    ///
+    /// - Parameters:
+    ///   - observer: The object expected to go, subscribed or not.
+    ///   - within: How long it may take; objects that finish some work first need longer.
+    ///   - reason: Why it should go, shown with the report ("screen closed").
+    public func expectDeallocation(of observer: AnyObject, within: Duration = .seconds(5), reason: String = "") {
+        update { ((), $0.expectDeallocation(of: observer, within: within, reason: reason)) }
     }
 
     /// Reports every later change in who listens on this bus.
@@ -360,10 +390,10 @@ public final class EventBus: Sendable {
     ) -> Subscription {
         let (entry, slot) = update { state in
             let slot = state.slot(for: type)
-            let (entry, after) = state.subscribe(to: slot, observer: observer) { id in
+            let (entry, after) = state.subscribe(to: slot, observer: observer) { id, serial in
                 Entry<T>(
-                    id: id, counters: slot.counters, observer: observer, scheduler: scheduler,
-                    handler: handler)
+                    id: id, counters: slot.counters, observer: observer, observerSerial: serial,
+                    scheduler: scheduler, handler: handler)
             }
             return ((entry, slot), after)
         }
@@ -376,10 +406,10 @@ public final class EventBus: Sendable {
     ) -> Subscription {
         let slot = wildcardSlot
         let entry = update { state in
-            state.subscribe(to: slot, observer: observer) { id in
+            state.subscribe(to: slot, observer: observer) { id, serial in
                 Entry<DeliveryRecord>(
-                    id: id, counters: slot.counters, observer: observer, scheduler: scheduler,
-                    handler: handler)
+                    id: id, counters: slot.counters, observer: observer, observerSerial: serial,
+                    scheduler: scheduler, handler: handler)
             }
         }
         return Subscription(bus: self, entry: entry, location: .wildcard)
@@ -514,7 +544,9 @@ public final class EventBus: Sendable {
                 _ = $0.delivered.wrappingAdd(wildcards.delivered, ordering: .relaxed)
             }
         }
-        if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDead(in: [slot, wildcardSlot]) }
+        if typed.sawDeadObserver || wildcards.sawDeadObserver {
+            reclaimDead(in: [slot, wildcardSlot], cause: .publish(eventTypeName: slot.name))
+        }
     }
 
     /// What offering one event to a list came to.
@@ -555,24 +587,38 @@ public final class EventBus: Sendable {
     /// Which entries are dead is found outside the lock: checking a weak reference briefly holds
     /// the observer, and if another thread dropped its last reference meanwhile, the observer's
     /// `deinit` runs when that hold ends; under the lock, a `deinit` calling
-    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, and the copies keep it
-    /// from being freed, so removing by identity afterwards is exact.
+    /// `unsubscribe(observer:)` would deadlock. A dead entry stays dead, so removing its
+    /// observer's entries afterwards, by serial, is exact.
     ///
+    /// Every entry of a dead observer goes, in every list, not only in `slots`: the observers
+    /// are found dead by their entries there, and removed by serial.
+    ///
+    /// - Parameter cause: What asked, for the lifecycle events.
     /// - Returns: How many entries were reclaimed.
     @discardableResult
-    func reclaimDead(in slots: [TypeSlot]) -> Int {
+    func reclaimDead(in slots: [TypeSlot], cause: SubscriberLifecycleEvent.ReclaimCause) -> Int {
         let lists = state.withLockedValue { $0.listsWithObservers(in: slots) }
-        // The dead entries are removed by identity, so they must not be freed meanwhile: another
-        // thread could remove and free one, and a new subscription reuse its address, which
-        // would then be removed in its place. These copies keep them alive to the end, after
+        // The copies keep the entries, and so the weak references read here, allocated until
         // the lock is released.
         defer { withExtendedLifetime(lists) {} }
-        let deadPerSlot = lists.compactMap { slot, entries in
-            let dead = Set(entries.lazy.filter(\.isDead).map(ObjectIdentifier.init))
-            return dead.isEmpty ? nil : (slot, dead)
+        var dead = Set<UInt64>()
+        for (_, entries) in lists {
+            for entry in entries where entry.isDead { dead.insert(entry.observerSerial) }
         }
-        guard !deadPerSlot.isEmpty else { return 0 }
-        return update { $0.reclaim(deadPerSlot) }
+        guard !dead.isEmpty else { return 0 }
+        let now = ContinuousClock.now
+        return update { $0.reclaim(observers: dead, cause: cause, now: now) }
+    }
+
+    /// Checks the objects expected to be deallocated, outside the lock, since reading a weak
+    /// reference may end an object's life and run its `deinit`; then reports the suspects that
+    /// appeared and went.
+    func checkWatches() {
+        let watches = state.withLockedValue { $0.observers.watches }
+        guard !watches.isEmpty else { return }
+        let alive = watches.map(\.isAlive)
+        let now = ContinuousClock.now
+        update { ((), $0.settleWatches(watches, alive: alive, now: now)) }
     }
 
     func cancel(_ entry: SubscriberEntry, in location: Subscription.Location) {

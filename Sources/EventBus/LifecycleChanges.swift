@@ -5,6 +5,7 @@ struct LifecycleChanges {
     private var events: [SubscriberLifecycleEvent] = []
     private var released: [AnyObject] = []
     private var dueForSweep: [TypeSlot] = []
+    private var checksWatches = false
 
     /// Creates an empty list of changes.
     ///
@@ -13,24 +14,15 @@ struct LifecycleChanges {
         self.enabled = enabled
     }
 
-    /// Records that `count` subscriptions to the type named `typeName` changed in the way `kind`
-    /// says, made by `observer`.
-    mutating func append(
-        _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, _ count: Int, observer: AnyObject?
-    ) {
-        guard enabled, count > 0 else { return }
-        append(kind, typeName, count, observer.map { String(describing: type(of: $0)) })
+    /// Records `event`, made only if someone observes lifecycle events.
+    mutating func append(_ event: @autoclosure () -> SubscriberLifecycleEvent) {
+        guard enabled else { return }
+        events.append(event())
     }
 
-    /// Records that `count` subscriptions to the type named `typeName` changed in the way `kind`
-    /// says, made by an observer of the class named `observerTypeName`.
-    mutating func append(
-        _ kind: SubscriberLifecycleEvent.Kind, _ typeName: String, _ count: Int, _ observerTypeName: String?
-    ) {
-        guard enabled, count > 0 else { return }
-        events.append(
-            SubscriberLifecycleEvent(
-                kind: kind, eventTypeName: typeName, count: count, observerTypeName: observerTypeName))
+    /// Asks for the watched objects to be checked once the lock is released.
+    mutating func checkWatches() {
+        checksWatches = true
     }
 
     /// Holds `objects` (entries, snapshots) until the lock is released.
@@ -53,6 +45,7 @@ struct LifecycleChanges {
         // news, skips it.
         let needed = enabled && (announcing || !events.isEmpty)
         return AfterUnlock(
-            events: events, observers: needed ? observers : [], released: released, dueForSweep: dueForSweep)
+            events: events, observers: needed ? observers : [], released: released, dueForSweep: dueForSweep,
+            checksWatches: checksWatches)
     }
 }

@@ -30,6 +30,10 @@ class SubscriberEntry: @unchecked Sendable {
     let observerID: ObjectIdentifier?
     /// The observer's class, for monitors.
     let observerType: AnyObject.Type?
+    /// The serial of the observer's ``ObserverRecord``, or 0 for a subscription without an
+    /// observer. Removing a dead observer's entries by serial, rather than by the address it
+    /// shared with later objects, needs no care about reuse.
+    let observerSerial: UInt64
     weak var observer: AnyObject?
     /// Where the handler runs when not on the publisher's thread: a dispatch queue, or the
     /// actor the handler is isolated to. `nil` means on the publisher's thread, before `publish`
@@ -39,9 +43,11 @@ class SubscriberEntry: @unchecked Sendable {
     let state = Atomic<Int>(0)
 
     init(
-        id: UInt64, counters: TypeCounters, observer: AnyObject?, scheduler: (any DeliveryScheduler)?
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, observerSerial: UInt64,
+        scheduler: (any DeliveryScheduler)?
     ) {
         self.id = id
+        self.observerSerial = observerSerial
         self.counters = counters
         self.observer = observer
         self.observerID = observer.map { ObjectIdentifier($0) }

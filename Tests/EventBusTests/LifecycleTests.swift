@@ -22,12 +22,12 @@ struct LifecycleTests {
 
         #expect(
             changes.entries.map(\.description) == [
-                "subscribed to UserLoggedInEvent by Screen",
-                "unsubscribed 1 UserLoggedInEvent subscription by Screen",
+                "subscribed to UserLoggedInEvent by Screen #1",
+                "unsubscribed 1 UserLoggedInEvent subscription by Screen #1",
                 "subscribed to DataLoadedEvent",
                 "cancelled 1 DataLoadedEvent subscription",
-                "subscribed to UserLoggedInEvent by Screen",
-                "reclaimed 1 dead UserLoggedInEvent subscription",
+                "subscribed to UserLoggedInEvent by Screen #2",
+                "reclaimed 1 dead UserLoggedInEvent subscription of Screen #2 by a publish of UserLoggedInEvent",
             ])
         monitor.cancel()
     }
@@ -50,16 +50,23 @@ struct LifecycleTests {
         monitor.cancel()
     }
 
-    @Test("reclaiming several dead subscriptions reports them as one change")
-    func batchedReclaim() {
+    @Test("reclaiming several dead observers reports each object, with all its subscriptions")
+    func reclaimPerObject() {
         let bus = EventBus()
-        let changes = Journal<String>()
+        let changes = Journal<SubscriberLifecycleEvent>()
         var screens = (0..<3).map { Screen("s\($0)") }
         for screen in screens { bus.subscribe(observer: screen) { (_: UserLoggedInEvent) in } }
-        let monitor = bus.observeLifecycle { changes.append($0.description) }
+        bus.subscribe(observer: screens[1]) { (_: DataLoadedEvent) in }
+        let monitor = bus.observeLifecycle { changes.append($0) }
         screens.removeAll()
-        #expect(bus.reclaimDeadSubscriptions() == 3)
-        #expect(changes.entries == ["reclaimed 3 dead UserLoggedInEvent subscriptions"])
+        #expect(bus.reclaimDeadSubscriptions() == 4)
+        let reclaimed = changes.entries.map { "\($0.observerID!) \($0.eventTypeName) \($0.count)" }
+        #expect(
+            Set(reclaimed) == [
+                "1 UserLoggedInEvent 1", "2 UserLoggedInEvent 1", "2 DataLoadedEvent 1", "3 UserLoggedInEvent 1",
+            ])
+        #expect(changes.entries.allSatisfy { $0.kind == .reclaimed && $0.reclaimedBy == .request })
+        #expect(changes.entries.allSatisfy { $0.observerTypeName == "Screen" })
         monitor.cancel()
     }
 

@@ -1,0 +1,135 @@
+/// The bus's records of the observer objects that hold subscriptions, and of the objects the
+/// app expects to be deallocated; part of ``BusState``, so guarded by the bus's lock.
+///
+/// Its size follows the live population: a record goes with its object's last subscription,
+/// after which the object counts only in ``reclaimedPerClass``, and a watch goes once its object
+/// has been seen deallocated.
+struct ObserverTable {
+    /// How often, at most, bus operations check the watched objects.
+    static let watchCheckInterval = Duration.milliseconds(100)
+
+    /// The records of objects holding subscriptions (alive, or dead and not yet reclaimed), by
+    /// serial.
+    private(set) var records: [UInt64: ObserverRecord] = [:]
+    /// The serial of the latest object seen at each address. An address is reused once an
+    /// object is freed, possibly before the dead one's entries go, so a match is confirmed
+    /// through the record's weak reference.
+    private var serialByIdentity: [ObjectIdentifier: UInt64] = [:]
+    /// Deallocated instances whose records are gone, per class name.
+    private(set) var reclaimedPerClass: [String: Int] = [:]
+    /// The objects the app expects to go, oldest first.
+    private(set) var watches: [DeallocationWatch] = []
+    private var lastSerial: UInt64 = 0
+    /// When bus operations next check the watches.
+    private var nextWatchCheck: ContinuousClock.Instant?
+
+    /// The record of `observer`, made if it has none.
+    ///
+    /// The caller holds `observer` strongly, and weak references are read only where the
+    /// address matches, so a read under the lock meets `observer` itself or a dead object, and
+    /// cannot end an object's life here (whose `deinit` could call the bus and deadlock).
+    mutating func record(for observer: AnyObject, now: ContinuousClock.Instant) -> ObserverRecord {
+        let identity = ObjectIdentifier(observer)
+        if let serial = serialByIdentity[identity], let record = records[serial], record.observer === observer {
+            return record
+        }
+        let serial = watches.first { $0.watches(observer) }?.serial ?? nextSerial()
+        let record = ObserverRecord(
+            serial: serial, observer: observer, className: String(describing: type(of: observer)), now: now)
+        records[serial] = record
+        serialByIdentity[identity] = serial
+        return record
+    }
+
+    /// The record of `observer` if it has one; the caller holds `observer` strongly.
+    func existingRecord(for observer: AnyObject) -> ObserverRecord? {
+        guard let serial = serialByIdentity[ObjectIdentifier(observer)], let record = records[serial],
+            record.observer === observer
+        else { return nil }
+        return record
+    }
+
+    /// Notes that `count` entries of the observer with serial `serial` left `slot`; returns its
+    /// record if that was its last subscription, dropped from the table.
+    ///
+    /// - Parameter deallocated: Whether the object is known to be deallocated, so that it
+    ///   counts in ``reclaimedPerClass``.
+    mutating func noteRemoved(
+        serial: UInt64, from slot: TypeSlot, count: Int, deallocated: Bool
+    ) -> ObserverRecord? {
+        guard let record = records[serial] else { return nil }
+        record.noteRemoved(from: slot, count: count)
+        guard record.subscriptionCount == 0 else { return nil }
+        records[serial] = nil
+        if serialByIdentity[record.identity] == serial { serialByIdentity[record.identity] = nil }
+        if deallocated || record.firstSeenDead != nil {
+            reclaimedPerClass[record.className, default: 0] += 1
+        }
+        return record
+    }
+
+    /// Watches `object`, or watches it anew with a new deadline if it is watched already; the
+    /// caller holds `object` strongly.
+    mutating func watch(
+        _ object: AnyObject, within: Duration, reason: String, now: ContinuousClock.Instant
+    ) -> DeallocationWatch {
+        let serial =
+            existingRecord(for: object)?.serial ?? watches.first { $0.watches(object) }?.serial ?? nextSerial()
+        watches.removeAll { $0.serial == serial }
+        let watch = DeallocationWatch(
+            serial: serial, target: object, className: String(describing: type(of: object)), reason: reason,
+            within: within, now: now)
+        watches.append(watch)
+        nextWatchCheck = min(nextWatchCheck ?? watch.deadline, watch.deadline)
+        return watch
+    }
+
+    /// Whether bus operations should check the watches now; if so, the next check is put off by
+    /// ``watchCheckInterval``. Reads the clock only while something is watched.
+    mutating func isWatchCheckDue() -> Bool {
+        guard !watches.isEmpty, let due = nextWatchCheck else { return false }
+        let now = ContinuousClock.now
+        guard now >= due else { return false }
+        nextWatchCheck = now + Self.watchCheckInterval
+        return true
+    }
+
+    /// Applies what a check outside the lock found: `gone` are watches whose object was
+    /// deallocated; returns the watches that became suspects, and the suspects that cleared.
+    mutating func settle(
+        checked: [DeallocationWatch], alive: [Bool], now: ContinuousClock.Instant
+    ) -> (suspected: [DeallocationWatch], cleared: [DeallocationWatch]) {
+        var suspected: [DeallocationWatch] = []
+        var cleared: [DeallocationWatch] = []
+        var goneSerials = Set<UInt64>()
+        for (watch, isAlive) in zip(checked, alive) {
+            if !isAlive {
+                goneSerials.insert(watch.serial)
+                if watch.suspectedAt != nil { cleared.append(watch) }
+                if let record = records[watch.serial], record.firstSeenDead == nil { record.firstSeenDead = now }
+            } else if watch.suspectedAt == nil, now >= watch.deadline {
+                watch.suspectedAt = now
+                suspected.append(watch)
+            }
+        }
+        // A watch replaced meanwhile by a newer one for the same object stays.
+        watches.removeAll { watch in goneSerials.contains(watch.serial) && checked.contains { $0 === watch } }
+        let pending = watches.lazy.filter { $0.suspectedAt == nil }.map(\.deadline).min()
+        // Suspects are checked too, to notice when they go, but no more often than the interval.
+        let soonest = watches.contains { $0.suspectedAt != nil } ? now + Self.watchCheckInterval : nil
+        nextWatchCheck = [pending, soonest].compactMap { $0 }.min()
+        return (suspected, cleared)
+    }
+
+    /// Marks the records with serials in `serials`, seen dead at `now`, unless seen earlier.
+    func noteSeenDead(_ serials: [UInt64], at now: ContinuousClock.Instant) {
+        for serial in serials {
+            if let record = records[serial], record.firstSeenDead == nil { record.firstSeenDead = now }
+        }
+    }
+
+    private mutating func nextSerial() -> UInt64 {
+        lastSerial += 1
+        return lastSerial
+    }
+}
