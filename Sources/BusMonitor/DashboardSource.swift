@@ -61,6 +61,9 @@ public enum SourceCommand: Sendable, Equatable {
     case decreaseRate
     /// Destroy a batch of screens at once, so their cleanup can be watched.
     case destroyScreens
+    /// Make the next screens leak (their handlers capture them strongly), or stop doing so, to
+    /// demonstrate leak detection.
+    case toggleLeakyScreens
 }
 
 /// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.

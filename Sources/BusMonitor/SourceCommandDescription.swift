@@ -62,11 +62,16 @@ public struct SourceCommandDescription: Sendable, Equatable {
         keys: [Keys(command: .destroyScreens, characters: ["c"])], keyText: "c", barLabel: "Destroy",
         help: "close a batch of screens at once (simulated app)")
 
+    /// `L` makes the next screens leak, or stops it, in the simulated app.
+    public static let leakyScreens = SourceCommandDescription(
+        keys: [Keys(command: .toggleLeakyScreens, characters: ["L"])], keyText: "L", barLabel: "Leaks",
+        help: "make the next screens leak, or stop (simulated app)")
+
     /// `+` plays a recording faster and `-` slower.
     public static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
 
-    /// What the simulated app takes: its rate and destroying screens.
-    public static let simulatedApp: [SourceCommandDescription] = [publishRate, destroyScreens]
+    /// What the simulated app takes: its rate, destroying screens, and leaking them.
+    public static let simulatedApp: [SourceCommandDescription] = [publishRate, destroyScreens, leakyScreens]
 
     /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
     /// ``SourceCommand/decreaseRate``, shown as `+/-`.

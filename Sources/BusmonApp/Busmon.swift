@@ -185,6 +185,7 @@ package enum Busmon {
             case .increaseRate: return "rate \(Int(app.increaseRate()))/s"
             case .decreaseRate: return "rate \(Int(app.decreaseRate()))/s"
             case .destroyScreens: return "destroyed \(app.destroyScreens()) screens"
+            case .toggleLeakyScreens: return app.toggleLeakyScreens()
             }
         }
         app.start()

@@ -32,6 +32,9 @@ public final class SimulatedApp: Sendable {
     public static let defaultTargetScreens = 20
     /// Screens ``destroyScreens(count:)`` closes when no number is given.
     public static let defaultDestroyCount = 10
+    /// Leaked screens kept alive at most; past this, the app unsubscribes the oldest one, which
+    /// breaks its retain cycle, so a long run does not grow without limit.
+    public static let maximumLeakedScreens = 8
     /// The highest rate accepted, in events per second.
     public static let maximumRate = 10_000_000.0
     /// The highest churn accepted, in navigations per second.
@@ -122,6 +125,20 @@ public final class SimulatedApp: Sendable {
         let actions = core.withLock { $0.closeScreens(count: count) }
         perform(actions)
         return actions.count
+    }
+
+    /// Makes every screen opened from now on leak (its handler captures it strongly), or goes
+    /// back to the usual rare leaks; leaked screens stay capped at ``maximumLeakedScreens``.
+    ///
+    /// - Returns: A line saying what the app does now, with the cap.
+    @discardableResult
+    public func toggleLeakyScreens() -> String {
+        let leaking = core.withLock { core in
+            core.leaksEveryScreen.toggle()
+            return core.leaksEveryScreen
+        }
+        let cap = "at most \(Self.maximumLeakedScreens) kept"
+        return leaking ? "new screens leak (\(cap))" : "leaks rare again (\(cap))"
     }
 
     /// What the app has done so far.

@@ -38,6 +38,8 @@ struct SimulationCore {
     private var churnCredit = 0.0
     private var loggedIn: [Int] = []
     private var isOnline = true
+    /// Whether every screen opened leaks, for a demonstration; otherwise a few do.
+    var leaksEveryScreen = false
 
     init(
         bus: EventBus, counter: HandlerCounter, seed: UInt64, rate: Double, churn: Double, targetScreens: Int
