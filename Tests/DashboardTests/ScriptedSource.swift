@@ -44,7 +44,7 @@ final class ScriptedSource: DashboardSource {
         switch command {
         case .increaseRate: return "rate 500/s"
         case .decreaseRate: return "rate 100/s"
-        case .destroyScreens: return nil
+        case .destroyScreens, .toggleLeakyScreens: return nil
         }
     }
 }
