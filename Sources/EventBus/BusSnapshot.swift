@@ -83,7 +83,8 @@ public struct BusSnapshot: Sendable, Hashable {
     public init(
         busName: String, eventTypes: [EventTypeStatistics], wildcardObservers: Int,
         deadWildcardObservers: Int = 0, reclaimedWildcardObservers: Int = 0, wildcardDeliveries: Int = 0,
-        observers: [ObserverStatistics] = [], leakSuspects: [LeakSuspect] = [], instances: [ObserverInstance] = []
+        observers: [ObserverStatistics] = [], leakSuspects: [LeakSuspect] = [],
+        instances: [ObserverInstance] = []
     ) {
         self.observers = observers
         self.leakSuspects = leakSuspects

@@ -89,7 +89,8 @@ struct BusState {
     ///
     /// - Parameter observer: The observer, held strongly by the caller for the whole call.
     mutating func subscribe(
-        to slot: TypeSlot, observer: AnyObject?, makeEntry: (_ id: UInt64, _ observerSerial: UInt64) -> SubscriberEntry
+        to slot: TypeSlot, observer: AnyObject?,
+        makeEntry: (_ id: UInt64, _ observerSerial: UInt64) -> SubscriberEntry
     ) -> (SubscriberEntry, AfterUnlock) {
         lastID += 1
         let record = observer.map { observers.record(for: $0, now: .now) }
@@ -169,7 +170,8 @@ struct BusState {
                 _ = observers.noteRemoved(serial: serial, from: slot, count: count, deallocated: deallocated)
                 changes.append(
                     SubscriberLifecycleEvent(
-                        kind: .unsubscribed, eventTypeName: slot.name, count: count, observerTypeName: className,
+                        kind: .unsubscribed, eventTypeName: slot.name, count: count,
+                        observerTypeName: className,
                         observerID: serial))
             }
             removedEntries += removed
@@ -195,7 +197,8 @@ struct BusState {
             if !removed.isEmpty {
                 let serial = entry.observerSerial
                 if serial != 0 {
-                    _ = observers.noteRemoved(serial: serial, from: slot, count: removed.count, deallocated: false)
+                    _ = observers.noteRemoved(
+                        serial: serial, from: slot, count: removed.count, deallocated: false)
                 }
                 changes.append(
                     SubscriberLifecycleEvent(
@@ -218,14 +221,17 @@ struct BusState {
     ///   - cause: What found them dead, for the lifecycle events.
     ///   - now: When they were found dead.
     mutating func reclaim(
-        observers serials: Set<UInt64>, cause: SubscriberLifecycleEvent.ReclaimCause, now: ContinuousClock.Instant
+        observers serials: Set<UInt64>, cause: SubscriberLifecycleEvent.ReclaimCause,
+        now: ContinuousClock.Instant
     ) -> (Int, AfterUnlock) {
         var changes = startChanges()
         var count = 0
         let records = serials.compactMap { observers.records[$0] }
         var slots: [TypeSlot] = []
         for record in records {
-            for (slot, _) in record.subscriptions where !slots.contains(where: { $0 === slot }) { slots.append(slot) }
+            for (slot, _) in record.subscriptions where !slots.contains(where: { $0 === slot }) {
+                slots.append(slot)
+            }
         }
         for slot in slots {
             let removed = removeEntries(from: slot) { serials.contains($0.observerSerial) }

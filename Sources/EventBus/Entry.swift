@@ -8,7 +8,8 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ) {
         self.handler = handler
         super.init(
-            id: id, counters: counters, observer: observer, observerSerial: observerSerial, scheduler: scheduler)
+            id: id, counters: counters, observer: observer, observerSerial: observerSerial,
+            scheduler: scheduler)
     }
 
     /// Offers `event` to the handler, on this thread or through the entry's scheduler.

@@ -71,7 +71,8 @@ extension EventBus {
             copied.observers, alive: alive, reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects)
         let instances =
             instancesPerClass > 0
-            ? Self.instances(copied.observers, alive: alive, suspects: suspects, now: now, limit: instancesPerClass)
+            ? Self.instances(
+                copied.observers, alive: alive, suspects: suspects, now: now, limit: instancesPerClass)
             : []
         return BusSnapshot(
             busName: name, eventTypes: types.sorted { $0.typeName < $1.typeName },
@@ -123,7 +124,9 @@ extension EventBus {
             }
         }
         for suspect in suspects { tallies[suspect.className, default: Tally()].suspects += 1 }
-        for className in reclaimedPerClass.keys where tallies[className] == nil { tallies[className] = Tally() }
+        for className in reclaimedPerClass.keys where tallies[className] == nil {
+            tallies[className] = Tally()
+        }
         return tallies.map { className, tally in
             ObserverStatistics(
                 className: className, liveInstances: tally.live, deadInstances: tally.dead,
@@ -136,7 +139,8 @@ extension EventBus {
         _ observers: [ObserverCopy], alive: [Bool], suspects: [LeakSuspect], now: ContinuousClock.Instant,
         limit: Int
     ) -> [ObserverInstance] {
-        let suspectBySerial = Dictionary(suspects.map { ($0.observerID, $0) }, uniquingKeysWith: { first, _ in first })
+        let suspectBySerial = Dictionary(
+            suspects.map { ($0.observerID, $0) }, uniquingKeysWith: { first, _ in first })
         var perClass: [String: [ObserverInstance]] = [:]
         for (observer, isAlive) in zip(observers, alive) {
             let record = observer.record
@@ -152,7 +156,8 @@ extension EventBus {
         for suspect in suspects where !recorded.contains(suspect.observerID) {
             perClass[suspect.className, default: []].append(
                 ObserverInstance(
-                    observerID: suspect.observerID, className: suspect.className, age: .zero, subscriptions: [],
+                    observerID: suspect.observerID, className: suspect.className, age: .zero,
+                    subscriptions: [],
                     state: .live, leakReason: suspect.reason, overdue: suspect.overdue))
         }
         func rank(_ instance: ObserverInstance) -> Int {

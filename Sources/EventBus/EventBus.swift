@@ -357,7 +357,9 @@ public final class EventBus: Sendable {
     ///   - observer: The object expected to go, subscribed or not.
     ///   - within: How long it may take; objects that finish some work first need longer.
     ///   - reason: Why it should go, shown with the report ("screen closed").
-    public func expectDeallocation(of observer: AnyObject, within: Duration = .seconds(5), reason: String = "") {
+    public func expectDeallocation(
+        of observer: AnyObject, within: Duration = .seconds(5), reason: String = ""
+    ) {
         update { ((), $0.expectDeallocation(of: observer, within: within, reason: reason)) }
     }
 

@@ -55,7 +55,9 @@ public struct LeakSuspect: Sendable, Hashable, CustomStringConvertible {
     public let subscriptions: [String]
 
     /// Creates a suspect; the bus makes these, and tests and replays may too.
-    public init(observerID: UInt64, className: String, reason: String, overdue: Duration, subscriptions: [String]) {
+    public init(
+        observerID: UInt64, className: String, reason: String, overdue: Duration, subscriptions: [String]
+    ) {
         self.observerID = observerID
         self.className = className
         self.reason = reason
@@ -66,7 +68,8 @@ public struct LeakSuspect: Sendable, Hashable, CustomStringConvertible {
     /// One line, such as `ProfileScreen #7 still alive 5.0 s after "screen closed"`.
     public var description: String {
         let why = reason.isEmpty ? "it was expected to go" : "\"\(reason)\""
-        let subscribed = subscriptions.isEmpty ? "" : ", subscribed to \(subscriptions.joined(separator: ", "))"
+        let subscribed =
+            subscriptions.isEmpty ? "" : ", subscribed to \(subscriptions.joined(separator: ", "))"
         return "\(className) #\(observerID) overdue by \(overdue.secondsText) after \(why)\(subscribed)"
     }
 }

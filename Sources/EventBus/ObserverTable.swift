@@ -30,7 +30,8 @@ struct ObserverTable {
     /// cannot end an object's life here (whose `deinit` could call the bus and deadlock).
     mutating func record(for observer: AnyObject, now: ContinuousClock.Instant) -> ObserverRecord {
         let identity = ObjectIdentifier(observer)
-        if let serial = serialByIdentity[identity], let record = records[serial], record.observer === observer {
+        if let serial = serialByIdentity[identity], let record = records[serial], record.observer === observer
+        {
             return record
         }
         let serial = watches.first { $0.watches(observer) }?.serial ?? nextSerial()
@@ -74,7 +75,8 @@ struct ObserverTable {
         _ object: AnyObject, within: Duration, reason: String, now: ContinuousClock.Instant
     ) -> DeallocationWatch {
         let serial =
-            existingRecord(for: object)?.serial ?? watches.first { $0.watches(object) }?.serial ?? nextSerial()
+            existingRecord(for: object)?.serial ?? watches.first { $0.watches(object) }?.serial
+            ?? nextSerial()
         watches.removeAll { $0.serial == serial }
         let watch = DeallocationWatch(
             serial: serial, target: object, className: String(describing: type(of: object)), reason: reason,
@@ -106,7 +108,9 @@ struct ObserverTable {
             if !isAlive {
                 goneSerials.insert(watch.serial)
                 if watch.suspectedAt != nil { cleared.append(watch) }
-                if let record = records[watch.serial], record.firstSeenDead == nil { record.firstSeenDead = now }
+                if let record = records[watch.serial], record.firstSeenDead == nil {
+                    record.firstSeenDead = now
+                }
             } else if watch.suspectedAt == nil, now >= watch.deadline {
                 watch.suspectedAt = now
                 suspected.append(watch)

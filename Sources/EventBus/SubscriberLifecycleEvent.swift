@@ -131,7 +131,8 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
             let alive = (expectedWithin ?? .zero) + (overdue ?? .zero)
             let late = alive > .zero ? " \(alive.secondsText)" : ""
             let why = reason.map { $0.isEmpty ? "" : " after \"\($0)\"" } ?? ""
-            let subscribed = subscriptions.isEmpty ? "" : ", subscribed to \(subscriptions.joined(separator: ", "))"
+            let subscribed =
+                subscriptions.isEmpty ? "" : ", subscribed to \(subscriptions.joined(separator: ", "))"
             return "leak suspected: \(name) still alive\(late)\(why)\(subscribed)"
         case .leakCleared:
             return "leak cleared: \(observerName ?? "an observer") deallocated"

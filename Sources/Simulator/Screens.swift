@@ -38,6 +38,8 @@ func makeScreen(_ kind: ScreenKind, bus: EventBus, counter: HandlerCounter) -> a
     case .reliesOnWeakReference: return InboxViewController(bus: bus, counter: counter)
     case .subscribesTwice: return NewsFeedViewController(bus: bus, counter: counter)
     case .cancelsTokens: return SettingsViewController(bus: bus, counter: counter)
+    case .finishesWorkFirst: return PhotoUploadViewController(bus: bus, counter: counter)
+    case .capturesSelfStrongly: return ChatViewController(bus: bus, counter: counter)
     }
 }
 
@@ -137,6 +139,57 @@ final class SettingsViewController: SimulatedScreen {
             return tokens
         }
         for token in taken { token.cancel() }
+    }
+}
+
+/// Relies on weak references, but finishes an upload after it closes: the upload holds it for
+/// a moment (the app keeps it until the upload's time is up), so it dies late, yet well within
+/// the time the app expects it to take.
+final class PhotoUploadViewController: SimulatedScreen {
+    private let bus: EventBus
+    private let counter: HandlerCounter
+    var kind: ScreenKind { .finishesWorkFirst }
+
+    init(bus: EventBus, counter: HandlerCounter) {
+        self.bus = bus
+        self.counter = counter
+    }
+
+    func open() {
+        let counter = counter
+        bus.subscribe(observer: self) { (_: NetworkStatusChangedEvent) in counter.record() }
+        bus.subscribe(observer: self) { (_: DataLoadFailedEvent) in counter.record() }
+    }
+
+    func close() {}
+}
+
+/// The leak weak observers exist to prevent: its handler uses `self` without `[weak self]`.
+///
+/// The bus holds the handler, the handler holds the screen, and the weak reference the bus
+/// keeps to the screen never reads `nil`, so the screen and its subscriptions live for ever.
+/// The fix is one word: `{ [weak self] (event: UserLoggedInEvent) in self?.show(event) }`.
+final class ChatViewController: SimulatedScreen {
+    private let bus: EventBus
+    private let counter: HandlerCounter
+    private let unread = Atomic<Int>(0)
+    var kind: ScreenKind { .capturesSelfStrongly }
+
+    init(bus: EventBus, counter: HandlerCounter) {
+        self.bus = bus
+        self.counter = counter
+    }
+
+    func open() {
+        bus.subscribe(observer: self) { (_: UserLoggedInEvent) in self.noteActivity() }
+        bus.subscribe(observer: self) { (_: DataLoadedEvent) in self.noteActivity() }
+    }
+
+    func close() {}
+
+    private func noteActivity() {
+        unread.wrappingAdd(1, ordering: .relaxed)
+        counter.record()
     }
 }
 

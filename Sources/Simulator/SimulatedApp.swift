@@ -32,6 +32,9 @@ public final class SimulatedApp: Sendable {
     public static let defaultTargetScreens = 20
     /// Screens ``destroyScreens(count:)`` closes when no number is given.
     public static let defaultDestroyCount = 10
+    /// How long a closed screen may take to be deallocated before the bus reports it, when no
+    /// time is given.
+    public static let defaultClosedScreenLifetime = Duration.seconds(5)
     /// Leaked screens kept alive at most; past this, the app unsubscribes the oldest one, which
     /// breaks its retain cycle, so a long run does not grow without limit.
     public static let maximumLeakedScreens = 8
@@ -54,6 +57,9 @@ public final class SimulatedApp: Sendable {
     public let bus: EventBus
     /// The seed that fixed this run.
     public let seed: UInt64
+    /// How long a closed screen may take to be deallocated before the bus reports it as a leak
+    /// suspect. Real time, unlike the app's simulated time: the bus checks it by its own clock.
+    public let closedScreenLifetime: Duration
 
     private let core: LockedValue<SimulationCore>
     private let counter = HandlerCounter()
@@ -68,12 +74,15 @@ public final class SimulatedApp: Sendable {
     ///   - rate: Traffic events per second, `0...maximumRate`.
     ///   - churn: Navigations (a screen opened, closed, or both) per second, `0...maximumChurn`.
     ///   - targetScreens: About how many screens stay open.
+    ///   - closedScreenLifetime: How long a closed screen may live on before it is a leak suspect.
     public init(
         bus: EventBus, seed: UInt64 = 1, rate: Double = defaultRate, churn: Double = defaultChurn,
-        targetScreens: Int = defaultTargetScreens
+        targetScreens: Int = defaultTargetScreens,
+        closedScreenLifetime: Duration = defaultClosedScreenLifetime
     ) {
         self.bus = bus
         self.seed = seed
+        self.closedScreenLifetime = closedScreenLifetime
         core = LockedValue(
             SimulationCore(
                 bus: bus, counter: counter, seed: seed, rate: Self.clamp(rate, to: Self.maximumRate),
@@ -122,9 +131,9 @@ public final class SimulatedApp: Sendable {
     /// - Returns: How many screens were closed.
     @discardableResult
     public func destroyScreens(count: Int = defaultDestroyCount) -> Int {
-        let actions = core.withLock { $0.closeScreens(count: count) }
+        let actions = core.withLock { $0.closeScreens(count: count, includingALeak: true) }
         perform(actions)
-        return actions.count
+        return actions.count { if case .close = $0 { true } else { false } }
     }
 
     /// Makes every screen opened from now on leak (its handler captures it strongly), or goes
@@ -147,6 +156,7 @@ public final class SimulatedApp: Sendable {
             var statistics = core.statistics
             statistics.openScreensByKind = core.screensByKind
             statistics.usersLoggedIn = core.loggedInCount
+            statistics.leakedScreensAlive = core.leakedScreensAlive
             return statistics
         }
         statistics.handlerCalls = counter.value
@@ -204,7 +214,13 @@ public final class SimulatedApp: Sendable {
             switch action {
             case .publish(let event): bus.publish(event)
             case .open(let screen): screen.open()
-            case .close(let screen): screen.close()
+            case .close(let screen):
+                screen.close()
+                bus.expectDeallocation(of: screen, within: closedScreenLifetime, reason: "screen closed")
+            case .finishWork:
+                // Releasing the action, after this loop, releases the screen.
+                break
+            case .breakLeak(let screen): bus.unsubscribe(observer: screen)
             case .startServices: services.start(on: bus, counter: counter)
             }
         }

@@ -6,8 +6,14 @@ enum AppAction {
     case publish(any Event)
     /// Subscribe this new screen.
     case open(any SimulatedScreen)
-    /// Close this screen; releasing the action releases the app's last reference to it.
+    /// Close this screen and expect it to be deallocated soon; releasing the action releases
+    /// the app's last reference to it, unless the screen's work still holds it.
     case close(any SimulatedScreen)
+    /// The work a closed screen finished; releasing the action releases the screen.
+    case finishWork(any SimulatedScreen)
+    /// Unsubscribe a leaked screen, which breaks its retain cycle through the bus, as an app
+    /// under memory pressure might; it is deallocated, and stops being a leak suspect.
+    case breakLeak(any SimulatedScreen)
     /// Start the long-lived services, once, as the app launches.
     case startServices
 }
@@ -40,6 +46,11 @@ struct SimulationCore {
     private var isOnline = true
     /// Whether every screen opened leaks, for a demonstration; otherwise a few do.
     var leaksEveryScreen = false
+    /// Closed screens still finishing their work, with the simulated time it ends.
+    private var finishing: [(screen: any SimulatedScreen, until: Double)] = []
+    /// Closed screens that leaked, oldest first, held weakly: only their retain cycle keeps
+    /// them alive.
+    private var leaked: [WeakScreen] = []
 
     init(
         bus: EventBus, counter: HandlerCounter, seed: UInt64, rate: Double, churn: Double, targetScreens: Int
@@ -67,9 +78,14 @@ struct SimulationCore {
         return actions
     }
 
-    /// Takes up to `limit` actions that are due, navigations first.
+    /// Takes up to `limit` actions that are due: work that finished, navigations, then traffic.
     mutating func takeDueActions(limit: Int) -> [AppAction] {
         var actions: [AppAction] = []
+        if let first = finishing.first, first.until <= statistics.elapsed {
+            let done = finishing.filter { $0.until <= statistics.elapsed }
+            finishing.removeAll { $0.until <= statistics.elapsed }
+            actions += done.map { .finishWork($0.screen) }
+        }
         while churnCredit >= 1, actions.count < limit {
             churnCredit -= 1
             actions += navigate()
@@ -82,7 +98,9 @@ struct SimulationCore {
     }
 
     /// Whether actions are due that ``takeDueActions(limit:)`` has not taken yet.
-    var hasDueActions: Bool { eventCredit >= 1 || churnCredit >= 1 }
+    var hasDueActions: Bool {
+        eventCredit >= 1 || churnCredit >= 1 || finishing.contains { $0.until <= statistics.elapsed }
+    }
 
     /// Drops credit earned for events that were not taken, as when the app falls behind.
     mutating func forgiveBacklog(keeping seconds: Double) {
@@ -104,9 +122,13 @@ struct SimulationCore {
         }
     }
 
+    /// One screen in this many leaks, unless every screen does (``leaksEveryScreen``).
+    static let leakOdds = 8
+
     /// Opens one screen of a random kind, announced with a `ScreenViewedEvent`.
     mutating func openScreen() -> [AppAction] {
-        let kind = random.pick(ScreenKind.allCases)
+        let leaks = leaksEveryScreen || random.nextInt(below: Self.leakOdds) == 0
+        let kind = leaks ? .capturesSelfStrongly : random.pick(ScreenKind.ordinaryKinds)
         let screen = makeScreen(kind, bus: bus, counter: counter)
         screens.append(screen)
         statistics.screensOpened += 1
@@ -115,14 +137,53 @@ struct SimulationCore {
     }
 
     /// Closes up to `count` screens picked at random.
-    mutating func closeScreens(count: Int) -> [AppAction] {
+    ///
+    /// - Parameter includingALeak: Whether one of them is a leaking screen, when one is open, so
+    ///   that a batch closed at once shows a leak suspect.
+    mutating func closeScreens(count: Int, includingALeak: Bool = false) -> [AppAction] {
         var actions: [AppAction] = []
-        for _ in 0..<max(0, min(count, screens.count)) {
-            let screen = screens.remove(at: random.nextInt(below: screens.count))
-            statistics.screensClosed += 1
-            actions.append(.close(screen))
+        var remaining = max(0, min(count, screens.count))
+        if includingALeak, remaining > 0,
+            let index = screens.firstIndex(where: { $0.kind == .capturesSelfStrongly })
+        {
+            actions += closeScreen(at: index)
+            remaining -= 1
+        }
+        for _ in 0..<remaining {
+            actions += closeScreen(at: random.nextInt(below: screens.count))
         }
         return actions
+    }
+
+    /// Closes the screen at `index`: a screen with work to finish is kept until it is done, a
+    /// leaking one is remembered, and past the cap the oldest leak is broken.
+    private mutating func closeScreen(at index: Int) -> [AppAction] {
+        let screen = screens.remove(at: index)
+        statistics.screensClosed += 1
+        var actions: [AppAction] = [.close(screen)]
+        switch screen.kind {
+        case .finishesWorkFirst:
+            // 0.3 to 2 s: longer than a frame, so it is seen dying late, and far inside the time
+            // the app allows.
+            let seconds = 0.3 + Double(random.nextInt(below: 18)) / 10
+            finishing.append((screen, statistics.elapsed + seconds))
+        case .capturesSelfStrongly:
+            statistics.screensLeaked += 1
+            leaked.removeAll { $0.screen == nil }
+            leaked.append(WeakScreen(screen))
+            if leaked.count > SimulatedApp.maximumLeakedScreens, let oldest = leaked.removeFirst().screen {
+                statistics.leaksBroken += 1
+                actions.append(.breakLeak(oldest))
+            }
+        default:
+            break
+        }
+        return actions
+    }
+
+    /// Leaked screens alive now.
+    var leakedScreensAlive: Int {
+        leaked.count { $0.screen != nil }
     }
 
     /// The next event of the app's ordinary traffic: mostly data loads, some logins and logouts.
@@ -179,4 +240,13 @@ struct SimulationCore {
 
     /// Users signed in now.
     var loggedInCount: Int { loggedIn.count }
+}
+
+/// A screen held weakly.
+struct WeakScreen {
+    weak var screen: (any SimulatedScreen)?
+
+    init(_ screen: any SimulatedScreen) {
+        self.screen = screen
+    }
 }

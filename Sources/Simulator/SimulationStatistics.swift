@@ -8,6 +8,12 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var screensOpened = 0
     /// Screens closed, by navigation or by ``SimulatedApp/destroyScreens(count:)``.
     public var screensClosed = 0
+    /// Screens closed that leaked (their handlers hold them).
+    public var screensLeaked = 0
+    /// Leaked screens the app unsubscribed to stay under ``SimulatedApp/maximumLeakedScreens``.
+    public var leaksBroken = 0
+    /// Leaked screens alive now.
+    public var leakedScreensAlive = 0
     /// Screens open now, per kind.
     public var openScreensByKind: [ScreenKind: Int] = [:]
     /// Users signed in now.

@@ -63,7 +63,8 @@ struct LifecycleTests {
         let reclaimed = changes.entries.map { "\($0.observerID!) \($0.eventTypeName) \($0.count)" }
         #expect(
             Set(reclaimed) == [
-                "1 UserLoggedInEvent 1", "2 UserLoggedInEvent 1", "2 DataLoadedEvent 1", "3 UserLoggedInEvent 1",
+                "1 UserLoggedInEvent 1", "2 UserLoggedInEvent 1", "2 DataLoadedEvent 1",
+                "3 UserLoggedInEvent 1",
             ])
         #expect(changes.entries.allSatisfy { $0.kind == .reclaimed && $0.reclaimedBy == .request })
         #expect(changes.entries.allSatisfy { $0.observerTypeName == "Screen" })

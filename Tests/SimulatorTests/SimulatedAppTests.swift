@@ -53,7 +53,9 @@ struct SimulatedAppTests {
 
         let changes = recorder.lifecycleEvents
         let kinds = Set(changes.map(\.kind))
-        #expect(kinds == Set(SubscriberLifecycleEvent.Kind.allCases))
+        // Leak reports need real time to pass; `leaksAreReportedAndCapped` checks them.
+        #expect(
+            kinds == Set(SubscriberLifecycleEvent.Kind.allCases).subtracting([.leakSuspected, .leakCleared]))
         let observers = Set(changes.compactMap(\.observerTypeName))
         // Token subscriptions have no observer, so the settings screen goes unnamed.
         for kind in ScreenKind.allCases where kind != .cancelsTokens {
@@ -61,8 +63,13 @@ struct SimulatedAppTests {
         }
         let duplicates = changes.filter { $0.kind == .duplicateSubscription }
         #expect(duplicates.allSatisfy { $0.observerTypeName == "NewsFeedViewController" })
+        // The profile screen unsubscribes in deinit; the app unsubscribes leaked chat screens
+        // past the cap.
         let unsubscribes = changes.filter { $0.kind == .unsubscribed }
-        #expect(unsubscribes.allSatisfy { $0.observerTypeName == "ProfileViewController" })
+        #expect(
+            unsubscribes.allSatisfy {
+                ["ProfileViewController", "ChatViewController"].contains($0.observerTypeName)
+            })
         // Tokens are cancelled by the settings screen only; the services keep theirs.
         let cancelled = changes.filter { $0.kind == .cancelled }
         #expect(
@@ -70,6 +77,54 @@ struct SimulatedAppTests {
                 ["SessionExpiredEvent", "NetworkStatusChangedEvent"].contains($0.eventTypeName)
             })
         #expect(bus.snapshot().totalReclaimed > 0)
+    }
+
+    @Test func leaksAreReportedAndCapped() async throws {
+        let bus = EventBus(name: "test")
+        let recorder = EventRecorder(bus: bus)
+        let app = SimulatedApp(
+            bus: bus, seed: 11, rate: 50, churn: 10, closedScreenLifetime: .milliseconds(100))
+
+        app.advance(by: 20)
+        // Screens finishing their work are released within 2 simulated seconds.
+        app.advance(by: 2.1)
+        try await Task.sleep(for: .milliseconds(300))
+        let snapshot = bus.snapshot()
+
+        // Only leaking screens are suspects: the screens that die late do so in time.
+        #expect(!snapshot.leakSuspects.isEmpty)
+        #expect(Set(snapshot.leakSuspects.map(\.className)) == ["ChatViewController"])
+        #expect(snapshot.leakSuspects.allSatisfy { $0.reason == "screen closed" })
+        #expect(
+            snapshot.leakSuspects.allSatisfy {
+                $0.subscriptions.sorted() == ["DataLoadedEvent", "UserLoggedInEvent"]
+            })
+        let statistics = app.statistics
+        #expect(statistics.screensLeaked > SimulatedApp.maximumLeakedScreens)
+        #expect(statistics.leakedScreensAlive <= SimulatedApp.maximumLeakedScreens)
+        #expect(snapshot.leakSuspects.count <= SimulatedApp.maximumLeakedScreens)
+        // The late ones were not cried wolf about.
+        let suspected = recorder.lifecycleEvents.filter { $0.kind == .leakSuspected }
+        #expect(suspected.allSatisfy { $0.observerTypeName == "ChatViewController" })
+        #expect(
+            snapshot.observers.first { $0.className == "PhotoUploadViewController" }.map {
+                $0.reclaimedInstances > 0
+            }
+                == true)
+        // Breaking the oldest leaks let them go; those that were suspects are cleared.
+        #expect(statistics.leaksBroken > 0)
+    }
+
+    @Test func theLeakKeyMakesEveryNewScreenLeak() {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 5, rate: 0, churn: 0, targetScreens: 6)
+        #expect(app.toggleLeakyScreens().contains("at most \(SimulatedApp.maximumLeakedScreens)"))
+        app.advance(by: 0.01)
+        #expect(app.statistics.openScreensByKind == [.capturesSelfStrongly: 6])
+        app.toggleLeakyScreens()
+        app.churn = 10
+        app.advance(by: 5)
+        #expect(app.statistics.openScreensByKind.count > 1)
     }
 
     @Test func publishesAtTheConfiguredRate() {
