@@ -17,8 +17,11 @@ struct ObserverTable {
     private var serialByIdentity: [ObjectIdentifier: UInt64] = [:]
     /// Deallocated instances whose records are gone, per class name.
     private(set) var reclaimedPerClass: [String: Int] = [:]
-    /// The objects the app expects to go, oldest first.
-    private(set) var watches: [DeallocationWatch] = []
+    /// The objects the app expects to go, by serial.
+    private var watchesBySerial: [UInt64: DeallocationWatch] = [:]
+    /// The serial of the latest watched object at each address, confirmed like
+    /// ``serialByIdentity``.
+    private var watchedSerialByIdentity: [ObjectIdentifier: UInt64] = [:]
     private var lastSerial: UInt64 = 0
     /// When bus operations next check the watches.
     private var nextWatchCheck: ContinuousClock.Instant?
@@ -34,7 +37,7 @@ struct ObserverTable {
         {
             return record
         }
-        let serial = watches.first { $0.watches(observer) }?.serial ?? nextSerial()
+        let serial = existingWatch(for: observer)?.serial ?? nextSerial()
         let record = ObserverRecord(
             serial: serial, observer: observer, className: String(describing: type(of: observer)), now: now)
         records[serial] = record
@@ -48,6 +51,18 @@ struct ObserverTable {
             record.observer === observer
         else { return nil }
         return record
+    }
+
+    /// The objects the app expects to go.
+    var watches: [DeallocationWatch] { Array(watchesBySerial.values) }
+
+    /// The watch of `object` if it has one; the caller holds `object` strongly.
+    private func existingWatch(for object: AnyObject) -> DeallocationWatch? {
+        guard let serial = watchedSerialByIdentity[ObjectIdentifier(object)],
+            let watch = watchesBySerial[serial],
+            watch.watches(object)
+        else { return nil }
+        return watch
     }
 
     /// Notes that `count` entries of the observer with serial `serial` left `slot`; returns its
@@ -74,14 +89,12 @@ struct ObserverTable {
     mutating func watch(
         _ object: AnyObject, within: Duration, reason: String, now: ContinuousClock.Instant
     ) -> DeallocationWatch {
-        let serial =
-            existingRecord(for: object)?.serial ?? watches.first { $0.watches(object) }?.serial
-            ?? nextSerial()
-        watches.removeAll { $0.serial == serial }
+        let serial = existingRecord(for: object)?.serial ?? existingWatch(for: object)?.serial ?? nextSerial()
         let watch = DeallocationWatch(
             serial: serial, target: object, className: String(describing: type(of: object)), reason: reason,
             within: within, now: now)
-        watches.append(watch)
+        watchesBySerial[serial] = watch
+        watchedSerialByIdentity[watch.identity] = serial
         nextWatchCheck = min(nextWatchCheck ?? watch.deadline, watch.deadline)
         return watch
     }
@@ -89,7 +102,7 @@ struct ObserverTable {
     /// Whether bus operations should check the watches now; if so, the next check is put off by
     /// ``watchCheckInterval``. Reads the clock only while something is watched.
     mutating func isWatchCheckDue() -> Bool {
-        guard !watches.isEmpty, let due = nextWatchCheck else { return false }
+        guard !watchesBySerial.isEmpty, let due = nextWatchCheck else { return false }
         let now = ContinuousClock.now
         guard now >= due else { return false }
         nextWatchCheck = now + Self.watchCheckInterval
@@ -103,10 +116,15 @@ struct ObserverTable {
     ) -> (suspected: [DeallocationWatch], cleared: [DeallocationWatch]) {
         var suspected: [DeallocationWatch] = []
         var cleared: [DeallocationWatch] = []
-        var goneSerials = Set<UInt64>()
         for (watch, isAlive) in zip(checked, alive) {
+            // A watch replaced meanwhile by a newer one for the same object is the newer one's
+            // business.
+            guard watchesBySerial[watch.serial] === watch else { continue }
             if !isAlive {
-                goneSerials.insert(watch.serial)
+                watchesBySerial[watch.serial] = nil
+                if watchedSerialByIdentity[watch.identity] == watch.serial {
+                    watchedSerialByIdentity[watch.identity] = nil
+                }
                 if watch.suspectedAt != nil { cleared.append(watch) }
                 if let record = records[watch.serial], record.firstSeenDead == nil {
                     record.firstSeenDead = now
@@ -116,11 +134,17 @@ struct ObserverTable {
                 suspected.append(watch)
             }
         }
-        // A watch replaced meanwhile by a newer one for the same object stays.
-        watches.removeAll { watch in goneSerials.contains(watch.serial) && checked.contains { $0 === watch } }
-        let pending = watches.lazy.filter { $0.suspectedAt == nil }.map(\.deadline).min()
+        var pending: ContinuousClock.Instant?
+        var hasSuspects = false
+        for watch in watchesBySerial.values {
+            if watch.suspectedAt == nil {
+                pending = min(pending ?? watch.deadline, watch.deadline)
+            } else {
+                hasSuspects = true
+            }
+        }
         // Suspects are checked too, to notice when they go, but no more often than the interval.
-        let soonest = watches.contains { $0.suspectedAt != nil } ? now + Self.watchCheckInterval : nil
+        let soonest = hasSuspects ? now + Self.watchCheckInterval : nil
         nextWatchCheck = [pending, soonest].compactMap { $0 }.min()
         return (suspected, cleared)
     }

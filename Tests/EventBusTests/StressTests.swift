@@ -26,6 +26,9 @@ struct StressTests {
         let missedOrDoubled = Atomic<Int>(0)
         let outOfOrder = Atomic<Int>(0)
         let limit = 12
+        // Observers the threads drop with a deallocation expected of them, some of them kept
+        // alive here, as leaks are.
+        let keptAlive = LockedValue<[Screen]>([])
 
         onThreads(Self.threads) { thread in
             var generator = SplitMix64(seed: UInt64(thread) &+ 0x5EED)
@@ -70,6 +73,8 @@ struct StressTests {
                     // Half unsubscribe explicitly, half simply die.
                     let screen = observers.remove(at: Int(generator.next() % UInt64(observers.count)))
                     if generator.next() % 2 == 0 { bus.unsubscribe(observer: screen) }
+                    bus.expectDeallocation(of: screen, within: .milliseconds(1), reason: "dropped")
+                    if generator.next() % 64 == 0 { keptAlive.withLock { $0.append(screen) } }
                 case 13:
                     if wildcards.count >= 2 {
                         wildcards.removeFirst().cancel()
@@ -89,7 +94,14 @@ struct StressTests {
             for token in wildcards { token.cancel() }
         }
 
-        // Then nothing was late, missed, doubled or reordered, and the bus's counts are exact.
+        // Then exactly the observers kept alive are leak suspects, until they go.
+        Thread.sleep(forTimeInterval: 0.01)
+        let kept = keptAlive.withLock { $0.map(ObjectIdentifier.init) }
+        #expect(bus.snapshot().leakSuspects.count == Set(kept).count)
+        keptAlive.withLock { $0.removeAll() }
+        #expect(bus.snapshot().leakSuspects.isEmpty)
+
+        // And nothing was late, missed, doubled or reordered, and the bus's counts are exact.
         #expect(lateDeliveries.load(ordering: .relaxed) == 0)
         #expect(missedOrDoubled.load(ordering: .relaxed) == 0)
         #expect(outOfOrder.load(ordering: .relaxed) == 0)
