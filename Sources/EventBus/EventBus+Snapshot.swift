@@ -37,11 +37,13 @@ extension EventBus {
                         unheard: record.slot.counters.unheardCount)
                 )
             }
+            var observers = ContiguousArray<ObserverCopy>()
+            observers.reserveCapacity(state.observers.records.count)
+            for record in state.observers.records.values { observers.append(ObserverCopy(record)) }
             return (
                 lists: lists, wildcardEntries: state.wildcard.slot.copyEntries(),
-                wildcardReclaimed: state.wildcard.reclaimed,
-                observers: state.observers.records.values.map(ObserverCopy.init),
-                reclaimedPerClass: state.observers.reclaimedPerClass,
+                wildcardReclaimed: state.wildcard.reclaimed, observers: observers,
+                classNames: state.observers.classNames, reclaimedPerClass: state.observers.reclaimedPerClass,
                 suspects: state.observers.watches.compactMap { watch in
                     watch.suspectedAt.map { _ in
                         (watch, state.observers.records[watch.serial]?.subscriptions ?? [])
@@ -56,23 +58,31 @@ extension EventBus {
         }
         let (wildcardLive, wildcardDead) = Self.countLiveAndDead(copied.wildcardEntries)
         let now = ContinuousClock.now
-        let alive = copied.observers.map(\.record.isAlive)
-        let newlyDead = zip(copied.observers, alive).compactMap { observer, isAlive in
-            !isAlive && observer.firstSeenDead == nil ? observer.record.serial : nil
+        var alive = [Bool](repeating: false, count: copied.observers.count)
+        var newlyDead: [UInt64] = []
+        copied.observers.withUnsafeBufferPointer { observers in
+            for index in observers.indices {
+                alive[index] = observers[index].record.isAlive
+                if !alive[index], observers[index].firstSeenDead == nil {
+                    newlyDead.append(observers[index].record.serial)
+                }
+            }
         }
         if !newlyDead.isEmpty { update { ((), $0.noteSeenDead(newlyDead, at: now)) } }
 
         let suspects = copied.suspects.map { watch, subscriptions in
             LeakSuspect(
                 observerID: watch.serial, className: watch.className, reason: watch.reason,
-                overdue: now - watch.deadline, subscriptions: ObserverCopy.names(subscriptions))
+                overdue: now - watch.deadline, subscriptions: Self.names(subscriptions))
         }.sorted { $0.overdue > $1.overdue }
         let observers = Self.observerStatistics(
-            copied.observers, alive: alive, reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects)
+            copied.observers, alive: alive, classNames: copied.classNames,
+            reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects)
         let instances =
             instancesPerClass > 0
-            ? Self.instances(
-                copied.observers, alive: alive, suspects: suspects, now: now, limit: instancesPerClass)
+            ? instances(
+                copied.observers, alive: alive, classNames: copied.classNames, suspects: suspects, now: now,
+                limit: instancesPerClass)
             : []
         return BusSnapshot(
             busName: name, eventTypes: types.sorted { $0.typeName < $1.typeName },
@@ -82,92 +92,109 @@ extension EventBus {
             leakSuspects: suspects, instances: instances)
     }
 
-    /// What a snapshot copies of an observer's record under the lock. Copying the list of
-    /// subscriptions costs a retain; names are made from it only for the objects listed.
+    /// What a snapshot copies of an observer's record under the lock: one retain, and no
+    /// names; names are made only for the objects listed.
     private struct ObserverCopy {
         let record: ObserverRecord
         let subscriptionCount: Int
-        let subscriptions: [(slot: TypeSlot, count: Int)]
         let firstSeenDead: ContinuousClock.Instant?
 
         init(_ record: ObserverRecord) {
             self.record = record
             self.subscriptionCount = record.subscriptionCount
-            self.subscriptions = record.subscriptions
             self.firstSeenDead = record.firstSeenDead
         }
+    }
 
-        static func names(_ subscriptions: [(slot: TypeSlot, count: Int)]) -> [String] {
-            subscriptions.flatMap { repeatElement($0.slot.name, count: $0.count) }
-        }
+    private static func names(_ subscriptions: [(slot: TypeSlot, count: Int)]) -> [String] {
+        subscriptions.flatMap { repeatElement($0.slot.name, count: $0.count) }
     }
 
     private static func observerStatistics(
-        _ observers: [ObserverCopy], alive: [Bool], reclaimedPerClass: [String: Int], suspects: [LeakSuspect]
+        _ observers: ContiguousArray<ObserverCopy>, alive: [Bool], classNames: [String],
+        reclaimedPerClass: [Int],
+        suspects: [LeakSuspect]
     ) -> [ObserverStatistics] {
-        struct Tally {
-            var live = 0
-            var dead = 0
-            var liveSubscriptions = 0
-            var deadSubscriptions = 0
-            var suspects = 0
-        }
-        var tallies: [String: Tally] = [:]
-        for (observer, isAlive) in zip(observers, alive) {
-            let className = observer.record.className
-            if isAlive {
-                tallies[className, default: Tally()].live += 1
-                tallies[className, default: Tally()].liveSubscriptions += observer.subscriptionCount
-            } else {
-                tallies[className, default: Tally()].dead += 1
-                tallies[className, default: Tally()].deadSubscriptions += observer.subscriptionCount
+        var live = [Int](repeating: 0, count: classNames.count)
+        var dead = live
+        var liveSubscriptions = live
+        var deadSubscriptions = live
+        observers.withUnsafeBufferPointer { observers in
+            for index in observers.indices {
+                let classIndex = observers[index].record.classIndex
+                if alive[index] {
+                    live[classIndex] += 1
+                    liveSubscriptions[classIndex] += observers[index].subscriptionCount
+                } else {
+                    dead[classIndex] += 1
+                    deadSubscriptions[classIndex] += observers[index].subscriptionCount
+                }
             }
         }
-        for suspect in suspects { tallies[suspect.className, default: Tally()].suspects += 1 }
-        for className in reclaimedPerClass.keys where tallies[className] == nil {
-            tallies[className] = Tally()
-        }
-        return tallies.map { className, tally in
+        var suspectsPerClass: [String: Int] = [:]
+        for suspect in suspects { suspectsPerClass[suspect.className, default: 0] += 1 }
+        return classNames.indices.map { classIndex in
             ObserverStatistics(
-                className: className, liveInstances: tally.live, deadInstances: tally.dead,
-                liveSubscriptions: tally.liveSubscriptions, deadSubscriptions: tally.deadSubscriptions,
-                reclaimedInstances: reclaimedPerClass[className] ?? 0, leakSuspects: tally.suspects)
+                className: classNames[classIndex], liveInstances: live[classIndex],
+                deadInstances: dead[classIndex],
+                liveSubscriptions: liveSubscriptions[classIndex],
+                deadSubscriptions: deadSubscriptions[classIndex],
+                reclaimedInstances: reclaimedPerClass[classIndex],
+                leakSuspects: suspectsPerClass[classNames[classIndex]] ?? 0)
+        }.filter { row in
+            // Classes whose objects only ever cancelled their tokens while alive leave nothing to
+            // show.
+            row.liveInstances + row.deadInstances + row.reclaimedInstances + row.leakSuspects > 0
         }.sorted { $0.className < $1.className }
     }
 
-    private static func instances(
-        _ observers: [ObserverCopy], alive: [Bool], suspects: [LeakSuspect], now: ContinuousClock.Instant,
-        limit: Int
+    /// Up to `limit` objects per class: suspects, then dead, then the newest live ones. Only
+    /// those chosen get names, read under the lock.
+    private func instances(
+        _ observers: ContiguousArray<ObserverCopy>, alive: [Bool], classNames: [String],
+        suspects: [LeakSuspect],
+        now: ContinuousClock.Instant, limit: Int
     ) -> [ObserverInstance] {
         let suspectBySerial = Dictionary(
             suspects.map { ($0.observerID, $0) }, uniquingKeysWith: { first, _ in first })
-        var perClass: [String: [ObserverInstance]] = [:]
-        for (observer, isAlive) in zip(observers, alive) {
-            let record = observer.record
+        // Ranked once per object; the sort then compares integers.
+        var keysPerClass = [[(rank: Int, newness: UInt64, index: Int)]](
+            repeating: [], count: classNames.count)
+        for index in observers.indices {
+            let record = observers[index].record
+            let rank = suspectBySerial[record.serial] != nil ? 0 : alive[index] ? 2 : 1
+            keysPerClass[record.classIndex].append((rank, UInt64.max - record.serial, index))
+        }
+        let chosen = keysPerClass.flatMap { keys in
+            keys.sorted { ($0.rank, $0.newness) < ($1.rank, $1.newness) }.prefix(limit).map(\.index)
+        }
+        let subscriptions = state.withLockedValue { _ in chosen.map { observers[$0].record.subscriptions } }
+        var listed = zip(chosen, subscriptions).map { index, subscriptions in
+            let record = observers[index].record
             let suspect = suspectBySerial[record.serial]
-            perClass[record.className, default: []].append(
-                ObserverInstance(
-                    observerID: record.serial, className: record.className, age: now - record.subscribedAt,
-                    subscriptions: ObserverCopy.names(observer.subscriptions), state: isAlive ? .live : .dead,
-                    leakReason: suspect?.reason, overdue: suspect?.overdue))
+            return ObserverInstance(
+                observerID: record.serial, className: record.className, age: now - record.subscribedAt,
+                subscriptions: Self.names(subscriptions), state: alive[index] ? .live : .dead,
+                leakReason: suspect?.reason, overdue: suspect?.overdue)
         }
         // Suspects that hold no subscription have no record, yet are listed.
-        let recorded = Set(observers.map(\.record.serial))
+        let recorded = Set(observers.lazy.map(\.record.serial))
+        var listedPerClass: [String: Int] = [:]
+        for instance in listed { listedPerClass[instance.className, default: 0] += 1 }
         for suspect in suspects where !recorded.contains(suspect.observerID) {
-            perClass[suspect.className, default: []].append(
+            guard listedPerClass[suspect.className, default: 0] < limit else { continue }
+            listedPerClass[suspect.className, default: 0] += 1
+            listed.append(
                 ObserverInstance(
                     observerID: suspect.observerID, className: suspect.className, age: .zero,
-                    subscriptions: [],
-                    state: .live, leakReason: suspect.reason, overdue: suspect.overdue))
+                    subscriptions: suspect.subscriptions, state: .live, leakReason: suspect.reason,
+                    overdue: suspect.overdue))
         }
-        func rank(_ instance: ObserverInstance) -> Int {
-            instance.isLeakSuspect ? 0 : instance.state == .dead ? 1 : 2
-        }
-        return perClass.keys.sorted().flatMap { className in
-            perClass[className]!.sorted { left, right in
-                rank(left) != rank(right) ? rank(left) < rank(right) : left.observerID > right.observerID
-            }.prefix(limit)
-        }
+        // By class name, each class's objects in the order chosen.
+        return listed.enumerated().sorted { left, right in
+            left.element.className != right.element.className
+                ? left.element.className < right.element.className : left.offset < right.offset
+        }.map(\.element)
     }
 
     private static func countLiveAndDead(_ entries: [SubscriberEntry]) -> (live: Int, dead: Int) {

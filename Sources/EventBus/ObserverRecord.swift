@@ -10,6 +10,8 @@ final class ObserverRecord: @unchecked Sendable {
     let serial: UInt64
     /// The object's address, the key it is found by; see ``ObserverTable``.
     let identity: ObjectIdentifier
+    /// Where the class is in ``ObserverTable/classNames``, which snapshots tally by.
+    let classIndex: Int
     let className: String
     let subscribedAt: ContinuousClock.Instant
     /// Set once, in `init`.
@@ -21,8 +23,11 @@ final class ObserverRecord: @unchecked Sendable {
     /// When the bus first saw the observer's weak reference read `nil`; guarded by the bus's lock.
     var firstSeenDead: ContinuousClock.Instant?
 
-    init(serial: UInt64, observer: AnyObject, className: String, now: ContinuousClock.Instant) {
+    init(
+        serial: UInt64, observer: AnyObject, classIndex: Int, className: String, now: ContinuousClock.Instant
+    ) {
         self.serial = serial
+        self.classIndex = classIndex
         self.identity = ObjectIdentifier(observer)
         self.observer = observer
         self.className = className

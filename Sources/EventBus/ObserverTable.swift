@@ -15,8 +15,12 @@ struct ObserverTable {
     /// object is freed, possibly before the dead one's entries go, so a match is confirmed
     /// through the record's weak reference.
     private var serialByIdentity: [ObjectIdentifier: UInt64] = [:]
-    /// Deallocated instances whose records are gone, per class name.
-    private(set) var reclaimedPerClass: [String: Int] = [:]
+    /// The class names of every observer seen, each once; records and counts refer to a class
+    /// by its position here, so that a snapshot tallies without hashing names.
+    private(set) var classNames: [String] = []
+    private var classIndexByType: [ObjectIdentifier: Int] = [:]
+    /// Deallocated instances whose records are gone, per class, by position in ``classNames``.
+    private(set) var reclaimedPerClass: [Int] = []
     /// The objects the app expects to go, by serial.
     private var watchesBySerial: [UInt64: DeallocationWatch] = [:]
     /// The serial of the latest watched object at each address, confirmed like
@@ -38,8 +42,10 @@ struct ObserverTable {
             return record
         }
         let serial = existingWatch(for: observer)?.serial ?? nextSerial()
+        let classIndex = classIndex(of: observer)
         let record = ObserverRecord(
-            serial: serial, observer: observer, className: String(describing: type(of: observer)), now: now)
+            serial: serial, observer: observer, classIndex: classIndex, className: classNames[classIndex],
+            now: now)
         records[serial] = record
         serialByIdentity[identity] = serial
         return record
@@ -79,7 +85,7 @@ struct ObserverTable {
         records[serial] = nil
         if serialByIdentity[record.identity] == serial { serialByIdentity[record.identity] = nil }
         if deallocated || record.firstSeenDead != nil {
-            reclaimedPerClass[record.className, default: 0] += 1
+            reclaimedPerClass[record.classIndex] += 1
         }
         return record
     }
@@ -91,7 +97,7 @@ struct ObserverTable {
     ) -> DeallocationWatch {
         let serial = existingRecord(for: object)?.serial ?? existingWatch(for: object)?.serial ?? nextSerial()
         let watch = DeallocationWatch(
-            serial: serial, target: object, className: String(describing: type(of: object)), reason: reason,
+            serial: serial, target: object, className: classNames[classIndex(of: object)], reason: reason,
             within: within, now: now)
         watchesBySerial[serial] = watch
         watchedSerialByIdentity[watch.identity] = serial
@@ -154,6 +160,17 @@ struct ObserverTable {
         for serial in serials {
             if let record = records[serial], record.firstSeenDead == nil { record.firstSeenDead = now }
         }
+    }
+
+    /// The position of `object`'s class in ``classNames``, added on first sight. Looked up by the
+    /// class's identity, so that only a class's first object pays for its name.
+    private mutating func classIndex(of object: AnyObject) -> Int {
+        let type = ObjectIdentifier(Swift.type(of: object))
+        if let index = classIndexByType[type] { return index }
+        classNames.append(String(describing: Swift.type(of: object)))
+        reclaimedPerClass.append(0)
+        classIndexByType[type] = classNames.count - 1
+        return classNames.count - 1
     }
 
     private mutating func nextSerial() -> UInt64 {

@@ -5,6 +5,7 @@ enum BenchSection: String, CaseIterable, Sendable {
     case threads
     case monitor
     case churn
+    case snapshot
     case attach
 }
 

@@ -46,6 +46,7 @@ struct BusBench {
         if sections.contains(.threads) { measureThreadScaling() }
         if sections.contains(.monitor) { measureMonitorOverhead() }
         if sections.contains(.churn) { measureObserverChurn() }
+        if sections.contains(.snapshot) { measureSnapshotCost() }
         if sections.contains(.attach) { measureAttach() }
         printTargets()
     }
@@ -279,6 +280,8 @@ struct BusBench {
                 rows: [
                     ["entries left (live + dead)", "\(result.entriesLeft)"],
                     ["peak entries at a batch boundary", "\(result.peakEntries)"],
+                    ["peak observer records (live + dead objects)", "\(result.peakRecords)"],
+                    ["objects counted as reclaimed", "\(result.reclaimedObjects)"],
                     ["reclaimed by the bus", "\(result.reclaimed)"],
                     ["resident memory before", TextTable.megabytes(result.residentBytesBefore)],
                     ["peak resident during the churn", TextTable.megabytes(result.peakResidentBytes)],
@@ -294,6 +297,32 @@ struct BusBench {
         print()
         let limit = 5_000
         checks.append(.countAtMost("observer churn: entries the bus still holds", result.entriesLeft, limit))
+        checks.append(.countAtMost("observer churn: most observer records held", result.peakRecords, limit))
+        sanityCheck(
+            result.reclaimedObjects + result.recordsLeft == result.observersCreated,
+            "observer churn: objects reclaimed and left do not add up to those created")
+    }
+
+    // MARK: - Snapshot cost
+
+    private mutating func measureSnapshotCost() {
+        let observers = quick ? 200 : 10_000
+        let result = SnapshotCost(observers: observers, rounds: quick ? 3 : 41).run()
+        print(
+            "snapshot() on a bus with \(observers) live observers of 4 classes, 2 subscriptions each, 100 suspects"
+        )
+        print(
+            TextTable.render(
+                header: ["call", "ms (median)"],
+                rows: [
+                    ["snapshot()", String(format: "%.2f", result.plain)],
+                    ["snapshot(instancesPerClass: 50)", String(format: "%.2f", result.withInstances)],
+                ]))
+        print()
+        sanityCheck(result.observerRows == 4, "snapshot: \(result.observerRows) observer classes, not 4")
+        sanityCheck(result.liveInstances == observers, "snapshot: \(result.liveInstances) live observers")
+        sanityCheck(result.suspects == 100, "snapshot: \(result.suspects) leak suspects, not 100")
+        checks.append(.atMost("snapshot() at \(observers) observers (ms)", result.plain, 5))
     }
 
     // MARK: - Results

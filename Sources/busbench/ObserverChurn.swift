@@ -10,6 +10,11 @@ final class ObserverChurn {
         let entriesLeft: Int
         /// The most entries of that type seen at any batch boundary.
         let peakEntries: Int
+        /// The most observer records (live and dead objects) the bus held at a batch boundary.
+        let peakRecords: Int
+        /// Objects the bus counts as reclaimed at the end, and records it still holds.
+        let reclaimedObjects: Int
+        let recordsLeft: Int
         let reclaimed: Int
         let handlerCalls: Int
         let residentBytesBefore: Int?
@@ -39,6 +44,7 @@ final class ObserverChurn {
         let pingToken = bus.subscribe(to: ChurnPingEvent.self) { _ in }
         let residentBefore = ProcessMemory.residentBytes()
         var peak = 0
+        var peakRecords = 0
         var peakResident = residentBefore
         var created = 0
         while created < observers {
@@ -49,19 +55,29 @@ final class ObserverChurn {
                     counter.calls.wrappingAdd(1, ordering: .relaxed)
                 }
             }
-            peak = max(peak, Self.entries(in: bus))
+            let snapshot = bus.snapshot()
+            peak = max(peak, Self.entries(in: snapshot))
+            peakRecords = max(peakRecords, Self.records(in: snapshot))
             if let resident = ProcessMemory.residentBytes() {
                 peakResident = max(peakResident ?? 0, resident)
+            }
+            // Each batch is a set of screens closed, expected to go.
+            for observer in batch {
+                bus.expectDeallocation(of: observer, within: .seconds(5), reason: "closed")
             }
             batch.removeAll()
             created += count
             bus.publish(ChurnPingEvent(value: created))
         }
         let residentAfter = ProcessMemory.residentBytes()
-        let statistics = bus.snapshot()[NeverPublishedEvent.self]
+        let final = bus.snapshot()
+        let statistics = final[NeverPublishedEvent.self]
         pingToken.cancel()
         return Result(
-            observersCreated: created, entriesLeft: Self.entries(in: bus), peakEntries: peak,
+            observersCreated: created, entriesLeft: Self.entries(in: final), peakEntries: peak,
+            peakRecords: peakRecords,
+            reclaimedObjects: final.observers.reduce(0) { $0 + $1.reclaimedInstances },
+            recordsLeft: Self.records(in: final),
             reclaimed: statistics?.reclaimedSubscribers ?? 0,
             handlerCalls: counter.calls.load(ordering: .relaxed),
             residentBytesBefore: residentBefore, peakResidentBytes: peakResident,
@@ -69,8 +85,12 @@ final class ObserverChurn {
             maxResidentBytes: ProcessMemory.maxResidentBytes())
     }
 
-    private static func entries(in bus: EventBus) -> Int {
-        guard let statistics = bus.snapshot()[NeverPublishedEvent.self] else { return 0 }
+    private static func entries(in snapshot: BusSnapshot) -> Int {
+        guard let statistics = snapshot[NeverPublishedEvent.self] else { return 0 }
         return statistics.liveSubscribers + statistics.deadSubscribers
+    }
+
+    private static func records(in snapshot: BusSnapshot) -> Int {
+        snapshot.observers.reduce(0) { $0 + $1.liveInstances + $1.deadInstances }
     }
 }
