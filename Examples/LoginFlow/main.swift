@@ -1,6 +1,7 @@
 // The login scenario of the classic "event bus with weak observers" article, without UIKit: a
 // login screen on the main actor that subscribes in `viewDidLoad` and unsubscribes in `deinit`,
-// a profile screen that forgets to, and a service that logs in on a background thread.
+// a profile screen that forgets to, a chat screen that leaks, and a service that logs in on a
+// background thread.
 // Run it with `swift run LoginFlow`.
 import Dispatch
 import EventBus
@@ -67,6 +68,25 @@ final class ProfileViewController {
     }
 }
 
+/// A screen whose handler captures `self` strongly: the bus holds the handler, the handler
+/// holds the screen, so closing it frees nothing and its subscription lives on. The bus's
+/// weak reference cannot help; `expectDeallocation(of:within:reason:)` catches it.
+@MainActor
+final class ChatViewController {
+    private(set) var unread = 0
+
+    init() {
+        // The leak. The fix is one word: `{ [weak self] (event: UserLoggedInEvent) in self?.unread += 1 }`.
+        EventBus.shared.subscribe(observer: self) { (event: UserLoggedInEvent) in
+            self.unread += 1
+        }
+    }
+
+    deinit {
+        print("ChatViewController: deinit")
+    }
+}
+
 /// Publishes what happens in the app, knowing nothing of the screens, from a background thread
 /// as a network callback would.
 struct LoginService: Sendable {
@@ -119,7 +139,8 @@ let service = LoginService()
 var loginScreen: LoginViewController? = LoginViewController()
 loginScreen?.viewDidLoad()
 var profileScreen: ProfileViewController? = ProfileViewController()
-report("two screens open")
+var chatScreen: ChatViewController? = ChatViewController()
+report("three screens open")
 
 await service.login(userId: "42", userName: "Ada")
 await service.loadData()
@@ -130,18 +151,43 @@ print("-- a login published on the main actor updates the screen before publish 
 EventBus.shared.publish(event: UserLoggedInEvent(userId: "43", userName: "Alan"))
 print("main actor: right after publish, the login screen reads \"\(loginScreen?.welcomeText ?? "")\"")
 
+/// Closes a screen the way an app's navigation does: it lets go of it and tells the bus the
+/// screen should be deallocated within a moment.
+func close<Screen: AnyObject>(_ screen: inout Screen?) {
+    if let closing = screen {
+        EventBus.shared.expectDeallocation(of: closing, within: .milliseconds(100), reason: "screen closed")
+    }
+    screen = nil
+}
+
 print("-- the login screen closes")
-loginScreen = nil
+close(&loginScreen)
 report("login screen gone")
 
 print("-- the profile screen closes without unsubscribing")
-profileScreen = nil
+close(&profileScreen)
 report("profile screen gone")
 
-print("-- the next login finds nobody listening")
+print("-- the next login reaches only the chat screen")
 await service.login(userId: "7", userName: "Grace")
 await letTheMainActorCatchUp()
 report("after the next publish")
+
+print("-- the chat screen closes, but its handler holds it")
+weak let closedChat = chatScreen
+close(&chatScreen)
+try await Task.sleep(for: .milliseconds(200))
+for suspect in EventBus.shared.snapshot().leakSuspects {
+    print(
+        "leak suspect: \(suspect.className) #\(suspect.observerID), \"\(suspect.reason)\", still subscribed to \(suspect.subscriptions.joined(separator: ", "))"
+    )
+    print(
+        "  fix: capture self weakly in its handler: { [weak self] (event: UserLoggedInEvent) in self?.unread += 1 }"
+    )
+}
+// What the fix would do, done by hand: without the subscription the screen goes at once.
+if let closedChat { EventBus.shared.unsubscribe(observer: closedChat) }
+print("leak suspects after unsubscribing it: \(EventBus.shared.snapshot().leakSuspects.count)")
 
 let totals = EventBus.shared.snapshot()
 print(

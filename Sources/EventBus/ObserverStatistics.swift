@@ -121,10 +121,12 @@ public struct ObserverInstance: Sendable, Hashable {
 }
 
 extension Duration {
-    /// Seconds with one decimal, such as `5.0 s`, or milliseconds below a second, such as `12 ms`.
+    /// Seconds with one decimal, such as `5.0 s`, or milliseconds below a second, such as `12 ms`
+    /// (`under 1 ms` for less).
     var secondsText: String {
         let (seconds, attoseconds) = components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        if milliseconds == 0, self > .zero { return "under 1 ms" }
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         let tenths = milliseconds / 100
         return "\(tenths / 10).\(tenths % 10) s"
