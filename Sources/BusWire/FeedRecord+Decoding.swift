@@ -120,7 +120,14 @@ extension FeedRecord {
                     change: SubscriberLifecycleEvent(
                         kind: change, eventTypeName: try fields.string("eventTypeName"),
                         count: try fields.count("count"),
-                        observerTypeName: try fields.optionalString("observerTypeName"))))
+                        observerTypeName: try fields.optionalString("observerTypeName"),
+                        observerID: try fields.optionalID("observerID"),
+                        deadFor: try fields.optionalDuration("deadFor"),
+                        reclaimedBy: try decodeReclaimCause(fields),
+                        reason: try fields.optionalString("reason"),
+                        expectedWithin: try fields.optionalDuration("expectedWithin"),
+                        overdue: try fields.optionalDuration("overdue"),
+                        subscriptions: try fields.optionalStrings("subscriptions") ?? [])))
         case "snapshot":
             return .snapshot(try decodeSnapshot(fields))
         case "dropped":
@@ -160,6 +167,32 @@ extension FeedRecord {
                     published: try type.count("published"), delivered: try type.count("delivered"),
                     unheard: try type.count("unheard")))
         }
+        let observers = try fields.objects("observers") { row throws(FeedDecodingError) in
+            ObserverStatistics(
+                className: try row.string("className"), liveInstances: try row.count("liveInstances"),
+                deadInstances: try row.count("deadInstances"),
+                liveSubscriptions: try row.count("liveSubscriptions"),
+                deadSubscriptions: try row.count("deadSubscriptions"),
+                reclaimedInstances: try row.count("reclaimedInstances"),
+                leakSuspects: try row.count("leakSuspects"))
+        }
+        let suspects = try fields.objects("leakSuspects") { row throws(FeedDecodingError) in
+            LeakSuspect(
+                observerID: try row.id("observerID"), className: try row.string("className"),
+                reason: try row.string("reason"), overdue: try row.duration("overdue"),
+                subscriptions: try row.strings("subscriptions"))
+        }
+        let instances = try fields.objects("instances") { row throws(FeedDecodingError) in
+            let stateName = try row.string("state")
+            guard let state = ObserverState(rawValue: stateName) else {
+                throw .invalidValue(field: row.prefix + "state", kind: row.kind, value: stateName)
+            }
+            return ObserverInstance(
+                observerID: try row.id("observerID"), className: try row.string("className"),
+                age: try row.duration("age"), subscriptions: try row.strings("subscriptions"), state: state,
+                leakReason: try row.optionalString("leakReason"), overdue: try row.optionalDuration("overdue")
+            )
+        }
         var tap: FeedTapCounters?
         if let members = try fields.optionalObject("tap") {
             let counts = RecordFields(
@@ -175,7 +208,27 @@ extension FeedRecord {
                 wildcardObservers: try fields.count("wildcardObservers"),
                 deadWildcardObservers: try fields.count("deadWildcardObservers"),
                 reclaimedWildcardObservers: try fields.count("reclaimedWildcardObservers"),
-                wildcardDeliveries: try fields.count("wildcardDeliveries")), tap: tap)
+                wildcardDeliveries: try fields.count("wildcardDeliveries"), observers: observers,
+                leakSuspects: suspects, instances: instances),
+            tap: tap, omittedLeakSuspects: try fields.optionalCount("leakSuspectsOmitted") ?? 0,
+            omittedInstances: try fields.optionalCount("instancesOmitted") ?? 0)
+    }
+
+    /// The `reclaimedBy` object of a lifecycle record, such as `{"cause":"publish",
+    /// "eventTypeName":"UserLoggedInEvent"}`, or nil when it is absent or null.
+    private static func decodeReclaimCause(
+        _ fields: RecordFields
+    ) throws(FeedDecodingError) -> SubscriberLifecycleEvent.ReclaimCause? {
+        guard let members = try fields.optionalObject("reclaimedBy") else { return nil }
+        let cause = RecordFields(
+            kind: fields.kind, members: members, bytes: fields.bytes, prefix: "reclaimedBy.")
+        let name = try cause.string("cause")
+        switch name {
+        case "publish": return .publish(eventTypeName: try cause.string("eventTypeName"))
+        case "sweep": return .sweep
+        case "request": return .request
+        default: throw .invalidValue(field: "reclaimedBy.cause", kind: fields.kind, value: name)
+        }
     }
 }
 
@@ -243,6 +296,90 @@ private struct RecordFields {
         find(name) == nil ? nil : try count(name)
     }
 
+    /// An observer serial: a whole number from 0 up to `Int.max`.
+    package func id(_ name: String) throws(FeedDecodingError) -> UInt64 {
+        UInt64(try count(name))
+    }
+
+    /// An observer serial, or nil when the field is absent or `null`.
+    package func optionalID(_ name: String) throws(FeedDecodingError) -> UInt64? {
+        switch find(name) {
+        case nil, .null?: return nil
+        default: return try id(name)
+        }
+    }
+
+    /// A duration: seconds as a number from 0 up to ``FeedRecord/maximumDurationSeconds``, read
+    /// to the microsecond, the precision the writer keeps, so that a duration survives a round
+    /// trip.
+    package func duration(_ name: String) throws(FeedDecodingError) -> Duration {
+        let found = try value(name)
+        guard case .number(let number) = found else { throw wrongType(name, "a number of seconds", found) }
+        let seconds = number.double
+        guard seconds.isFinite, seconds <= FeedRecord.maximumDurationSeconds else {
+            throw .invalidNumber(field: prefix + name, kind: kind, reason: "is out of range")
+        }
+        guard seconds >= 0 else {
+            throw .invalidNumber(field: prefix + name, kind: kind, reason: "must not be negative")
+        }
+        return .microseconds(Int64((seconds * 1e6).rounded()))
+    }
+
+    /// A duration, or nil when the field is absent or `null`.
+    package func optionalDuration(_ name: String) throws(FeedDecodingError) -> Duration? {
+        switch find(name) {
+        case nil, .null?: return nil
+        default: return try duration(name)
+        }
+    }
+
+    /// An array of strings.
+    package func strings(_ name: String) throws(FeedDecodingError) -> [String] {
+        let elements = try array(name)
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .string(let text) = element else {
+                throw wrongType("\(name)[\(index)]", "a string", element)
+            }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    /// An array of strings, or nil when the field is absent or `null`.
+    package func optionalStrings(_ name: String) throws(FeedDecodingError) -> [String]? {
+        switch find(name) {
+        case nil, .null?: return nil
+        default: return try strings(name)
+        }
+    }
+
+    /// The array `name` of objects, each made into a value by `make`, which reads its fields
+    /// with errors that name the element (`instances[3].state`); empty when the field is absent
+    /// or `null`, as it is in version 1.
+    package func objects<Element>(
+        _ name: String, _ make: (RecordFields) throws(FeedDecodingError) -> Element
+    ) throws(FeedDecodingError) -> [Element] {
+        switch find(name) {
+        case nil, .null?: return []
+        default: break
+        }
+        let elements = try array(name)
+        var made: [Element] = []
+        made.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            let elementName = "\(prefix)\(name)[\(index)]"
+            guard case .object(let members) = element else {
+                throw .wrongType(
+                    field: elementName, kind: kind, expected: "an object", found: element.typeDescription)
+            }
+            made.append(
+                try make(RecordFields(kind: kind, members: members, bytes: bytes, prefix: elementName + ".")))
+        }
+        return made
+    }
+
     /// Seconds since 1970: a finite number.
     package func time(_ name: String) throws(FeedDecodingError) -> Double {
         let found = try value(name)
@@ -256,6 +393,8 @@ private struct RecordFields {
     /// An array, built from the text the parser checked.
     package func array(_ name: String) throws(FeedDecodingError) -> [JSONValue] {
         let found = try value(name)
+        // Arrays inside built objects (the rows of a snapshot) are built already.
+        if case .array(let elements) = found { return elements }
         guard case .unparsed(false, let range) = found else { throw wrongType(name, "an array", found) }
         var parser = JSONParser(bytes)
         guard case .array(let elements) = try parser.parseValue(at: range.lowerBound) else {

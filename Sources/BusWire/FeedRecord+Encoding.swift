@@ -21,7 +21,11 @@ extension JSONLineWriter {
                 sequence: event.sequence, time: event.time, typeName: event.typeName, payload: event.payload,
                 receivers: event.receivers)
         case .lifecycle(let lifecycle): writeLifecycle(time: lifecycle.time, change: lifecycle.change)
-        case .snapshot(let snapshot): writeSnapshot(time: snapshot.time, snapshot.snapshot, tap: snapshot.tap)
+        case .snapshot(let snapshot):
+            writeSnapshot(
+                time: snapshot.time, snapshot.snapshot, tap: snapshot.tap,
+                omittedLeakSuspects: snapshot.omittedLeakSuspects, omittedInstances: snapshot.omittedInstances
+            )
         case .dropped(let drops): write(drops)
         case .refused(let refusal): write(refusal)
         }
@@ -59,10 +63,48 @@ extension JSONLineWriter {
         field("eventTypeName", change.eventTypeName)
         field("count", change.count)
         field("observerTypeName", change.observerTypeName)
+        field("observerID", change.observerID.map(Self.wireID))
+        // The fields below belong to some kinds only, so they are left out where they are absent
+        // rather than written as null on every `subscribed` line.
+        if let deadFor = change.deadFor { field("deadFor", Self.seconds(deadFor)) }
+        if let cause = change.reclaimedBy {
+            beginObject("reclaimedBy")
+            switch cause {
+            case .publish(let eventTypeName):
+                field("cause", "publish")
+                field("eventTypeName", eventTypeName)
+            case .sweep: field("cause", "sweep")
+            case .request: field("cause", "request")
+            }
+            endObject()
+        }
+        if let reason = change.reason { field("reason", reason) }
+        if let expectedWithin = change.expectedWithin {
+            field("expectedWithin", Self.seconds(expectedWithin))
+        }
+        if let overdue = change.overdue { field("overdue", Self.seconds(overdue)) }
+        if !change.subscriptions.isEmpty { field("subscriptions", strings: change.subscriptions) }
         endRecord()
     }
 
-    package mutating func writeSnapshot(time: Double, _ snapshot: BusSnapshot, tap: FeedTapCounters? = nil) {
+    /// A duration as the wire writes it: seconds, from 0 (a negative duration, which only clock
+    /// trouble could make, is written as 0) up to ``FeedRecord/maximumDurationSeconds``.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return min(max(0, Double(seconds) + Double(attoseconds) / 1e18), FeedRecord.maximumDurationSeconds)
+    }
+
+    /// An observer serial as a JSON whole number; serials count up from 1 and never reach the
+    /// top half of `UInt64`.
+    static func wireID(_ id: UInt64) -> Int {
+        Int(clamping: id)
+    }
+
+    package mutating func writeSnapshot(
+        time: Double, _ snapshot: BusSnapshot, tap: FeedTapCounters? = nil, omittedLeakSuspects: Int = 0,
+        omittedInstances: Int = 0
+    ) {
+        let recordStart = bytes.count
         beginRecord("snapshot")
         field("time", time)
         field("busName", snapshot.busName)
@@ -87,6 +129,28 @@ extension JSONLineWriter {
             endObject()
         }
         endArray()
+        beginArray("observers")
+        for observer in snapshot.observers {
+            beginObject(nil)
+            field("className", observer.className)
+            field("liveInstances", observer.liveInstances)
+            field("deadInstances", observer.deadInstances)
+            field("liveSubscriptions", observer.liveSubscriptions)
+            field("deadSubscriptions", observer.deadSubscriptions)
+            field("reclaimedInstances", observer.reclaimedInstances)
+            field("leakSuspects", observer.leakSuspects)
+            endObject()
+        }
+        endArray()
+        let isWithinBudget = { (writer: JSONLineWriter) in
+            writer.bytes.count - recordStart <= FeedSnapshot.listBudget
+        }
+        let suspectsWritten = writeLeakSuspects(snapshot.leakSuspects, while: isWithinBudget)
+        let instancesWritten = writeInstances(snapshot.instances, while: isWithinBudget)
+        let suspectsLeftOut = omittedLeakSuspects + snapshot.leakSuspects.count - suspectsWritten
+        let instancesLeftOut = omittedInstances + snapshot.instances.count - instancesWritten
+        if suspectsLeftOut > 0 { field("leakSuspectsOmitted", suspectsLeftOut) }
+        if instancesLeftOut > 0 { field("instancesOmitted", instancesLeftOut) }
         if let tap {
             beginObject("tap")
             field("monitors", tap.monitors)
@@ -96,6 +160,101 @@ extension JSONLineWriter {
             endObject()
         }
         endRecord()
+    }
+
+    /// Writes the `leakSuspects` array, the most overdue first, leaving out the rest once the
+    /// line is over budget; returns how many it wrote.
+    private mutating func writeLeakSuspects(
+        _ suspects: [LeakSuspect], while isWithinBudget: (JSONLineWriter) -> Bool
+    ) -> Int {
+        beginArray("leakSuspects")
+        var written = 0
+        for suspect in suspects {
+            let before = mark
+            beginObject(nil)
+            field("observerID", Self.wireID(suspect.observerID))
+            field("className", suspect.className)
+            field("reason", suspect.reason)
+            field("overdue", Self.seconds(suspect.overdue))
+            field("subscriptions", strings: suspect.subscriptions)
+            endObject()
+            guard isWithinBudget(self) else {
+                rewind(to: before)
+                break
+            }
+            written += 1
+        }
+        endArray()
+        return written
+    }
+
+    /// Writes the `instances` array. When all of them make the line too long, it lists fewer per
+    /// class (halving until they fit, each class keeping its first: suspects, then the dead),
+    /// so that every class keeps some rather than the last classes losing all; past one per
+    /// class it cuts the end. Returns how many it wrote.
+    private mutating func writeInstances(
+        _ instances: [ObserverInstance], while isWithinBudget: (JSONLineWriter) -> Bool
+    ) -> Int {
+        let start = mark
+        var perClass = Int.max
+        while true {
+            rewind(to: start)
+            beginArray("instances")
+            var written = 0
+            var fitted = true
+            var className: String?
+            var ofClass = 0
+            for instance in instances {
+                if instance.className != className {
+                    className = instance.className
+                    ofClass = 0
+                }
+                ofClass += 1
+                guard ofClass <= perClass else { continue }
+                let before = mark
+                write(instance)
+                guard isWithinBudget(self) else {
+                    rewind(to: before)
+                    fitted = false
+                    break
+                }
+                written += 1
+            }
+            if fitted || perClass == 1 {
+                endArray()
+                return written
+            }
+            perClass =
+                perClass == Int.max ? max(1, Self.largestClassCount(instances) / 2) : max(1, perClass / 2)
+        }
+    }
+
+    private mutating func write(_ instance: ObserverInstance) {
+        beginObject(nil)
+        field("observerID", Self.wireID(instance.observerID))
+        field("className", instance.className)
+        field("age", Self.seconds(instance.age))
+        field("subscriptions", strings: instance.subscriptions)
+        field("state", instance.state.rawValue)
+        if let leakReason = instance.leakReason { field("leakReason", leakReason) }
+        if let overdue = instance.overdue { field("overdue", Self.seconds(overdue)) }
+        endObject()
+    }
+
+    /// The most instances of one class in `instances`, which lists each class's together.
+    private static func largestClassCount(_ instances: [ObserverInstance]) -> Int {
+        var largest = 0
+        var className: String?
+        var count = 0
+        for instance in instances {
+            if instance.className != className {
+                className = instance.className
+                count = 0
+            }
+            count += 1
+            largest = max(largest, count)
+        }
+        return largest
     }
 
     package mutating func write(_ drops: FeedDrops) {

@@ -24,8 +24,35 @@ public enum FeedRecord: Sendable, Hashable {
     /// The tap turned this reader away, and says why, before it closes the connection.
     case refused(FeedRefusal)
 
-    /// The version of the wire format this library writes and reads.
-    public static let wireVersion = 1
+    /// The version of the wire format this library writes.
+    ///
+    /// Version 2 added observers, leak suspects and observer instances to snapshots, and the
+    /// observer's serial, leak and reclaim details to lifecycle records.
+    public static let wireVersion = 2
+
+    /// The versions this library reads: its own, and version 1, whose records are version 2's
+    /// without the fields version 2 added (they read as empty or absent).
+    public static let readableWireVersions: ClosedRange<Int> = 1...2
+
+    /// What a reader says about a `hello` it cannot read, such as "tap speaks wire version 3,
+    /// this reads versions 1 and 2"; nil when it can.
+    ///
+    /// - Parameters:
+    ///   - version: The hello's version.
+    ///   - speaker: Who speaks it, such as "tap" or "recording".
+    public static func unreadableVersionMessage(_ version: Int, speaker: String) -> String? {
+        guard !readableWireVersions.contains(version) else { return nil }
+        let (lowest, highest) = (readableWireVersions.lowerBound, readableWireVersions.upperBound)
+        let readable =
+            lowest == highest
+            ? "version \(lowest)" : "versions \(lowest) \(highest == lowest + 1 ? "and" : "to") \(highest)"
+        return "\(speaker) speaks wire version \(version), this reads \(readable)"
+    }
+
+    /// The longest duration the wire carries, in seconds: about 31 years. Below it every
+    /// duration in microseconds is a whole number a `Double` holds exactly, so durations read
+    /// and written again come out the same; writers clamp longer ones to it.
+    package static let maximumDurationSeconds = 1e9
 
     /// The longest line, in bytes without the newline, that readers accept: 1 MiB.
     ///
@@ -167,12 +194,33 @@ public struct FeedSnapshot: Sendable, Hashable {
     /// The tap's own counters, in the `tap` field, when a tap wrote the snapshot; recordings
     /// have none.
     public var tap: FeedTapCounters?
+    /// Leak suspects the writer left out of ``BusSnapshot/leakSuspects`` to keep the line short
+    /// (the least overdue ones); 0 almost always.
+    public var omittedLeakSuspects: Int
+    /// Observer instances the writer left out of ``BusSnapshot/instances`` to keep the line
+    /// short; 0 almost always.
+    public var omittedInstances: Int
+
+    /// How many observer objects of each class taps and in-process monitors ask the bus to list
+    /// (``EventBus/snapshot(instancesPerClass:)``): enough for a person to follow the objects of
+    /// a screen class, few enough that a snapshot stays a small line.
+    public static let instancesPerClass = 50
+
+    /// The most bytes a snapshot line may take before its leak suspects and instances are cut
+    /// (fewer instances per class first, then the last ones), so it stays far below
+    /// ``FeedRecord/maximumLineLength``: 512 KiB.
+    public static let listBudget = 512 << 10
 
     /// Creates a snapshot record.
-    public init(time: Double, snapshot: BusSnapshot, tap: FeedTapCounters? = nil) {
+    public init(
+        time: Double, snapshot: BusSnapshot, tap: FeedTapCounters? = nil, omittedLeakSuspects: Int = 0,
+        omittedInstances: Int = 0
+    ) {
         self.time = time
         self.snapshot = snapshot
         self.tap = tap
+        self.omittedLeakSuspects = omittedLeakSuspects
+        self.omittedInstances = omittedInstances
     }
 }
 

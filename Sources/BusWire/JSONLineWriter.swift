@@ -85,6 +85,38 @@ package struct JSONLineWriter {
         if let value { appendString(value) } else { appendASCII("null") }
     }
 
+    /// Writes `null` when `value` is nil.
+    package mutating func field(_ name: StaticString, _ value: Int?) {
+        key(name)
+        if let value { appendInteger(value) } else { appendASCII("null") }
+    }
+
+    /// Writes `values` as an array of strings.
+    package mutating func field(_ name: StaticString, strings values: [String]) {
+        beginArray(name)
+        for value in values {
+            separator()
+            appendString(value)
+        }
+        endArray()
+    }
+
+    /// Where the writer stands, to come back to with ``rewind(to:)``.
+    package struct Mark {
+        fileprivate let count: Int
+        fileprivate let needsComma: Bool
+    }
+
+    /// The current position, before writing something that may have to be taken back.
+    package var mark: Mark { Mark(count: bytes.count, needsComma: needsComma) }
+
+    /// Takes back everything written since `mark`, such as array elements that made a line
+    /// too long.
+    package mutating func rewind(to mark: Mark) {
+        bytes.removeSubrange(mark.count...)
+        needsComma = mark.needsComma
+    }
+
     /// Writes `json`, which the caller knows is one valid JSON value without newlines, as is.
     package mutating func rawField(_ name: StaticString, _ json: String) {
         key(name)
