@@ -19,7 +19,9 @@ import Foundation
 ///   lower scheduling priority than the app's threads, formats JSON and writes to the sockets.
 /// - A reader that falls behind loses the oldest records, never slows the app, and is told how
 ///   many it lost with `dropped` lines. Counters in `snapshot` lines come from
-///   ``EventBus/snapshot()`` and stay exact whatever was dropped.
+///   ``EventBus/snapshot(instancesPerClass:)``, with up to ``FeedSnapshot/instancesPerClass``
+///   observer objects of each class, and stay exact whatever was dropped. Lifecycle lines carry
+///   every field of ``SubscriberLifecycleEvent``, leak suspicions included.
 /// - Under a flood (more than `clientQueueCapacity` events between two rounds of the tap
 ///   thread, about a million a second by default) the inbox keeps the first events of each
 ///   round and only counts the rest, which costs the publisher least when it publishes most.

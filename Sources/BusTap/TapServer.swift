@@ -246,7 +246,7 @@ final class TapServer: @unchecked Sendable {
                     pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
             clients.append(client)
             connectedCount.withLock { $0 = clients.count }
-            writer.writeSnapshot(time: WallClock.now(), bus.snapshot(), tap: counters)
+            writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
             client.output = writer.bytes
         }
     }
@@ -439,9 +439,15 @@ final class TapServer: @unchecked Sendable {
         client.output.append(contentsOf: writer.bytes)
     }
 
+    /// The bus's counters, with up to ``FeedSnapshot/instancesPerClass`` observer objects of
+    /// each class, so a monitor can list them.
+    private func takeSnapshot() -> BusSnapshot {
+        bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass)
+    }
+
     private func broadcastSnapshot() {
         var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: WallClock.now(), bus.snapshot(), tap: counters)
+        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
         // A reader far behind skips this one; the next snapshot supersedes it anyway.
         for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
             client.output.append(contentsOf: writer.bytes)
