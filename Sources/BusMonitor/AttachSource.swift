@@ -353,9 +353,8 @@ final class AttachReader: @unchecked Sendable {
                 for record in records {
                     switch record {
                     case .hello(let hello):
-                        guard hello.version == FeedRecord.wireVersion else {
-                            state.problem =
-                                "tap speaks wire version \(hello.version), this reads \(FeedRecord.wireVersion)"
+                        if let problem = FeedRecord.unreadableVersionMessage(hello.version, speaker: "tap") {
+                            state.problem = problem
                             incompatible = true
                             return
                         }

@@ -7,16 +7,18 @@ public import Foundation
 ///
 /// Every `drainInterval` (at once again, for a ``FiniteSource`` such as a replay that delivered
 /// records, since more may be due) it writes the drained events and lifecycle changes as `event` and
-/// `lifecycle` lines (the wire format), a `dropped` line when the drop count grows, and every
-/// `summaryInterval` a `summary` line:
+/// `lifecycle` lines (the wire format, leak suspicions included), a `dropped` line when the drop
+/// count grows, and every `summaryInterval` the newest `snapshot` (when a new one arrived since
+/// the last summary: observers, leak suspects and instances as well as the counters) and a
+/// `summary` line:
 ///
 /// ```json
 /// {"kind":"summary","time":1712345678.5,"elapsed":3.0,"status":"attached","events":1200,
-///  "lifecycle":4,"dropped":0,"published":1200,"types":{"TickEvent":1200}}
+///  "lifecycle":4,"dropped":0,"published":1200,"leakSuspects":1,"types":{"TickEvent":1200}}
 /// ```
 ///
-/// (one line in the output). `published` is the bus's own total from the newest snapshot, or
-/// null before one arrived. It stops when the duration has passed, when a ``FiniteSource`` is
+/// (one line in the output). `published` is the bus's own total from the newest snapshot, and
+/// `leakSuspects` the number of suspects in it, or null before one arrived. It stops when the duration has passed, when a ``FiniteSource`` is
 /// finished, when ``stop()`` is called, when the reader closes the output, or when the output
 /// cannot be written, and writes a final summary first (except in the last two cases).
 ///
@@ -97,6 +99,7 @@ public final class HeadlessRunner: Sendable {
             let outcome: Outcome? =
                 stopping ? .stopped : finished ? .sourceFinished : timeUp ? .durationElapsed : nil
             if now >= nextSummary || outcome != nil {
+                totals.writeNewestSnapshot(into: &writer)
                 totals.writeSummary(elapsed: now - start, into: &writer)
                 nextSummary = now + summaryInterval
             }
@@ -146,7 +149,11 @@ public final class HeadlessRunner: Sendable {
         var dropped = 0
         var perType: [String: Int] = [:]
         var published: Int?
+        var leakSuspects: Int?
         var status: String?
+        /// The newest snapshot not written yet; snapshots go out once per summary, since a
+        /// source may deliver several a second and each can list many observers.
+        var unwrittenSnapshot: BusSnapshot?
 
         mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
             for event in batch.events {
@@ -162,8 +169,18 @@ public final class HeadlessRunner: Sendable {
                 dropped = batch.droppedEvents
                 writer.write(FeedDrops(time: WallClock.now(), events: dropped))
             }
-            if let snapshot = batch.snapshot { published = snapshot.totalPublished }
+            if let snapshot = batch.snapshot {
+                published = snapshot.totalPublished
+                leakSuspects = snapshot.leakSuspects.count
+                unwrittenSnapshot = snapshot
+            }
             if let status = batch.status { self.status = status }
+        }
+
+        mutating func writeNewestSnapshot(into writer: inout JSONLineWriter) {
+            guard let snapshot = unwrittenSnapshot else { return }
+            writer.writeSnapshot(time: WallClock.now(), snapshot)
+            unwrittenSnapshot = nil
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {
@@ -179,6 +196,7 @@ public final class HeadlessRunner: Sendable {
             } else {
                 writer.rawField("published", "null")
             }
+            writer.field("leakSuspects", leakSuspects)
             writer.beginObject("types")
             for (name, count) in perType.sorted(by: { $0.key < $1.key }) {
                 writer.field(named: name, count)

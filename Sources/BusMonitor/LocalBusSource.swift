@@ -1,8 +1,10 @@
+import BusWire
 import Dispatch
 public import EventBus
 
 /// A ``DashboardSource`` for a bus in the same process: a ``BusCapture`` for events and
-/// lifecycle changes, plus a snapshot of the bus's counters a few times a second.
+/// lifecycle changes, plus a snapshot of the bus's counters a few times a second, listing up to
+/// ``FeedSnapshot/instancesPerClass`` observer objects of each class, as a tap's snapshots do.
 ///
 /// ```swift
 /// let source = LocalBusSource(
@@ -95,7 +97,8 @@ public final class LocalBusSource: DashboardSource {
         }
         return SourceBatch(
             events: drained.events, lifecycle: drained.lifecycle,
-            snapshot: isSnapshotDue ? bus.snapshot() : nil, droppedEvents: drained.droppedEvents,
+            snapshot: isSnapshotDue ? bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass) : nil,
+            droppedEvents: drained.droppedEvents,
             status: capture.isAttached ? "live" : "detached")
     }
 

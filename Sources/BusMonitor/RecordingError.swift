@@ -13,6 +13,8 @@ public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedLine(path: String, line: Int, error: FeedDecodingError)
     /// The replay speed is negative or not a number.
     case invalidSpeed(Double)
+    /// A `hello` line (1-based) names a wire format version this reader does not read.
+    case unreadableVersion(path: String, line: Int, version: Int)
 
     /// A one-line account of the problem.
     public var description: String {
@@ -25,6 +27,11 @@ public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path):\(line): \(error)"
         case .invalidSpeed(let speed):
             return "replay speed must be 0 (as fast as possible) or more, not \(speed)"
+        case .unreadableVersion(let path, let line, let version):
+            let problem =
+                FeedRecord.unreadableVersionMessage(version, speaker: "recording")
+                ?? "recording speaks wire version \(version)"
+            return "\(path):\(line): \(problem)"
         }
     }
 }

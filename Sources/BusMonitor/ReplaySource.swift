@@ -27,6 +27,8 @@ import EventBus
 ///
 /// A last line cut short (no newline at the end, and unreadable), as a crash while recording
 /// leaves, is skipped with a warning. Lines of a kind this version does not know are skipped too.
+/// Recordings in wire versions 1 and 2 replay (a version-1 recording has no observers, leak
+/// suspects or instances in its snapshots); a `hello` of another version is an error.
 /// The warnings also arrive as ``SourceNotice``s in the first batch, and a replay that skipped a
 /// cut-off line ends with the status `replay finished (last line cut off)`. A recording with no
 /// records at all is ``isEmpty``, and says `recording is empty`. The batch with the first
@@ -100,8 +102,8 @@ public final class ReplaySource: FiniteSource {
     ///   - path: A file of records, one JSON object per line, as ``RecordingWriter`` writes.
     ///   - speed: 1 plays in real time, 2 twice as fast; 0, infinity, or anything above a million
     ///     plays as fast as the monitor drains.
-    /// - Throws: ``RecordingError`` when the file cannot be read, a line is malformed, or the
-    ///   speed is negative.
+    /// - Throws: ``RecordingError`` when the file cannot be read, a line is malformed, a `hello`
+    ///   names a wire version this reader does not read, or the speed is negative.
     /// - Complexity: O(*n*) in the size of the file, in time; memory does not grow with it.
     public init(path: String, speed: Double = 1) throws(RecordingError) {
         guard !speed.isNaN, speed >= 0 else { throw .invalidSpeed(speed) }
@@ -141,6 +143,11 @@ public final class ReplaySource: FiniteSource {
                 throw .malformedLine(path: path, line: line.number, error: error)
             }
             records += 1
+            // Unknown fields would be skipped silently, so a newer version could replay as
+            // something it is not; better to say so, as a monitor attached to a newer tap does.
+            if case .hello(let found) = record, !FeedRecord.readableWireVersions.contains(found.version) {
+                throw .unreadableVersion(path: path, line: line.number, version: found.version)
+            }
             guard let time = Self.time(of: record) else {
                 if case .hello(let found) = record, hello == nil { hello = found }
                 continue
