@@ -27,7 +27,7 @@ struct BusTapTests {
             Issue.record("first line is \(hello.kind), not hello")
             return
         }
-        #expect(info.version == 1 && info.process == "shop" && info.bus == "orders")
+        #expect(info.version == FeedRecord.wireVersion && info.process == "shop" && info.bus == "orders")
         #expect(info.pid == Int(getpid()))
         #expect(eventually { tap.connectedClients == 1 })
 

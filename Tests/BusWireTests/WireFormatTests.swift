@@ -12,54 +12,138 @@ import Testing
 struct WireFormatTests {
     static let tricky = "say \"hi\"\\ there\nnew line\ttab\r\u{0}\u{1F} café ☕️ 𝄞 \u{2028}"
 
-    static let samples: [FeedRecord] = [
-        .hello(FeedHello(pid: 4242, process: "simapp", bus: "shared", time: 1_712_345_678.125)),
-        .hello(FeedHello(version: 7, pid: 1, process: tricky, bus: "", time: 0)),
-        .event(
-            FeedEvent(
-                sequence: 1, time: 1_712_345_678.5, typeName: "UserLoggedInEvent",
-                payload: .fields(json: #"{"userId":"42","userName":"Ada \"the\" first\n"}"#), receivers: 3)),
-        .event(
-            FeedEvent(
-                sequence: Int.max, time: 0.000001, typeName: "Quoted\"Type", payload: .description(tricky),
-                receivers: 0)),
-        .event(
-            FeedEvent(
-                sequence: 9, time: 5, typeName: "List", payload: .fields(json: "[1,2,[3]]"), receivers: 1)),
+    static let samples: [FeedRecord] =
+        [
+            .hello(FeedHello(pid: 4242, process: "simapp", bus: "shared", time: 1_712_345_678.125)),
+            .hello(FeedHello(version: 7, pid: 1, process: tricky, bus: "", time: 0)),
+            .event(
+                FeedEvent(
+                    sequence: 1, time: 1_712_345_678.5, typeName: "UserLoggedInEvent",
+                    payload: .fields(json: #"{"userId":"42","userName":"Ada \"the\" first\n"}"#), receivers: 3
+                )),
+            .event(
+                FeedEvent(
+                    sequence: Int.max, time: 0.000001, typeName: "Quoted\"Type",
+                    payload: .description(tricky),
+                    receivers: 0)),
+            .event(
+                FeedEvent(
+                    sequence: 9, time: 5, typeName: "List", payload: .fields(json: "[1,2,[3]]"), receivers: 1)
+            ),
+            .lifecycle(
+                FeedLifecycle(
+                    time: 12.25,
+                    change: SubscriberLifecycleEvent(
+                        kind: .reclaimed, eventTypeName: "Tick", count: 3, observerTypeName: nil))),
+            .lifecycle(
+                FeedLifecycle(
+                    time: 12.5,
+                    change: SubscriberLifecycleEvent(
+                        kind: .duplicateSubscription, eventTypeName: "*", count: 1,
+                        observerTypeName: "Screen ☕️"))
+            ),
+            .snapshot(
+                FeedSnapshot(
+                    time: 99.5,
+                    snapshot: BusSnapshot(
+                        busName: "shared",
+                        eventTypes: [
+                            EventTypeStatistics(
+                                typeName: "A", qualifiedTypeName: "App.A", liveSubscribers: 1,
+                                deadSubscribers: 2,
+                                reclaimedSubscribers: 3, unsubscribedSubscribers: 4, cancelledSubscribers: 5,
+                                duplicateSubscriptions: 6, published: 7, delivered: 8, unheard: 9),
+                            EventTypeStatistics(typeName: tricky),
+                        ],
+                        wildcardObservers: 10, deadWildcardObservers: 11, reclaimedWildcardObservers: 12,
+                        wildcardDeliveries: 13))),
+            .snapshot(
+                FeedSnapshot(
+                    time: 0, snapshot: BusSnapshot(busName: "empty", eventTypes: [], wildcardObservers: 0))),
+            .dropped(FeedDrops(time: 3, events: 120, lifecycle: 2)),
+            .snapshot(
+                FeedSnapshot(
+                    time: 4, snapshot: BusSnapshot(busName: "tapped", eventTypes: [], wildcardObservers: 1),
+                    tap: FeedTapCounters(monitors: 2, maximumMonitors: 64, refused: 3, disconnectedIdle: 1))),
+            .refused(FeedRefusal(time: 5, reason: "64 monitors attached")),
+        ] + observerSamples
+
+    /// Records with every field version 2 added, each cause of a reclaim, and both leak kinds.
+    /// Durations are whole microseconds, the precision the wire keeps.
+    static let observerSamples: [FeedRecord] = [
         .lifecycle(
             FeedLifecycle(
-                time: 12.25,
+                time: 20,
                 change: SubscriberLifecycleEvent(
-                    kind: .reclaimed, eventTypeName: "Tick", count: 3, observerTypeName: nil))),
+                    kind: .subscribed, eventTypeName: "Ping", observerTypeName: "LoginScreen", observerID: 41)
+            )),
         .lifecycle(
             FeedLifecycle(
-                time: 12.5,
+                time: 20.5,
                 change: SubscriberLifecycleEvent(
-                    kind: .duplicateSubscription, eventTypeName: "*", count: 1, observerTypeName: "Screen ☕️"))
-        ),
+                    kind: .reclaimed, eventTypeName: "UserLoggedInEvent", count: 3,
+                    observerTypeName: "LoginScreen", observerID: 41, deadFor: .milliseconds(12),
+                    reclaimedBy: .publish(eventTypeName: "UserLoggedInEvent \"quoted\"")))),
+        .lifecycle(
+            FeedLifecycle(
+                time: 21,
+                change: SubscriberLifecycleEvent(
+                    kind: .reclaimed, eventTypeName: "*", observerTypeName: "Logger", observerID: 2,
+                    reclaimedBy: .sweep))),
+        .lifecycle(
+            FeedLifecycle(
+                time: 21.5,
+                change: SubscriberLifecycleEvent(
+                    kind: .reclaimed, eventTypeName: "Tick", observerID: UInt64(Int.max), deadFor: .zero,
+                    reclaimedBy: .request))),
+        .lifecycle(
+            FeedLifecycle(
+                time: 22,
+                change: SubscriberLifecycleEvent(
+                    kind: .leakSuspected, eventTypeName: "", observerTypeName: "ProfileScreen", observerID: 7,
+                    reason: tricky, expectedWithin: .seconds(5), overdue: .microseconds(200_001),
+                    subscriptions: ["UserLoggedInEvent", "DataLoadedEvent", "UserLoggedInEvent"]))),
+        .lifecycle(
+            FeedLifecycle(
+                time: 23,
+                change: SubscriberLifecycleEvent(
+                    kind: .leakCleared, eventTypeName: "", observerTypeName: "ProfileScreen", observerID: 7,
+                    reason: "", expectedWithin: .milliseconds(50)))),
         .snapshot(
             FeedSnapshot(
-                time: 99.5,
+                time: 24,
                 snapshot: BusSnapshot(
-                    busName: "shared",
-                    eventTypes: [
-                        EventTypeStatistics(
-                            typeName: "A", qualifiedTypeName: "App.A", liveSubscribers: 1, deadSubscribers: 2,
-                            reclaimedSubscribers: 3, unsubscribedSubscribers: 4, cancelledSubscribers: 5,
-                            duplicateSubscriptions: 6, published: 7, delivered: 8, unheard: 9),
-                        EventTypeStatistics(typeName: tricky),
+                    busName: "shared", eventTypes: [EventTypeStatistics(typeName: "Ping")],
+                    wildcardObservers: 1,
+                    observers: [
+                        ObserverStatistics(
+                            className: "ProfileScreen", liveInstances: 1, deadInstances: 2,
+                            liveSubscriptions: 3,
+                            deadSubscriptions: 4, reclaimedInstances: 5, leakSuspects: 6),
+                        ObserverStatistics(className: tricky),
                     ],
-                    wildcardObservers: 10, deadWildcardObservers: 11, reclaimedWildcardObservers: 12,
-                    wildcardDeliveries: 13))),
-        .snapshot(
-            FeedSnapshot(
-                time: 0, snapshot: BusSnapshot(busName: "empty", eventTypes: [], wildcardObservers: 0))),
-        .dropped(FeedDrops(time: 3, events: 120, lifecycle: 2)),
-        .snapshot(
-            FeedSnapshot(
-                time: 4, snapshot: BusSnapshot(busName: "tapped", eventTypes: [], wildcardObservers: 1),
-                tap: FeedTapCounters(monitors: 2, maximumMonitors: 64, refused: 3, disconnectedIdle: 1))),
-        .refused(FeedRefusal(time: 5, reason: "64 monitors attached")),
+                    leakSuspects: [
+                        LeakSuspect(
+                            observerID: 7, className: "ProfileScreen", reason: "screen closed",
+                            overdue: .milliseconds(1500), subscriptions: ["UserLoggedInEvent", "*"]),
+                        LeakSuspect(
+                            observerID: 8, className: tricky, reason: "", overdue: .zero, subscriptions: []),
+                    ],
+                    instances: [
+                        ObserverInstance(
+                            observerID: 7, className: "ProfileScreen", age: .seconds(9),
+                            subscriptions: ["Ping"],
+                            state: .live, leakReason: "screen closed", overdue: .milliseconds(1500)),
+                        ObserverInstance(
+                            observerID: 9, className: "ProfileScreen", age: .microseconds(1),
+                            subscriptions: [],
+                            state: .dead),
+                        ObserverInstance(
+                            observerID: 10, className: "ProfileScreen", age: .seconds(86_400 * 365),
+                            subscriptions: [tricky], state: .reclaimed),
+                    ]),
+                tap: FeedTapCounters(monitors: 1, maximumMonitors: 64), omittedLeakSuspects: 2,
+                omittedInstances: 3)),
     ]
 
     @Test("a refusal and the tap's counters have the documented fields")
