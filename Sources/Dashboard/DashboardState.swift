@@ -208,6 +208,8 @@ struct DashboardState {
         for captured in batch.lifecycle {
             let change = captured.change
             observers.apply(change, at: now)
+            // Leak reports are about an object, not an event type: they make no type row.
+            if change.kind == .leakSuspected || change.kind == .leakCleared { continue }
             if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
                 wildcard.apply(change)
             } else {

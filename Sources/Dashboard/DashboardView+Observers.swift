@@ -141,9 +141,7 @@ extension DashboardView {
                 glyphs.sparkline(history ?? []), x: columns.sparkX, y: rowY,
                 style: isSuspect ? base : style(color: .cyan))
             if index == observers.selectedClass, focused {
-                grid.style(
-                    x: 0, y: rowY, count: grid.width,
-                    style(bold: isSuspect, reverse: true, color: isSuspect ? .red : nil))
+                grid.highlight(x: 0, y: rowY, count: grid.width)
             }
         }
     }
@@ -218,7 +216,7 @@ extension DashboardView {
                 TextFormat.truncate(detail, width: grid.width - x, ellipsis: glyphs.ellipsis), x: x, y: y,
                 style: rowStyle)
             if index == objects.selected, focused {
-                grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
+                grid.highlight(x: 0, y: y, count: grid.width)
             }
         }
         if objects.all.isEmpty {
