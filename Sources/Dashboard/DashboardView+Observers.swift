@@ -73,9 +73,10 @@ extension DashboardView {
     private func putRuleNote(
         _ grid: inout CellGrid, _ note: String, y: Int, after title: String, style noteStyle: CellStyle
     ) {
-        grid.put(
-            " " + note + " ", x: title.count + 4, y: y, style: noteStyle,
-            maxWidth: grid.width - title.count - 5)
+        let room = grid.width - title.count - 7
+        guard room >= 4 else { return }
+        let shown = TextFormat.truncate(note, width: room, ellipsis: glyphs.ellipsis)
+        grid.put(" " + shown + " ", x: title.count + 4, y: y, style: noteStyle)
     }
 
     private func drawClasses(_ grid: inout CellGrid, area: Rect, title: String, focused: Bool) {
@@ -86,7 +87,7 @@ extension DashboardView {
         var note = "\(classCount) \(classCount == 1 ? "class" : "classes")"
         let suspects = tracker.suspectCount
         if suspects > 0 {
-            note += ", \(suspects) leak \(suspects == 1 ? "suspect" : "suspects"), Enter lists objects"
+            note += ", \(suspects) leak \(suspects == 1 ? "suspect" : "suspects")"
         }
         putRuleNote(&grid, note, y: area.y, after: title, style: suspects > 0 ? warningStyle : style())
 
