@@ -157,21 +157,20 @@ extension DashboardView {
         let separator = options.ascii ? " > " : " › "
         let fullTitle = title + separator + objects.className
         drawRule(&grid, y: area.y, from: 0, to: grid.width, title: fullTitle, focused: focused)
+        // Counts from the class's statistics when there are any: a source may list only some
+        // objects, or none.
+        let statistics = state.observers.classes.first { $0.className == objects.className }
+        let listed = objects.all.filter { !$0.isGone }.count
+        let suspects = statistics?.leakSuspects ?? objects.all.filter { $0.status == .suspect }.count
+        let live = statistics?.liveInstances ?? objects.all.filter { $0.status != .dead && !$0.isGone }.count
+        let dead = statistics?.deadInstances ?? objects.all.filter { $0.status == .dead }.count
+        let gone = objects.all.count - listed
         var counts: [String] = []
-        let live = objects.all.filter { $0.status == .live }.count
-        let dead = objects.all.filter { $0.status == .dead }.count
-        let suspects = objects.all.filter { $0.status == .suspect }.count
-        let gone = objects.all.filter(\.isGone).count
         if suspects > 0 { counts.append("\(suspects) leak \(suspects == 1 ? "suspect" : "suspects")") }
         counts.append("\(live) live")
         if dead > 0 { counts.append("\(dead) dead") }
         if gone > 0 { counts.append("\(gone) gone") }
-        if let statistics = state.observers.classes.first(where: { $0.className == objects.className }) {
-            let total = statistics.liveInstances + statistics.deadInstances
-            if total > objects.all.count - gone {
-                counts.append("\(objects.all.count - gone) of \(total) listed")
-            }
-        }
+        if listed < live + dead { counts.append("\(listed) listed") }
         let note = counts.joined(separator: ", ") + "; Enter/Esc back"
         putRuleNote(&grid, note, y: area.y, after: fullTitle, style: suspects > 0 ? warningStyle : style())
 

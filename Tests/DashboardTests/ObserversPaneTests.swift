@@ -162,7 +162,7 @@ struct ObserversPaneTests {
         _ = dashboard.handle(.enter)
         var grid = rendered(dashboard, width: 100, height: 30, now: now)
         #expect(grid.text.contains("Observers › ProfileScreen"))
-        #expect(grid.text.contains("1 leak suspect, 1 live; Enter/Esc back"))
+        #expect(grid.text.contains("1 leak suspect, 2 live; Enter/Esc back"))
         let (suspect, suspectY) = try row(grid, startingWith: "#7 ")
         #expect(suspect.contains("14.0 s"))
         #expect(suspect.contains("leak suspect"))
