@@ -106,6 +106,16 @@ public struct CellGrid: Sendable, Equatable {
         }
     }
 
+    /// Reverses `count` cells of row `y` from column `x`, keeping their other attributes, so a
+    /// selected row keeps its colour (a leak suspect stays red, a gone object grey).
+    mutating func highlight(x: Int, y: Int, count: Int) {
+        for column in x..<max(x, x + count) {
+            var cell = self[column, y]
+            cell.style.reverse = true
+            self[column, y] = cell
+        }
+    }
+
     /// Row `y` as text, trailing spaces removed.
     public func row(_ y: Int) -> String {
         guard y >= 0, y < height else { return "" }

@@ -1,4 +1,5 @@
 public import BusMonitor
+import EventBus
 
 /// The dashboard: takes in what a ``DashboardSource`` gathers, keeps counters, rates,
 /// sparklines and a log, answers keys, and draws onto a ``CellGrid``.
@@ -62,6 +63,20 @@ public final class DashboardController {
     var selectedSequence: Int?
     /// The first log line shown when not following.
     var topSequence: Int?
+    /// The selected class of the Observers pane, by name, so that it stays put when classes
+    /// come and go; the first class when `nil`.
+    var selectedClass: String?
+    /// Where the selected class was, for when it goes.
+    var classIndex = 0
+    var classTop = 0
+    /// The class whose objects the Observers pane lists instead of the classes, if any.
+    var openClass: String?
+    /// The selected object of the open class, by serial, so that it stays put while rows come
+    /// and go; the first object when `nil`.
+    var selectedObject: UInt64?
+    /// Where the selected object was, for when it goes.
+    var objectIndex = 0
+    var objectTop = 0
     /// The layout of the last frame; keys are handled against it.
     private(set) var layout: DashboardLayout?
     /// Log lines the last frame showed.
@@ -75,6 +90,7 @@ public final class DashboardController {
     /// Where the tables and the log are in ``panes``.
     static let tablePane = panes.firstIndex { $0 is TablePane }!
     static let logPane = panes.firstIndex { $0 is LogPane }!
+    static let observersPane = panes.firstIndex { $0 is ObserversPane }!
 
     /// The applied filter.
     private(set) var filter: LogFilter?
@@ -141,8 +157,14 @@ public final class DashboardController {
             togglePause()
         case .openFilter:
             prompt = filter?.expression ?? ""
-        case .clearFilter:
-            filter = nil
+        case .back:
+            if openClass != nil, focus.pane == Self.observersPane {
+                openClass = nil
+            } else {
+                filter = nil
+            }
+        case .showObservers:
+            showObservers()
         case .showHelp:
             overlay = .help(scroll: 0)
         case .command(let command):
@@ -173,6 +195,13 @@ public final class DashboardController {
                 isFollowing = true
             case .showDetail(let entry):
                 overlay = .detail(entry, scroll: 0)
+            case .showObjects(let className):
+                openClass = className
+                selectedObject = nil
+                objectIndex = 0
+                objectTop = 0
+            case .closeObjects:
+                openClass = nil
             case nil:
                 break
             }
@@ -250,6 +279,25 @@ public final class DashboardController {
         return DashboardView.helpText(keyMap: keyMap, width: layout.width, height: layout.height).visibleRows
     }
 
+    /// Focuses the Observers pane, showing the classes, with the first leak suspect's class
+    /// selected; again, the next suspect's class.
+    private func showObservers() {
+        let wasThere = focus.pane == Self.observersPane && openClass == nil
+        focusIndex = Self.focusOrder.firstIndex { $0.pane == Self.observersPane } ?? focusIndex
+        openClass = nil
+        let suspects = shown.observers.suspectClasses
+        guard let first = suspects.first else { return }
+        if wasThere, let current = selectedClass, let index = suspects.firstIndex(of: current) {
+            selectedClass = suspects[(index + 1) % suspects.count]
+        } else {
+            selectedClass = first
+        }
+        // Where it is among the classes, for a pane that moves by index.
+        if let index = shown.observers.classes.firstIndex(where: { $0.className == selectedClass }) {
+            classIndex = index
+        }
+    }
+
     private func togglePause() {
         if frozen == nil {
             frozen = live
@@ -313,6 +361,56 @@ public final class DashboardController {
         return tableTop..<min(count, tableTop + rows)
     }
 
+    /// Selects the class at `index` of the Observers pane, kept within the classes.
+    func moveClassSelection(to index: Int) {
+        let classes = shown.observers.classes
+        guard !classes.isEmpty else { return }
+        classIndex = max(0, min(classes.count - 1, index))
+        selectedClass = classes[classIndex].className
+    }
+
+    /// Selects the object at `index` of the open class, kept within its objects.
+    func moveObjectSelection(to index: Int) {
+        guard let openClass else { return }
+        let objects = shown.observers.instances(of: openClass, at: pausedAt ?? lastNow ?? 0)
+        guard !objects.isEmpty else { return }
+        objectIndex = max(0, min(objects.count - 1, index))
+        selectedObject = objects[objectIndex].observerID
+    }
+
+    /// The classes of the Observers pane to draw in `rows` rows, keeping the selection in view.
+    func classViewport(rows: Int) -> (rows: Range<Int>, selected: Int?) {
+        let classes = shown.observers.classes
+        guard !classes.isEmpty, rows > 0 else { return (0..<0, nil) }
+        let found = selectedClass.flatMap { name in classes.firstIndex { $0.className == name } }
+        classIndex = max(0, min(classes.count - 1, found ?? classIndex))
+        selectedClass = classes[classIndex].className
+        if classIndex < classTop { classTop = classIndex }
+        if classIndex >= classTop + rows { classTop = classIndex - rows + 1 }
+        classTop = max(0, min(classTop, classes.count - rows))
+        return (classTop..<min(classes.count, classTop + rows), classIndex)
+    }
+
+    /// The objects of the open class to draw in `rows` rows at `now`, keeping the selection in
+    /// view.
+    func objectViewport(rows: Int, now: Double) -> ObjectsView? {
+        guard let openClass else { return nil }
+        let objects = shown.observers.instances(of: openClass, at: now)
+        guard !objects.isEmpty, rows > 0 else {
+            return ObjectsView(className: openClass, all: objects, rows: 0..<0, selected: nil)
+        }
+        let found = selectedObject.flatMap { id in objects.firstIndex { $0.observerID == id } }
+        objectIndex = max(0, min(objects.count - 1, found ?? objectIndex))
+        // When the selected object has gone from the list, the one now in its place is selected.
+        selectedObject = objects[objectIndex].observerID
+        if objectIndex < objectTop { objectTop = objectIndex }
+        if objectIndex >= objectTop + rows { objectTop = objectIndex - rows + 1 }
+        objectTop = max(0, min(objectTop, objects.count - rows))
+        return ObjectsView(
+            className: openClass, all: objects, rows: objectTop..<min(objects.count, objectTop + rows),
+            selected: objectIndex)
+    }
+
     /// The message to show at `now`, if one is recent.
     func currentMessage(at now: Double) -> String? {
         guard let message, now - message.time < Self.messageDuration else { return nil }
@@ -347,6 +445,7 @@ public final class DashboardController {
         let layout = DashboardLayout(width: width, height: height, state: state)
         self.layout = layout
         var tableRows = 0..<0
+        var observers = ObserversView(classRows: 0..<0, selectedClass: nil, objects: nil)
         var log = LogView(
             sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
         if case .help(let scroll) = overlay {
@@ -356,6 +455,11 @@ public final class DashboardController {
         }
         if !layout.isTooSmall {
             tableRows = tableViewport(rows: layout.contentRows[Self.tablePane])
+            let observerRows = layout.contentRows[Self.observersPane]
+            let classes = classViewport(rows: observerRows)
+            observers = ObserversView(
+                classRows: classes.rows, selectedClass: classes.selected,
+                objects: objectViewport(rows: observerRows, now: pausedAt ?? now))
             let (sequences, selected) = logViewport(rows: layout.contentRows[Self.logPane])
             let lines = visibleLines()
             log = LogView(
@@ -367,7 +471,7 @@ public final class DashboardController {
             layout: layout, state: state, title: source.title, options: options, glyphs: glyphs,
             isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
             message: currentMessage(at: now), focus: focus, tableSelection: tableSelection,
-            tableRows: tableRows,
+            tableRows: tableRows, observers: observers,
             log: log, keyMap: keyMap)
     }
 }

@@ -18,6 +18,8 @@ struct DashboardLayout: Equatable {
     let isTooSmall: Bool
     /// Column widths of the tables, which the log's type column shares.
     let columns: TableColumns
+    /// Column widths of the Observers pane.
+    let observerColumns: ObserverColumns
     /// The header row.
     let header: Rect
     /// Each pane's rectangle, in the order of `panes`, stacked top to bottom.
@@ -37,6 +39,7 @@ struct DashboardLayout: Equatable {
         self.height = height
         isTooSmall = width < DashboardController.minimumWidth || height < DashboardController.minimumHeight
         columns = TableColumns(width: width)
+        observerColumns = ObserverColumns(width: width)
         header = Rect(x: 0, y: 0, width: width, height: 1)
         bar = Rect(x: 0, y: height - 1, width: width, height: 1)
         let asked = panes.map { $0.height(screenHeight: height, state: state) }

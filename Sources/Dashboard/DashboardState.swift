@@ -155,6 +155,14 @@ struct DashboardState {
     private(set) var rows: [TypeRow] = []
     private var rowIndex: [String: Int] = [:]
     var wildcard = SubscriberTracker()
+    /// Observer objects per class, leak suspects, and the objects listed.
+    var observers = ObserverTracker()
+    /// Observers the log has said were deallocated, and when: a later reclaim of the same
+    /// object's other subscriptions says "more", not "deallocated" again. Bounded by
+    /// ``reclaimMemory``.
+    private var announcedReclaims: [UInt64: Double] = [:]
+    /// Observers remembered in ``announcedReclaims`` at most.
+    static let reclaimMemory = 2_000
     var totalMeter = RateMeter()
     var log = EventLog(capacity: logCapacity)
     /// When the first batch was taken, in seconds since 1970.
@@ -199,6 +207,9 @@ struct DashboardState {
         }
         for captured in batch.lifecycle {
             let change = captured.change
+            observers.apply(change, at: now)
+            // Leak reports are about an object, not an event type: they make no type row.
+            if change.kind == .leakSuspected || change.kind == .leakCleared { continue }
             if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
                 wildcard.apply(change)
             } else {
@@ -217,6 +228,7 @@ struct DashboardState {
             } else {
                 take(snapshot)
             }
+            observers.take(snapshot, at: now, readingTime: readingTime)
         }
 
         for index in rows.indices {
@@ -275,6 +287,9 @@ struct DashboardState {
             rows[index].subscribers = SubscriberTracker()
         }
         wildcard = SubscriberTracker()
+        observers.restart()
+        // A new process numbers its observers afresh.
+        announcedReclaims = [:]
         rebaseMeters(from: before)
         isAwaitingBaseline = true
     }
@@ -301,6 +316,34 @@ struct DashboardState {
                 reclaimed: snapshot.reclaimedWildcardObservers))
     }
 
+    /// The reclaim lines of `lifecycle`, by the index of each object's first report, and the
+    /// indexes of the later reports merged into them.
+    private mutating func groupReclaims(
+        _ lifecycle: ArraySlice<CapturedLifecycle>
+    ) -> (lines: [Int: ObjectReclaim], merged: Set<Int>) {
+        var lines: [Int: ObjectReclaim] = [:]
+        var merged: Set<Int> = []
+        var first: [UInt64: Int] = [:]
+        for index in lifecycle.indices {
+            let change = lifecycle[index].change
+            guard change.kind == .reclaimed, let id = change.observerID else { continue }
+            if let start = first[id] {
+                lines[start]?.add(change)
+                merged.insert(index)
+            } else {
+                first[id] = index
+                lines[index] = ObjectReclaim(change, isContinuation: announcedReclaims[id] != nil)
+                announcedReclaims[id] = lifecycle[index].time
+            }
+        }
+        if announcedReclaims.count > Self.reclaimMemory {
+            // The oldest half goes: an object's subscriptions are reclaimed within moments.
+            let kept = announcedReclaims.sorted { $0.value > $1.value }.prefix(Self.reclaimMemory / 2)
+            announcedReclaims = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
+        return (lines, merged)
+    }
+
     /// The row of `name`, made when new. A type first seen after the first batch counts from
     /// zero at the previous batch, so its first events show in its rate; types in the first
     /// batch count from what they had, so history from before the dashboard makes no spike.
@@ -315,6 +358,10 @@ struct DashboardState {
 
     /// Appends the batch to the log in time order. When the batch holds more than the log
     /// keeps, only its newest events are added, and every lifecycle change and notice.
+    ///
+    /// The reports of one object's reclaim in a batch (one per event type list) become one line,
+    /// where the first was. They are merged within a batch only: a line of an earlier batch may
+    /// have been read by a filter already.
     private mutating func appendToLog(_ batch: SourceBatch) {
         let notices = batch.notices.suffix(log.capacity)
         let lifecycle = batch.lifecycle.suffix(max(0, log.capacity - notices.count))
@@ -322,6 +369,7 @@ struct DashboardState {
         var eventIndex = events.startIndex
         var changeIndex = lifecycle.startIndex
         var noticeIndex = notices.startIndex
+        let reclaims = groupReclaims(lifecycle)
         while true {
             // The earliest of the three next lines; on equal times events come first, then
             // lifecycle changes, then notices.
@@ -333,8 +381,12 @@ struct DashboardState {
                 log.append(time: event.time, content: .event(event))
                 eventIndex += 1
             } else if changeIndex < lifecycle.endIndex, changeTime <= noticeTime {
-                let change = lifecycle[changeIndex]
-                log.append(time: change.time, content: .lifecycle(change.change))
+                let captured = lifecycle[changeIndex]
+                if let reclaim = reclaims.lines[changeIndex] {
+                    log.append(time: captured.time, content: .reclaim(reclaim))
+                } else if !reclaims.merged.contains(changeIndex) {
+                    log.append(time: captured.time, content: .lifecycle(captured.change))
+                }
                 changeIndex += 1
             } else if noticeIndex < notices.endIndex {
                 let notice = notices[noticeIndex]

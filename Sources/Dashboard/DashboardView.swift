@@ -68,6 +68,8 @@ struct DashboardView {
     let tableSelection: Int
     /// Rows of the tables shown (the last index is the wildcard row).
     let tableRows: Range<Int>
+    /// The classes or objects of the Observers pane in view.
+    let observers: ObserversView
     let log: LogView
     let keyMap: KeyMap
 
@@ -114,9 +116,9 @@ struct DashboardView {
     }
 
     /// The title on the left; on the right, as room allows, the uptime, the rate, the source's
-    /// state, its newest warning, drops, the filter and PAUSED. When room is short the least
-    /// needed go first (a long filter or warning is shortened), so the uptime, the state and the
-    /// drops stay while a filter is typed or applied.
+    /// state, its newest warning, drops, leak suspects, the filter and PAUSED. When room is short the least
+    /// needed go first (a long filter or warning is shortened), so the uptime, the state, the
+    /// drops and the suspects stay while a filter is typed or applied.
     private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
         var items: [HeaderItem] = [
             HeaderItem(
@@ -142,17 +144,25 @@ struct DashboardView {
                     text: TextFormat.grouped(state.droppedEvents) + " dropped (too fast)",
                     style: style(bold: true, reverse: true, color: .red)))
         }
+        let suspects = state.observers.suspectCount
+        if suspects > 0 {
+            items.append(
+                HeaderItem(
+                    order: 5, priority: 1,
+                    text: "\(suspects) leak \(suspects == 1 ? "suspect" : "suspects")",
+                    style: style(bold: true, reverse: true, color: .red)))
+        }
         if let filter {
             items.append(
                 HeaderItem(
-                    order: 5, priority: 5, text: "filter: " + filter.expression,
+                    order: 6, priority: 5, text: "filter: " + filter.expression,
                     style: style(bold: true, color: .yellow),
                     canShorten: true))
         }
         if isPaused {
             items.append(
                 HeaderItem(
-                    order: 6, priority: 0, text: " PAUSED ",
+                    order: 7, priority: 0, text: " PAUSED ",
                     style: style(bold: true, reverse: true, color: .yellow)))
         }
 
@@ -417,6 +427,11 @@ struct DashboardView {
                     TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
                     y: y,
                     style: lifecycleStyle(change.kind))
+            case .reclaim(let reclaim):
+                let text = glyphs.bullet + " " + reclaim.description
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    y: y, style: lifecycleStyle(.reclaimed))
             case .notice(let notice):
                 let text = glyphs.bullet + " " + notice.text
                 grid.put(
@@ -558,7 +573,20 @@ struct DashboardView {
             lines.append(("change    " + change.kind.rawValue + ", \(change.count)", style()))
             if let observer = change.observerTypeName { lines.append(("observer  " + observer, style())) }
             lines.append(("", style()))
-            lines.append((change.description, lifecycleStyle(change.kind)))
+            for line in TextFormat.wrap(change.description, width: width) {
+                lines.append((line, lifecycleStyle(change.kind)))
+            }
+        case .reclaim(let reclaim):
+            lines.append(("change    reclaimed, \(reclaim.count)", style(bold: true, color: .cyan)))
+            lines.append(("", style()))
+            for line in TextFormat.wrap(reclaim.description, width: width) {
+                lines.append((line, lifecycleStyle(.reclaimed)))
+            }
+            lines.append(("", style()))
+            for change in reclaim.changes {
+                let plural = change.count == 1 ? "subscription" : "subscriptions"
+                lines.append(("  \(change.count) \(change.eventTypeName) \(plural)", style()))
+            }
         case .notice(let notice):
             lines.append(("source    " + title, style(bold: true, color: .cyan)))
             lines.append(("", style()))

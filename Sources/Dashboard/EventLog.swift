@@ -7,6 +7,8 @@ struct LogEntry {
     enum Content {
         case event(CapturedEvent)
         case lifecycle(SubscriberLifecycleEvent)
+        /// A dead observer's subscriptions reclaimed, all its event types in one line.
+        case reclaim(ObjectReclaim)
         /// Something that happened to the source itself, such as a detach.
         case notice(SourceNotice)
     }
@@ -22,6 +24,8 @@ struct LogEntry {
         switch content {
         case .event(let event): return event.typeName
         case .lifecycle(let change): return change.eventTypeName
+        // Every type, so that filtering by any of them finds the line.
+        case .reclaim(let reclaim): return reclaim.typeNames.joined(separator: " ")
         case .notice: return ""
         }
     }
@@ -34,6 +38,7 @@ struct LogEntry {
         switch content {
         case .event(let event): return event.payloadText
         case .lifecycle(let change): return change.description
+        case .reclaim(let reclaim): return reclaim.description
         case .notice(let notice): return notice.text
         }
     }

@@ -8,8 +8,10 @@ enum DashboardAction: Equatable {
     case togglePause
     /// Open the filter prompt.
     case openFilter
-    /// Clear the filter.
-    case clearFilter
+    /// Go back from a class's objects in the Observers pane, else clear the filter.
+    case back
+    /// Focus the Observers pane at the first leak suspect's class (again: the next one).
+    case showObservers
     /// Show the help overlay.
     case showHelp
     /// Send a command to the source.
@@ -113,6 +115,12 @@ extension DashboardController {
                 [.character("/")], .openFilter,
                 help: KeyHint(keys: "/", text: "filter the log by type or payload; !text hides matches"),
                 bar: KeyHint(keys: "/", text: "Filter")),
+            // In the bar only when there is a suspect to jump to, where it is seen first.
+            KeyBinding(
+                [.character("o")], .showObservers,
+                help: KeyHint(
+                    keys: "o", text: "the Observers pane at the first leak suspect; again, the next"),
+                bar: shown.observers.suspectCount > 0 ? KeyHint(keys: "o", text: "Suspects") : nil),
         ]
         for description in source.supportedCommands {
             bindings.append(
@@ -153,7 +161,9 @@ extension DashboardController {
                     text: "move the selection or scroll a box; scrolling up stops following"),
                 bar: KeyHint(keys: glyphs.upDown, text: "Scroll")),
             KeyBinding(
-                [.escape], .clearFilter, help: KeyHint(keys: "Esc", text: "close a box; clear the filter")),
+                [.escape], .back,
+                help: KeyHint(keys: "Esc", text: "close a box; back from a class's objects; clear the filter")
+            ),
         ]
         return KeyMap(bindings: bindings)
     }

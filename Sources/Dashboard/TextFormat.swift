@@ -77,6 +77,21 @@ enum TextFormat {
         return days > 0 ? "\(days)d \(clock)" : clock
     }
 
+    /// A span of time to read at a glance: `12 ms` below a second, `5.0 s` below a minute (as the
+    /// bus's own lines write it), then `2m 05s` and `1h 02m`.
+    static func elapsed(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds < 60_000 {
+            let tenths = milliseconds / 100
+            return "\(tenths / 10).\(tenths % 10) s"
+        }
+        let whole = Int(milliseconds / 1000)
+        if whole < 3600 { return "\(whole / 60)m " + pad2(whole % 60) + "s" }
+        return "\(whole / 3600)h " + pad2(whole / 60 % 60) + "m"
+    }
+
     private static func pad2(_ value: Int) -> String {
         value < 10 ? "0\(value)" : String(value)
     }

@@ -21,9 +21,11 @@ struct DashboardLayoutTests {
         // The tables: two types and the wildcard row, under a title rule and column titles.
         #expect(layout.panes[DashboardController.tablePane] == Rect(x: 0, y: 1, width: 80, height: 5))
         #expect(layout.contentRows[DashboardController.tablePane] == 3)
+        // The Observers pane, with no observer data, says so in a line under its title.
+        #expect(layout.panes[DashboardController.observersPane] == Rect(x: 0, y: 6, width: 80, height: 2))
         // The log takes the rest.
-        #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 6, width: 80, height: 17))
-        #expect(layout.contentRows[DashboardController.logPane] == 16)
+        #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 8, width: 80, height: 15))
+        #expect(layout.contentRows[DashboardController.logPane] == 14)
         #expect(layout.bar == Rect(x: 0, y: 23, width: 80, height: 1))
         #expect(DashboardLayout(width: 59, height: 24, state: state).isTooSmall)
     }
@@ -44,15 +46,18 @@ struct DashboardLayoutTests {
         let panes: [any DashboardPane] = DashboardController.panes + [Extra()]
         let layout = DashboardLayout(width: 80, height: 24, state: dashboard().shown, panes: panes)
         #expect(layout.panes.last == Rect(x: 0, y: 19, width: 80, height: 4))
-        #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 6, width: 80, height: 13))
+        #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 8, width: 80, height: 11))
     }
 
     @Test func focusTabOrderAndHelpComeFromThePanes() {
         let titles = DashboardController.focusOrder.map {
             DashboardController.panes[$0.pane].focusTitles[$0.part]
         }
-        #expect(titles == ["Event types", "Subscribers", "Log"])
-        #expect(DashboardController.enterHelp == "tables: filter by type; log: the line's full payload")
+        #expect(titles == ["Event types", "Subscribers", "Observers", "Log"])
+        #expect(
+            DashboardController.enterHelp
+                == "tables: filter by type; observers: a class's objects (Enter or Esc goes back); "
+                + "log: the line's full payload")
         let dashboard = dashboard()
         #expect(dashboard.focusTitle == "Log")
         _ = dashboard.handle(.character("?"))
@@ -61,7 +66,9 @@ struct DashboardLayoutTests {
         for note in DashboardController.panes.flatMap(\.columnHelp) {
             #expect(grid.text.contains(note.keys))
         }
-        #expect(grid.text.contains(DashboardController.enterHelp))
+        // The Enter line wraps in the box; its start and end are there.
+        #expect(grid.text.contains("tables: filter by type"))
+        #expect(grid.text.contains("log: the line's full payload"))
     }
 
     @Test func keysUseTheLastFramesLayout() {

@@ -50,11 +50,14 @@ struct KeyTableTests {
         case .openFilter:
             _ = dashboard.handle(key)
             #expect(dashboard.prompt == "", comment)
-        case .clearFilter:
+        case .back:
             for key in [DashboardKey.character("/"), .character("x"), .enter] { _ = dashboard.handle(key) }
             #expect(dashboard.filter != nil)
             _ = dashboard.handle(key)
             #expect(dashboard.filter == nil, comment)
+        case .showObservers:
+            _ = dashboard.handle(key)
+            #expect(dashboard.focus.pane == DashboardController.observersPane, comment)
         case .command(let command):
             _ = dashboard.handle(key)
             #expect(source.performed == [command], comment)

@@ -19,7 +19,7 @@
 ///     // move(by:rows:in:), moveToFirst(in:), moveToLast(in:) and open(in:)
 /// }
 /// // and in DashboardController:
-/// static let panes: [any DashboardPane] = [TablePane(), RatesPane(), LogPane()]
+/// static let panes: [any DashboardPane] = [TablePane(), ObserversPane(), RatesPane(), LogPane()]
 /// ```
 ///
 /// Selection and Enter are handled against the controller between frames (the update step);
@@ -68,6 +68,10 @@ enum PaneEffect {
     case filter(LogFilter?)
     /// Show the full text of a log line.
     case showDetail(LogEntry)
+    /// List the objects of an observer class in the Observers pane.
+    case showObjects(String)
+    /// Go back from a class's objects to the classes.
+    case closeObjects
 }
 
 /// One part of one pane that takes focus: the pane's index in ``DashboardController/panes``
@@ -79,7 +83,7 @@ struct PaneFocus: Equatable {
 
 extension DashboardController {
     /// The panes, top to bottom: the one list the layout, focus, Tab order and help come from.
-    static let panes: [any DashboardPane] = [TablePane(), LogPane()]
+    static let panes: [any DashboardPane] = [TablePane(), ObserversPane(), LogPane()]
 
     /// Every part that takes focus, in Tab order.
     static let focusOrder: [PaneFocus] = panes.enumerated().flatMap { index, pane in
