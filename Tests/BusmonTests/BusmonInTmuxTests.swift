@@ -12,6 +12,7 @@ import Testing
 private enum ScreenText {
     static let eventTypesPane = "Event types"
     static let subscribersPane = "Subscribers"
+    static let observersPane = "Observers"
     static let tooSmall = "Terminal too small"
     static let keyBar = "q Quit"
 }
@@ -108,8 +109,35 @@ struct BusmonInTmuxTests {
         try await pane.waitForScreen("only reclaim lines in the filtered log") { screen in
             let lines = logLines(screen)
             return screen.contains("filter: reclaimed")
-                && lines.contains { $0.contains("reclaimed") && $0.contains("dead") }
+                && lines.contains { $0.contains("deallocated;") && $0.contains("reclaimed") }
                 && lines.allSatisfy { $0.contains("reclaimed") }
+        }
+    }
+
+    @Test func aLeakingScreenBecomesASuspectWhoseDetailsOpen() async throws {
+        let pane = try Self.start(width: 120, height: 40)
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.observersPane)
+        // A closed batch includes a leaking screen when one is open; five seconds later the bus
+        // reports it, and the header counts it.
+        try pane.press("c")
+        try await pane.waitForScreen("a leak suspect in the header") { screen in
+            screen.split(separator: "\n").first.map { $0.contains("leak suspect") } ?? false
+        }
+
+        try pane.press("o")
+        try pane.press("Enter")
+        let details = try await pane.waitForScreen("the suspect's details") { screen in
+            screen.contains("Observers › ChatViewController") && screen.contains("overdue")
+                && screen.contains("after \"screen closed\"")
+        }
+        #expect(details.contains("leak suspect"))
+        try await pane.waitForScreen("the log's leak line") { screen in
+            logLines(screen).contains { $0.contains("leak suspected: ChatViewController #") }
+        }
+        try pane.press("Escape")
+        try await pane.waitForScreen("the class list again") {
+            !$0.contains("Observers › ChatViewController")
         }
     }
 
@@ -157,11 +185,13 @@ struct BusmonInTmuxTests {
         // The help says there is more, and End and Home reach both ends of it.
         try pane.press("?")
         try await pane.waitForScreen(containing: "↑↓ scroll")
+        // The help ends with the Observers pane's columns.
+        let lastLine = "reclaimed or unsubscribed in the"
         try pane.press("End")
-        try await pane.waitForScreen(containing: "UNHEARD")
+        try await pane.waitForScreen(containing: lastLine)
         try pane.press("Home")
         try await pane.waitForScreen("the top of the help") {
-            $0.contains("q, Ctrl-C") && !$0.contains("UNHEARD")
+            $0.contains("q, Ctrl-C") && !$0.contains(lastLine)
         }
         try pane.press("Escape")
         try await pane.waitForScreen("the help to close") { !$0.contains("↑↓ scroll") }
