@@ -26,6 +26,8 @@
         private let closeStarted = Atomic<Bool>(false)
         private let closeFinished = DispatchSemaphore(value: 0)
         private let marker: RepublishMarker
+        /// Batches up to this size are written at once rather than left to nats.c's flusher.
+        private static let smallBatch = 16
         /// The sequence number of the last event the bridge thread has sent or given up on.
         private let processed = Atomic<Int>(0)
 
@@ -155,26 +157,34 @@
                     continue
                 }
                 var last = 0
+                let batch = ring.count
                 ring.drain { pending in
                     last = pending.sequence
                     send(pending, with: &encoder)
                 }
                 outbox.giveBack(ring)
+                // nats.c's flusher thread waits a millisecond for more messages before it writes
+                // (conn.c, `_flusher`), so a lone event would wait that long. A flush writes at
+                // once (it sends a ping, and waits for the pong). Only after small batches: under
+                // a flood batches are large, and the flusher thread's own pace is the efficient
+                // one. The wait is long enough that it rarely times out: a pong that comes after
+                // its flush gave up would end the next flush early.
+                if batch <= Self.smallBatch { _ = connection.flush(timeout: 0.05) }
                 processed.store(last, ordering: .releasing)
             }
             if connection.events.state == .connected { _ = connection.flush(timeout: 0.5) }
         }
 
         private func send(_ pending: consuming Outbox.Pending, with encoder: inout EnvelopeEncoder) {
-            switch encoder.encode(pending) {
+            let type = encoder.type(of: pending)
+            switch encoder.encode(pending, typeName: type.name) {
             case .skipped: return
             case .failed:
                 counters.unencodable.add(1, ordering: .relaxed)
                 return
             case .encoded: break
             }
-            let subject = encoder.subject(for: pending.typeName)
-            let sent = subject.withUnsafeBufferPointer { subject in
+            let sent = type.subject.withUnsafeBufferPointer { subject in
                 encoder.writer.bytes.withUnsafeBufferPointer { bytes in
                     connection.publish(subject: subject.baseAddress!, bytes: bytes)
                 }

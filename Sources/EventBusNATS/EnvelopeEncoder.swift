@@ -29,7 +29,9 @@
         private let subjectPrefix: String
         /// `,"app":…,"host":…,"pid":…,"origin":…`, the same in every envelope.
         private let senderFields: [UInt8]
-        private var subjects: [String: [CChar]] = [:]
+        /// The type name (as the bus gives it: `String(describing:)`) and subject of each event
+        /// type met so far.
+        private var types: [ObjectIdentifier: (name: String, subject: [CChar])] = [:]
         /// Types the fast encoder gave up on once; they take the `JSONEncoder` path from then on.
         private var slowTypes: Set<ObjectIdentifier> = []
         private let fallback: JSONEncoder = {
@@ -52,22 +54,24 @@
             senderFields = Array(fields.bytes.dropFirst(#"{"kind":"x""#.utf8.count))
         }
 
-        /// The subject for events of `typeName`, as a C string.
-        mutating func subject(for typeName: String) -> [CChar] {
-            if let subject = subjects[typeName] { return subject }
-            let subject = Array((subjectPrefix + NATSSubject.token(for: typeName)).utf8CString)
-            subjects[typeName] = subject
-            return subject
+        /// The type name and subject of `pending`'s event, the subject as a C string.
+        mutating func type(of pending: borrowing Outbox.Pending) -> (name: String, subject: [CChar]) {
+            let type = ObjectIdentifier(Swift.type(of: pending.event))
+            if let known = types[type] { return known }
+            let name = String(describing: Swift.type(of: pending.event))
+            let subject = Array((subjectPrefix + NATSSubject.token(for: name)).utf8CString)
+            types[type] = (name, subject)
+            return (name, subject)
         }
 
         /// Writes the envelope of `pending` into ``writer``.
-        mutating func encode(_ pending: borrowing Outbox.Pending) -> Outcome {
+        mutating func encode(_ pending: borrowing Outbox.Pending, typeName: String) -> Outcome {
             guard let encodable = pending.event as? any Encodable else { return .skipped }
             writer.bytes.removeAll(keepingCapacity: true)
             writer.beginRecord("event")
             writer.field("seq", pending.sequence)
             writer.field("time", pending.time)
-            writer.field("typeName", pending.typeName)
+            writer.field("typeName", typeName)
             writer.field("receivers", pending.receivers)
             writer.bytes.append(contentsOf: senderFields)
             writer.key("payload")

@@ -1,5 +1,5 @@
 #if NATS
-    import CNATS
+    internal import CNATS
     import Dispatch
     import Synchronization
 
@@ -83,7 +83,9 @@
             case NATS_OK:
                 events.connected(again: false)
             case NATS_NOT_YET_CONNECTED:
-                events.setState(.reconnecting)
+                // The state starts as `reconnecting`; it is not set here, since the connected
+                // callback may already have run on nats.c's thread.
+                break
             default:
                 // No connection object, so no callback can come: the reference is nats.c's no more.
                 if let connection { natsConnection_Destroy(connection) }
