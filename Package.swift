@@ -48,7 +48,9 @@ let package = Package(
         .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
-        .executableTarget(name: "busbench", dependencies: ["EventBus", "BusMonitor"]),
+        .executableTarget(
+            name: "busbench",
+            dependencies: ["EventBus", "BusMonitor", "EventBusNATS"]),
         .target(name: "CFuzzerDriver"),
         .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
         // The app-side NATS bridge. Without the trait it still compiles (its initializer throws),

@@ -6,6 +6,8 @@ enum BenchSection: String, CaseIterable, Sendable {
     case monitor
     case churn
     case attach
+    /// The NATS bridge; measured only in a build with the NATS trait.
+    case bridge
 }
 
 /// What the command line asked for.

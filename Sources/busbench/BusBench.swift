@@ -47,6 +47,11 @@ struct BusBench {
         if sections.contains(.monitor) { measureMonitorOverhead() }
         if sections.contains(.churn) { measureObserverChurn() }
         if sections.contains(.attach) { measureAttach() }
+        if sections.contains(.bridge) {
+            let bridge = BridgeBench.run(quick: quick, sampler: sampler)
+            checks += bridge.checks
+            sanityFailures += bridge.failures
+        }
         printTargets()
     }
 
