@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -14,6 +14,15 @@ let package = Package(
         .library(name: "BusWire", targets: ["BusWire"]),
         .library(name: "BusMonitor", targets: ["BusMonitor"]),
         .executable(name: "simapp", targets: ["simapp"]),
+        .library(name: "EventBusNATS", targets: ["EventBusNATS"]),
+    ],
+    // Everything that needs nats.c (libnats-dev) is behind this trait, so that a fresh machine
+    // builds and tests the package without it.
+    traits: [
+        .trait(
+            name: "NATS",
+            description: "Bridge buses between processes through NATS (needs libnats-dev: nats.c 3.x)"),
+        .default(enabledTraits: []),
     ],
     targets: [
         .target(name: "EventBus"),
@@ -39,8 +48,16 @@ let package = Package(
         .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
-        .executableTarget(name: "busbench", dependencies: ["EventBus", "BusMonitor"]),
+        .executableTarget(
+            name: "busbench",
+            dependencies: ["EventBus", "BusMonitor", "EventBusNATS"]),
         .target(name: "CFuzzerDriver"),
+        .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
+        // The app-side NATS bridge. Without the trait it still compiles (its initializer throws),
+        // so code that imports it builds either way.
+        .target(
+            name: "EventBusNATS",
+            dependencies: ["EventBus", "BusWire", .target(name: "CNATS", condition: .when(traits: ["NATS"]))]),
         .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
         // What the test suites share: fixtures, waiting, seeded randomness, temporary folders,
         // and running the built executables.
@@ -64,6 +81,12 @@ let package = Package(
         .testTarget(
             name: "BusmonAppTests",
             dependencies: ["BusmonApp", "BusmonCore", "BusMonitor", "BusWire", "TestSupport"]),
+        .testTarget(
+            name: "EventBusNATSTests",
+            dependencies: [
+                "EventBusNATS", "EventBus", "EventBusTesting", "TestSupport",
+                .target(name: "CNATS", condition: .when(traits: ["NATS"])),
+            ]),
         .testTarget(
             name: "BusmonTests",
             dependencies: ["busmon", "simapp", "busbench", "wirefuzz", "TestSupport"]),

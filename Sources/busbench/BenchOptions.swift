@@ -7,6 +7,8 @@ enum BenchSection: String, CaseIterable, Sendable {
     case churn
     case snapshot
     case attach
+    /// The NATS bridge; measured only in a build with the NATS trait.
+    case bridge
 }
 
 /// What the command line asked for.

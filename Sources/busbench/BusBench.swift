@@ -48,6 +48,11 @@ struct BusBench {
         if sections.contains(.churn) { measureObserverChurn() }
         if sections.contains(.snapshot) { measureSnapshotCost() }
         if sections.contains(.attach) { measureAttach() }
+        if sections.contains(.bridge) {
+            let bridge = BridgeBench.run(quick: quick, sampler: sampler)
+            checks += bridge.checks
+            sanityFailures += bridge.failures
+        }
         printTargets()
     }
 

@@ -1,0 +1,212 @@
+#if NATS
+    import BusWire
+    import Dispatch
+    import EventBus
+    import Foundation
+    import Synchronization
+
+    /// The running bridge behind a ``NATSBridge``: the connection, the bus observer, the queue,
+    /// the bridge thread and the subscriptions of received types.
+    ///
+    /// Nothing here holds the ``NATSBridge`` itself, so releasing it closes the bridge.
+    final class BridgeCore: Sendable {
+        private let bus: EventBus
+        private let sender: EnvelopeSender
+        private let connection: NATSConnection
+        private let outbox: Outbox
+        private let counters = BridgeCounters()
+        private let stream: NATSStreamOptions?
+        /// The connection count at which the stream was last made sure of; the bridge thread
+        /// tries again after every reconnection until it succeeds.
+        private let streamCheckedAt: Atomic<Int>
+        private let problem = LockedValue<NATSBridgeError?>(nil)
+        private let subscriptions = LockedValue<[String: NATSSubscription]>([:])
+        private let observer = LockedValue<Subscription?>(nil)
+        private let threadFinished = DispatchSemaphore(value: 0)
+        private let closeStarted = Atomic<Bool>(false)
+        private let closeFinished = DispatchSemaphore(value: 0)
+        private let marker: RepublishMarker
+        /// Batches up to this size are written at once rather than left to nats.c's flusher.
+        private static let smallBatch = 16
+        /// The sequence number of the last event the bridge thread has sent or given up on.
+        private let processed = Atomic<Int>(0)
+
+        init(
+            bus: EventBus, url: String, app: String, stream: NATSStreamOptions?, options: NATSBridgeOptions
+        ) throws(NATSBridgeError) {
+            self.bus = bus
+            self.stream = stream
+            sender = EnvelopeSender(
+                app: app, host: options.host, pid: Int(ProcessInfo.processInfo.processIdentifier),
+                origin: String(UInt64.random(in: 1...UInt64.max), radix: 16))
+            let outbox = Outbox(capacity: options.queueCapacity)
+            self.outbox = outbox
+            let events = ConnectionEvents(onConnected: { outbox.wake() })
+            connection = try NATSConnection(url: url, name: app, options: options, events: events)
+            streamCheckedAt = Atomic(stream == nil ? Int.max : 0)
+            marker = RepublishMarker(owner: outbox)
+            if let stream, events.state == .connected {
+                // Connected now: a stream that cannot be made is the caller's to hear about.
+                do throws(NATSBridgeError) {
+                    try connection.ensureStream(stream)
+                    streamCheckedAt.store(Int.max, ordering: .relaxed)
+                } catch {
+                    connection.close()
+                    throw error
+                }
+            }
+            startThread()
+            let marker = self.marker
+            let counters = self.counters
+            observer.withLock {
+                $0 = bus.observeDeliveries(on: nil) { record in
+                    if marker.consume() { return }
+                    if outbox.append(record) { counters.dropped.add(1, ordering: .relaxed) }
+                }
+            }
+        }
+
+        var state: NATSBridgeState {
+            closeStarted.load(ordering: .acquiring) ? .closed : connection.events.state
+        }
+
+        var statistics: NATSBridgeStatistics {
+            NATSBridgeStatistics(
+                forwarded: counters.forwarded.load(ordering: .relaxed),
+                received: counters.received.load(ordering: .relaxed),
+                dropped: counters.dropped.load(ordering: .relaxed),
+                undecodable: counters.undecodable.load(ordering: .relaxed),
+                unencodable: counters.unencodable.load(ordering: .relaxed),
+                reconnects: max(0, connection.events.connections.load(ordering: .relaxed) - 1))
+        }
+
+        var lastError: NATSBridgeError? { problem.current }
+
+        func receive<T: Event & Decodable>(_ type: T.Type) {
+            let typeName = String(describing: T.self)
+            let subject = NATSSubject.root + ".*." + NATSSubject.token(for: typeName)
+            subscriptions.withLock { subscriptions in
+                guard !closeStarted.load(ordering: .acquiring), subscriptions[typeName] == nil else { return }
+                let receiver = TypedReceiver<T>(
+                    bus: bus, origin: sender.origin, counters: counters, marker: marker)
+                do throws(NATSBridgeError) {
+                    subscriptions[typeName] = try connection.subscribe(subject, receiver: receiver)
+                } catch {
+                    problem.withLock { $0 = error }
+                }
+            }
+        }
+
+        func flush(timeout: Double) -> Bool {
+            let deadline = MonotonicClock.now() + timeout
+            let target = outbox.written
+            while processed.load(ordering: .acquiring) < target {
+                guard !closeStarted.load(ordering: .acquiring), MonotonicClock.now() < deadline else {
+                    return false
+                }
+                usleep(1000)
+            }
+            return connection.flush(timeout: max(0.001, deadline - MonotonicClock.now()))
+        }
+
+        /// Stops everything, in the order that leaves nothing running: the bus observer (no new
+        /// events), the bridge thread (after sending what is queued), the subscriptions (no more
+        /// republishing), then the connection. Later callers wait for the first to finish.
+        func close() {
+            guard !closeStarted.exchange(true, ordering: .acquiringAndReleasing) else {
+                closeFinished.wait()
+                closeFinished.signal()
+                return
+            }
+            counters.closed.store(true, ordering: .releasing)
+            observer.withLock { $0 }?.cancel()
+            outbox.stop()
+            threadFinished.wait()
+            let subscriptions = self.subscriptions.withLock { $0 }
+            for subscription in subscriptions.values { subscription.cancel() }
+            connection.close()
+            closeFinished.signal()
+        }
+
+        // MARK: - The bridge thread
+
+        private func startThread() {
+            let thread = Thread { [self] in
+                run()
+                threadFinished.signal()
+            }
+            thread.name = "NATSBridge \(sender.app)"
+            thread.start()
+        }
+
+        private func run() {
+            var encoder = EnvelopeEncoder(sender: sender)
+            while true {
+                let stopping = outbox.isStopping
+                guard connection.events.state == .connected else {
+                    if stopping { break }
+                    // Publishers do not wake a bridge that cannot send: the queue keeps the newest
+                    // events, and the connected callback (or a stop) ends the wait.
+                    outbox.wait(timeout: 0.25)
+                    continue
+                }
+                ensureStreamIfNeeded()
+                guard var ring = outbox.take(sleepingIfEmpty: !stopping) else {
+                    if stopping { break }
+                    outbox.wait(timeout: nil)
+                    continue
+                }
+                var last = 0
+                let batch = ring.count
+                ring.drain { pending in
+                    last = pending.sequence
+                    send(pending, with: &encoder)
+                }
+                outbox.giveBack(ring)
+                // nats.c's flusher thread waits a millisecond for more messages before it writes
+                // (conn.c, `_flusher`), so a lone event would wait that long. A flush writes at
+                // once (it sends a ping, and waits for the pong). Only after small batches: under
+                // a flood batches are large, and the flusher thread's own pace is the efficient
+                // one. The wait is long enough that it rarely times out: a pong that comes after
+                // its flush gave up would end the next flush early.
+                if batch <= Self.smallBatch { _ = connection.flush(timeout: 0.05) }
+                processed.store(last, ordering: .releasing)
+            }
+            if connection.events.state == .connected { _ = connection.flush(timeout: 0.5) }
+        }
+
+        private func send(_ pending: consuming Outbox.Pending, with encoder: inout EnvelopeEncoder) {
+            let type = encoder.type(of: pending)
+            switch encoder.encode(pending, typeName: type.name) {
+            case .skipped: return
+            case .failed:
+                counters.unencodable.add(1, ordering: .relaxed)
+                return
+            case .encoded: break
+            }
+            let sent = type.subject.withUnsafeBufferPointer { subject in
+                encoder.writer.bytes.withUnsafeBufferPointer { bytes in
+                    connection.publish(subject: subject.baseAddress!, bytes: bytes)
+                }
+            }
+            if sent {
+                counters.forwarded.add(1, ordering: .relaxed)
+            } else {
+                counters.dropped.add(1, ordering: .relaxed)
+            }
+        }
+
+        private func ensureStreamIfNeeded() {
+            guard let stream else { return }
+            let connections = connection.events.connections.load(ordering: .relaxed)
+            guard streamCheckedAt.load(ordering: .relaxed) < connections else { return }
+            do throws(NATSBridgeError) {
+                try connection.ensureStream(stream)
+                streamCheckedAt.store(Int.max, ordering: .relaxed)
+            } catch {
+                streamCheckedAt.store(connections, ordering: .relaxed)
+                problem.withLock { $0 = error }
+            }
+        }
+    }
+#endif

@@ -1,0 +1,394 @@
+#if NATS
+    internal import CNATS
+    import Dispatch
+    import Synchronization
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+
+    /// Every call into nats.c, and every pointer it calls back with, in one file.
+    ///
+    /// ## Invariants
+    /// - nats.c calls back on its own threads with a `void *closure`; a C function cannot capture
+    ///   Swift context, so the closure is an `Unmanaged` reference, retained before nats.c gets it
+    ///   and released only once nats.c will not call with it again:
+    ///   - ``ConnectionEvents`` (connected, disconnected, reconnected, closed): released after the
+    ///     closed callback, which nats.c's callback thread runs last, in order, after every other
+    ///     connection callback; and after `natsConnection_Destroy`.
+    ///   - ``MessageReceiver`` (one per subscription): released by the subscription's completion
+    ///     callback, which nats.c runs once the subscription is closed and its handler returned.
+    /// - The reconnect-delay callback gets no object at all: its two bounds travel in the closure
+    ///   pointer's bits, so nothing can be freed under it while the reconnect thread winds down.
+    /// - The connection and subscription handles are used only until ``NATSConnection/close()``
+    ///   and ``NATSSubscription/cancel(waiting:)``, which run once each.
+    final class NATSConnection: @unchecked Sendable {
+        // `@unchecked`: `handle` is an opaque pointer; nats.c connections are thread-safe, and
+        // `closed` makes sure it is destroyed once, after which no method uses it.
+        private let handle: OpaquePointer
+        private let eventsReference: Unmanaged<ConnectionEvents>
+        private let closed = Atomic<Bool>(false)
+        /// Calls under way from threads other than the bridge thread (flushes), which
+        /// ``close()`` waits for before it destroys the handle.
+        private let users = Atomic<Int>(0)
+        /// What the callbacks report.
+        let events: ConnectionEvents
+
+        /// Connects, or starts trying to, as `options.whenUnreachable` says.
+        init(
+            url: String, name: String, options: NATSBridgeOptions, events: ConnectionEvents
+        ) throws(NATSBridgeError) {
+            var optionsHandle: OpaquePointer?
+            try Self.check(natsOptions_Create(&optionsHandle), "natsOptions_Create")
+            defer { natsOptions_Destroy(optionsHandle) }
+            let status = natsOptions_SetURL(optionsHandle, url)
+            guard status == NATS_OK else { throw .invalidURL(url, reason: Self.text(status)) }
+            natsOptions_SetName(optionsHandle, name)
+            // The server must not send this connection's own messages back to it.
+            try Self.check(natsOptions_SetNoEcho(optionsHandle, true), "natsOptions_SetNoEcho")
+            natsOptions_SetTimeout(optionsHandle, Int64(max(0.001, options.connectTimeout) * 1000))
+            natsOptions_SetAllowReconnect(optionsHandle, true)
+            natsOptions_SetMaxReconnect(optionsHandle, Int32(clamping: options.maximumReconnects ?? -1))
+            natsOptions_SetCustomReconnectDelay(
+                optionsHandle,
+                { _, attempts, closure in
+                    ReconnectBackoff(bits: UInt(bitPattern: closure)).milliseconds(
+                        afterAttempts: Int(attempts))
+                },
+                UnsafeMutableRawPointer(bitPattern: ReconnectBackoff(options.reconnectDelay).bits))
+
+            let reference = Unmanaged.passRetained(events)
+            let closure = reference.toOpaque()
+            natsOptions_SetDisconnectedCB(
+                optionsHandle, { _, closure in ConnectionEvents.from(closure).disconnected() }, closure)
+            natsOptions_SetReconnectedCB(
+                optionsHandle, { _, closure in ConnectionEvents.from(closure).connected(again: true) },
+                closure)
+            natsOptions_SetClosedCB(
+                optionsHandle, { _, closure in ConnectionEvents.from(closure).closed() }, closure)
+            if options.whenUnreachable == .keepTrying {
+                natsOptions_SetRetryOnFailedConnect(
+                    optionsHandle, true,
+                    { _, closure in ConnectionEvents.from(closure).connected(again: false) },
+                    closure)
+            }
+
+            var connection: OpaquePointer?
+            let connected = natsConnection_Connect(&connection, optionsHandle)
+            switch connected {
+            case NATS_OK:
+                events.connected(again: false)
+            case NATS_NOT_YET_CONNECTED:
+                // The state starts as `reconnecting`; it is not set here, since the connected
+                // callback may already have run on nats.c's thread.
+                break
+            default:
+                // No connection object, so no callback can come: the reference is nats.c's no more.
+                if let connection { natsConnection_Destroy(connection) }
+                reference.release()
+                switch connected {
+                case NATS_ADDRESS_MISSING, NATS_INVALID_ARG:
+                    throw .invalidURL(url, reason: Self.text(connected))
+                default: throw .unreachable(url: url, detail: Self.text(connected))
+                }
+            }
+            handle = connection!
+            eventsReference = reference
+            self.events = events
+        }
+
+        deinit {
+            close()
+        }
+
+        /// Hands one message to nats.c, which buffers it for its flusher thread.
+        ///
+        /// - Returns: Whether nats.c took it (it refuses when its reconnect buffer is full, or the
+        ///   message is longer than the server allows).
+        @inline(__always)
+        func publish(subject: UnsafePointer<CChar>, bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            natsConnection_Publish(handle, subject, bytes.baseAddress, Int32(clamping: bytes.count))
+                == NATS_OK
+        }
+
+        /// Waits up to `seconds` for the server to have everything published so far.
+        ///
+        /// - Returns: Whether the server answered in time.
+        func flush(timeout seconds: Double) -> Bool {
+            // Counted before checking `closed`, so that `close` either sees this call or this call
+            // sees `closed`: never a destroyed handle.
+            users.add(1, ordering: .sequentiallyConsistent)
+            defer { users.subtract(1, ordering: .sequentiallyConsistent) }
+            guard !closed.load(ordering: .sequentiallyConsistent) else { return false }
+            return natsConnection_FlushTimeout(handle, max(1, Int64(seconds * 1000))) == NATS_OK
+        }
+
+        /// Subscribes `receiver` to `subject`; its ``MessageReceiver/deliver(_:)`` runs on a
+        /// delivery thread of nats.c's, one message at a time.
+        func subscribe(
+            _ subject: String, receiver: MessageReceiver
+        ) throws(NATSBridgeError) -> NATSSubscription {
+            let reference = Unmanaged.passRetained(receiver)
+            var subscription: OpaquePointer?
+            let status = natsConnection_Subscribe(
+                &subscription, handle, subject,
+                { _, _, message, closure in
+                    let receiver = Unmanaged<MessageReceiver>.fromOpaque(closure!).takeUnretainedValue()
+                    let data = natsMsg_GetData(message)
+                    let length = Int(natsMsg_GetDataLength(message))
+                    receiver.deliver(
+                        UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: length))
+                    natsMsg_Destroy(message)
+                }, reference.toOpaque())
+            guard status == NATS_OK, let subscription else {
+                reference.release()
+                throw .client(operation: "natsConnection_Subscribe(\(subject))", detail: Self.text(status))
+            }
+            let completion = natsSubscription_SetOnCompleteCB(
+                subscription,
+                { closure in
+                    let reference = Unmanaged<MessageReceiver>.fromOpaque(closure!)
+                    reference.takeUnretainedValue().completed.signal()
+                    reference.release()
+                }, reference.toOpaque())
+            guard completion == NATS_OK else {
+                // Without a completion callback there is no safe moment to release the receiver:
+                // unsubscribe, and keep it alive for good (a few bytes, on a path never seen).
+                natsSubscription_Unsubscribe(subscription)
+                natsSubscription_Destroy(subscription)
+                throw .client(operation: "natsSubscription_SetOnCompleteCB", detail: Self.text(completion))
+            }
+            return NATSSubscription(handle: subscription, receiver: receiver)
+        }
+
+        /// Makes sure a JetStream stream with `stream.name` captures `eventbus.>`.
+        func ensureStream(_ stream: NATSStreamOptions) throws(NATSBridgeError) {
+            let allowed = stream.name.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+            guard allowed, !stream.name.isEmpty else {
+                throw .streamFailed(
+                    name: stream.name, detail: "a stream name holds only letters, digits, - and _")
+            }
+            var context: OpaquePointer?
+            let created = natsConnection_JetStream(&context, handle, nil)
+            guard created == NATS_OK, let context else {
+                throw .streamFailed(name: stream.name, detail: Self.text(created))
+            }
+            defer { jsCtx_Destroy(context) }
+            var errorCode = jsErrCode(0)
+            let status = stream.name.withCString { name in
+                (NATSSubject.root + ".>").withCString { subject in
+                    var subjects: [UnsafePointer<CChar>?] = [subject]
+                    return subjects.withUnsafeMutableBufferPointer { subjects in
+                        var config = jsStreamConfig()
+                        jsStreamConfig_Init(&config)
+                        config.Name = name
+                        config.Subjects = subjects.baseAddress
+                        config.SubjectsLen = 1
+                        config.MaxAge = Int64(max(0, stream.maximumAge) * 1e9)
+                        config.MaxBytes = stream.maximumBytes
+                        config.Storage = js_FileStorage
+                        config.Discard = js_DiscardOld
+                        return js_AddStream(nil, context, &config, nil, &errorCode)
+                    }
+                }
+            }
+            // A stream of that name already there (with other limits, say) is the one to use.
+            guard status == NATS_OK || errorCode == JSStreamNameExistErr else {
+                var detail = Self.text(status)
+                if errorCode.rawValue != 0 { detail += " (JetStream error \(errorCode.rawValue))" }
+                if errorCode == JSNotEnabledErr || errorCode == JSNotEnabledForAccountErr
+                    || status == NATS_NO_RESPONDERS
+                {
+                    detail += "; is JetStream enabled on the server (nats-server -js)?"
+                }
+                throw .streamFailed(name: stream.name, detail: detail)
+            }
+        }
+
+        /// Closes the connection and waits (up to five seconds) for nats.c's last callback.
+        ///
+        /// Calling it again does nothing.
+        func close() {
+            guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+            events.closing.store(true, ordering: .releasing)
+            // Closing releases flushes that are waiting; they return at once.
+            natsConnection_Close(handle)
+            while users.load(ordering: .sequentiallyConsistent) > 0 { usleep(1000) }
+            let finished = events.closedSignal.wait(timeout: .now() + 5) == .success
+            natsConnection_Destroy(handle)
+            // Had the closed callback not come, nats.c might still call with the reference:
+            // keeping the small events object alive for good is the safe way out.
+            if finished { eventsReference.release() }
+            events.setState(.closed)
+        }
+
+        private static func check(_ status: natsStatus, _ operation: String) throws(NATSBridgeError) {
+            guard status == NATS_OK else { throw .client(operation: operation, detail: text(status)) }
+        }
+
+        /// nats.c's text for `status`, with its last error message when it has one.
+        static func text(_ status: natsStatus) -> String {
+            var text = String(cString: natsStatus_GetText(status))
+            var last = NATS_OK
+            if let message = nats_GetLastError(&last), last != NATS_OK {
+                let detail = String(cString: message)
+                if !detail.isEmpty && detail != text { text += ": " + detail }
+            }
+            return text
+        }
+    }
+
+    /// One subscription, and the receiver nats.c calls for its messages.
+    final class NATSSubscription: @unchecked Sendable {
+        // `@unchecked`: `handle` is an opaque pointer used once more, by `cancel`, which runs once.
+        private let handle: OpaquePointer
+        private let receiver: MessageReceiver
+        private let cancelled = Atomic<Bool>(false)
+
+        init(handle: OpaquePointer, receiver: MessageReceiver) {
+            self.handle = handle
+            self.receiver = receiver
+        }
+
+        /// Unsubscribes; when `waiting`, returns only once the handler will not run again.
+        ///
+        /// Does not wait when called from the handler itself (it would wait for itself): the
+        /// completion callback then runs once the handler returns.
+        func cancel(waiting: Bool = true) {
+            guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            natsSubscription_Unsubscribe(handle)
+            if waiting && receiver.deliveringThread.load(ordering: .acquiring) != currentThreadID() {
+                _ = receiver.completed.wait(timeout: .now() + 5)
+            }
+            natsSubscription_Destroy(handle)
+        }
+    }
+
+    /// What nats.c calls with each message of a subscription; subclasses decode and act.
+    class MessageReceiver: @unchecked Sendable {
+        // `@unchecked`: subclasses are used by one delivery thread at a time; what they share
+        // with other threads is atomic or a `Sendable` bus.
+        /// Signalled once nats.c will not call ``deliver(_:)`` again.
+        let completed = DispatchSemaphore(value: 0)
+        /// The thread inside ``deliver(_:)`` now, or 0.
+        let deliveringThread = Atomic<UInt>(0)
+
+        /// Handles one message's bytes, which are valid only during the call.
+        func deliver(_ bytes: UnsafeRawBufferPointer) {}
+    }
+
+    /// What nats.c's connection callbacks report: the state, and reconnections.
+    final class ConnectionEvents: Sendable {
+        private let stateCode = Atomic<UInt8>(NATSBridgeState.reconnecting.code)
+        /// Connections made so far, the first one included.
+        let connections = Atomic<Int>(0)
+        /// Set by ``NATSConnection/close()`` before it closes, so that the closed callback knows
+        /// the bridge was closed rather than given up on.
+        let closing = Atomic<Bool>(false)
+        /// Signalled by the closed callback, nats.c's last for this connection.
+        let closedSignal = DispatchSemaphore(value: 0)
+        /// Called once connected, the first time and after each reconnection.
+        private let onConnected: @Sendable () -> Void
+
+        init(onConnected: @escaping @Sendable () -> Void) {
+            self.onConnected = onConnected
+        }
+
+        static func from(_ closure: UnsafeMutableRawPointer?) -> ConnectionEvents {
+            Unmanaged<ConnectionEvents>.fromOpaque(closure!).takeUnretainedValue()
+        }
+
+        var state: NATSBridgeState { NATSBridgeState(code: stateCode.load(ordering: .acquiring)) }
+
+        func setState(_ state: NATSBridgeState) {
+            stateCode.store(state.code, ordering: .releasing)
+        }
+
+        func connected(again: Bool) {
+            guard !closing.load(ordering: .acquiring) else { return }
+            connections.add(1, ordering: .relaxed)
+            setState(.connected)
+            onConnected()
+        }
+
+        func disconnected() {
+            guard !closing.load(ordering: .acquiring) else { return }
+            setState(.reconnecting)
+        }
+
+        func closed() {
+            setState(closing.load(ordering: .acquiring) ? .closed : .disconnected)
+            closedSignal.signal()
+        }
+    }
+
+    /// The reconnect backoff's bounds, packed into the bits of a pointer for nats.c to hand back.
+    struct ReconnectBackoff {
+        let minimum: UInt
+        let maximum: UInt
+
+        init(_ seconds: ClosedRange<Double>) {
+            let low = seconds.lowerBound.isFinite ? max(0.001, seconds.lowerBound) : 0.1
+            let high = seconds.upperBound.isFinite ? max(low, seconds.upperBound) : 5
+            // Milliseconds, each in 31 bits (24 days), so that the two fit in a 64-bit pointer and
+            // the pointer is never null.
+            minimum = UInt(min(low * 1000, Double(Int32.max)))
+            maximum = UInt(min(high * 1000, Double(Int32.max)))
+        }
+
+        init(bits: UInt) {
+            minimum = bits >> 32
+            maximum = bits & 0xFFFF_FFFF
+        }
+
+        var bits: UInt { minimum << 32 | maximum | (minimum == 0 && maximum == 0 ? 1 : 0) }
+
+        /// The wait before the next round of attempts: doubling from the minimum, capped, plus up
+        /// to a fifth at random.
+        func milliseconds(afterAttempts attempts: Int) -> Int64 {
+            let doublings = min(max(attempts - 1, 0), 30)
+            let base = min(maximum, minimum << UInt(doublings))
+            let jitter = UInt.random(in: 0...max(1, base / 5))
+            return Int64(base + jitter)
+        }
+    }
+
+    extension NATSBridgeState {
+        fileprivate var code: UInt8 {
+            switch self {
+            case .connected: 0
+            case .reconnecting: 1
+            case .disconnected: 2
+            case .closed: 3
+            }
+        }
+
+        fileprivate init(code: UInt8) {
+            switch code {
+            case 0: self = .connected
+            case 1: self = .reconnecting
+            case 2: self = .disconnected
+            default: self = .closed
+            }
+        }
+    }
+
+    /// The calling thread's identity, to compare with a thread noted earlier.
+    @inline(__always)
+    func currentThreadID() -> UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
+    }
+#endif

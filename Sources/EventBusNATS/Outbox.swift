@@ -1,0 +1,178 @@
+#if NATS
+    import BusWire
+    import Dispatch
+    import EventBus
+
+    /// Where publishing threads leave events for the bridge thread: a bounded ring that keeps the
+    /// newest.
+    ///
+    /// The publisher's side runs inside every `publish` on the bus, so it only takes a lock and
+    /// stores the event and a time stamp (the type name is worked out on the bridge thread, which
+    /// spares the publisher a string's reference counting) (no encoding, no system call unless the
+    /// bridge thread sleeps and must be woken). When the ring is full the oldest event is
+    /// overwritten and counted as dropped: while the server is away the bridge keeps the most
+    /// recent events, which are the ones worth sending when it comes back.
+    ///
+    /// The bridge thread swaps the whole ring for its empty spare under the lock (a few stores)
+    /// and reads it afterwards without the lock, so the two sides meet only briefly.
+    ///
+    /// `@unchecked Sendable`: the rings hold events (`any Event`, which is `Sendable`) in raw
+    /// storage; the active ring is reached only under the box's lock, and a ring handed out by
+    /// ``take(sleepingIfEmpty:)`` belongs to the bridge thread until it hands it back.
+    final class Outbox: @unchecked Sendable {
+        /// One event as the publisher left it.
+        struct Pending {
+            var sequence: Int
+            var time: Double
+            var receivers: Int
+            var event: any Event
+        }
+
+        /// A fixed-size ring of pending events, oldest at `head`.
+        struct Ring {
+            let slots: UnsafeMutablePointer<Pending>
+            let capacity: Int
+            var head = 0
+            var count = 0
+
+            static func allocate(capacity: Int) -> Ring {
+                Ring(slots: .allocate(capacity: capacity), capacity: capacity)
+            }
+
+            /// Stores `pending`, overwriting the oldest when full.
+            ///
+            /// - Returns: Whether an event was overwritten.
+            @inline(__always)
+            mutating func append(_ pending: Pending) -> Bool {
+                if count < capacity {
+                    var index = head + count
+                    if index >= capacity { index -= capacity }
+                    (slots + index).initialize(to: pending)
+                    count += 1
+                    return false
+                }
+                (slots + head).pointee = pending
+                head += 1
+                if head == capacity { head = 0 }
+                return true
+            }
+
+            /// Calls `body` with each event, oldest first, emptying the ring.
+            mutating func drain(_ body: (consuming Pending) -> Void) {
+                for offset in 0..<count {
+                    var index = head + offset
+                    if index >= capacity { index -= capacity }
+                    body((slots + index).move())
+                }
+                head = 0
+                count = 0
+            }
+
+            /// Releases the events held and the storage.
+            mutating func deallocate() {
+                drain { _ in }
+                slots.deallocate()
+            }
+        }
+
+        private struct State {
+            var active: Ring
+            var written = 0
+            var stamps = StampClock()
+            /// Set by the bridge thread when it found nothing to do and is about to wait.
+            var sleeping = false
+            var stopping = false
+        }
+
+        private let state: LockedValueBox<State>
+        private let wakeSignal = DispatchSemaphore(value: 0)
+        /// The ring the bridge thread fills next, swapped with the active one on each round.
+        private var spare: Ring?
+        let capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(1, capacity)
+            state = LockedValueBox(State(active: .allocate(capacity: self.capacity)))
+            spare = .allocate(capacity: self.capacity)
+        }
+
+        deinit {
+            state.withLockedValue { $0.active.deallocate() }
+            spare?.deallocate()
+        }
+
+        /// Called on the publisher's thread for every event.
+        ///
+        /// - Returns: Whether an older event was dropped to make room.
+        @inline(__always)
+        func append(_ record: DeliveryRecord) -> Bool {
+            let (dropped, wake) = state.withLockedValue { state in
+                state.written &+= 1
+                let pending = Pending(
+                    sequence: state.written, time: state.stamps.stamp(), receivers: record.receivers,
+                    event: record.event)
+                let dropped = state.active.append(pending)
+                let wake = state.sleeping
+                state.sleeping = false
+                return (dropped, wake)
+            }
+            if wake { wakeSignal.signal() }
+            return dropped
+        }
+
+        /// The events stored since the last call, for the bridge thread, which must pass the ring
+        /// back with ``giveBack(_:)``; `nil` when there are none.
+        ///
+        /// - Parameter sleepingIfEmpty: When there are none, note that the caller will wait in
+        ///   ``wait(timeout:)``, so that the next publisher wakes it.
+        func take(sleepingIfEmpty: Bool) -> Ring? {
+            guard let empty = spare else { return nil }
+            let taken: Ring? = state.withLockedValue { state in
+                guard state.active.count > 0 else {
+                    if sleepingIfEmpty && !state.stopping { state.sleeping = true }
+                    return nil
+                }
+                defer { state.active = empty }
+                return state.active
+            }
+            if taken != nil { spare = nil }
+            return taken
+        }
+
+        /// Hands back a ring ``take(sleepingIfEmpty:)`` gave, emptied.
+        func giveBack(_ ring: Ring) {
+            spare = ring
+        }
+
+        /// Waits until a publisher, the connection or ``stop()`` wakes the bridge thread, or
+        /// `timeout` seconds pass.
+        func wait(timeout: Double?) {
+            if let timeout {
+                _ = wakeSignal.wait(timeout: .now() + timeout)
+            } else {
+                wakeSignal.wait()
+            }
+        }
+
+        /// Wakes the bridge thread, whether it sleeps or not (an extra wake-up costs one round).
+        func wake() {
+            wakeSignal.signal()
+        }
+
+        /// Tells the bridge thread to finish.
+        func stop() {
+            state.withLockedValue { $0.stopping = true }
+            wakeSignal.signal()
+        }
+
+        /// How many events publishers have stored so far, dropped ones included: the sequence
+        /// number of the last.
+        var written: Int {
+            state.withLockedValue { $0.written }
+        }
+
+        var isStopping: Bool {
+            state.withLockedValue { $0.stopping }
+        }
+    }
+#endif
