@@ -23,13 +23,18 @@ public struct CapturedEvent: Sendable {
     public let payload: Payload
     /// How many typed subscribers received the event.
     public let receivers: Int
+    /// The process that published it, when the source watches several (a fleet bridged through
+    /// NATS); `nil` for a single app.
+    public let origin: EventOrigin?
 
     /// Creates a captured event.
-    public init(time: Double, typeName: String, payload: Payload, receivers: Int) {
+    public init(time: Double, typeName: String, payload: Payload, receivers: Int, origin: EventOrigin? = nil)
+    {
         self.time = time
         self.typeName = typeName
         self.payload = payload
         self.receivers = receivers
+        self.origin = origin
     }
 
     /// The payload as text: JSON of the fields of an `Encodable` event, its description otherwise.

@@ -18,13 +18,17 @@ public struct SourceBatch: Sendable {
     /// Whether the counters start over with this batch: the source now watches a new process
     /// (or a replay started), so totals from before are a baseline, not a rate.
     public var countersRestarted: Bool
+    /// The processes of a fleet as they are now, for a source that watches several (NATS);
+    /// `nil` for a source that watches one app. Sent whole whenever anything in it changed.
+    public var fleet: [FleetMember]?
 
     /// Creates a batch.
     public init(
         events: [CapturedEvent] = [], lifecycle: [CapturedLifecycle] = [], snapshot: BusSnapshot? = nil,
         droppedEvents: Int = 0, status: String? = nil, notices: [SourceNotice] = [],
-        countersRestarted: Bool = false
+        countersRestarted: Bool = false, fleet: [FleetMember]? = nil
     ) {
+        self.fleet = fleet
         self.events = events
         self.lifecycle = lifecycle
         self.snapshot = snapshot
