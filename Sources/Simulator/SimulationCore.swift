@@ -123,7 +123,7 @@ struct SimulationCore {
     }
 
     /// One screen in this many leaks, unless every screen does (``leaksEveryScreen``).
-    static let leakOdds = 8
+    static let leakOdds = 20
 
     /// Opens one screen of a random kind, announced with a `ScreenViewedEvent`.
     mutating func openScreen() -> [AppAction] {
