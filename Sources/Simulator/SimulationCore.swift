@@ -81,7 +81,7 @@ struct SimulationCore {
     /// Takes up to `limit` actions that are due: work that finished, navigations, then traffic.
     mutating func takeDueActions(limit: Int) -> [AppAction] {
         var actions: [AppAction] = []
-        if let first = finishing.first, first.until <= statistics.elapsed {
+        if finishing.contains(where: { $0.until <= statistics.elapsed }) {
             let done = finishing.filter { $0.until <= statistics.elapsed }
             finishing.removeAll { $0.until <= statistics.elapsed }
             actions += done.map { .finishWork($0.screen) }

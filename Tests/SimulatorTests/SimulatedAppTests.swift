@@ -79,16 +79,23 @@ struct SimulatedAppTests {
         #expect(bus.snapshot().totalReclaimed > 0)
     }
 
-    @Test func leaksAreReportedAndCapped() async throws {
+    @Test func leaksAreReportedAndCapped() {
         let bus = EventBus(name: "test")
         let recorder = EventRecorder(bus: bus)
         let app = SimulatedApp(
             bus: bus, seed: 11, rate: 50, churn: 10, closedScreenLifetime: .milliseconds(100))
 
         app.advance(by: 20)
-        // Screens finishing their work are released within 2 simulated seconds.
+        // Leaks are rare by default; enough of them to reach the cap.
+        app.toggleLeakyScreens()
+        app.advance(by: 5)
+        app.toggleLeakyScreens()
+        app.advance(by: 5)
+        // Screens finishing their work are released within 2 simulated seconds; none close
+        // meanwhile.
+        app.churn = 0
         app.advance(by: 2.1)
-        try await Task.sleep(for: .milliseconds(300))
+        Thread.sleep(forTimeInterval: 0.3)
         let snapshot = bus.snapshot()
 
         // Only leaking screens are suspects: the screens that die late do so in time.
