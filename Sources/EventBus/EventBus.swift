@@ -546,9 +546,14 @@ public final class EventBus: Sendable {
                 _ = $0.delivered.wrappingAdd(wildcards.delivered, ordering: .relaxed)
             }
         }
-        if typed.sawDeadObserver || wildcards.sawDeadObserver {
-            reclaimDead(in: [slot, wildcardSlot], cause: .publish(eventTypeName: slot.name))
-        }
+        if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDeadAfterPublish(of: slot) }
+    }
+
+    /// Reclaims the dead observers a publish of `slot`'s type met. Kept out of line, so that the
+    /// publish path stays small.
+    @inline(never)
+    private func reclaimDeadAfterPublish(of slot: TypeSlot) {
+        reclaimDead(in: [slot, wildcardSlot], cause: .publish(eventTypeName: slot.name))
     }
 
     /// What offering one event to a list came to.

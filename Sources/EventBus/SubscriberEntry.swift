@@ -30,10 +30,6 @@ class SubscriberEntry: @unchecked Sendable {
     let observerID: ObjectIdentifier?
     /// The observer's class, for monitors.
     let observerType: AnyObject.Type?
-    /// The serial of the observer's ``ObserverRecord``, or 0 for a subscription without an
-    /// observer. Removing a dead observer's entries by serial, rather than by the address it
-    /// shared with later objects, needs no care about reuse.
-    let observerSerial: UInt64
     weak var observer: AnyObject?
     /// Where the handler runs when not on the publisher's thread: a dispatch queue, or the
     /// actor the handler is isolated to. `nil` means on the publisher's thread, before `publish`
@@ -41,6 +37,11 @@ class SubscriberEntry: @unchecked Sendable {
     let scheduler: (any DeliveryScheduler)?
     /// ``cancelledBit`` plus the number of deliveries that have started and not yet returned.
     let state = Atomic<Int>(0)
+    /// The serial of the observer's ``ObserverRecord``, or 0 for a subscription without an
+    /// observer. Removing a dead observer's entries by serial, rather than by the address it
+    /// shared with later objects, needs no care about reuse. Stored last, so that the fields a
+    /// delivery reads keep their places.
+    let observerSerial: UInt64
 
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerSerial: UInt64,
