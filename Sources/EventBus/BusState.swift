@@ -90,12 +90,12 @@ struct BusState {
     /// - Parameter observer: The observer, held strongly by the caller for the whole call.
     mutating func subscribe(
         to slot: TypeSlot, observer: AnyObject?,
-        makeEntry: (_ id: UInt64, _ observerSerial: UInt64) -> SubscriberEntry
+        makeEntry: (_ id: UInt64, _ observerRecord: ObserverRecord?) -> SubscriberEntry
     ) -> (SubscriberEntry, AfterUnlock) {
         lastID += 1
         let record = observer.map { observers.record(for: $0, now: .now) }
         record?.noteAdded(to: slot)
-        let entry = makeEntry(lastID, record?.serial ?? 0)
+        let entry = makeEntry(lastID, record)
         let twins = self[record: slot].noteAdded(entry)
         retired.retire(slot.append(entry), removing: [])
         var changes = startChanges()
@@ -165,14 +165,13 @@ struct BusState {
             // Entries at this address may belong to an earlier object that died there; each
             // record is settled apart. A record's weak reference reads `observer`, which the
             // caller holds, or `nil` (inside `deinit`, or for the earlier object).
-            for (serial, count) in Self.countPerObserver(removed) {
-                let deallocated = observers.records[serial].map { !$0.isAlive } ?? false
-                _ = observers.noteRemoved(serial: serial, from: slot, count: count, deallocated: deallocated)
+            for (record, count) in Self.countPerObserver(removed) {
+                observers.noteRemoved(record, from: slot, count: count, deallocated: !record.isAlive)
                 changes.append(
                     SubscriberLifecycleEvent(
                         kind: .unsubscribed, eventTypeName: slot.name, count: count,
                         observerTypeName: className,
-                        observerID: serial))
+                        observerID: record.serial))
             }
             removedEntries += removed
         }
@@ -195,58 +194,57 @@ struct BusState {
             let removed = removeEntries(from: slot) { $0 === entry }
             self[record: slot].cancelled += removed.count
             if !removed.isEmpty {
-                let serial = entry.observerSerial
-                if serial != 0 {
-                    _ = observers.noteRemoved(
-                        serial: serial, from: slot, count: removed.count, deallocated: false)
+                if let record = entry.observerRecord {
+                    observers.noteRemoved(record, from: slot, count: removed.count, deallocated: false)
                 }
                 changes.append(
                     SubscriberLifecycleEvent(
                         kind: .cancelled, eventTypeName: slot.name, count: removed.count,
-                        observerID: serial == 0 ? nil : serial))
+                        observerID: entry.observerRecord?.serial))
             }
         }
         stepSweep(&changes)
         return changes.finish(notifying: lifecycleObservers)
     }
 
-    /// Removes and cancels every entry of the observers with serials `serials`, found dead
-    /// outside the lock; returns how many entries went.
+    /// Removes and cancels every entry of the observers of `records`, found dead outside the
+    /// lock; returns how many entries went.
     ///
     /// A dead observer's entries are all dead, in every list, so all of them go at once, and
-    /// the removal reports each object once per list it was in. Entries are matched by serial,
-    /// which no later object shares.
+    /// the removal reports each object once per list it was in. Entries are matched through
+    /// their record, which no later object shares.
     ///
     /// - Parameters:
+    ///   - records: The dead observers' records, each perhaps several times, perhaps already
+    ///     gone from the table (another thread reclaimed them first).
     ///   - cause: What found them dead, for the lifecycle events.
     ///   - now: When they were found dead.
     mutating func reclaim(
-        observers serials: Set<UInt64>, cause: SubscriberLifecycleEvent.ReclaimCause,
+        observers records: [ObserverRecord], cause: SubscriberLifecycleEvent.ReclaimCause,
         now: ContinuousClock.Instant
     ) -> (Int, AfterUnlock) {
         var changes = startChanges()
         var count = 0
-        let records = serials.compactMap { observers.records[$0] }
         var slots: [TypeSlot] = []
-        for record in records {
+        for record in records where record.isInTable && !record.isBeingReclaimed {
+            record.isBeingReclaimed = true
             for (slot, _) in record.subscriptions where !slots.contains(where: { $0 === slot }) {
                 slots.append(slot)
             }
         }
         for slot in slots {
-            let removed = removeEntries(from: slot) { serials.contains($0.observerSerial) }
+            let removed = removeEntries(from: slot) { $0.observerRecord?.isBeingReclaimed == true }
             for entry in removed { _ = entry.markCancelled() }
             self[record: slot].reclaimed += removed.count
             count += removed.count
             changes.keepUntilUnlocked(removed)
-            for (serial, removedCount) in Self.countPerObserver(removed) {
-                let record = observers.records[serial]
+            for (record, removedCount) in Self.countPerObserver(removed) {
                 changes.append(
                     SubscriberLifecycleEvent(
                         kind: .reclaimed, eventTypeName: slot.name, count: removedCount,
-                        observerTypeName: record?.className, observerID: serial,
-                        deadFor: record?.firstSeenDead.map { now - $0 }, reclaimedBy: cause))
-                _ = observers.noteRemoved(serial: serial, from: slot, count: removedCount, deallocated: true)
+                        observerTypeName: record.className, observerID: record.serial,
+                        deadFor: record.firstSeenDead.map { now - $0 }, reclaimedBy: cause))
+                observers.noteRemoved(record, from: slot, count: removedCount, deallocated: true)
             }
         }
         collectRetired(&changes)
@@ -277,16 +275,22 @@ struct BusState {
 
     // MARK: - Helpers
 
-    /// How many of `entries` each observer serial has, in the order the serials first appear.
-    private static func countPerObserver(_ entries: [SubscriberEntry]) -> [(serial: UInt64, count: Int)] {
-        var counts: [(serial: UInt64, count: Int)] = []
-        var indexOfSerial: [UInt64: Int] = [:]
-        for entry in entries where entry.observerSerial != 0 {
-            if let index = indexOfSerial[entry.observerSerial] {
+    /// How many of `entries` each observer has, in the order the observers first appear.
+    private static func countPerObserver(
+        _ entries: [SubscriberEntry]
+    ) -> [(record: ObserverRecord, count: Int)] {
+        var counts: [(record: ObserverRecord, count: Int)] = []
+        var indexOfRecord: [ObjectIdentifier: Int] = [:]
+        for entry in entries {
+            guard let record = entry.observerRecord else { continue }
+            // Entries of one observer are usually next to each other: no lookup then.
+            if let last = counts.indices.last, counts[last].record === record {
+                counts[last].count += 1
+            } else if let index = indexOfRecord[ObjectIdentifier(record)] {
                 counts[index].count += 1
             } else {
-                indexOfSerial[entry.observerSerial] = counts.count
-                counts.append((entry.observerSerial, 1))
+                indexOfRecord[ObjectIdentifier(record)] = counts.count
+                counts.append((record, 1))
             }
         }
         return counts

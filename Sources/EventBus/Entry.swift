@@ -3,12 +3,12 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     let handler: @Sendable (Payload) -> Void
 
     init(
-        id: UInt64, counters: TypeCounters, observer: AnyObject?, observerSerial: UInt64 = 0,
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord? = nil,
         scheduler: (any DeliveryScheduler)?, handler: @escaping @Sendable (Payload) -> Void
     ) {
         self.handler = handler
         super.init(
-            id: id, counters: counters, observer: observer, observerSerial: observerSerial,
+            id: id, counters: counters, observer: observer, observerRecord: observerRecord,
             scheduler: scheduler)
     }
 

@@ -392,9 +392,9 @@ public final class EventBus: Sendable {
     ) -> Subscription {
         let (entry, slot) = update { state in
             let slot = state.slot(for: type)
-            let (entry, after) = state.subscribe(to: slot, observer: observer) { id, serial in
+            let (entry, after) = state.subscribe(to: slot, observer: observer) { id, record in
                 Entry<T>(
-                    id: id, counters: slot.counters, observer: observer, observerSerial: serial,
+                    id: id, counters: slot.counters, observer: observer, observerRecord: record,
                     scheduler: scheduler, handler: handler)
             }
             return ((entry, slot), after)
@@ -408,9 +408,9 @@ public final class EventBus: Sendable {
     ) -> Subscription {
         let slot = wildcardSlot
         let entry = update { state in
-            state.subscribe(to: slot, observer: observer) { id, serial in
+            state.subscribe(to: slot, observer: observer) { id, record in
                 Entry<DeliveryRecord>(
-                    id: id, counters: slot.counters, observer: observer, observerSerial: serial,
+                    id: id, counters: slot.counters, observer: observer, observerRecord: record,
                     scheduler: scheduler, handler: handler)
             }
         }
@@ -608,9 +608,12 @@ public final class EventBus: Sendable {
         // The copies keep the entries, and so the weak references read here, allocated until
         // the lock is released.
         defer { withExtendedLifetime(lists) {} }
-        var dead = Set<UInt64>()
+        // An observer with several entries is listed as often; the state takes each once.
+        var dead: [ObserverRecord] = []
         for (_, entries) in lists {
-            for entry in entries where entry.isDead { dead.insert(entry.observerSerial) }
+            for entry in entries where entry.isDead {
+                if let record = entry.observerRecord { dead.append(record) }
+            }
         }
         guard !dead.isEmpty else { return 0 }
         let now = ContinuousClock.now

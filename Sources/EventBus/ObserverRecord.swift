@@ -22,6 +22,12 @@ final class ObserverRecord: @unchecked Sendable {
     private(set) var subscriptionCount = 0
     /// When the bus first saw the observer's weak reference read `nil`; guarded by the bus's lock.
     var firstSeenDead: ContinuousClock.Instant?
+    /// Whether the table holds this record still (it goes with the last subscription); guarded
+    /// by the bus's lock.
+    var isInTable = true
+    /// Set while a reclaim removes this observer's entries, which it finds by this mark; guarded
+    /// by the bus's lock.
+    var isBeingReclaimed = false
 
     init(
         serial: UInt64, observer: AnyObject, classIndex: Int, className: String, now: ContinuousClock.Instant

@@ -71,23 +71,22 @@ struct ObserverTable {
         return watch
     }
 
-    /// Notes that `count` entries of the observer with serial `serial` left `slot`; returns its
-    /// record if that was its last subscription, dropped from the table.
+    /// Notes that `count` entries of `record`'s observer left `slot`; drops the record from the
+    /// table if that was its last subscription.
     ///
     /// - Parameter deallocated: Whether the object is known to be deallocated, so that it
     ///   counts in ``reclaimedPerClass``.
-    mutating func noteRemoved(
-        serial: UInt64, from slot: TypeSlot, count: Int, deallocated: Bool
-    ) -> ObserverRecord? {
-        guard let record = records[serial] else { return nil }
+    mutating func noteRemoved(_ record: ObserverRecord, from slot: TypeSlot, count: Int, deallocated: Bool) {
+        guard record.isInTable else { return }
         record.noteRemoved(from: slot, count: count)
-        guard record.subscriptionCount == 0 else { return nil }
-        records[serial] = nil
-        if serialByIdentity[record.identity] == serial { serialByIdentity[record.identity] = nil }
+        guard record.subscriptionCount == 0 else { return }
+        record.isInTable = false
+        record.isBeingReclaimed = false
+        records[record.serial] = nil
+        if serialByIdentity[record.identity] == record.serial { serialByIdentity[record.identity] = nil }
         if deallocated || record.firstSeenDead != nil {
             reclaimedPerClass[record.classIndex] += 1
         }
-        return record
     }
 
     /// Watches `object`, or watches it anew with a new deadline if it is watched already; the

@@ -37,18 +37,21 @@ class SubscriberEntry: @unchecked Sendable {
     let scheduler: (any DeliveryScheduler)?
     /// ``cancelledBit`` plus the number of deliveries that have started and not yet returned.
     let state = Atomic<Int>(0)
-    /// The serial of the observer's ``ObserverRecord``, or 0 for a subscription without an
-    /// observer. Removing a dead observer's entries by serial, rather than by the address it
-    /// shared with later objects, needs no care about reuse. Stored last, so that the fields a
+    /// The observer's record, or `nil` for a subscription without an observer. Removing a dead
+    /// observer's entries through its record, rather than by the address it shared with later
+    /// objects, needs no care about reuse, and no lookup. Stored last, so that the fields a
     /// delivery reads keep their places.
-    let observerSerial: UInt64
+    let observerRecord: ObserverRecord?
+
+    /// The observer's serial on its bus, or 0 for a subscription without an observer.
+    var observerSerial: UInt64 { observerRecord?.serial ?? 0 }
 
     init(
-        id: UInt64, counters: TypeCounters, observer: AnyObject?, observerSerial: UInt64,
+        id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord?,
         scheduler: (any DeliveryScheduler)?
     ) {
         self.id = id
-        self.observerSerial = observerSerial
+        self.observerRecord = observerRecord
         self.counters = counters
         self.observer = observer
         self.observerID = observer.map { ObjectIdentifier($0) }
