@@ -555,7 +555,7 @@ struct FilterCache {
         }
         for sequence in start..<log.nextSequence {
             guard let entry = log[sequence] else { continue }
-            if filter.shows(typeName: entry.typeName, detail: { entry.detailText }) {
+            if filter.shows(typeName: entry.typeName, origin: entry.origin, detail: { entry.detailText }) {
                 matches.append(sequence)
             }
         }

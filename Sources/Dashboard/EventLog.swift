@@ -30,6 +30,12 @@ struct LogEntry {
         }
     }
 
+    /// The process that published the line's event, for a source that watches several.
+    var origin: EventOrigin? {
+        if case .event(let event) = content { return event.origin }
+        return nil
+    }
+
     /// The text after the type: the payload of an event, the account of a change.
     ///
     /// Formatting an in-process event's payload costs an encoding, so callers ask only for

@@ -1,28 +1,58 @@
-/// What the person typed after `/`: text to find in a line's type or payload, or with a
-/// leading `!`, text whose lines to hide.
+import BusMonitor
+
+/// What the person typed after `/`: text to find in a line's type, app or payload, or with a
+/// leading `!`, text whose lines to hide. `app:NAME` keeps the lines of one process of a fleet
+/// (its app name, or `app@host:pid`), as Enter on a row of the Fleet pane asks.
 struct LogFilter: Equatable {
+    /// What starts a filter by app.
+    static let appPrefix = "app:"
+
     /// The text as typed, `!` included.
     let expression: String
     /// Whether matching lines are hidden rather than shown.
     let inverted: Bool
-    /// The text to look for, without `!`, as UTF-8 with ASCII capitals made small.
+    /// Whether the filter names an app (`app:NAME`) rather than text to find.
+    let isAppFilter: Bool
+    /// The text to look for, without `!` (or the app's name without `app:`), as UTF-8 with ASCII
+    /// capitals made small.
     private let pattern: [UInt8]
 
-    /// Parses `expression`; `nil` when it filters nothing (empty, or a lone `!`).
+    /// Parses `expression`; `nil` when it filters nothing (empty, a lone `!` or `app:`).
     init?(_ expression: String) {
         let inverted = expression.hasPrefix("!")
-        let needle = inverted ? String(expression.dropFirst()) : expression
+        var needle = inverted ? String(expression.dropFirst()) : expression
+        isAppFilter = needle.lowercased().hasPrefix(Self.appPrefix)
+        if isAppFilter { needle = String(needle.dropFirst(Self.appPrefix.count)) }
         guard !needle.isEmpty else { return nil }
         self.expression = expression
         self.inverted = inverted
         pattern = needle.utf8.map(Self.fold)
     }
 
-    /// Whether a line of type `typeName` is shown; `detail` is asked for only when the type
-    /// alone does not decide.
-    func shows(typeName: String, detail: () -> String) -> Bool {
-        let found = contains(typeName) || contains(detail())
+    /// A filter that keeps the lines of the fleet member the log calls `label`.
+    static func app(_ label: String) -> LogFilter? {
+        LogFilter(appPrefix + label)
+    }
+
+    /// Whether a line of type `typeName` from `origin` is shown; `detail` is asked for only when
+    /// the type and the app do not decide.
+    func shows(typeName: String, origin: EventOrigin? = nil, detail: () -> String) -> Bool {
+        let found: Bool
+        if isAppFilter {
+            // The whole name, so that `app:web` is not also `webshop`.
+            found = origin.map { equals($0.app) || equals($0.description) } ?? false
+        } else {
+            found = contains(typeName) || (origin.map { contains($0.app) } ?? false) || contains(detail())
+        }
         return found != inverted
+    }
+
+    /// Whether `text` is the pattern, ignoring the case of ASCII letters.
+    func equals(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.count == pattern.count && zip(bytes, pattern).allSatisfy { Self.fold($0) == $1 }
+        }
     }
 
     /// Whether `text` holds the pattern, ignoring the case of ASCII letters.
