@@ -77,6 +77,12 @@ public final class DashboardController {
     /// Where the selected object was, for when it goes.
     var objectIndex = 0
     var objectTop = 0
+    /// The selected member of the Fleet pane, so that it stays put when members come and go;
+    /// the first member when `nil`.
+    var selectedMember: EventOrigin?
+    /// Where the selected member was, for when it goes.
+    var fleetIndex = 0
+    var fleetTop = 0
     /// The layout of the last frame; keys are handled against it.
     private(set) var layout: DashboardLayout?
     /// Log lines the last frame showed.
@@ -91,6 +97,7 @@ public final class DashboardController {
     static let tablePane = panes.firstIndex { $0 is TablePane }!
     static let logPane = panes.firstIndex { $0 is LogPane }!
     static let observersPane = panes.firstIndex { $0 is ObserversPane }!
+    static let fleetPane = panes.firstIndex { $0 is FleetPane }!
 
     /// The applied filter.
     private(set) var filter: LogFilter?
@@ -184,9 +191,9 @@ public final class DashboardController {
         case .last:
             focusedPane.moveToLast(in: self)
         case .nextPane:
-            focusIndex = (focusIndex + 1) % Self.focusOrder.count
+            moveFocus(by: 1)
         case .previousPane:
-            focusIndex = (focusIndex + Self.focusOrder.count - 1) % Self.focusOrder.count
+            moveFocus(by: -1)
         case .open:
             switch focusedPane.open(in: self) {
             case .filter(let newFilter):
@@ -276,7 +283,10 @@ public final class DashboardController {
     /// Rows a box shows on the last frame's screen (a page of scrolling).
     private var overlayRows: Int {
         guard let layout else { return 10 }
-        return DashboardView.helpText(keyMap: keyMap, width: layout.width, height: layout.height).visibleRows
+        return DashboardView.helpText(
+            keyMap: keyMap, state: shown, width: layout.width, height: layout.height
+        )
+        .visibleRows
     }
 
     /// Focuses the Observers pane, showing the classes, with the first leak suspect's class
@@ -296,6 +306,17 @@ public final class DashboardController {
         if let index = shown.observers.classes.firstIndex(where: { $0.className == selectedClass }) {
             classIndex = index
         }
+    }
+
+    /// Moves focus `step` parts along the Tab order, passing over panes not shown.
+    private func moveFocus(by step: Int) {
+        let order = Self.focusOrder
+        var index = focusIndex
+        for _ in order.indices {
+            index = (index + step + order.count) % order.count
+            if Self.panes[order[index].pane].isShown(in: shown) { break }
+        }
+        focusIndex = index
     }
 
     private func togglePause() {
@@ -411,6 +432,27 @@ public final class DashboardController {
             selected: objectIndex)
     }
 
+    /// Selects the member at `index` of the Fleet pane, kept within the members.
+    func moveFleetSelection(to index: Int) {
+        guard let rows = shown.fleet?.rows, !rows.isEmpty else { return }
+        fleetIndex = max(0, min(rows.count - 1, index))
+        selectedMember = rows[fleetIndex].member.origin
+    }
+
+    /// The members of the Fleet pane to draw in `rows` rows, keeping the selection in view.
+    func fleetViewport(rows: Int) -> FleetView {
+        guard let fleet = shown.fleet, !fleet.rows.isEmpty, rows > 0 else {
+            return FleetView(rows: 0..<0, selected: nil)
+        }
+        let count = fleet.rows.count
+        fleetIndex = max(0, min(count - 1, selectedMember.flatMap(fleet.index(of:)) ?? fleetIndex))
+        selectedMember = fleet.rows[fleetIndex].member.origin
+        if fleetIndex < fleetTop { fleetTop = fleetIndex }
+        if fleetIndex >= fleetTop + rows { fleetTop = fleetIndex - rows + 1 }
+        fleetTop = max(0, min(fleetTop, count - rows))
+        return FleetView(rows: fleetTop..<min(count, fleetTop + rows), selected: fleetIndex)
+    }
+
     /// The message to show at `now`, if one is recent.
     func currentMessage(at now: Double) -> String? {
         guard let message, now - message.time < Self.messageDuration else { return nil }
@@ -445,16 +487,22 @@ public final class DashboardController {
         let layout = DashboardLayout(width: width, height: height, state: state)
         self.layout = layout
         var tableRows = 0..<0
+        var fleet = FleetView(rows: 0..<0, selected: nil)
         var observers = ObserversView(classRows: 0..<0, selectedClass: nil, objects: nil)
         var log = LogView(
             sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
         if case .help(let scroll) = overlay {
             // Keep the help within its rows, so scrolling back up answers at once.
-            let help = DashboardView.helpText(keyMap: keyMap, width: width, height: height)
+            let help = DashboardView.helpText(keyMap: keyMap, state: state, width: width, height: height)
             overlay = .help(scroll: min(scroll, help.maximumScroll))
+        }
+        if !Self.panes[focus.pane].isShown(in: state) {
+            // The source stopped being a fleet, say: focus goes where it starts.
+            focusIndex = Self.firstFocus
         }
         if !layout.isTooSmall {
             tableRows = tableViewport(rows: layout.contentRows[Self.tablePane])
+            fleet = fleetViewport(rows: layout.contentRows[Self.fleetPane])
             let observerRows = layout.contentRows[Self.observersPane]
             let classes = classViewport(rows: observerRows)
             observers = ObserversView(
@@ -471,7 +519,7 @@ public final class DashboardController {
             layout: layout, state: state, title: source.title, options: options, glyphs: glyphs,
             isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
             message: currentMessage(at: now), focus: focus, tableSelection: tableSelection,
-            tableRows: tableRows, observers: observers,
+            tableRows: tableRows, fleet: fleet, observers: observers,
             log: log, keyMap: keyMap)
     }
 }

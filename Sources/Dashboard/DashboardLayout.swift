@@ -1,3 +1,5 @@
+import BusMonitor
+
 /// A rectangle of the screen, in cells.
 struct Rect: Equatable {
     var x: Int
@@ -20,17 +22,29 @@ struct DashboardLayout: Equatable {
     let columns: TableColumns
     /// Column widths of the Observers pane.
     let observerColumns: ObserverColumns
+    /// Column widths of the Fleet pane.
+    let fleetColumns: FleetColumns
+    /// Width of the log's app column, between the time and the type; 0 when no event said which
+    /// process published it (a single app).
+    let logAppWidth: Int
     /// The header row.
     let header: Rect
-    /// Each pane's rectangle, in the order of `panes`, stacked top to bottom.
+    /// Each pane's rectangle, in the order of `panes`, stacked top to bottom; a pane not shown
+    /// has no rows.
     let panes: [Rect]
     /// Rows of each pane that show lines.
     let contentRows: [Int]
     /// The key bar, or the filter prompt.
     let bar: Rect
 
+    /// Rows the panes that fill (the log) keep, title included, before panes that can give rows
+    /// back do so (see ``DashboardPane/minimumHeight(screenHeight:state:)``).
+    static let fillMinimum = 4
+
     /// Lays out a `width` x `height` screen showing `state`: the header, then the panes each at
     /// the height it asks for (those that ask for none share what is left), then the key bar.
+    /// When that would leave a filling pane less than ``fillMinimum`` rows, panes that can give
+    /// rows back do, top first, down to their minimum.
     init(
         width: Int, height: Int, state: DashboardState,
         panes: [any DashboardPane] = DashboardController.panes
@@ -40,11 +54,23 @@ struct DashboardLayout: Equatable {
         isTooSmall = width < DashboardController.minimumWidth || height < DashboardController.minimumHeight
         columns = TableColumns(width: width)
         observerColumns = ObserverColumns(width: width)
+        fleetColumns = FleetColumns(width: width)
+        logAppWidth = Self.appColumnWidth(screenWidth: width, state: state)
         header = Rect(x: 0, y: 0, width: width, height: 1)
         bar = Rect(x: 0, y: height - 1, width: width, height: 1)
-        let asked = panes.map { $0.height(screenHeight: height, state: state) }
+        var asked = panes.map { $0.isShown(in: state) ? $0.height(screenHeight: height, state: state) : 0 }
         let fills = asked.filter { $0 == nil }.count
-        var left = max(0, height - 2 - asked.reduce(0) { $0 + ($1 ?? 0) })
+        let room = max(0, height - 2)
+        var short = asked.reduce(0) { $0 + ($1 ?? 0) } + fills * Self.fillMinimum - room
+        for index in panes.indices where short > 0 {
+            guard let rows = asked[index], rows > 0,
+                let minimum = panes[index].minimumHeight(screenHeight: height, state: state), minimum < rows
+            else { continue }
+            let given = min(short, rows - minimum)
+            asked[index] = rows - given
+            short -= given
+        }
+        var left = max(0, room - asked.reduce(0) { $0 + ($1 ?? 0) })
         var fillsLeft = fills
         var y = header.maxY
         var rects: [Rect] = []
@@ -61,5 +87,18 @@ struct DashboardLayout: Equatable {
         }
         self.panes = rects
         contentRows = zip(panes, rects).map { $0.contentRows(in: $1) }
+    }
+
+    /// The log's app column: as wide as the longest name the fleet's members go by, within a
+    /// limit that grows with the screen; a few columns when there is no fleet list to measure
+    /// (a recording of a fleet's events).
+    private static func appColumnWidth(screenWidth: Int, state: DashboardState) -> Int {
+        guard state.hasOrigins else { return 0 }
+        let limit = screenWidth >= 110 ? 24 : screenWidth >= 90 ? 20 : 12
+        let longest =
+            state.fleet.map { fleet in
+                fleet.rows.map { fleet.label(for: $0.member.origin).count }.max() ?? 0
+            } ?? limit
+        return min(limit, max(6, longest + 1))
     }
 }

@@ -157,6 +157,10 @@ struct DashboardState {
     var wildcard = SubscriberTracker()
     /// Observer objects per class, leak suspects, and the objects listed.
     var observers = ObserverTracker()
+    /// The processes of the fleet, for a source that watches several; `nil` for one app.
+    private(set) var fleet: FleetTracker?
+    /// Whether any event so far said which process published it: the log then has an app column.
+    private(set) var hasOrigins = false
     /// Observers the log has said were deallocated, and when: a later reclaim of the same
     /// object's other subscriptions says "more", not "deallocated" again. Bounded by
     /// ``reclaimMemory``.
@@ -195,6 +199,13 @@ struct DashboardState {
         droppedEvents = batch.droppedEvents
         let readingTime = advanceClock(with: batch, at: now)
         if batch.countersRestarted { restartCounters() }
+        if let members = batch.fleet {
+            var tracker = fleet ?? FleetTracker()
+            tracker.take(members, previousReading: lastReadingTime)
+            fleet = tracker
+            hasOrigins = true
+        }
+        if !hasOrigins, batch.events.contains(where: { $0.origin != nil }) { hasOrigins = true }
 
         for event in batch.events {
             let index = rowIndex(for: event.typeName)
@@ -237,6 +248,7 @@ struct DashboardState {
         }
         wildcard.noteChanges(at: now)
         totalMeter.record(total: totalPublished, at: readingTime)
+        fleet?.record(at: readingTime)
         appendToLog(batch)
         lastReadingTime = readingTime
     }

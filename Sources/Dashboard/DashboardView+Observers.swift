@@ -70,7 +70,7 @@ extension DashboardView {
     }
 
     /// The title rule's note, after the title, as the log's says whether it follows.
-    private func putRuleNote(
+    func putRuleNote(
         _ grid: inout CellGrid, _ note: String, y: Int, after title: String, style noteStyle: CellStyle
     ) {
         let room = grid.width - title.count - 7

@@ -68,6 +68,8 @@ struct DashboardView {
     let tableSelection: Int
     /// Rows of the tables shown (the last index is the wildcard row).
     let tableRows: Range<Int>
+    /// The members of the Fleet pane in view.
+    let fleet: FleetView
     /// The classes or objects of the Observers pane in view.
     let observers: ObserversView
     let log: LogView
@@ -115,10 +117,11 @@ struct DashboardView {
         var canShorten = false
     }
 
-    /// The title on the left; on the right, as room allows, the uptime, the rate, the source's
-    /// state, its newest warning, drops, leak suspects, the filter and PAUSED. When room is short the least
-    /// needed go first (a long filter or warning is shortened), so the uptime, the state, the
-    /// drops and the suspects stay while a filter is typed or applied.
+    /// The title on the left; on the right, as room allows, the uptime, the rate, a fleet's size
+    /// (`3 apps, 1 quiet`), the source's state, its newest warning, drops, leak suspects, the
+    /// filter and PAUSED. When room is short the least needed go first (a long filter or warning
+    /// is shortened), so the uptime, the state, the drops and the suspects stay while a filter is
+    /// typed or applied.
     private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
         var items: [HeaderItem] = [
             HeaderItem(
@@ -129,18 +132,25 @@ struct DashboardView {
                 text: TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
                 style: style(bold: true)),
         ]
+        if let fleet = state.fleet {
+            let trouble = fleet.quietCount + fleet.goneCount > 0
+            items.append(
+                HeaderItem(
+                    order: 2, priority: 2, text: Self.fleetSummary(fleet),
+                    style: trouble ? style(bold: true, color: .yellow) : style(bold: true)))
+        }
         if let status = state.status {
-            items.append(HeaderItem(order: 2, priority: 2, text: status, style: style(color: .green)))
+            items.append(HeaderItem(order: 3, priority: 2, text: status, style: style(color: .green)))
         }
         if let warning = state.warning {
             items.append(
                 HeaderItem(
-                    order: 3, priority: 6, text: "! " + warning.text, style: warningStyle, canShorten: true))
+                    order: 4, priority: 6, text: "! " + warning.text, style: warningStyle, canShorten: true))
         }
         if state.droppedEvents > 0 {
             items.append(
                 HeaderItem(
-                    order: 4, priority: 1,
+                    order: 5, priority: 1,
                     text: TextFormat.grouped(state.droppedEvents) + " dropped (too fast)",
                     style: style(bold: true, reverse: true, color: .red)))
         }
@@ -148,21 +158,21 @@ struct DashboardView {
         if suspects > 0 {
             items.append(
                 HeaderItem(
-                    order: 5, priority: 1,
+                    order: 6, priority: 1,
                     text: "\(suspects) leak \(suspects == 1 ? "suspect" : "suspects")",
                     style: style(bold: true, reverse: true, color: .red)))
         }
         if let filter {
             items.append(
                 HeaderItem(
-                    order: 6, priority: 5, text: "filter: " + filter.expression,
+                    order: 7, priority: 5, text: "filter: " + filter.expression,
                     style: style(bold: true, color: .yellow),
                     canShorten: true))
         }
         if isPaused {
             items.append(
                 HeaderItem(
-                    order: 7, priority: 0, text: " PAUSED ",
+                    order: 8, priority: 0, text: " PAUSED ",
                     style: style(bold: true, reverse: true, color: .yellow)))
         }
 
@@ -401,7 +411,8 @@ struct DashboardView {
         }
 
         let timeWidth = 12
-        let typeX = timeWidth + 1
+        let appX = timeWidth + 1
+        let typeX = appX + layout.logAppWidth
         let detailX = typeX + columns.name
         let receiversWidth = 4
         for (offset, sequence) in sequences.enumerated() {
@@ -410,6 +421,12 @@ struct DashboardView {
             grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: style(dim: true))
             switch entry.content {
             case .event(let event):
+                if layout.logAppWidth > 0, let origin = event.origin {
+                    let label = state.fleet?.label(for: origin) ?? origin.app
+                    grid.put(
+                        TextFormat.truncate(label, width: layout.logAppWidth - 1, ellipsis: glyphs.ellipsis),
+                        x: appX, y: y, style: style(color: .magenta))
+                }
                 grid.put(
                     TextFormat.truncate(event.typeName, width: columns.name - 1, ellipsis: glyphs.ellipsis),
                     x: typeX, y: y, style: style(color: .cyan))
@@ -424,18 +441,18 @@ struct DashboardView {
             case .lifecycle(let change):
                 let text = glyphs.bullet + " " + change.description
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
                     y: y,
                     style: lifecycleStyle(change.kind))
             case .reclaim(let reclaim):
                 let text = glyphs.bullet + " " + reclaim.description
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
                     y: y, style: lifecycleStyle(.reclaimed))
             case .notice(let notice):
                 let text = glyphs.bullet + " " + notice.text
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - typeX, ellipsis: glyphs.ellipsis), x: typeX,
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
                     y: y, style: noticeStyle(notice))
             }
             if sequence == selected, focused {
@@ -528,14 +545,16 @@ struct DashboardView {
     }
 
     /// The help's rows for this screen: the keys, then the panes' column notes.
-    static func helpText(keyMap: KeyMap, width: Int, height: Int) -> HelpText {
+    /// The help's rows for this screen: the keys, then the column notes of the panes shown for
+    /// `state`.
+    static func helpText(keyMap: KeyMap, state: DashboardState, width: Int, height: Int) -> HelpText {
         HelpText(
-            keys: keyMap.help, notes: DashboardController.panes.flatMap(\.columnHelp), screenWidth: width,
-            screenHeight: height)
+            keys: keyMap.help, notes: DashboardController.shownPanes(in: state).flatMap(\.columnHelp),
+            screenWidth: width, screenHeight: height)
     }
 
     private func drawHelp(_ grid: inout CellGrid, scroll: Int) {
-        let help = Self.helpText(keyMap: keyMap, width: grid.width, height: grid.height)
+        let help = Self.helpText(keyMap: keyMap, state: state, width: grid.width, height: grid.height)
         let first = max(0, min(scroll, help.maximumScroll))
         let title = help.scrolls ? "Help \(first + help.visibleRows)/\(help.rows.count)" : "Help"
         let box = drawBox(&grid, title: title, width: help.width, height: help.visibleRows)
@@ -565,6 +584,9 @@ struct DashboardView {
         switch entry.content {
         case .event(let event):
             lines.append(("type      " + event.typeName, style(bold: true, color: .cyan)))
+            if let origin = event.origin {
+                lines.append(("origin    app \(origin.app), host \(origin.host), pid \(origin.pid)", style()))
+            }
             lines.append(("receivers \(event.receivers)", style()))
             lines.append(("", style()))
             for line in TextFormat.wrap(event.payloadText, width: width) { lines.append((line, style())) }

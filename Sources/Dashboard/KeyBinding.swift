@@ -113,7 +113,11 @@ extension DashboardController {
                 bar: KeyHint(keys: "Space", text: isPaused ? "Resume" : "Pause")),
             KeyBinding(
                 [.character("/")], .openFilter,
-                help: KeyHint(keys: "/", text: "filter the log by type or payload; !text hides matches"),
+                help: KeyHint(
+                    keys: "/",
+                    text: shown.fleet == nil
+                        ? "filter the log by type or payload; !text hides matches"
+                        : "filter the log by type, app or payload; !text hides matches; app:NAME one app"),
                 bar: KeyHint(keys: "/", text: "Filter")),
             // In the bar only when there is a suspect to jump to, where it is seen first.
             KeyBinding(
@@ -147,7 +151,7 @@ extension DashboardController {
                 bar: KeyHint(keys: "G", text: "Follow")),
             KeyBinding(
                 [.enter], .open,
-                help: KeyHint(keys: "Enter", text: Self.enterHelp),
+                help: KeyHint(keys: "Enter", text: Self.enterHelp(in: shown)),
                 bar: KeyHint(keys: "Enter", text: "Details")),
             KeyBinding(
                 [

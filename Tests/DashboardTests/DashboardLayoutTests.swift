@@ -53,17 +53,18 @@ struct DashboardLayoutTests {
         let titles = DashboardController.focusOrder.map {
             DashboardController.panes[$0.pane].focusTitles[$0.part]
         }
-        #expect(titles == ["Event types", "Subscribers", "Observers", "Log"])
+        #expect(titles == ["Fleet", "Event types", "Subscribers", "Observers", "Log"])
+        let dashboard = dashboard()
+        // A single app shows no Fleet pane, and its help says nothing of one.
         #expect(
-            DashboardController.enterHelp
+            DashboardController.enterHelp(in: dashboard.shown)
                 == "tables: filter by type; observers: a class's objects (Enter or Esc goes back); "
                 + "log: the line's full payload")
-        let dashboard = dashboard()
         #expect(dashboard.focusTitle == "Log")
         _ = dashboard.handle(.character("?"))
         var grid = CellGrid(width: 100, height: 40)
         dashboard.render(into: &grid, now: startTime)
-        for note in DashboardController.panes.flatMap(\.columnHelp) {
+        for note in DashboardController.shownPanes(in: dashboard.shown).flatMap(\.columnHelp) {
             #expect(grid.text.contains(note.keys))
         }
         // The Enter line wraps in the box; its start and end are there.

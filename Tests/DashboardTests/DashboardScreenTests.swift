@@ -174,7 +174,8 @@ struct DashboardScreenTests {
         // Every line's full text can be read, wrapped, by scrolling.
         let words = helpText(dashboard, width: width, height: height, now: now)
             .split(separator: " ").joined(separator: " ")
-        let expected = dashboard.keyMap.help + DashboardController.panes.flatMap(\.columnHelp)
+        let expected =
+            dashboard.keyMap.help + DashboardController.shownPanes(in: dashboard.shown).flatMap(\.columnHelp)
         for line in expected {
             #expect(words.contains(line.keys), "\(line.keys) in \(words)")
             #expect(

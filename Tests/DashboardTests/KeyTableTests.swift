@@ -85,13 +85,13 @@ struct KeyTableTests {
             _ = dashboard.handle(key)
             #expect(dashboard.isFollowing, comment)
         case .nextPane:
-            let order = DashboardController.focusOrder
-            let before = dashboard.focusIndex
+            let order = shownFocusOrder(dashboard)
+            let before = try #require(order.firstIndex(of: dashboard.focus))
             _ = dashboard.handle(key)
             #expect(dashboard.focus == order[(before + 1) % order.count], comment)
         case .previousPane:
-            let order = DashboardController.focusOrder
-            let before = dashboard.focusIndex
+            let order = shownFocusOrder(dashboard)
+            let before = try #require(order.firstIndex(of: dashboard.focus))
             _ = dashboard.handle(key)
             #expect(dashboard.focus == order[(before + order.count - 1) % order.count], comment)
         case .open:
@@ -101,6 +101,13 @@ struct KeyTableTests {
                 return
             }
             #expect(entry.sequence == newest, comment)
+        }
+    }
+
+    /// The parts Tab moves through: those of the panes shown.
+    private func shownFocusOrder(_ dashboard: DashboardController) -> [PaneFocus] {
+        DashboardController.focusOrder.filter {
+            DashboardController.panes[$0.pane].isShown(in: dashboard.shown)
         }
     }
 
@@ -163,9 +170,16 @@ struct KeyTableTests {
             rows.append(KeyHint(keys: cells[0], text: cells[1]))
         }
 
-        // busmon's table for the simulated app, and what a replay has instead.
-        var expected = dashboard().keyMap.help
-        for line in dashboard(ScriptedSource(supportedCommands: [.replaySpeed])).keyMap.help
+        // busmon's fullest table: the simulated app's commands with a fleet's panes (a fleet
+        // adds to the lines of `/` and Enter), and what a replay (of a fleet) has instead.
+        func fleetDashboard(_ source: ScriptedSource) -> DashboardController {
+            let dashboard = dashboard(source)
+            source.enqueue(SourceBatch(fleet: threeAppFleet(lastSeen: startTime)))
+            dashboard.update(now: startTime)
+            return dashboard
+        }
+        var expected = fleetDashboard(ScriptedSource()).keyMap.help
+        for line in fleetDashboard(ScriptedSource(supportedCommands: [.replaySpeed])).keyMap.help
         where !expected.contains(line) {
             expected.append(line)
         }

@@ -309,11 +309,13 @@ struct ObserversPaneTests {
         let (dashboard, _, now) = Self.dashboard()
         let grid = rendered(dashboard, width: width, height: height, now: now)
         let layout = try #require(dashboard.layout)
-        // Stacked under the header, one after the other, above the bar, none empty.
+        // Stacked under the header, one after the other, above the bar, none empty but the
+        // Fleet pane, which a single app does not show.
         var y = layout.header.maxY
-        for rect in layout.panes {
+        for (index, rect) in layout.panes.enumerated() {
             #expect(rect.y == y)
-            #expect(rect.height >= 2)
+            let isShown = DashboardController.panes[index].isShown(in: dashboard.shown)
+            #expect(isShown ? rect.height >= 2 : rect.height == 0)
             #expect(rect.width == width)
             y = rect.maxY
         }

@@ -19,7 +19,7 @@
 ///     // move(by:rows:in:), moveToFirst(in:), moveToLast(in:) and open(in:)
 /// }
 /// // and in DashboardController:
-/// static let panes: [any DashboardPane] = [TablePane(), ObserversPane(), RatesPane(), LogPane()]
+/// static let panes: [any DashboardPane] = [FleetPane(), TablePane(), ObserversPane(), RatesPane(), LogPane()]
 /// ```
 ///
 /// Selection and Enter are handled against the controller between frames (the update step);
@@ -37,9 +37,15 @@ protocol DashboardPane: Sendable {
     /// Whether focus starts here.
     var takesFirstFocus: Bool { get }
 
+    /// Whether the pane is on screen for `state`; one that is not takes no rows, no focus and
+    /// no lines of the help (the Fleet pane shows only for a source that watches several apps).
+    func isShown(in state: DashboardState) -> Bool
     /// Rows the pane takes on a screen `screenHeight` rows high, or `nil` for the rows the other
     /// panes leave.
     func height(screenHeight: Int, state: DashboardState) -> Int?
+    /// The fewest rows the pane gives back to when the screen is too short for every pane's
+    /// ``height(screenHeight:state:)`` and the log's three lines, or `nil` when it keeps them all.
+    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int?
     /// Rows of `area` that show lines (not titles); paging moves by this much.
     func contentRows(in area: Rect) -> Int
     /// Draws the pane into `area` of `grid`; `focusedPart` indexes ``focusTitles``.
@@ -60,6 +66,10 @@ extension DashboardPane {
     var columnHelp: [KeyHint] { [] }
     /// Focus starts elsewhere.
     var takesFirstFocus: Bool { false }
+    /// Always shown.
+    func isShown(in state: DashboardState) -> Bool { true }
+    /// Keeps the rows it asks for.
+    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { nil }
 }
 
 /// What Enter in a pane asks the dashboard to do.
@@ -83,9 +93,9 @@ struct PaneFocus: Equatable {
 
 extension DashboardController {
     /// The panes, top to bottom: the one list the layout, focus, Tab order and help come from.
-    static let panes: [any DashboardPane] = [TablePane(), ObserversPane(), LogPane()]
+    static let panes: [any DashboardPane] = [FleetPane(), TablePane(), ObserversPane(), LogPane()]
 
-    /// Every part that takes focus, in Tab order.
+    /// Every part that takes focus, in Tab order; Tab passes over the parts of panes not shown.
     static let focusOrder: [PaneFocus] = panes.enumerated().flatMap { index, pane in
         pane.focusTitles.indices.map { PaneFocus(pane: index, part: $0) }
     }
@@ -102,8 +112,13 @@ extension DashboardController {
     /// The focused pane.
     var focusedPane: any DashboardPane { Self.panes[focus.pane] }
 
-    /// The help's Enter line: what Enter does in each pane.
-    static var enterHelp: String {
-        panes.map { $0.name + ": " + $0.enterHelp }.joined(separator: "; ")
+    /// The panes shown for `state`, top to bottom.
+    static func shownPanes(in state: DashboardState) -> [any DashboardPane] {
+        panes.filter { $0.isShown(in: state) }
+    }
+
+    /// The help's Enter line: what Enter does in each pane shown for `state`.
+    static func enterHelp(in state: DashboardState) -> String {
+        shownPanes(in: state).map { $0.name + ": " + $0.enterHelp }.joined(separator: "; ")
     }
 }

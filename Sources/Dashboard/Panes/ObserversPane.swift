@@ -21,10 +21,12 @@ struct ObserversPane: DashboardPane {
     /// A title rule and a line saying so when there is no observer data; else a title rule, a
     /// row of column titles, and a quarter of the screen's rows less every title and the bar (at
     /// least 2), whatever the number of classes, so that a class's objects have room when Enter
-    /// lists them and the other panes do not move.
+    /// lists them and the other panes do not move. Beside a Fleet pane the quarter is shared:
+    /// the fleet's app rows come out of it (the 2 rows stay), so the log keeps its room.
     func height(screenHeight: Int, state: DashboardState) -> Int? {
         guard state.observers.hasData else { return 2 }
-        return 2 + max(2, (screenHeight - 5) * 25 / 100)
+        let fleetRows = FleetPane.appRows(screenHeight: screenHeight, state: state) ?? 0
+        return 2 + max(2, (screenHeight - 5) * 25 / 100 - fleetRows)
     }
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }

@@ -21,6 +21,12 @@ struct TablePane: DashboardPane {
         return 2 + max(2, min(state.rows.count + 1, available * 45 / 100))
     }
 
+    /// Beside a Fleet pane on a short screen, 2 rows (the others scroll) before the log goes
+    /// below three lines; for one app the rows above are kept, as they always were.
+    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? {
+        state.fleet == nil ? nil : 4
+    }
+
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
 
     func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
