@@ -52,10 +52,14 @@ public struct CapturedLifecycle: Sendable {
     public let time: Double
     /// The change.
     public let change: SubscriberLifecycleEvent
+    /// The process whose bus it happened on, when the source watches several (a fleet bridged
+    /// through NATS); `nil` for a single app.
+    public let origin: EventOrigin?
 
     /// Creates a captured change.
-    public init(time: Double, change: SubscriberLifecycleEvent) {
+    public init(time: Double, change: SubscriberLifecycleEvent, origin: EventOrigin? = nil) {
         self.time = time
         self.change = change
+        self.origin = origin
     }
 }

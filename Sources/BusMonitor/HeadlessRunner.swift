@@ -18,7 +18,18 @@ public import Foundation
 /// ```
 ///
 /// (one line in the output). `published` is the bus's own total from the newest snapshot, and
-/// `leakSuspects` the number of suspects in it, or null before one arrived. It stops when the duration has passed, when a ``FiniteSource`` is
+/// `leakSuspects` the number of suspects in it, or null before one arrived.
+///
+/// For a source that watches a fleet (NATS), events and lifecycle lines carry their process's
+/// `app`, `host` and `pid`, and each summary is led by every member's newest `snapshot` (with its
+/// origin) and a `fleet` line:
+///
+/// ```json
+/// {"kind":"fleet","time":1712345678.5,"members":[{"app":"checkout","host":"web-3","pid":4242,
+///  "presence":"active","lastSeen":1712345678.4,"events":1200,"bridgeState":"connected","bridgeDropped":0}]}
+/// ```
+///
+/// It stops when the duration has passed, when a ``FiniteSource`` is
 /// finished, when ``stop()`` is called, when the reader closes the output, or when the output
 /// cannot be written, and writes a final summary first (except in the last two cases).
 ///
@@ -100,6 +111,7 @@ public final class HeadlessRunner: Sendable {
                 stopping ? .stopped : finished ? .sourceFinished : timeUp ? .durationElapsed : nil
             if now >= nextSummary || outcome != nil {
                 totals.writeNewestSnapshot(into: &writer)
+                totals.writeFleet(into: &writer)
                 totals.writeSummary(elapsed: now - start, into: &writer)
                 nextSummary = now + summaryInterval
             }
@@ -154,6 +166,11 @@ public final class HeadlessRunner: Sendable {
         /// The newest snapshot not written yet; snapshots go out once per summary, since a
         /// source may deliver several a second and each can list many observers.
         var unwrittenSnapshot: BusSnapshot?
+        /// The fleet's members as the source last sent them, for a source that watches several
+        /// processes; `nil` for one app.
+        var fleet: [FleetMember]?
+        /// Each member's snapshot as last written, so that a summary writes only new ones.
+        var writtenMemberSnapshots: [EventOrigin: BusSnapshot] = [:]
 
         mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
             for event in batch.events {
@@ -163,8 +180,10 @@ public final class HeadlessRunner: Sendable {
             }
             for change in batch.lifecycle {
                 lifecycle += 1
-                writer.writeLifecycle(time: change.time, change: change.change)
+                writer.writeLifecycle(
+                    time: change.time, change: change.change, origin: change.origin.map(FeedOrigin.init))
             }
+            if let fleet = batch.fleet { self.fleet = fleet }
             if batch.droppedEvents != dropped {
                 dropped = batch.droppedEvents
                 writer.write(FeedDrops(time: WallClock.now(), events: dropped))
@@ -181,6 +200,40 @@ public final class HeadlessRunner: Sendable {
             guard let snapshot = unwrittenSnapshot else { return }
             writer.writeSnapshot(time: WallClock.now(), snapshot)
             unwrittenSnapshot = nil
+        }
+
+        /// For a fleet: each member's newest snapshot, as a `snapshot` line with its origin, when
+        /// it changed since the last summary, then a `fleet` line listing the members.
+        mutating func writeFleet(into writer: inout JSONLineWriter) {
+            guard let fleet else { return }
+            let now = WallClock.now()
+            for member in fleet {
+                guard let snapshot = member.snapshot, writtenMemberSnapshots[member.origin] != snapshot else {
+                    continue
+                }
+                writer.writeSnapshot(time: now, snapshot, origin: FeedOrigin(member.origin))
+                writtenMemberSnapshots[member.origin] = snapshot
+            }
+            // Members the source no longer lists need no memory of what was written for them.
+            if writtenMemberSnapshots.count > fleet.count {
+                let listed = Set(fleet.map(\.origin))
+                writtenMemberSnapshots = writtenMemberSnapshots.filter { listed.contains($0.key) }
+            }
+            writer.beginRecord("fleet")
+            writer.field("time", now)
+            writer.beginArray("members")
+            for member in fleet {
+                writer.beginObject(nil)
+                writer.field(origin: FeedOrigin(member.origin))
+                writer.field("presence", member.presence.rawValue)
+                writer.field("lastSeen", member.lastSeen)
+                writer.field("events", member.eventsReceived)
+                writer.field("bridgeState", member.bridgeState)
+                writer.field("bridgeDropped", member.bridgeDropped)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endRecord()
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {

@@ -107,7 +107,8 @@ public final class RecordingWriter: Sendable {
                     state.nextSequence += 1
                     stamp(event.time, &state)
                 case .lifecycle(let change):
-                    writer.writeLifecycle(time: change.time, change: change.change)
+                    writer.writeLifecycle(
+                        time: change.time, change: change.change, origin: change.origin.map(FeedOrigin.init))
                     stamp(change.time, &state)
                 }
                 lines += 1

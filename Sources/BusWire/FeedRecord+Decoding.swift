@@ -108,7 +108,7 @@ extension FeedRecord {
                 FeedEvent(
                     sequence: try fields.count("seq"), time: try fields.time("time"),
                     typeName: try fields.string("typeName"), payload: try fields.payload("payload"),
-                    receivers: try fields.count("receivers")))
+                    receivers: try fields.count("receivers"), origin: try fields.origin()))
         case "lifecycle":
             let changeName = try fields.string("change")
             guard let change = SubscriberLifecycleEvent.Kind(rawValue: changeName) else {
@@ -127,7 +127,8 @@ extension FeedRecord {
                         reason: try fields.optionalString("reason"),
                         expectedWithin: try fields.optionalDuration("expectedWithin"),
                         overdue: try fields.optionalDuration("overdue"),
-                        subscriptions: try fields.optionalStrings("subscriptions") ?? [])))
+                        subscriptions: try fields.optionalStrings("subscriptions") ?? []),
+                    origin: try fields.origin()))
         case "snapshot":
             return .snapshot(try decodeSnapshot(fields))
         case "dropped":
@@ -211,7 +212,7 @@ extension FeedRecord {
                 wildcardDeliveries: try fields.count("wildcardDeliveries"), observers: observers,
                 leakSuspects: suspects, instances: instances),
             tap: tap, omittedLeakSuspects: try fields.optionalCount("leakSuspectsOmitted") ?? 0,
-            omittedInstances: try fields.optionalCount("instancesOmitted") ?? 0)
+            omittedInstances: try fields.optionalCount("instancesOmitted") ?? 0, origin: try fields.origin())
     }
 
     /// The `reclaimedBy` object of a lifecycle record, such as `{"cause":"publish",
@@ -294,6 +295,15 @@ private struct RecordFields {
     /// A count, or nil when the field is absent.
     package func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
         find(name) == nil ? nil : try count(name)
+    }
+
+    /// The `app`, `host` and `pid` fields of a record from a fleet, when all three are there;
+    /// a record with some of them only is read without an origin, as one without any.
+    func origin() throws(FeedDecodingError) -> FeedOrigin? {
+        guard let app = try optionalString("app"), let host = try optionalString("host"),
+            let pid = try optionalCount("pid")
+        else { return nil }
+        return FeedOrigin(app: app, host: host, pid: pid)
     }
 
     /// An observer serial: a whole number from 0 up to `Int.max`.

@@ -19,13 +19,15 @@ extension JSONLineWriter {
         case .event(let event):
             writeEvent(
                 sequence: event.sequence, time: event.time, typeName: event.typeName, payload: event.payload,
-                receivers: event.receivers)
-        case .lifecycle(let lifecycle): writeLifecycle(time: lifecycle.time, change: lifecycle.change)
+                receivers: event.receivers, origin: event.origin)
+        case .lifecycle(let lifecycle):
+            writeLifecycle(time: lifecycle.time, change: lifecycle.change, origin: lifecycle.origin)
         case .snapshot(let snapshot):
             writeSnapshot(
                 time: snapshot.time, snapshot.snapshot, tap: snapshot.tap,
-                omittedLeakSuspects: snapshot.omittedLeakSuspects, omittedInstances: snapshot.omittedInstances
-            )
+                omittedLeakSuspects: snapshot.omittedLeakSuspects,
+                omittedInstances: snapshot.omittedInstances,
+                origin: snapshot.origin)
         case .dropped(let drops): write(drops)
         case .refused(let refusal): write(refusal)
         }
@@ -42,13 +44,16 @@ extension JSONLineWriter {
     }
 
     package mutating func writeEvent(
-        sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int
+        sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int,
+        origin: FeedOrigin? = nil
     ) {
         beginRecord("event")
         field("seq", sequence)
         field("time", time)
         field("typeName", typeName)
         field("receivers", receivers)
+        // Where the bridge's envelope has them too, so that both read alike.
+        field(origin: origin)
         switch payload {
         case .fields(let json): rawField("payload", json)
         case .description(let text): field("payload", text)
@@ -56,7 +61,9 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    package mutating func writeLifecycle(time: Double, change: SubscriberLifecycleEvent) {
+    package mutating func writeLifecycle(
+        time: Double, change: SubscriberLifecycleEvent, origin: FeedOrigin? = nil
+    ) {
         beginRecord("lifecycle")
         field("time", time)
         field("change", change.kind.rawValue)
@@ -84,6 +91,7 @@ extension JSONLineWriter {
         }
         if let overdue = change.overdue { field("overdue", Self.seconds(overdue)) }
         if !change.subscriptions.isEmpty { field("subscriptions", strings: change.subscriptions) }
+        field(origin: origin)
         endRecord()
     }
 
@@ -102,11 +110,12 @@ extension JSONLineWriter {
 
     package mutating func writeSnapshot(
         time: Double, _ snapshot: BusSnapshot, tap: FeedTapCounters? = nil, omittedLeakSuspects: Int = 0,
-        omittedInstances: Int = 0
+        omittedInstances: Int = 0, origin: FeedOrigin? = nil
     ) {
         let recordStart = bytes.count
         beginRecord("snapshot")
         field("time", time)
+        field(origin: origin)
         field("busName", snapshot.busName)
         field("wildcardObservers", snapshot.wildcardObservers)
         field("deadWildcardObservers", snapshot.deadWildcardObservers)

@@ -158,14 +158,20 @@ public struct FeedEvent: Sendable, Hashable {
     public var payload: FeedPayload
     /// How many typed subscribers received the event.
     public var receivers: Int
+    /// The process that published it, when the record names one (it came through NATS).
+    public var origin: FeedOrigin?
 
     /// Creates an event record.
-    public init(sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int) {
+    public init(
+        sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int,
+        origin: FeedOrigin? = nil
+    ) {
         self.sequence = sequence
         self.time = time
         self.typeName = typeName
         self.payload = payload
         self.receivers = receivers
+        self.origin = origin
     }
 
 }
@@ -176,11 +182,14 @@ public struct FeedLifecycle: Sendable, Hashable {
     public var time: Double
     /// The change.
     public var change: SubscriberLifecycleEvent
+    /// The process whose bus it happened on, when the record names one (it came through NATS).
+    public var origin: FeedOrigin?
 
     /// Creates a lifecycle record.
-    public init(time: Double, change: SubscriberLifecycleEvent) {
+    public init(time: Double, change: SubscriberLifecycleEvent, origin: FeedOrigin? = nil) {
         self.time = time
         self.change = change
+        self.origin = origin
     }
 
 }
@@ -200,6 +209,8 @@ public struct FeedSnapshot: Sendable, Hashable {
     /// Observer instances the writer left out of ``BusSnapshot/instances`` to keep the line
     /// short; 0 almost always.
     public var omittedInstances: Int
+    /// The process whose bus the counters are, when the record names one (it came through NATS).
+    public var origin: FeedOrigin?
 
     /// How many observer objects of each class taps and in-process monitors ask the bus to list
     /// (``EventBus/snapshot(instancesPerClass:)``): enough for a person to follow the objects of
@@ -214,8 +225,9 @@ public struct FeedSnapshot: Sendable, Hashable {
     /// Creates a snapshot record.
     public init(
         time: Double, snapshot: BusSnapshot, tap: FeedTapCounters? = nil, omittedLeakSuspects: Int = 0,
-        omittedInstances: Int = 0
+        omittedInstances: Int = 0, origin: FeedOrigin? = nil
     ) {
+        self.origin = origin
         self.time = time
         self.snapshot = snapshot
         self.tap = tap
