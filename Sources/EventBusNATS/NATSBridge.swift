@@ -25,6 +25,12 @@ public import EventBus
 /// forwarded again, so two apps that receive each other's types do not send an event round for
 /// ever. Events that handlers publish in reaction to it are new events, and are forwarded.
 ///
+/// ## Monitoring
+/// Unless ``NATSBridgeOptions/monitoring`` is off, the bridge also publishes, on a connection of
+/// its own, what `busmon --attach nats://…` shows of the app: the bus's snapshot twice a second
+/// on `eventbus.<app>._snapshot`, each subscriber lifecycle change on `eventbus.<app>._lifecycle`,
+/// and its own state and counts (``NATSBridgeReport``) on `eventbus.<app>._bridge`.
+///
 /// ## Connection
 /// nats.c reconnects with backoff (``NATSBridgeOptions/reconnectDelay``) for as long as the
 /// bridge lives; ``state`` tells where it stands. Received messages that do not decode as their
@@ -40,6 +46,8 @@ public final class NATSBridge: Sendable {
 
     #if NATS
         let core: BridgeCore
+        /// Publishes snapshots, lifecycle changes and the bridge's state, unless turned off.
+        let monitoring: MonitoringPublisher?
     #endif
 
     /// Connects to a NATS server and starts forwarding the bus's events.
@@ -64,7 +72,17 @@ public final class NATSBridge: Sendable {
             guard !app.isEmpty else { throw .invalidAppName }
             self.app = app
             self.url = url
-            core = try BridgeCore(bus: bus, url: url, app: app, stream: stream, options: options)
+            let core = try BridgeCore(bus: bus, url: url, app: app, stream: stream, options: options)
+            self.core = core
+            do throws(NATSBridgeError) {
+                monitoring =
+                    options.monitoring
+                    ? try MonitoringPublisher(bus: bus, core: core, url: url, app: app, options: options)
+                    : nil
+            } catch {
+                core.close()
+                throw error
+            }
         #else
             throw .builtWithoutNATS
         #endif
@@ -140,7 +158,11 @@ public final class NATSBridge: Sendable {
     /// nothing; releasing the bridge closes it too.
     public func close() {
         #if NATS
+            // The events first (closing the core sends what is queued and waits for the server),
+            // then monitoring's last snapshot and `closed` record, so that a monitor hears of
+            // the bridge's end after its last events.
             core.close()
+            monitoring?.close()
         #endif
     }
 }

@@ -40,6 +40,14 @@ public struct NATSBridgeOptions: Sendable, Hashable {
     public var connectTimeout: Double
     /// The host name the envelope names as the sender; by default, this machine's.
     public var host: String
+    /// Whether the bridge also publishes what monitors show of the app: its bus's snapshots
+    /// (`eventbus.<app>._snapshot`), its subscriber lifecycle changes (`._lifecycle`) and its own
+    /// state and counts (`._bridge`), on a connection of their own. On by default; `false`
+    /// leaves only the events.
+    public var monitoring: Bool
+    /// Seconds between two snapshots (and two `_bridge` records) the bridge publishes while
+    /// ``monitoring`` is on; half a second by default, as a tap sends them.
+    public var monitoringInterval: Double
 
     /// Creates options; every parameter has the default described on its property.
     ///
@@ -50,11 +58,16 @@ public struct NATSBridgeOptions: Sendable, Hashable {
     ///   - maximumReconnects: Attempts before giving up; `nil` for ever.
     ///   - connectTimeout: Seconds for one connection attempt.
     ///   - host: The sending host's name in the envelope.
+    ///   - monitoring: Whether to publish snapshots, lifecycle changes and the bridge's state.
+    ///   - monitoringInterval: Seconds between snapshots.
     public init(
         whenUnreachable: StartPolicy = .failIfUnreachable, queueCapacity: Int = 10_000,
         reconnectDelay: ClosedRange<Double> = 0.1...5, maximumReconnects: Int? = nil,
-        connectTimeout: Double = 2, host: String = NATSBridgeOptions.hostName()
+        connectTimeout: Double = 2, host: String = NATSBridgeOptions.hostName(), monitoring: Bool = true,
+        monitoringInterval: Double = 0.5
     ) {
+        self.monitoring = monitoring
+        self.monitoringInterval = monitoringInterval
         self.whenUnreachable = whenUnreachable
         self.queueCapacity = queueCapacity
         self.reconnectDelay = reconnectDelay
