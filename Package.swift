@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BusMonitor", targets: ["BusMonitor"]),
         .executable(name: "simapp", targets: ["simapp"]),
         .library(name: "EventBusNATS", targets: ["EventBusNATS"]),
+        .library(name: "BusMonitorNATS", targets: ["BusMonitorNATS"]),
     ],
     // Everything that needs nats.c (libnats-dev) is behind this trait, so that a fresh machine
     // builds and tests the package without it.
@@ -44,10 +45,12 @@ let package = Package(
             name: "BusmonApp",
             dependencies: [
                 "BusmonCore", "TerminalUI", "Dashboard", "BusMonitor", "BusWire", "EventBus", "Simulator",
+                "BusMonitorNATS",
             ]),
         .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
         .executableTarget(
-            name: "simapp", dependencies: ["BusTap", "EventBus", "Simulator"], path: "Examples/simapp"),
+            name: "simapp", dependencies: ["BusTap", "EventBus", "EventBusNATS", "Simulator"],
+            path: "Examples/simapp"),
         .executableTarget(
             name: "busbench",
             dependencies: ["EventBus", "BusMonitor", "EventBusNATS"]),
@@ -58,6 +61,14 @@ let package = Package(
         .target(
             name: "EventBusNATS",
             dependencies: ["EventBus", "BusWire", .target(name: "CNATS", condition: .when(traits: ["NATS"]))]),
+        // The monitor's side of the fleet: every bridged app's events, snapshots and presence, read
+        // from NATS. Without the trait it still compiles (its source's initializer throws).
+        .target(
+            name: "BusMonitorNATS",
+            dependencies: [
+                "BusMonitor", "BusWire", "EventBus", "EventBusNATS",
+                .target(name: "CNATS", condition: .when(traits: ["NATS"])),
+            ]),
         .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
         // What the test suites share: fixtures, waiting, seeded randomness, temporary folders,
         // and running the built executables.
@@ -86,6 +97,11 @@ let package = Package(
             dependencies: [
                 "EventBusNATS", "EventBus", "EventBusTesting", "TestSupport",
                 .target(name: "CNATS", condition: .when(traits: ["NATS"])),
+            ]),
+        .testTarget(
+            name: "BusMonitorNATSTests",
+            dependencies: [
+                "BusMonitorNATS", "BusMonitor", "BusWire", "EventBus", "EventBusNATS", "TestSupport",
             ]),
         .testTarget(
             name: "BusmonTests",

@@ -29,7 +29,9 @@
     final class NATSConnection: @unchecked Sendable {
         // `@unchecked`: `handle` is an opaque pointer; nats.c connections are thread-safe, and
         // `closed` makes sure it is destroyed once, after which no method uses it.
-        private let handle: OpaquePointer
+        /// The nats.c connection; also used by ``NATSFleetFeed`` for its JetStream replay, and
+        /// by nothing after ``close()``.
+        let handle: OpaquePointer
         private let eventsReference: Unmanaged<ConnectionEvents>
         private let closed = Atomic<Bool>(false)
         /// Calls under way from threads other than the bridge thread (flushes), which

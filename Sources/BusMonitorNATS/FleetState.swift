@@ -1,0 +1,327 @@
+public import BusMonitor
+import BusWire
+public import EventBus
+import EventBusNATS
+
+/// What a monitor knows of a fleet, fed decoded messages and the time: its members and their
+/// presence, their merged counters, and what a dashboard has not drained yet.
+///
+/// A pure state machine: it reads no clock and starts no thread, so tests feed it messages and
+/// times and read what it decided. ``NATSFleetSource`` keeps one behind a lock.
+///
+/// ## Presence
+/// An app is `active` when heard from (any message) within ``FleetPresenceTimes/quietAfter``,
+/// `quiet` after that, `gone` after ``FleetPresenceTimes/goneAfter``, and gone at once when its
+/// bridge reports `closed`. Hearing from it again makes it active again. Live messages count as
+/// heard when they arrive (the monitor's clock, whatever the sender's clock says); messages
+/// replayed from history count as heard at the time they name. While a replay runs, presence
+/// is not advanced, so that apps do not seem to come and go as old messages stream past.
+///
+/// ## Merged counters
+/// The snapshot of the fleet sums, over the apps that are not gone, each event type's counters
+/// (by type name) and each observer class's, and lists every app's leak suspects and observer
+/// instances; its bus name says how many apps it covers, such as `fleet (2 apps)`. When that set
+/// of apps changes, the batch says the counters restarted, so that a rate is not taken across
+/// the jump.
+public struct FleetState: Sendable {
+    /// Members kept at most; beyond it the member gone for longest is forgotten.
+    public static let maximumMembers = 1_000
+
+    /// When silent apps become quiet, then gone.
+    public let times: FleetPresenceTimes
+    /// Events, and separately lifecycle changes, kept between two drains; later ones are
+    /// dropped and counted.
+    public let capacity: Int
+    /// While set, presence does not advance (a replay of history is running).
+    public var holdsPresence = false
+
+    private var members: [EventOrigin: Member] = [:]
+    /// Members in the order they were first heard from.
+    private var order: [EventOrigin] = []
+    private var events: [CapturedEvent] = []
+    private var lifecycle: [CapturedLifecycle] = []
+    private var notices: [SourceNotice] = []
+    /// Events dropped since the start because the buffer was full (a running total).
+    public private(set) var droppedEvents = 0
+    /// Lifecycle changes dropped since the start because the buffer was full.
+    public private(set) var droppedLifecycle = 0
+    private var fleetChanged = false
+    private var snapshotChanged = false
+    private var contributorsChanged = false
+
+    private struct Member: Sendable {
+        var info: FleetMember
+        /// The bridge's reconnections as last reported.
+        var reconnects: Int?
+    }
+
+    /// Creates an empty fleet.
+    ///
+    /// - Parameters:
+    ///   - times: When silent apps become quiet, then gone.
+    ///   - capacity: Events (and lifecycle changes) kept between two drains.
+    public init(times: FleetPresenceTimes = FleetPresenceTimes(), capacity: Int = 10_000) {
+        self.times = times
+        self.capacity = max(1, capacity)
+    }
+
+    /// Events waiting for the next drain.
+    public var bufferedEvents: Int { events.count }
+
+    /// The members, in the order they were first heard from.
+    public var fleet: [FleetMember] { order.compactMap { members[$0]?.info } }
+
+    /// Takes in one message.
+    ///
+    /// - Parameters:
+    ///   - message: A decoded message.
+    ///   - now: Seconds since 1970 on the monitor's clock.
+    ///   - replayed: Whether it comes from history rather than live.
+    public mutating func receive(_ message: FleetMessage, now: Double, replayed: Bool = false) {
+        let origin = EventOrigin(message.origin)
+        let heard = replayed ? min(message.time, now) : now
+        var member = members[origin] ?? join(origin, heard: heard, now: now, replayed: replayed)
+        member.info.lastSeen = max(member.info.lastSeen, heard)
+        // A bridge that closed stays gone, whatever of it arrives late, unless it reports again.
+        let reopens: Bool
+        if case .bridge(let report) = message {
+            reopens = report.state != Self.closedState
+        } else {
+            reopens = false
+        }
+        if member.info.presence != .active, member.info.bridgeState != Self.closedState || reopens {
+            member.info.presence = .active
+            note("\(origin) is back", now: now)
+            if member.info.snapshot != nil {
+                contributorsChanged = true
+                snapshotChanged = true
+            }
+        }
+        switch message {
+        case .event(let event, _):
+            member.info.eventsReceived += 1
+            if events.count < capacity {
+                events.append(
+                    CapturedEvent(
+                        time: event.time, typeName: event.typeName, payload: .text(event.payload.text),
+                        receivers: event.receivers, origin: origin))
+            } else {
+                droppedEvents += 1
+            }
+        case .lifecycle(let change, _):
+            if lifecycle.count < capacity {
+                lifecycle.append(CapturedLifecycle(time: change.time, change: change.change, origin: origin))
+            } else {
+                droppedLifecycle += 1
+            }
+        case .snapshot(let snapshot, _):
+            if member.info.snapshot == nil, member.info.presence != .gone { contributorsChanged = true }
+            member.info.snapshot = snapshot.snapshot
+            snapshotChanged = true
+        case .bridge(let report):
+            receive(report, member: &member, now: now)
+        }
+        members[origin] = member
+        fleetChanged = true
+    }
+
+    private mutating func join(_ origin: EventOrigin, heard: Double, now: Double, replayed: Bool) -> Member {
+        note(replayed ? "\(origin) joined (from history)" : "\(origin) joined", now: now)
+        order.append(origin)
+        if order.count > Self.maximumMembers { forgetOneGoneMember() }
+        return Member(info: FleetMember(origin: origin, presence: .active, lastSeen: heard))
+    }
+
+    /// The state a bridge reports last, when it was closed.
+    private static let closedState = NATSBridgeState.closed.description
+
+    private mutating func receive(_ report: NATSBridgeReport, member: inout Member, now: Double) {
+        let origin = member.info.origin
+        let previous = member.info.bridgeState
+        member.info.bridgeState = report.state
+        let dropped = report.statistics.dropped
+        if dropped > member.info.bridgeDropped {
+            let more = dropped - member.info.bridgeDropped
+            note(
+                "\(origin): its bridge dropped \(more) \(more == 1 ? "event" : "events") (\(dropped) so far)",
+                isWarning: true, now: now)
+        }
+        member.info.bridgeDropped = dropped
+        if let reconnects = member.reconnects, report.statistics.reconnects > reconnects {
+            note("\(origin): its bridge reconnected to the server", now: now)
+        }
+        member.reconnects = report.statistics.reconnects
+        if report.state == Self.closedState {
+            if member.info.presence != .gone {
+                member.info.presence = .gone
+                if member.info.snapshot != nil {
+                    contributorsChanged = true
+                    snapshotChanged = true
+                }
+                note("\(origin) left (its bridge closed)", now: now)
+            }
+        } else if let previous, previous != report.state {
+            note(
+                "\(origin): its bridge is \(report.state)", isWarning: report.state != "connected", now: now)
+        }
+    }
+
+    /// Moves silent members to quiet, then gone, as of `now`; nothing while ``holdsPresence``.
+    ///
+    /// - Parameter now: Seconds since 1970 on the monitor's clock.
+    public mutating func advance(to now: Double) {
+        guard !holdsPresence else { return }
+        for origin in order {
+            guard var member = members[origin], member.info.presence != .gone else { continue }
+            let silence = now - member.info.lastSeen
+            let presence: FleetMember.Presence =
+                silence >= times.goneAfter ? .gone : silence >= times.quietAfter ? .quiet : .active
+            guard presence != member.info.presence, presence != .active else { continue }
+            member.info.presence = presence
+            members[origin] = member
+            fleetChanged = true
+            let seconds = Self.format(presence == .gone ? times.goneAfter : times.quietAfter)
+            if presence == .gone {
+                note("\(origin) is gone: nothing from it for \(seconds)", isWarning: true, now: now)
+                if member.info.snapshot != nil {
+                    contributorsChanged = true
+                    snapshotChanged = true
+                }
+            } else {
+                note("\(origin) is quiet: nothing from it for \(seconds)", now: now)
+            }
+        }
+    }
+
+    /// Adds a notice of the source's own, such as a lost connection.
+    ///
+    /// - Parameters:
+    ///   - text: One line for the log.
+    ///   - isWarning: Whether it is a problem rather than news.
+    ///   - now: Seconds since 1970.
+    public mutating func note(_ text: String, isWarning: Bool = false, now: Double) {
+        notices.append(SourceNotice(time: now, text: text, isWarning: isWarning))
+    }
+
+    /// Advances presence to `now`, and hands over everything gathered since the last call.
+    ///
+    /// - Parameter now: Seconds since 1970 on the monitor's clock.
+    /// - Returns: The events, changes and notices since the last batch; the merged snapshot when
+    ///   any member's changed; the members when anything about them changed. The status is left
+    ///   for the source to set.
+    public mutating func takeBatch(now: Double) -> SourceBatch {
+        advance(to: now)
+        let batch = SourceBatch(
+            events: events, lifecycle: lifecycle, snapshot: snapshotChanged ? mergedSnapshot() : nil,
+            droppedEvents: droppedEvents, notices: notices, countersRestarted: contributorsChanged,
+            fleet: fleetChanged ? fleet : nil)
+        events = []
+        lifecycle = []
+        notices = []
+        snapshotChanged = false
+        contributorsChanged = false
+        fleetChanged = false
+        return batch
+    }
+
+    /// How many members are active, quiet and gone.
+    public var presenceCounts: (active: Int, quiet: Int, gone: Int) {
+        members.values.reduce(into: (0, 0, 0)) { counts, member in
+            switch member.info.presence {
+            case .active: counts.0 += 1
+            case .quiet: counts.1 += 1
+            case .gone: counts.2 += 1
+            }
+        }
+    }
+
+    /// The counters of the members that are not gone, summed (see the type's description).
+    ///
+    /// - Returns: The merged snapshot; with no such member, an empty one named `fleet (0 apps)`.
+    public func mergedSnapshot() -> BusSnapshot {
+        let snapshots = order.compactMap { origin -> BusSnapshot? in
+            guard let member = members[origin], member.info.presence != .gone else { return nil }
+            return member.info.snapshot
+        }
+        return Self.merge(snapshots)
+    }
+
+    /// `snapshots` summed into one, as ``mergedSnapshot()`` describes.
+    ///
+    /// - Parameter snapshots: One per app.
+    /// - Returns: The fleet's snapshot.
+    public static func merge(_ snapshots: [BusSnapshot]) -> BusSnapshot {
+        var typeOrder: [String] = []
+        var types: [String: EventTypeStatistics] = [:]
+        var classOrder: [String] = []
+        var classes: [String: ObserverStatistics] = [:]
+        var wildcard = (live: 0, dead: 0, reclaimed: 0, deliveries: 0)
+        var suspects: [LeakSuspect] = []
+        var instances: [ObserverInstance] = []
+        for snapshot in snapshots {
+            for type in snapshot.eventTypes {
+                if let sum = types[type.typeName] {
+                    types[type.typeName] = EventTypeStatistics(
+                        typeName: sum.typeName, qualifiedTypeName: sum.qualifiedTypeName,
+                        liveSubscribers: sum.liveSubscribers + type.liveSubscribers,
+                        deadSubscribers: sum.deadSubscribers + type.deadSubscribers,
+                        reclaimedSubscribers: sum.reclaimedSubscribers + type.reclaimedSubscribers,
+                        unsubscribedSubscribers: sum.unsubscribedSubscribers + type.unsubscribedSubscribers,
+                        cancelledSubscribers: sum.cancelledSubscribers + type.cancelledSubscribers,
+                        duplicateSubscriptions: sum.duplicateSubscriptions + type.duplicateSubscriptions,
+                        published: sum.published + type.published, delivered: sum.delivered + type.delivered,
+                        unheard: sum.unheard + type.unheard)
+                } else {
+                    typeOrder.append(type.typeName)
+                    types[type.typeName] = type
+                }
+            }
+            for observer in snapshot.observers {
+                if let sum = classes[observer.className] {
+                    classes[observer.className] = ObserverStatistics(
+                        className: sum.className, liveInstances: sum.liveInstances + observer.liveInstances,
+                        deadInstances: sum.deadInstances + observer.deadInstances,
+                        liveSubscriptions: sum.liveSubscriptions + observer.liveSubscriptions,
+                        deadSubscriptions: sum.deadSubscriptions + observer.deadSubscriptions,
+                        reclaimedInstances: sum.reclaimedInstances + observer.reclaimedInstances,
+                        leakSuspects: sum.leakSuspects + observer.leakSuspects)
+                } else {
+                    classOrder.append(observer.className)
+                    classes[observer.className] = observer
+                }
+            }
+            wildcard.live += snapshot.wildcardObservers
+            wildcard.dead += snapshot.deadWildcardObservers
+            wildcard.reclaimed += snapshot.reclaimedWildcardObservers
+            wildcard.deliveries += snapshot.wildcardDeliveries
+            suspects += snapshot.leakSuspects
+            instances += snapshot.instances
+        }
+        return BusSnapshot(
+            busName: "fleet (\(snapshots.count) \(snapshots.count == 1 ? "app" : "apps"))",
+            eventTypes: typeOrder.compactMap { types[$0] }, wildcardObservers: wildcard.live,
+            deadWildcardObservers: wildcard.dead, reclaimedWildcardObservers: wildcard.reclaimed,
+            wildcardDeliveries: wildcard.deliveries, observers: classOrder.compactMap { classes[$0] },
+            leakSuspects: suspects, instances: instances)
+    }
+
+    /// Forgets the member that has been gone for longest, if any is gone.
+    private mutating func forgetOneGoneMember() {
+        let gone = order.filter { members[$0]?.info.presence == .gone }
+        guard let oldest = gone.min(by: { members[$0]!.info.lastSeen < members[$1]!.info.lastSeen }) else {
+            return
+        }
+        members[oldest] = nil
+        order.removeAll { $0 == oldest }
+        fleetChanged = true
+    }
+
+    /// `5 s`, `2.5 s`, `2 min`.
+    static func format(_ seconds: Double) -> String {
+        if seconds >= 120, seconds.truncatingRemainder(dividingBy: 60) == 0 {
+            return "\(Int(seconds / 60)) min"
+        }
+        if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        return "\((seconds * 10).rounded() / 10) s"
+    }
+}

@@ -1,0 +1,240 @@
+public import BusMonitor
+import BusWire
+import EventBus
+public import EventBusNATS
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Watches every bridged app of a fleet through a NATS server: `busmon --attach nats://…`.
+///
+/// It subscribes to `eventbus.>` and takes what ``NATSBridge``s publish there: events (with the
+/// app, host and pid of each, in ``CapturedEvent/origin``), subscriber lifecycle changes, each
+/// app's bus snapshots (in ``FleetMember/snapshot``, and summed over the apps that are not gone
+/// into the batch's snapshot, `fleet (2 apps)`), and each bridge's state and drops. Apps that
+/// fall silent turn quiet, then gone (``FleetPresenceTimes``); their coming and going, and this
+/// monitor's own connection to the server, are notices for the log.
+///
+/// Like the other sources it buffers what nats.c's threads deliver, up to `bufferCapacity`
+/// events and as many lifecycle changes between two drains; what comes beyond is counted in
+/// ``SourceBatch/droppedEvents``.
+///
+/// With `since`, the history a JetStream stream kept (``NATSStreamOptions``) is replayed first,
+/// then live messages follow without a duplicate at the seam (see ``NATSFleetFeed``). When there
+/// is no stream, a warning says so and the source goes live.
+///
+/// ```swift
+/// let source = try NATSFleetSource(url: "nats://127.0.0.1:4222", since: 600)
+/// let batch = source.drain()   // batch.fleet lists the apps
+/// ```
+///
+/// Built without the package's `NATS` trait, the initializer throws
+/// ``NATSBridgeError/builtWithoutNATS``.
+public final class NATSFleetSource: DashboardSource {
+    /// The server watched.
+    public let url: String
+    /// Seconds of history replayed first, if any.
+    public let since: Double?
+    private let shared: LockedValue<Shared>
+    #if NATS
+        private let feed: NATSFleetFeed
+    #endif
+
+    /// Whether this build can watch a fleet: it was built with the `NATS` trait.
+    public static var isAvailable: Bool {
+        #if NATS
+            true
+        #else
+            false
+        #endif
+    }
+
+    private struct Shared: Sendable {
+        var state: FleetState
+        var replaying: Bool
+        /// Connections seen by the last drain; 0 before the first.
+        var connectionsSeen = 0
+        /// Whether the loss of the current connection was told.
+        var disconnectionTold = false
+        var unreadable = 0
+        var unattributed = 0
+        var replayed = 0
+        var closed = false
+    }
+
+    /// Connects, keeping trying while the server is away, and subscribes at once.
+    ///
+    /// - Parameters:
+    ///   - url: The server, `nats://host:port`.
+    ///   - since: Seconds of history to replay from the JetStream stream first, or `nil`.
+    ///   - presence: When silent apps become quiet, then gone.
+    ///   - bufferCapacity: Events (and lifecycle changes) held between two drains.
+    /// - Throws: ``NATSBridgeError/invalidURL(_:reason:)`` for a bad URL, or
+    ///   ``NATSBridgeError/builtWithoutNATS``.
+    public init(
+        url: String, since: Double? = nil, presence: FleetPresenceTimes = FleetPresenceTimes(),
+        bufferCapacity: Int = 10_000
+    ) throws(NATSBridgeError) {
+        self.url = url
+        self.since = since
+        var state = FleetState(times: presence, capacity: bufferCapacity)
+        state.holdsPresence = since != nil
+        let shared = LockedValue(Shared(state: state, replaying: since != nil))
+        self.shared = shared
+        #if NATS
+            feed = try NATSFleetFeed(
+                url: url, since: since,
+                deliver: { bytes, replayed in Self.receive(bytes, replayed: replayed, into: shared) },
+                replayEnded: { outcome in
+                    shared.withLock { shared in
+                        shared.replaying = false
+                        shared.state.holdsPresence = false
+                        let now = WallClock.now()
+                        switch outcome {
+                        case .finished(let messages):
+                            shared.state.note(
+                                "replayed \(messages) \(messages == 1 ? "message" : "messages") from history; now live",
+                                now: now)
+                        case .unavailable(let reason):
+                            shared.state.note(
+                                "cannot replay history: \(reason); showing live messages only",
+                                isWarning: true, now: now)
+                        }
+                    }
+                })
+        #else
+            throw .builtWithoutNATS
+        #endif
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Unsubscribes and disconnects; the source keeps what it has and gathers no more.
+    public func close() {
+        #if NATS
+            shared.withLock { $0.closed = true }
+            feed.close()
+        #endif
+    }
+
+    /// `fleet at nats://127.0.0.1:4222`.
+    public var title: String { "fleet at \(url)" }
+
+    /// Whether the source has reached the server at least once.
+    public var hasConnected: Bool { shared.withLock { $0.connectionsSeen > 0 } || connections > 0 }
+
+    private var connections: Int {
+        #if NATS
+            feed.connections
+        #else
+            0
+        #endif
+    }
+
+    /// None: every app of the fleet controls itself.
+    public var supportedCommands: [SourceCommandDescription] { [] }
+
+    /// Commands do not apply to other processes.
+    ///
+    /// - Returns: A message saying so.
+    public func perform(_ command: SourceCommand) -> String? {
+        "fleet: each app controls its own rate"
+    }
+
+    /// Everything gathered since the previous call, the fleet's members when they changed, the
+    /// merged counters when they changed, notices, and the status: `connecting to …`,
+    /// `disconnected from …, retrying`, `replaying history (N messages)`, or how many apps
+    /// there are, such as `2 apps (1 quiet)`.
+    public func drain() -> SourceBatch {
+        #if NATS
+            let state = feed.state
+            let connections = feed.connections
+            let heldDropped = feed.heldDropped
+        #else
+            let state = NATSBridgeState.closed
+            let connections = 0
+            let heldDropped = 0
+        #endif
+        let url = self.url
+        return shared.withLock { shared in
+            let now = WallClock.now()
+            if connections > shared.connectionsSeen {
+                if shared.connectionsSeen == 0 {
+                    shared.state.note("connected to \(url)", now: now)
+                } else {
+                    if !shared.disconnectionTold {
+                        shared.state.note("disconnected from \(url)", isWarning: true, now: now)
+                    }
+                    shared.state.note("reconnected to \(url)", now: now)
+                }
+                shared.connectionsSeen = connections
+                shared.disconnectionTold = false
+            }
+            if state != .connected, shared.connectionsSeen > 0, !shared.disconnectionTold, !shared.closed {
+                shared.state.note("disconnected from \(url); retrying", isWarning: true, now: now)
+                shared.disconnectionTold = true
+            }
+            var batch = shared.state.takeBatch(now: now)
+            batch.droppedEvents += heldDropped
+            batch.status = Self.status(shared, connected: state == .connected, url: url)
+            return batch
+        }
+    }
+
+    private static func status(_ shared: Shared, connected: Bool, url: String) -> String {
+        var text: String
+        if shared.connectionsSeen == 0 && !connected {
+            text = "connecting to \(url)"
+        } else if !connected {
+            text = "disconnected from \(url), retrying"
+        } else if shared.replaying {
+            text = "replaying history (\(shared.replayed) messages)"
+        } else {
+            let (active, quiet, gone) = shared.state.presenceCounts
+            let count = active + quiet
+            text = "\(count) \(count == 1 ? "app" : "apps")"
+            var details: [String] = []
+            if quiet > 0 { details.append("\(quiet) quiet") }
+            if gone > 0 { details.append("\(gone) gone") }
+            if !details.isEmpty { text += " (" + details.joined(separator: ", ") + ")" }
+        }
+        if shared.unreadable > 0 { text += " (\(shared.unreadable) unreadable messages skipped)" }
+        if shared.unattributed > 0 { text += " (\(shared.unattributed) messages without an app skipped)" }
+        return text
+    }
+
+    /// Seconds a replayed message waits at most for the monitor to drain room for it before it
+    /// is dropped, so a monitor that stopped draining cannot hold the replay for ever.
+    private static let replayPatience = 1.0
+
+    /// Decodes one message on a nats.c thread and takes it in.
+    private static func receive(
+        _ bytes: UnsafeRawBufferPointer, replayed: Bool, into shared: LockedValue<Shared>
+    ) {
+        let decoded = FleetMessage.decode(bytes)
+        if replayed, case .success(.event) = decoded {
+            // History comes as fast as the server sends it: wait for room rather than drop it.
+            let deadline = MonotonicClock.now() + replayPatience
+            while shared.withLock({ $0.state.bufferedEvents >= $0.state.capacity && !$0.closed }),
+                MonotonicClock.now() < deadline
+            {
+                usleep(2_000)
+            }
+        }
+        shared.withLock { shared in
+            switch decoded {
+            case .success(let message):
+                if replayed { shared.replayed += 1 }
+                shared.state.receive(message, now: WallClock.now(), replayed: replayed)
+            case .failure(.unreadable): shared.unreadable += 1
+            case .failure(.noOrigin): shared.unattributed += 1
+            case .failure(.ignored): break
+            }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+#if NATS
+    internal import CNATS
+    import BusWire
+    import Dispatch
+    import EventBus
+    import Foundation
+    import Synchronization
+
+    /// A monitor's view of a whole fleet: every message on `eventbus.>`, optionally preceded by
+    /// the history a JetStream stream kept, handed over as bytes.
+    ///
+    /// ## History, then live, without duplicates
+    /// With `since`, the feed subscribes to `eventbus.>` first and holds what arrives live, then
+    /// replays the stream from that time (an ordered JetStream consumer). Every message stored
+    /// after the live subscription was in place also arrived live, so the replay stops at the
+    /// first message it finds among the held ones (or when the consumer says nothing is pending,
+    /// or when history stops coming for ``stallTimeout`` seconds); the held messages follow, and
+    /// from then on live messages go straight through. Messages are told apart by a hash of their
+    /// bytes: every record a bridge sends holds a time to the microsecond and its sender, and an
+    /// event its sequence number, so two different messages are never the same bytes.
+    ///
+    /// Live messages held during the replay are bounded (``heldCapacity``); beyond it they are
+    /// counted in ``heldDropped``. Replayed messages are handed over at the pace the receiver
+    /// takes them: it may block, which holds the consumer back (JetStream flow control), not the
+    /// server.
+    package final class NATSFleetFeed: Sendable {
+        /// How a replay of the history ended.
+        package enum ReplayOutcome: Sendable, Hashable {
+            /// Caught up with the live messages after replaying `messages`.
+            case finished(messages: Int)
+            /// No replay: why, for people (no stream, no JetStream, a server error).
+            case unavailable(String)
+        }
+
+        /// Live messages held while history replays, at most.
+        package static let heldCapacity = 100_000
+        /// Seconds without a replayed message after which the replay is taken as finished.
+        package static let stallTimeout = 3.0
+
+        private let connection: NATSConnection
+        private let core: FleetFeedCore
+        private let live: NATSSubscription
+        private let replayFinished = DispatchSemaphore(value: 0)
+        private let closing = Atomic<Bool>(false)
+        private let closed = Atomic<Bool>(false)
+
+        /// Connects (keeping trying while the server is away) and subscribes.
+        ///
+        /// - Parameters:
+        ///   - url: The server, `nats://host:port`.
+        ///   - since: Seconds of history to replay first, or `nil` for live messages only.
+        ///   - deliver: Called with each message's bytes (valid during the call) and whether it
+        ///     comes from the history; on nats.c's threads, one message at a time per thread.
+        ///   - replayEnded: Called once when a replay asked for ended or could not start.
+        /// - Throws: ``NATSBridgeError/invalidURL(_:reason:)`` or a client error.
+        package init(
+            url: String, since: Double?,
+            deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ replayed: Bool) -> Void,
+            replayEnded: @escaping @Sendable (ReplayOutcome) -> Void
+        ) throws(NATSBridgeError) {
+            try NATSServerURL.validate(url)
+            let core = FleetFeedCore(replaying: since != nil, deliver: deliver, replayEnded: replayEnded)
+            self.core = core
+            var options = NATSBridgeOptions(whenUnreachable: .keepTrying, reconnectDelay: 0.1...2)
+            options.monitoring = false
+            connection = try NATSConnection(
+                url: url, name: "busmon", options: options, events: ConnectionEvents(onConnected: {}))
+            do throws(NATSBridgeError) {
+                live = try connection.subscribe(
+                    NATSSubject.root + ".>", receiver: LiveReceiver(core: core))
+            } catch {
+                connection.close()
+                throw error
+            }
+            if let since {
+                let startTime = WallClock.now() - max(0, since)
+                let thread = Thread { [self] in
+                    replay(from: startTime)
+                    replayFinished.signal()
+                }
+                thread.name = "busmon replay"
+                thread.start()
+            } else {
+                replayFinished.signal()
+            }
+        }
+
+        deinit {
+            close()
+        }
+
+        /// Where the connection stands: `connected`, or `reconnecting` while the server is away.
+        package var state: NATSBridgeState { connection.events.state }
+
+        /// Connections made so far; it grows by one with each reconnection.
+        package var connections: Int { connection.events.connections.load(ordering: .relaxed) }
+
+        /// Live messages dropped because the replay held too many.
+        package var heldDropped: Int { core.heldDropped }
+
+        /// Stops the replay and the subscription and disconnects; nothing is delivered once it
+        /// returns. Calling it again does nothing.
+        package func close() {
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            closing.store(true, ordering: .releasing)
+            replayFinished.wait()
+            live.cancel()
+            connection.close()
+        }
+
+        // MARK: - The replay thread
+
+        /// Replays the stream from `startTime` (seconds since 1970), then lets live messages
+        /// through.
+        private func replay(from startTime: Double) {
+            // The live subscription must be in place on the server before the consumer starts,
+            // so that every message the replay misses arrives live: wait for a connection and a
+            // round trip after the subscription.
+            while !closing.load(ordering: .acquiring) {
+                if state == .connected, connection.flush(timeout: 2) { break }
+                usleep(50_000)
+            }
+            guard !closing.load(ordering: .acquiring) else { return }
+            var context: OpaquePointer?
+            let created = natsConnection_JetStream(&context, connection.handle, nil)
+            guard created == NATS_OK, let context else {
+                core.finish(.unavailable("no JetStream context: \(NATSConnection.text(created))"))
+                return
+            }
+            defer { jsCtx_Destroy(context) }
+            let receiver = ReplayReceiver(core: core)
+            let reference = Unmanaged.passRetained(receiver)
+            var subscription: OpaquePointer?
+            var errorCode = jsErrCode(0)
+            var subscribeOptions = jsSubOptions()
+            jsSubOptions_Init(&subscribeOptions)
+            subscribeOptions.Ordered = true
+            subscribeOptions.Config.DeliverPolicy = js_DeliverByStartTime
+            subscribeOptions.Config.OptStartTime = Int64(startTime * 1e9)
+            let status = js_Subscribe(
+                &subscription, context, NATSSubject.root + ".>",
+                { _, _, message, closure in
+                    let receiver = Unmanaged<ReplayReceiver>.fromOpaque(closure!).takeUnretainedValue()
+                    var metadata: UnsafeMutablePointer<jsMsgMetaData>?
+                    var pending: UInt64?
+                    if natsMsg_GetMetaData(&metadata, message) == NATS_OK, let metadata {
+                        pending = metadata.pointee.NumPending
+                        jsMsgMetaData_Destroy(metadata)
+                    }
+                    let data = natsMsg_GetData(message)
+                    let length = Int(natsMsg_GetDataLength(message))
+                    receiver.core.replayed(
+                        UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: length),
+                        pending: pending)
+                    natsMsg_Destroy(message)
+                }, reference.toOpaque(), nil, &subscribeOptions, &errorCode)
+            guard status == NATS_OK, let subscription else {
+                reference.release()
+                core.finish(.unavailable(Self.explain(status: status, errorCode: errorCode)))
+                return
+            }
+            natsSubscription_SetOnCompleteCB(
+                subscription,
+                { closure in
+                    let reference = Unmanaged<ReplayReceiver>.fromOpaque(closure!)
+                    reference.takeUnretainedValue().completed.signal()
+                    reference.release()
+                }, reference.toOpaque())
+            // Nothing at all to replay: the consumer has no message from that time on.
+            var info: UnsafeMutablePointer<jsConsumerInfo>?
+            if natsSubscription_GetConsumerInfo(&info, subscription, nil, nil) == NATS_OK, let info {
+                let empty = info.pointee.NumPending == 0 && info.pointee.Delivered.Consumer == 0
+                jsConsumerInfo_Destroy(info)
+                if empty { core.finish(.finished(messages: 0)) }
+            }
+            while !closing.load(ordering: .acquiring), !core.hasEnded {
+                if MonotonicClock.now() - core.lastReplayActivity > Self.stallTimeout {
+                    core.finish(.finished(messages: core.replayedCount))
+                }
+                usleep(50_000)
+            }
+            natsSubscription_Unsubscribe(subscription)
+            _ = receiver.completed.wait(timeout: .now() + 5)
+            natsSubscription_Destroy(subscription)
+        }
+
+        /// Why a replay could not start, for people.
+        private static func explain(status: natsStatus, errorCode: jsErrCode) -> String {
+            switch errorCode {
+            case JSStreamNotFoundErr:
+                return
+                    "no JetStream stream keeps \(NATSSubject.root).> on this server (bridges make one when "
+                    + "given a stream, such as simapp --stream)"
+            case JSNotEnabledErr, JSNotEnabledForAccountErr:
+                return "JetStream is not enabled on this server (nats-server -js)"
+            default:
+                let text = NATSConnection.text(status)
+                if status == NATS_NOT_FOUND || text.localizedCaseInsensitiveContains("no stream") {
+                    return "no JetStream stream keeps \(NATSSubject.root).> on this server (bridges make one "
+                        + "when given a stream, such as simapp --stream)"
+                }
+                if status == NATS_NO_RESPONDERS {
+                    return "JetStream is not enabled on this server (nats-server -js)"
+                }
+                return "the history cannot be replayed: \(text)"
+                    + (errorCode.rawValue != 0 ? " (JetStream error \(errorCode.rawValue))" : "")
+            }
+        }
+    }
+
+    /// The seam between history and live messages, shared by both subscriptions' threads.
+    final class FleetFeedCore: Sendable {
+        private let deliver: @Sendable (UnsafeRawBufferPointer, Bool) -> Void
+        private let replayEnded: @Sendable (NATSFleetFeed.ReplayOutcome) -> Void
+        private let seam: LockedValue<Seam>
+
+        private struct Seam {
+            /// Whether live messages are held rather than delivered.
+            var replaying: Bool
+            /// Set by the one call of ``FleetFeedCore/finish(_:)`` that ends the replay.
+            var ending = false
+            var held: [[UInt8]] = []
+            var heldHashes: Set<Int> = []
+            var heldDropped = 0
+            var replayed = 0
+            var lastActivity = MonotonicClock.now()
+        }
+
+        init(
+            replaying: Bool, deliver: @escaping @Sendable (UnsafeRawBufferPointer, Bool) -> Void,
+            replayEnded: @escaping @Sendable (NATSFleetFeed.ReplayOutcome) -> Void
+        ) {
+            self.deliver = deliver
+            self.replayEnded = replayEnded
+            seam = LockedValue(Seam(replaying: replaying, ending: !replaying))
+        }
+
+        var heldDropped: Int { seam.withLock(\.heldDropped) }
+        var replayedCount: Int { seam.withLock(\.replayed) }
+        var lastReplayActivity: Double { seam.withLock(\.lastActivity) }
+        var hasEnded: Bool { seam.withLock(\.ending) }
+
+        private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+            var hasher = Hasher()
+            hasher.combine(bytes: bytes)
+            return hasher.finalize()
+        }
+
+        /// A live message: held while the replay runs, delivered otherwise.
+        func live(_ bytes: UnsafeRawBufferPointer) {
+            let direct = seam.withLock { seam in
+                guard seam.replaying else { return true }
+                if seam.held.count < NATSFleetFeed.heldCapacity {
+                    seam.held.append(Array(bytes))
+                    seam.heldHashes.insert(Self.hash(bytes))
+                } else {
+                    seam.heldDropped += 1
+                }
+                return false
+            }
+            if direct { deliver(bytes, false) }
+        }
+
+        /// A message of the history; `pending` is how many the consumer has after it.
+        func replayed(_ bytes: UnsafeRawBufferPointer, pending: UInt64?) {
+            let hash = Self.hash(bytes)
+            enum Action { case deliver, reachedLive, ignore }
+            let action: Action = seam.withLock { seam in
+                guard seam.replaying, !seam.ending else { return .ignore }
+                seam.lastActivity = MonotonicClock.now()
+                if seam.heldHashes.contains(hash) { return .reachedLive }
+                seam.replayed += 1
+                return .deliver
+            }
+            switch action {
+            case .ignore: return
+            case .reachedLive: finish(.finished(messages: replayedCount))
+            case .deliver:
+                deliver(bytes, true)
+                if pending == 0 { finish(.finished(messages: replayedCount)) }
+            }
+        }
+
+        /// Ends the replay (once; later calls do nothing): delivers the held live messages in
+        /// the order they came, then lets live messages through.
+        func finish(_ outcome: NATSFleetFeed.ReplayOutcome) {
+            let first = seam.withLock { seam in
+                defer { seam.ending = true }
+                return !seam.ending
+            }
+            guard first else { return }
+            while true {
+                // The live thread keeps holding messages until `replaying` is cleared, which
+                // happens under the lock once nothing is held: no message overtakes another.
+                let chunk: [[UInt8]]? = seam.withLock { seam in
+                    guard !seam.held.isEmpty else {
+                        seam.replaying = false
+                        seam.heldHashes = []
+                        return nil
+                    }
+                    defer { seam.held = [] }
+                    return seam.held
+                }
+                guard let chunk else { break }
+                for message in chunk {
+                    message.withUnsafeBytes { deliver($0, false) }
+                }
+            }
+            replayEnded(outcome)
+        }
+    }
+
+    /// Hands live messages to the seam.
+    private final class LiveReceiver: MessageReceiver, @unchecked Sendable {
+        // `@unchecked`: as its superclass; `core` is `Sendable`.
+        let core: FleetFeedCore
+
+        init(core: FleetFeedCore) {
+            self.core = core
+        }
+
+        override func deliver(_ bytes: UnsafeRawBufferPointer) {
+            deliveringThread.store(currentThreadID(), ordering: .releasing)
+            defer { deliveringThread.store(0, ordering: .releasing) }
+            core.live(bytes)
+        }
+    }
+
+    /// What the replay's C callback reaches through its closure pointer.
+    private final class ReplayReceiver: Sendable {
+        let core: FleetFeedCore
+        /// Signalled once nats.c will not call the replay's handler again.
+        let completed = DispatchSemaphore(value: 0)
+
+        init(core: FleetFeedCore) {
+            self.core = core
+        }
+    }
+#endif

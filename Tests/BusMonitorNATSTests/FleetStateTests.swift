@@ -1,0 +1,248 @@
+import BusMonitor
+import BusMonitorNATS
+import BusWire
+import EventBus
+import EventBusNATS
+import Testing
+
+/// The fleet's state machine fed synthetic messages and times: presence, merging, notices,
+/// buffers. No server, no thread: these run in plain `swift test` too.
+@Suite struct FleetStateTests {
+    private let alpha = FeedOrigin(app: "alpha", host: "web-1", pid: 11)
+    private let beta = FeedOrigin(app: "beta", host: "web-2", pid: 22)
+
+    private func event(_ type: String, from origin: FeedOrigin, at time: Double = 100) -> FleetMessage {
+        .event(
+            FeedEvent(
+                sequence: 1, time: time, typeName: type, payload: .fields(json: "{}"), receivers: 1,
+                origin: origin),
+            origin: origin)
+    }
+
+    private func snapshot(
+        from origin: FeedOrigin, published: [String: Int], screens: Int = 0, at time: Double = 100
+    ) -> FleetMessage {
+        let types = published.sorted { $0.key < $1.key }.map {
+            EventTypeStatistics(
+                typeName: $0.key, liveSubscribers: 1, published: $0.value, delivered: $0.value)
+        }
+        let observers = [ObserverStatistics(className: "Screen", liveInstances: screens)]
+        let bus = BusSnapshot(
+            busName: origin.app, eventTypes: types, wildcardObservers: 1, observers: observers)
+        return .snapshot(FeedSnapshot(time: time, snapshot: bus, origin: origin), origin: origin)
+    }
+
+    private func bridge(
+        _ origin: FeedOrigin, state: String, dropped: Int = 0, reconnects: Int = 0
+    ) -> FleetMessage {
+        .bridge(
+            NATSBridgeReport(
+                time: 100, app: origin.app, host: origin.host, pid: origin.pid, state: state,
+                statistics: NATSBridgeStatistics(dropped: dropped, reconnects: reconnects)))
+    }
+
+    private func texts(_ batch: SourceBatch) -> [String] { batch.notices.map(\.text) }
+
+    @Test func eventsCarryTheirOriginAndMembersJoinOnce() {
+        var state = FleetState()
+        state.receive(event("Tick", from: alpha), now: 1000)
+        state.receive(event("Tick", from: alpha), now: 1000.1)
+        state.receive(event("Tock", from: beta), now: 1000.2)
+        let batch = state.takeBatch(now: 1000.3)
+        #expect(batch.events.map(\.origin) == [EventOrigin(alpha), EventOrigin(alpha), EventOrigin(beta)])
+        #expect(texts(batch) == ["alpha@web-1:11 joined", "beta@web-2:22 joined"])
+        #expect(batch.fleet?.map(\.eventsReceived) == [2, 1])
+        #expect(batch.fleet?.map(\.presence) == [.active, .active])
+        // Nothing new: no fleet, no snapshot.
+        let quiet = state.takeBatch(now: 1000.4)
+        #expect(quiet.fleet == nil && quiet.snapshot == nil && quiet.events.isEmpty)
+    }
+
+    @Test func silentAppsTurnQuietThenGoneAndComeBack() {
+        var state = FleetState(times: FleetPresenceTimes(quietAfter: 5, goneAfter: 30))
+        state.receive(snapshot(from: alpha, published: ["Tick": 3]), now: 1000)
+        state.receive(snapshot(from: beta, published: ["Tick": 4]), now: 1000)
+        _ = state.takeBatch(now: 1000)
+
+        // Given beta keeps talking and alpha falls silent,
+        state.receive(event("Tick", from: beta), now: 1004)
+        #expect(state.takeBatch(now: 1004.9).notices.isEmpty)
+        state.receive(event("Tick", from: beta), now: 1005.5)
+        // then alpha is quiet after 5 s,
+        let quiet = state.takeBatch(now: 1005.5)
+        #expect(texts(quiet) == ["alpha@web-1:11 is quiet: nothing from it for 5 s"])
+        #expect(quiet.fleet?.map(\.presence) == [.quiet, .active])
+        #expect(quiet.countersRestarted == false, "a quiet app still counts")
+        // and gone after 30 s, when it leaves the merged counters.
+        state.receive(event("Tick", from: beta), now: 1030)
+        let gone = state.takeBatch(now: 1030)
+        #expect(texts(gone) == ["alpha@web-1:11 is gone: nothing from it for 30 s"])
+        #expect(gone.notices.first?.isWarning == true)
+        #expect(gone.fleet?.map(\.presence) == [.gone, .active])
+        #expect(gone.countersRestarted)
+        #expect(gone.snapshot?.busName == "fleet (1 app)")
+        #expect(gone.snapshot?["Tick"]?.published == 4)
+        // When it speaks again it is back, and counts again.
+        state.receive(event("Tick", from: alpha), now: 1031)
+        let back = state.takeBatch(now: 1031)
+        #expect(texts(back) == ["alpha@web-1:11 is back"])
+        #expect(back.snapshot?["Tick"]?.published == 7)
+        #expect(back.countersRestarted)
+    }
+
+    @Test func aClosedBridgeIsGoneAtOnceAndLateMessagesDoNotBringItBack() {
+        var state = FleetState()
+        state.receive(snapshot(from: alpha, published: ["Tick": 3]), now: 1000)
+        state.receive(bridge(alpha, state: "connected"), now: 1000)
+        state.receive(bridge(alpha, state: "closed"), now: 1001)
+        state.receive(event("Tick", from: alpha), now: 1001.1)
+        let batch = state.takeBatch(now: 1001.2)
+        #expect(texts(batch) == ["alpha@web-1:11 joined", "alpha@web-1:11 left (its bridge closed)"])
+        #expect(batch.fleet?.first?.presence == .gone)
+        #expect(batch.fleet?.first?.bridgeState == "closed")
+        #expect(batch.snapshot?.busName == "fleet (0 apps)")
+    }
+
+    @Test func bridgeReportsBecomeStateDropsAndNotices() {
+        var state = FleetState()
+        state.receive(bridge(alpha, state: "connected"), now: 1000)
+        state.receive(bridge(alpha, state: "connected", dropped: 12, reconnects: 1), now: 1001)
+        let batch = state.takeBatch(now: 1001)
+        #expect(batch.fleet?.first?.bridgeDropped == 12)
+        #expect(
+            texts(batch) == [
+                "alpha@web-1:11 joined", "alpha@web-1:11: its bridge dropped 12 events (12 so far)",
+                "alpha@web-1:11: its bridge reconnected to the server",
+            ])
+    }
+
+    @Test func theMergedSnapshotSumsTypesAndClassesOverTheApps() {
+        var state = FleetState()
+        state.receive(snapshot(from: alpha, published: ["Tick": 3, "Login": 1], screens: 2), now: 1000)
+        state.receive(snapshot(from: beta, published: ["Tick": 4, "Logout": 5], screens: 1), now: 1000)
+        let batch = state.takeBatch(now: 1000)
+        let merged = try! #require(batch.snapshot)
+        #expect(merged.busName == "fleet (2 apps)")
+        #expect(merged["Tick"]?.published == 7)
+        #expect(merged["Tick"]?.liveSubscribers == 2)
+        #expect(merged["Login"]?.published == 1)
+        #expect(merged["Logout"]?.published == 5)
+        #expect(merged.totalPublished == 13)
+        #expect(merged.wildcardObservers == 2)
+        #expect(merged.observers.map(\.className) == ["Screen"])
+        #expect(merged.observers.first?.liveInstances == 3)
+        #expect(batch.fleet?.map { $0.snapshot?.totalPublished } == [4, 9])
+        #expect(batch.countersRestarted, "two apps joined the counters")
+        // A newer snapshot of one app replaces its own, not the other's.
+        state.receive(snapshot(from: alpha, published: ["Tick": 10]), now: 1001)
+        let next = state.takeBatch(now: 1001)
+        #expect(next.snapshot?["Tick"]?.published == 14)
+        #expect(next.countersRestarted == false)
+    }
+
+    @Test func replayedMessagesCountAsHeardWhenTheySayAndPresenceWaitsForTheReplay() {
+        var state = FleetState(times: FleetPresenceTimes(quietAfter: 5, goneAfter: 30))
+        state.holdsPresence = true
+        state.receive(event("Tick", from: alpha, at: 400), now: 1000, replayed: true)
+        let replaying = state.takeBatch(now: 1000)
+        #expect(texts(replaying) == ["alpha@web-1:11 joined (from history)"])
+        #expect(replaying.fleet?.first?.presence == .active)
+        #expect(replaying.fleet?.first?.lastSeen == 400)
+        state.holdsPresence = false
+        let live = state.takeBatch(now: 1000)
+        #expect(texts(live) == ["alpha@web-1:11 is gone: nothing from it for 30 s"])
+    }
+
+    @Test func theEventBufferIsBoundedAndCountsWhatItDrops() {
+        var state = FleetState(capacity: 3)
+        for index in 0..<5 { state.receive(event("Tick", from: alpha), now: 1000 + Double(index)) }
+        let batch = state.takeBatch(now: 1005)
+        #expect(batch.events.count == 3)
+        #expect(batch.droppedEvents == 2)
+        #expect(batch.fleet?.first?.eventsReceived == 5, "the member counts every event")
+        state.receive(event("Tick", from: alpha), now: 1006)
+        #expect(state.takeBatch(now: 1006).events.count == 1)
+    }
+
+    @Test func presenceTimesComeFromTheEnvironment() {
+        let times = FleetPresenceTimes.fromEnvironment([
+            "BUSMON_FLEET_QUIET_AFTER": "0.5", "BUSMON_FLEET_GONE_AFTER": "2",
+        ])
+        #expect(times == FleetPresenceTimes(quietAfter: 0.5, goneAfter: 2))
+        #expect(FleetPresenceTimes.fromEnvironment(["BUSMON_FLEET_GONE_AFTER": "x"]) == FleetPresenceTimes())
+        #expect(FleetPresenceTimes(quietAfter: 10, goneAfter: 1).goneAfter == 10)
+    }
+}
+
+/// The records a fleet carries, read the way the fleet source reads them.
+@Suite struct FleetMessageTests {
+    private func decode(_ text: String) -> Result<FleetMessage, FleetMessage.Problem> {
+        Array(text.utf8).withUnsafeBytes { FleetMessage.decode($0) }
+    }
+
+    @Test func anEnvelopeIsAnEventWithItsOrigin() throws {
+        let envelope =
+            #"{"kind":"event","seq":17,"time":1712345678.503121,"typeName":"UserLoggedInEvent","receivers":2,"app":"checkout","host":"web-3","pid":4242,"origin":"9c1f0e7d2b3a4c55","payload":{"userId":"42"}}"#
+        guard case .success(.event(let event, let origin)) = decode(envelope + "\n") else {
+            Issue.record("not an event: \(decode(envelope))")
+            return
+        }
+        #expect(origin == FeedOrigin(app: "checkout", host: "web-3", pid: 4242))
+        #expect(event.payload.text == #"{"userId":"42"}"#)
+        #expect(event.captured.origin == EventOrigin(app: "checkout", host: "web-3", pid: 4242))
+    }
+
+    @Test func recordsWithoutAnOriginAndOtherLinesAreNotTaken() {
+        #expect(
+            decode(#"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":0,"payload":{}}"#)
+                == .failure(.noOrigin))
+        #expect(decode("not json") == .failure(.unreadable))
+        #expect(
+            decode(#"{"kind":"hello","version":2,"pid":1,"process":"p","bus":"b","time":1}"#)
+                == .failure(.ignored))
+        #expect(decode(#"{"kind":"bridge","time":1}"#) == .failure(.unreadable))
+    }
+
+    @Test func originsSurviveTheWireOnEveryRecordKind() throws {
+        let origin = FeedOrigin(app: "a b", host: "h", pid: 7)
+        let records: [FeedRecord] = [
+            .event(
+                FeedEvent(
+                    sequence: 1, time: 2, typeName: "T", payload: .fields(json: "{}"), receivers: 0,
+                    origin: origin)),
+            .lifecycle(
+                FeedLifecycle(
+                    time: 3,
+                    change: SubscriberLifecycleEvent(kind: .subscribed, eventTypeName: "T", count: 1),
+                    origin: origin)),
+            .snapshot(
+                FeedSnapshot(
+                    time: 4, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 0),
+                    origin: origin)),
+        ]
+        for record in records {
+            let line = record.encodeLine()
+            #expect(line.contains(#""app":"a b","host":"h","pid":7"#), "\(line)")
+            #expect(try FeedRecord.decode(line: line) == record)
+        }
+        // Without an origin, nothing is written and nothing is read.
+        let plain = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 2, typeName: "T", payload: .fields(json: "{}"), receivers: 0))
+        #expect(!plain.encodeLine().contains("\"app\""))
+        #expect(try FeedRecord.decode(line: plain.encodeLine()) == plain)
+    }
+
+    @Test func aBridgeReportRoundTrips() {
+        let report = NATSBridgeReport(
+            time: 1712345678.5, app: "checkout", host: "web-3", pid: 4242, state: "reconnecting",
+            statistics: NATSBridgeStatistics(forwarded: 1200, received: 3, dropped: 9, reconnects: 1),
+            lifecycleDropped: 2)
+        let line = report.encodeLine()
+        #expect(line.last == UInt8(ascii: "\n"))
+        guard case .success(.bridge(let decoded)) = line.withUnsafeBytes({ FleetMessage.decode($0) }) else {
+            Issue.record("not a bridge record: \(String(decoding: line, as: UTF8.self))")
+            return
+        }
+        #expect(decoded == report)
+    }
+}
