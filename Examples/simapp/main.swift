@@ -1,10 +1,14 @@
 // A simulated app that other processes can watch: it runs the simulator on a bus and opens a
-// tap on that bus, so `busmon --attach PATH` shows it live. It is also the example of how an
-// app embeds the tap: one line, `let tap = try BusTap(bus: bus, socketPath: path)`.
+// tap on that bus, so `busmon --attach PATH` shows it live, or bridges the bus through NATS, so
+// `busmon --attach nats://…` shows it among a fleet. It is also the example of how an app embeds
+// either: one line, `let tap = try BusTap(bus: bus, socketPath: path)`, or
+// `let bridge = try NATSBridge(bus: bus, url: url, app: "checkout")`.
 //
 //     swift run simapp --tap /tmp/simapp.sock [--rate N] [--seed N] [--duration S]
+//     swift run --traits NATS simapp --nats nats://127.0.0.1:4222 --app checkout [--stream]
 import BusTap
 import EventBus
+import EventBusNATS
 import Foundation
 import Simulator
 
@@ -15,24 +19,36 @@ import Simulator
 #endif
 
 let usage = """
-    usage: simapp --tap PATH [--rate N] [--seed N] [--duration SECONDS]
+    usage: simapp (--tap PATH | --nats URL [--app NAME] [--stream]) [--rate N] [--seed N]
+                  [--duration SECONDS]
 
     Runs a simulated app (logins, data loads, screens opening and closing) on an EventBus and
     streams its bus activity to monitors connected to the Unix socket at PATH:
         busmon --attach PATH
+    or bridges it through a NATS server, where busmon watches every bridged app at once:
+        busmon --attach nats://127.0.0.1:4222
 
-      --tap PATH          where to create the tap socket (required)
+      --tap PATH          where to create the tap socket
+      --nats URL          bridge the bus through the NATS server at URL (nats://HOST:PORT);
+                          needs a build with the NATS trait: swift run --traits NATS simapp …
+      --app NAME          the app name the bridge publishes under (default simapp)
+      --stream            have the bridge keep the fleet's history in the JetStream stream
+                          EVENTBUS (the server needs -js), for busmon --since
       --rate N            events per second, 1 to 10000000 (default 200)
       --seed N            seed for a repeatable run (default 1)
       --duration SECONDS  stop after SECONDS (default: run until SIGINT or SIGTERM)
       -h, --help          show this help
 
-    On exit simapp prints how many events it published.
+    At least one of --tap and --nats is required; both may be given. On exit simapp prints
+    how many events of each type its bus counted, then how many it published.
 
     """
 
 struct Options {
     var tapPath: String?
+    var natsURL: String?
+    var appName = "simapp"
+    var stream = false
     var rate = 200.0
     var seed: UInt64 = 1
     var duration: Double?
@@ -61,6 +77,13 @@ func parseOptions(_ arguments: [String]) -> Options {
             exit(0)
         case "--tap":
             options.tapPath = value(for: argument)
+        case "--nats":
+            options.natsURL = value(for: argument)
+        case "--app":
+            options.appName = value(for: argument)
+            guard !options.appName.isEmpty else { fail("--app needs a non-empty name") }
+        case "--stream":
+            options.stream = true
         case "--rate":
             let text = value(for: argument)
             guard let rate = Double(text), rate >= 1, rate <= SimulatedApp.maximumRate else {
@@ -82,26 +105,64 @@ func parseOptions(_ arguments: [String]) -> Options {
         }
         index += 1
     }
-    guard options.tapPath != nil else { fail("--tap PATH is required") }
+    guard options.tapPath != nil || options.natsURL != nil else {
+        fail("--tap PATH or --nats URL is required")
+    }
+    if options.natsURL == nil, options.stream || arguments.contains("--app") {
+        fail("--app and --stream only apply to --nats")
+    }
     return options
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let bus = EventBus(name: "simapp")
 
+// The one line an app adds to be bridged, before the tap so that a build without NATS says so
+// before anything starts.
+var bridge: NATSBridge?
+if let url = options.natsURL {
+    do {
+        bridge = try NATSBridge(
+            bus: bus, url: url, app: options.appName, stream: options.stream ? NATSStreamOptions() : nil)
+    } catch .builtWithoutNATS {
+        FileHandle.standardError.write(
+            Data(
+                """
+                simapp: --nats needs a simapp built with the NATS trait (and nats.c: apt-get install libnats-dev):
+                    swift run --traits NATS simapp --nats \(url) --app \(options.appName)
+
+                """.utf8))
+        exit(2)
+    } catch .invalidURL(let url, let reason) {
+        FileHandle.standardError.write(
+            Data("simapp: --nats: not a NATS server URL: '\(url)' (\(reason))\n".utf8))
+        exit(2)
+    } catch {
+        FileHandle.standardError.write(Data("simapp: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 // The one line an app adds to be watched.
-let tap: BusTap
-do {
-    tap = try BusTap(bus: bus, socketPath: options.tapPath!)
-} catch {
-    FileHandle.standardError.write(Data("simapp: \(error)\n".utf8))
-    exit(1)
+var tap: BusTap?
+if let path = options.tapPath {
+    do {
+        tap = try BusTap(bus: bus, socketPath: path)
+    } catch {
+        FileHandle.standardError.write(Data("simapp: \(error)\n".utf8))
+        exit(1)
+    }
 }
 
 let app = SimulatedApp(bus: bus, seed: options.seed, rate: options.rate)
 let started = Date()
 app.start()
-print("simapp: pid \(getpid()), publishing about \(Int(options.rate)) events/s; tap at \(options.tapPath!)")
+var watchedThrough: [String] = []
+if let path = options.tapPath { watchedThrough.append("tap at \(path)") }
+if let url = options.natsURL { watchedThrough.append("bridged to \(url) as \(options.appName)") }
+print(
+    "simapp: pid \(getpid()), publishing about \(Int(options.rate)) events/s; "
+        + watchedThrough.joined(separator: ", "))
 
 // Stop on SIGINT/SIGTERM or when the duration ends, whichever comes first.
 let stop = DispatchSemaphore(value: 0)
@@ -120,9 +181,14 @@ if let duration = options.duration {
 }
 
 app.stop()
-tap.close()
+// The last events reach the server before the bridge's last snapshot says how many there were.
+bridge?.flush()
+bridge?.close()
+tap?.close()
 let seconds = Date().timeIntervalSince(started)
 let published = app.statistics.eventsPublished
+let perType = bus.snapshot().eventTypes.filter { $0.published > 0 }.sorted { $0.typeName < $1.typeName }
+print("simapp: by type " + perType.map { "\($0.typeName)=\($0.published)" }.joined(separator: " "))
 print(
     "simapp: published \(published) events in \(String(format: "%.1f", seconds)) s"
         + " (\(Int(Double(published) / max(seconds, 0.001))) events/s)")

@@ -1,8 +1,10 @@
 import BusMonitor
+import BusMonitorNATS
 import BusWire
 import BusmonCore
 import Dashboard
 import EventBus
+import EventBusNATS
 import Foundation
 import Simulator
 import TerminalUI
@@ -36,10 +38,20 @@ package enum Busmon {
             return 2
         }
 
+        if case .fleet = options.source, !NATSFleetSource.isAvailable {
+            printError("busmon: \(notBuiltWithNATS)")
+            return 2
+        }
+
         // The one place that decides how to run: what to watch, then how to show it.
         let session: Session
         do {
-            session = try makeSession(options: options)
+            session = try makeSession(options: options, environment: environment)
+        } catch let error as NATSBridgeError {
+            printError("busmon: \(error)")
+            // A URL that is not one is a bad command line.
+            if case .invalidURL = error { return 2 }
+            return 1
         } catch {
             printError("busmon: \(error)")
             return 1
@@ -49,8 +61,20 @@ package enum Busmon {
         return runDashboard(session: session, options: options, environment: environment)
     }
 
+    /// What busmon says to `--attach nats://…` when it was built without the `NATS` trait.
+    package static let notBuiltWithNATS = """
+        --attach nats://… watches a fleet through NATS, and this busmon was built without it.
+        Build it with the NATS trait (nats.c is needed: apt-get install libnats-dev):
+            swift run --traits NATS busmon --attach nats://HOST:PORT
+        """
+
     /// Opens what `options` asks to watch, recording it too with `--record`.
-    package static func makeSession(options: BusmonOptions) throws -> Session {
+    ///
+    /// - Parameter environment: Read for `BUSMON_FLEET_QUIET_AFTER` and
+    ///   `BUSMON_FLEET_GONE_AFTER`, which shorten a fleet's presence times for tests.
+    package static func makeSession(
+        options: BusmonOptions, environment: [String: String] = [:]
+    ) throws -> Session {
         var session: Session
         switch options.source {
         case .simulator:
@@ -58,6 +82,10 @@ package enum Busmon {
         case .attach(let path):
             try checkAttachable(path)
             let source = AttachSource(socketPath: path)
+            session = Session(source: source, stop: { source.close() })
+        case .fleet(let url, let since):
+            let source = try NATSFleetSource(
+                url: url, since: since, presence: .fromEnvironment(environment))
             session = Session(source: source, stop: { source.close() })
         case .replay(let path, let speed):
             // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
@@ -143,6 +171,10 @@ package enum Busmon {
         if let attach = session.source as? AttachSource, attach.hello == nil {
             // A script must not mistake a run that never saw the app for a quiet one.
             printError("busmon: never attached to \(attach.socketPath): \(attach.drain().status ?? "no app")")
+            return 1
+        }
+        if let fleet = session.source as? NATSFleetSource, !fleet.hasConnected {
+            printError("busmon: never reached the NATS server at \(fleet.url)")
             return 1
         }
         switch outcome {

@@ -16,8 +16,12 @@ public struct BusmonOptions: Sendable, Equatable {
     public var ascii: Bool
     /// Never use colours (`--no-color`); the `NO_COLOR` environment variable does the same.
     public var noColor: Bool
-    /// Path of another process's tap socket to watch (`--attach`).
+    /// Path of another process's tap socket to watch, or the `nats://` URL of a fleet's server
+    /// (`--attach`).
     public var attachPath: String?
+    /// Seconds of a fleet's history to replay before following it live (`--since`); only with
+    /// `--attach nats://…`.
+    public var since: Double?
     /// File to write what is watched to (`--record`).
     public var recordPath: String?
     /// Recording to play back instead of watching live (`--replay`).
@@ -31,8 +35,9 @@ public struct BusmonOptions: Sendable, Equatable {
     public init(
         rate: Int = BusmonOptions.defaultRate, seed: UInt64? = nil, duration: Double? = nil,
         ascii: Bool = false, noColor: Bool = false, attachPath: String? = nil, recordPath: String? = nil,
-        replayPath: String? = nil, speed: Double = 1, headless: Bool = false
+        replayPath: String? = nil, speed: Double = 1, headless: Bool = false, since: Double? = nil
     ) {
+        self.since = since
         self.rate = rate
         self.seed = seed
         self.duration = duration
@@ -47,9 +52,16 @@ public struct BusmonOptions: Sendable, Equatable {
 
     /// Where the watched data comes from, decided from ``attachPath`` and ``replayPath``.
     public var source: BusmonSource {
+        if let attachPath, Self.isNATSURL(attachPath) { return .fleet(url: attachPath, since: since) }
         if let attachPath { return .attach(path: attachPath) }
         if let replayPath { return .replay(path: replayPath, speed: speed) }
         return .simulator(rate: rate, seed: seed)
+    }
+
+    /// Whether `--attach` names a NATS server (`nats://…` or `tls://…`) rather than a socket path.
+    public static func isNATSURL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("nats://") || lowered.hasPrefix("tls://")
     }
 }
 
@@ -59,6 +71,9 @@ public enum BusmonSource: Sendable, Equatable {
     case simulator(rate: Int, seed: UInt64?)
     /// Another process, through the tap socket at `path`.
     case attach(path: String)
+    /// Every bridged app of a fleet, through the NATS server at `url`, after replaying `since`
+    /// seconds of history when given.
+    case fleet(url: String, since: Double?)
     /// A recording at `path`, played back `speed` times as fast as it was recorded.
     case replay(path: String, speed: Double)
 }

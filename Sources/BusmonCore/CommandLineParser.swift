@@ -36,6 +36,12 @@ public enum CommandLineParser {
           --seed N            seed of the simulated app, for repeatable runs (default: random)
           --attach PATH       watch another process through its tap socket at PATH; attaches,
                               detaches and a full tap's refusal are logged
+          --attach nats://HOST:PORT
+                              watch every app bridged through that NATS server (a fleet): their
+                              events with app, host and pid, each app's counters, apps that
+                              turn quiet or gone (needs a build with --traits NATS)
+          --since DURATION    with --attach nats://, first replay the fleet's history from the
+                              server's JetStream stream (30s, 10m, 2h), then follow it live
           --replay FILE       play back a recording made with --record, read as it plays
           --speed X           replay speed factor, with --replay (default 1)
           --record FILE       also write what is watched to FILE (not with --replay)
@@ -52,7 +58,8 @@ public enum CommandLineParser {
         With --headless, notices (attached, detached, a recording's warnings) go to stderr.
         Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
         (no terminal, unknown TERM, output not writable; with --headless also an empty
-        recording, or an app never attached), 2 bad command line, 130 after SIGINT, 143 after
+        recording, an app never attached, or a NATS server never reached), 2 bad command line
+        (also --attach nats:// in a busmon built without NATS), 130 after SIGINT, 143 after
         SIGTERM, 129 after SIGHUP.
 
         """
@@ -102,6 +109,13 @@ public enum CommandLineParser {
                 options.speed = try positiveNumber(text, for: name, kind: "a speed factor")
             case "--attach":
                 options.attachPath = try path(of: name, inline: inlineValue, from: &remaining)
+            case "--since":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                guard let seconds = duration(text) else {
+                    throw CommandLineError(
+                        "--since needs a duration such as 30s, 10m or 2h, got '\(text)'")
+                }
+                options.since = seconds
             case "--record":
                 options.recordPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--replay":
@@ -123,6 +137,9 @@ public enum CommandLineParser {
         }
         if options.attachPath != nil, options.replayPath != nil {
             throw CommandLineError("--attach and --replay cannot be used together")
+        }
+        if given("--since"), !(options.attachPath.map(BusmonOptions.isNATSURL) ?? false) {
+            throw CommandLineError("--since only applies to --attach nats://HOST:PORT")
         }
         if given("--speed"), options.replayPath == nil {
             throw CommandLineError("--speed only applies to --replay")
@@ -168,6 +185,19 @@ public enum CommandLineParser {
         let text = try value(of: name, inline: inlineValue, from: &remaining)
         guard !text.isEmpty else { throw CommandLineError("\(name) needs a non-empty path") }
         return text
+    }
+
+    /// Seconds in a duration such as `30s`, `10m`, `2h`, `1d` or `90` (seconds), greater than 0.
+    static func duration(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var number = Substring(text)
+        var unit = 1.0
+        if let last = text.last, let factor = units[last] {
+            number = number.dropLast()
+            unit = factor
+        }
+        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
+        return value * unit
     }
 
     private static func positiveNumber(

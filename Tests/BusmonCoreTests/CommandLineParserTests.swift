@@ -118,7 +118,7 @@ import Testing
     @Test func usageMentionsEveryFlag() {
         for flag in [
             "--rate", "--seed", "--duration", "--ascii", "--no-color", "--help", "--attach", "--record",
-            "--replay", "--speed", "--headless",
+            "--replay", "--speed", "--headless", "--since",
         ] {
             #expect(CommandLineParser.usage.contains(flag), "usage lacks \(flag)")
         }
@@ -143,6 +143,7 @@ import Testing
             text = text.replacingOccurrences(of: "[OUTPUT]", with: output ?? "")
             for (placeholder, value) in [
                 ("PATH", "/tmp/app.sock"), ("FILE", "r.jsonl"), ("SECONDS", "1"), ("N", "5"), ("X", "2"),
+                ("DURATION", "10m"),
             ] {
                 text = text.replacingOccurrences(of: " \(placeholder)", with: " \(value)")
             }

@@ -1,0 +1,62 @@
+import BusmonCore
+import Testing
+
+/// `--attach nats://…` and `--since`: the fleet's part of busmon's command line.
+@Suite struct FleetCommandLineTests {
+    private func options(_ arguments: [String]) throws -> BusmonOptions {
+        guard case .run(let options) = try CommandLineParser.parse(arguments) else {
+            Issue.record("\(arguments) asked for help")
+            return BusmonOptions()
+        }
+        return options
+    }
+
+    private func error(_ arguments: [String]) -> String? {
+        do {
+            _ = try CommandLineParser.parse(arguments)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func aNATSURLAttachesToTheFleet() throws {
+        #expect(
+            try options(["--attach", "nats://127.0.0.1:4222"]).source
+                == .fleet(url: "nats://127.0.0.1:4222", since: nil))
+        #expect(try options(["--attach=NATS://h:1"]).source == .fleet(url: "NATS://h:1", since: nil))
+        #expect(try options(["--attach", "/tmp/app.sock"]).source == .attach(path: "/tmp/app.sock"))
+    }
+
+    @Test(arguments: [
+        ("30s", 30.0), ("10m", 600.0), ("2h", 7200.0), ("1d", 86_400.0), ("90", 90.0), ("1.5m", 90.0),
+    ])
+    func sinceTakesDurations(text: String, seconds: Double) throws {
+        let parsed = try options(["--attach", "nats://h:4222", "--since", text])
+        #expect(parsed.source == .fleet(url: "nats://h:4222", since: seconds))
+    }
+
+    @Test(arguments: [
+        (
+            ["--attach", "nats://h:1", "--since", "10x"],
+            "--since needs a duration such as 30s, 10m or 2h, got '10x'"
+        ),
+        (
+            ["--attach", "nats://h:1", "--since", "-5m"],
+            "--since needs a duration such as 30s, 10m or 2h, got '-5m'"
+        ),
+        (
+            ["--attach", "nats://h:1", "--since", "0s"],
+            "--since needs a duration such as 30s, 10m or 2h, got '0s'"
+        ),
+        (["--since", "10m"], "--since only applies to --attach nats://HOST:PORT"),
+        (["--attach", "/tmp/a.sock", "--since", "10m"], "--since only applies to --attach nats://HOST:PORT"),
+        (
+            ["--attach", "nats://h:1", "--rate", "5"],
+            "--rate only applies to the simulated app, not to --attach"
+        ),
+    ])
+    func rejectsWhatDoesNotFit(arguments: [String], message: String) {
+        #expect(error(arguments) == message)
+    }
+}

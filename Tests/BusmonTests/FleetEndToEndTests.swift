@@ -1,0 +1,247 @@
+#if NATS
+    import Foundation
+    import TestSupport
+    import Testing
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #endif
+
+    /// Without nats-server the fleet's end-to-end tests cannot run; this one says so rather than
+    /// let the suite pass with nothing tested.
+    @Test func natsServerIsInstalledForTheFleetTests() {
+        if !NATSServer.isInstalled { Issue.record(Comment(rawValue: NATSServer.missingMessage)) }
+    }
+
+    /// A fleet as a user runs it: a nats-server of the test's own, simapp processes bridged
+    /// through it (`--nats`), and `busmon --attach nats://… --headless` reading them all.
+    @Suite(.serialized, .enabled(if: NATSServer.isInstalled, Comment(rawValue: NATSServer.missingMessage)))
+    struct FleetEndToEndTests {
+        /// Presence times short enough for a test: quiet after 1 s, gone after 3 s.
+        private let environment = ProcessInfo.processInfo.environment.merging([
+            "BUSMON_FLEET_QUIET_AFTER": "1", "BUSMON_FLEET_GONE_AFTER": "3",
+        ]) { $1 }
+
+        private func simapp(
+            _ server: NATSServer, app: String, rate: Int, duration: Double? = nil, stream: Bool = false
+        ) throws -> RunningChild {
+            let path = try #require(
+                BuiltProduct.path(named: "simapp"), "simapp was not built next to the tests")
+            var arguments = ["--nats", server.url, "--app", app, "--rate", String(rate), "--seed", "7"]
+            if let duration { arguments += ["--duration", String(duration)] }
+            if stream { arguments.append("--stream") }
+            return try ChildProcess.start(path, arguments, environment: environment)
+        }
+
+        private func busmon(_ server: NATSServer, _ extra: [String]) throws -> RunningChild {
+            try ChildProcess.start(
+                try BusmonBinary.require(), ["--attach", server.url, "--headless"] + extra,
+                environment: environment)
+        }
+
+        private func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) throws {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !condition() {
+                guard Date() < deadline else {
+                    throw ChildProcess.Failure(description: "timed out waiting for \(what)")
+                }
+                usleep(50_000)
+            }
+        }
+
+        @Test func twoAppsArriveWithTheirOriginsAndTheirOwnCounts() throws {
+            // Given one server, and busmon watching it
+            let server = try NATSServer()
+            let monitor = try busmon(server, ["--duration", "12"])
+            try waitFor("busmon to connect") { monitor.standardOutput.contains("\"kind\":\"summary\"") }
+
+            // When two apps publish through it, and end
+            let alpha = try simapp(server, app: "alpha", rate: 150, duration: 3)
+            let beta = try simapp(server, app: "beta", rate: 80, duration: 4)
+            let alphaResult = try alpha.wait()
+            let betaResult = try beta.wait()
+            #expect(alphaResult.status == 0, "\(alphaResult.standardError)")
+            #expect(betaResult.status == 0, "\(betaResult.standardError)")
+            let result = try monitor.wait()
+            #expect(result.status == 0, "\(result.standardError)")
+
+            // Then busmon saw each app's events, every one, with its app, host and pid,
+            let output = FleetOutput(result.standardOutput)
+            for (name, child, run) in [("alpha", alpha, alphaResult), ("beta", beta, betaResult)] {
+                let published = try #require(
+                    SimappOutput.published(run.standardOutput), "\(run.standardOutput)")
+                #expect(output.events(of: name).count == published, "\(name): nothing is dropped on loopback")
+                #expect(output.events(of: name).allSatisfy { $0["pid"] as? Int == Int(child.pid) })
+                #expect(output.events(of: name).allSatisfy { ($0["host"] as? String)?.isEmpty == false })
+                // and its bus's own counters, type by type, from its last snapshot.
+                let counted = try #require(output.lastSnapshotCounts(of: name), "no snapshot of \(name)")
+                #expect(counted == SimappOutput.perType(run.standardOutput), "\(name)")
+                #expect(counted.values.reduce(0, +) == published)
+            }
+            // Both left, and said so.
+            #expect(output.lastFleet?.map { $0["presence"] as? String } == ["gone", "gone"])
+            #expect(result.standardError.contains("alpha@"), "\(result.standardError)")
+            #expect(result.standardError.contains("left (its bridge closed)"), "\(result.standardError)")
+        }
+
+        @Test func aServerRestartIsSurvivedAndAKilledAppIsGoneWhileTheOtherGoesOn() throws {
+            let server = try NATSServer()
+            let monitor = try busmon(server, [])
+            let alpha = try simapp(server, app: "alpha", rate: 100)
+            let beta = try simapp(server, app: "beta", rate: 100)
+            defer {
+                for child in [alpha, beta, monitor] { child.send(SIGKILL) }
+            }
+            try waitFor("events of both apps") {
+                let output = FleetOutput(monitor.standardOutput)
+                return output.events(of: "alpha").count > 20 && output.events(of: "beta").count > 20
+            }
+
+            // When the server dies and comes back on the same port,
+            server.stop()
+            let before = FleetOutput(monitor.standardOutput)
+            let (alphaBefore, betaBefore) = (
+                before.events(of: "alpha").count, before.events(of: "beta").count
+            )
+            usleep(500_000)
+            try server.start()
+
+            // then busmon reconnects, and both apps' events go on arriving.
+            try waitFor("busmon to reconnect") {
+                monitor.isRunning && monitor.standardErrorText.contains("reconnected to")
+            }
+            try waitFor("events of both apps after the restart") {
+                let output = FleetOutput(monitor.standardOutput)
+                return output.events(of: "alpha").count > alphaBefore + 50
+                    && output.events(of: "beta").count > betaBefore + 50
+            }
+
+            // When one app is killed (no goodbye from its bridge), it turns gone, and the other
+            // goes on.
+            alpha.send(SIGKILL)
+            _ = try alpha.wait()
+            try waitFor("alpha to be gone") {
+                FleetOutput(monitor.standardOutput).lastFleet?.first { $0["app"] as? String == "alpha" }?[
+                    "presence"]
+                    as? String == "gone"
+            }
+            let betaThen = FleetOutput(monitor.standardOutput).events(of: "beta").count
+            try waitFor("beta to go on") {
+                FleetOutput(monitor.standardOutput).events(of: "beta").count > betaThen + 50
+            }
+            let fleet = FleetOutput(monitor.standardOutput).lastFleet
+            #expect(fleet?.first { $0["app"] as? String == "beta" }?["presence"] as? String == "active")
+            let notices = monitor.standardErrorText
+            #expect(notices.contains("is quiet: nothing from it for 1 s"), "\(notices)")
+            #expect(notices.contains("is gone: nothing from it for 3 s"), "\(notices)")
+            #expect(notices.contains("disconnected from \(server.url)"), "\(notices)")
+
+            beta.send(SIGTERM)
+            #expect(try beta.wait().status == 0)
+            monitor.send(SIGTERM)
+            #expect(try monitor.wait().status == 128 + SIGTERM)
+        }
+
+        @Test func sinceReplaysTheHistoryThenFollowsLiveWithoutDuplicates() throws {
+            let server = try NATSServer()
+            // Without a stream there is no history, and busmon says so, then goes live.
+            let early = try busmon(server, ["--since", "5m", "--duration", "1"]).wait()
+            #expect(early.status == 0)
+            #expect(
+                early.standardError.contains("cannot replay history: no JetStream stream"),
+                "\(early.standardError)")
+
+            // Given an app that published and ended before busmon started (its bridge keeps a
+            // stream), and one that is still publishing while busmon replays
+            let alpha = try simapp(server, app: "alpha", rate: 200, duration: 2, stream: true).wait()
+            #expect(alpha.status == 0, "\(alpha.standardError)")
+            let beta = try simapp(server, app: "beta", rate: 200, duration: 4, stream: true)
+            usleep(1_500_000)
+            let monitor = try busmon(server, ["--since", "10m", "--duration", "6"])
+            let betaResult = try beta.wait()
+            let result = try monitor.wait()
+            #expect(result.status == 0, "\(result.standardError)")
+
+            // Then busmon has every event of both, once: the history, then live from the seam.
+            let output = FleetOutput(result.standardOutput)
+            #expect(output.events(of: "alpha").count == SimappOutput.published(alpha.standardOutput))
+            #expect(output.events(of: "beta").count == SimappOutput.published(betaResult.standardOutput))
+            #expect(result.standardError.contains("joined (from history)"), "\(result.standardError)")
+            #expect(result.standardError.contains("from history; now live"), "\(result.standardError)")
+        }
+    }
+
+    /// busmon's headless output, parsed.
+    private struct FleetOutput {
+        let lines: [[String: Any]]
+
+        init(_ text: String) {
+            // The last line may be cut short while busmon writes it.
+            lines = text.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+        }
+
+        func events(of app: String) -> [[String: Any]] {
+            lines.filter { $0["kind"] as? String == "event" && $0["app"] as? String == app }
+        }
+
+        /// Published per type in the app's last snapshot.
+        func lastSnapshotCounts(of app: String) -> [String: Int]? {
+            guard
+                let snapshot = lines.last(where: {
+                    $0["kind"] as? String == "snapshot" && $0["app"] as? String == app
+                }),
+                let types = snapshot["eventTypes"] as? [[String: Any]]
+            else { return nil }
+            var counts: [String: Int] = [:]
+            for type in types {
+                if let name = type["typeName"] as? String, let published = type["published"] as? Int,
+                    published > 0
+                {
+                    counts[name] = published
+                }
+            }
+            return counts
+        }
+
+        var lastFleet: [[String: Any]]? {
+            lines.last { $0["kind"] as? String == "fleet" }?["members"] as? [[String: Any]]
+        }
+    }
+
+    /// What simapp prints when it ends.
+    private enum SimappOutput {
+        static func published(_ output: String) -> Int? {
+            guard let line = output.split(separator: "\n").last(where: { $0.contains("published") }) else {
+                return nil
+            }
+            let words = line.split(separator: " ")
+            return words.firstIndex(of: "published").flatMap { Int(words[$0 + 1]) }
+        }
+
+        /// `simapp: by type A=1 B=2`.
+        static func perType(_ output: String) -> [String: Int] {
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("simapp: by type") })
+            else {
+                return [:]
+            }
+            var counts: [String: Int] = [:]
+            for pair in line.dropFirst("simapp: by type".count).split(separator: " ") {
+                let parts = pair.split(separator: "=")
+                if parts.count == 2, let count = Int(parts[1]) { counts[String(parts[0])] = count }
+            }
+            return counts
+        }
+    }
+
+    extension RunningChild {
+        /// What the child has written to stderr so far.
+        fileprivate var standardErrorText: String {
+            // The child's stderr is only read in full on exit; /proc gives it while it runs.
+            (try? String(contentsOfFile: "/proc/\(pid)/fd/2", encoding: .utf8)) ?? ""
+        }
+    }
+#endif
