@@ -13,12 +13,14 @@
     }
 
     /// Options for tests: a server that comes back is found again within a fraction of a second.
+    /// These tests count the messages on `eventbus.>`, so the monitoring records (tested in
+    /// MonitoringPublisherTests) are off.
     private func quickOptions(
         _ policy: NATSBridgeOptions.StartPolicy = .failIfUnreachable, queueCapacity: Int = 10_000
     ) -> NATSBridgeOptions {
         NATSBridgeOptions(
             whenUnreachable: policy, queueCapacity: queueCapacity, reconnectDelay: 0.02...0.2,
-            connectTimeout: 1)
+            connectTimeout: 1, monitoring: false)
     }
 
     @Suite(.serialized, .enabled(if: NATSServer.isInstalled, Comment(rawValue: NATSServer.missingMessage)))
