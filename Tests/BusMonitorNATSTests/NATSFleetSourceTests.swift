@@ -1,0 +1,70 @@
+#if NATS
+    import BusMonitor
+    import BusMonitorNATS
+    import EventBus
+    import EventBusNATS
+    import Testing
+    import TestSupport
+
+    private struct OrderPlaced: Event, Codable {
+        var id: Int
+    }
+
+    /// The fleet source in this process, against a bridge in this process: the threads of both
+    /// sides under one roof, where ThreadSanitizer sees them.
+    @Suite(.serialized, .enabled(if: NATSServer.isInstalled, Comment(rawValue: NATSServer.missingMessage)))
+    struct NATSFleetSourceTests {
+        private let options = NATSBridgeOptions(
+            reconnectDelay: 0.02...0.2, connectTimeout: 1, host: "here", monitoringInterval: 0.1)
+
+        @Test func eventsSnapshotsAndPresenceOfABridgedBus() throws {
+            let server = try NATSServer()
+            let source = try NATSFleetSource(url: server.url)
+            defer { source.close() }
+            #expect(eventually(timeout: 10) { source.hasConnected })
+            let bus = EventBus(name: "orders")
+            let bridge = try NATSBridge(bus: bus, url: server.url, app: "orders", options: options)
+            for id in 1...20 { bus.publish(OrderPlaced(id: id)) }
+            #expect(bridge.flush())
+
+            let batches = drainUntil(source, timeout: 20) { batches in
+                batches.flatMap(\.events).count == 20
+                    && batches.compactMap(\.snapshot).last?["OrderPlaced"]?.published == 20
+            }
+            let events = batches.flatMap(\.events)
+            #expect(events.count == 20)
+            #expect(events.allSatisfy { $0.origin?.app == "orders" && $0.origin?.host == "here" })
+            #expect(batches.compactMap(\.snapshot).last?.busName == "fleet (1 app)")
+            #expect(batches.compactMap(\.fleet).last?.first?.bridgeState == "connected")
+            #expect(
+                batches.flatMap(\.notices).map(\.text).contains {
+                    $0.hasPrefix("orders@here:") && $0.hasSuffix("joined")
+                })
+
+            bridge.close()
+            let after = drainUntil(source, timeout: 20) { batches in
+                batches.compactMap(\.fleet).last?.first?.presence == .gone
+            }
+            #expect(after.flatMap(\.notices).contains { $0.text.hasSuffix("left (its bridge closed)") })
+        }
+
+        @Test func sinceReplaysWhatTheStreamKept() throws {
+            let server = try NATSServer()
+            let bus = EventBus(name: "orders")
+            let bridge = try NATSBridge(
+                bus: bus, url: server.url, app: "history", stream: NATSStreamOptions(name: "FLEETTEST"),
+                options: options)
+            for id in 1...30 { bus.publish(OrderPlaced(id: id)) }
+            #expect(bridge.flush())
+            bridge.close()
+
+            let source = try NATSFleetSource(url: server.url, since: 600)
+            defer { source.close() }
+            let batches = drainUntil(source, timeout: 20) { batches in
+                batches.flatMap(\.notices).contains { $0.text.contains("from history; now live") }
+            }
+            #expect(batches.flatMap(\.events).filter { $0.typeName == "OrderPlaced" }.count == 30)
+            #expect(batches.compactMap(\.fleet).last?.first?.presence == .gone, "its bridge closed")
+        }
+    }
+#endif
