@@ -195,13 +195,8 @@ public final class NATSFleetSource: DashboardSource {
         } else if shared.replaying {
             text = "replaying history (\(shared.replayed) messages)"
         } else {
-            let (active, quiet, gone) = shared.state.presenceCounts
-            let count = active + quiet
-            text = "\(count) \(count == 1 ? "app" : "apps")"
-            var details: [String] = []
-            if quiet > 0 { details.append("\(quiet) quiet") }
-            if gone > 0 { details.append("\(gone) gone") }
-            if !details.isEmpty { text += " (" + details.joined(separator: ", ") + ")" }
+            // The dashboard's header counts the apps from the fleet itself.
+            text = "live"
         }
         if shared.unreadable > 0 { text += " (\(shared.unreadable) unreadable messages skipped)" }
         if shared.unattributed > 0 { text += " (\(shared.unattributed) messages without an app skipped)" }
