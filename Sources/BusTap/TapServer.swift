@@ -497,8 +497,10 @@ final class TapServer: @unchecked Sendable {
 /// cannot reproduce exactly go through a reused `JSONEncoder`.
 final class TapPayloadFormatter {
     private var typeNames: [ObjectIdentifier: String] = [:]
-    /// Types the fast encoder gave up on once; they take the `JSONEncoder` path from then on.
-    private var slowTypes: Set<ObjectIdentifier> = []
+    /// How each type met so far encodes: `nil` for types that are not `Encodable`, or that the
+    /// fast encoder gave up on once (they take the `JSONEncoder` path from then on).
+    private var encodings: [ObjectIdentifier: EncodableEventType?] = [:]
+    private let payloadEncoder = PayloadEncoder()
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -518,10 +520,17 @@ final class TapPayloadFormatter {
     /// Writes the payload of `event` as a JSON value: its fields embedded, or a string.
     func writePayload(of event: any Event, into writer: inout JSONLineWriter) {
         let type = ObjectIdentifier(type(of: event))
-        if let encodable = event as? any Encodable, !slowTypes.contains(type) {
+        let encoding: EncodableEventType?
+        if let known = encodings[type] {
+            encoding = known
+        } else {
+            encoding = EncodableEventType(of: event)
+            encodings[type] = encoding
+        }
+        if let encoding {
             let start = writer.bytes.count
             do throws(PayloadEncoder.Unsupported) {
-                try PayloadEncoder.write(encodable, into: &writer)
+                try encoding.write(event, with: payloadEncoder, into: &writer)
                 let first = writer.bytes[start]
                 let length = writer.bytes.count - start
                 if length > FeedPayload.maximumLength
@@ -536,7 +545,7 @@ final class TapPayloadFormatter {
                 return
             } catch {
                 writer.bytes.removeSubrange(start...)
-                slowTypes.insert(type)
+                encodings[type] = .some(nil)
             }
         }
         switch payload(for: event) {

@@ -214,24 +214,27 @@ package struct JSONLineWriter {
 
     /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
     package mutating func appendString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                    continue
-                }
-                if runStart < index {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                }
-                appendEscape(byte)
-                runStart = index + 1
+        text.withUTF8 { appendString(utf8: $0) }
+    }
+
+    /// Writes the UTF-8 text `utf8` as a JSON string, as ``appendString(_:)`` does.
+    package mutating func appendString(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                continue
             }
-            if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            if runStart < index {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
+            appendEscape(byte)
+            runStart = index + 1
+        }
+        if runStart < utf8.count {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }

@@ -176,8 +176,11 @@
         }
 
         private func send(_ pending: consuming Outbox.Pending, with encoder: inout EnvelopeEncoder) {
-            let type = encoder.type(of: pending)
-            switch encoder.encode(pending, typeName: type.name) {
+            let type = encoder.type(of: pending.event)
+            let outcome = encoder.encode(
+                pending.event, sequence: pending.sequence, time: pending.time, receivers: pending.receivers,
+                info: type)
+            switch outcome {
             case .skipped: return
             case .failed:
                 counters.unencodable.add(1, ordering: .relaxed)

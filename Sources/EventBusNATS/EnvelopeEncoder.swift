@@ -15,8 +15,11 @@
     /// Turns queued events into envelopes (docs/nats-bridge.md), on the bridge thread only.
     ///
     /// An envelope is a wire-format `event` record (docs/wire-format.md) with the sender's app,
-    /// host, pid and bridge origin added, so that tools reading taps read it as it is. The subject
-    /// of each type, and whether it is `Encodable`, are worked out once per type.
+    /// host, pid and bridge origin added, so that tools reading taps read it as it is. Everything
+    /// in it but the sequence number, time, receivers and payload is the same for every event of
+    /// a type, so it is written once per type (and the sender's fields once per bridge) and
+    /// copied into each envelope; the payload goes through BusWire's ``PayloadEncoder``, whose
+    /// buffers are kept from one event to the next.
     struct EnvelopeEncoder {
         enum Outcome {
             case encoded
@@ -26,14 +29,36 @@
             case failed
         }
 
+        /// What is known of one event type; a class, so that looking it up for each event costs
+        /// one reference count rather than one per field.
+        final class TypeInfo {
+            /// The type's name as the bus gives it (`String(describing:)`).
+            let name: String
+            /// Its subject, as a C string.
+            let subject: [CChar]
+            /// `,"typeName":"<name>","receivers":`, the bytes between the time and receivers.
+            let typeFields: [UInt8]
+            /// How its events encode; `nil` when it is not `Encodable`.
+            let encoding: EncodableEventType?
+            /// Set once the fast encoder gave up on the type: it takes the `JSONEncoder` path.
+            var slow = false
+
+            init(name: String, subject: [CChar], typeFields: [UInt8], encoding: EncodableEventType?) {
+                self.name = name
+                self.subject = subject
+                self.typeFields = typeFields
+                self.encoding = encoding
+            }
+        }
+
         private let subjectPrefix: String
-        /// `,"app":…,"host":…,"pid":…,"origin":…`, the same in every envelope.
+        /// `,"app":…,"host":…,"pid":…,"origin":…,"payload":`, the same in every envelope.
         private let senderFields: [UInt8]
-        /// The type name (as the bus gives it: `String(describing:)`) and subject of each event
-        /// type met so far.
-        private var types: [ObjectIdentifier: (name: String, subject: [CChar])] = [:]
-        /// Types the fast encoder gave up on once; they take the `JSONEncoder` path from then on.
-        private var slowTypes: Set<ObjectIdentifier> = []
+        private static let recordStart = Array(#"{"kind":"event","seq":"#.utf8)
+        private static let timeKey = Array(#","time":"#.utf8)
+        /// Each event type met so far.
+        private var types: [ObjectIdentifier: TypeInfo] = [:]
+        private let payloadEncoder = PayloadEncoder()
         private let fallback: JSONEncoder = {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -50,44 +75,53 @@
             fields.field("host", sender.host)
             fields.field("pid", sender.pid)
             fields.field("origin", sender.origin)
+            fields.key("payload")
             // Everything after `{"kind":"x"`: the fields, each led by its comma.
             senderFields = Array(fields.bytes.dropFirst(#"{"kind":"x""#.utf8.count))
         }
 
-        /// The type name and subject of `pending`'s event, the subject as a C string.
-        mutating func type(of pending: borrowing Outbox.Pending) -> (name: String, subject: [CChar]) {
-            let type = ObjectIdentifier(Swift.type(of: pending.event))
+        /// What is known of the type of `event`, worked out with its first event.
+        mutating func type(of event: any Event) -> TypeInfo {
+            let type = ObjectIdentifier(Swift.type(of: event))
             if let known = types[type] { return known }
-            let name = String(describing: Swift.type(of: pending.event))
-            let subject = Array((subjectPrefix + NATSSubject.token(for: name)).utf8CString)
-            types[type] = (name, subject)
-            return (name, subject)
+            let name = String(describing: Swift.type(of: event))
+            var fields = JSONLineWriter()
+            fields.beginRecord("x")
+            fields.field("typeName", name)
+            fields.key("receivers")
+            let info = TypeInfo(
+                name: name, subject: Array((subjectPrefix + NATSSubject.token(for: name)).utf8CString),
+                typeFields: Array(fields.bytes.dropFirst(#"{"kind":"x""#.utf8.count)),
+                encoding: EncodableEventType(of: event))
+            types[type] = info
+            return info
         }
 
-        /// Writes the envelope of `pending` into ``writer``.
-        mutating func encode(_ pending: borrowing Outbox.Pending, typeName: String) -> Outcome {
-            guard let encodable = pending.event as? any Encodable else { return .skipped }
+        /// Writes the envelope of one event of the type `info` describes into ``writer``.
+        mutating func encode(
+            _ event: any Event, sequence: Int, time: Double, receivers: Int, info: TypeInfo
+        ) -> Outcome {
+            guard let encoding = info.encoding else { return .skipped }
             writer.bytes.removeAll(keepingCapacity: true)
-            writer.beginRecord("event")
-            writer.field("seq", pending.sequence)
-            writer.field("time", pending.time)
-            writer.field("typeName", typeName)
-            writer.field("receivers", pending.receivers)
+            writer.bytes.append(contentsOf: Self.recordStart)
+            writer.appendInteger(sequence)
+            writer.bytes.append(contentsOf: Self.timeKey)
+            writer.appendDouble(time)
+            writer.bytes.append(contentsOf: info.typeFields)
+            writer.appendInteger(receivers)
             writer.bytes.append(contentsOf: senderFields)
-            writer.key("payload")
-            let type = ObjectIdentifier(Swift.type(of: pending.event))
-            if !slowTypes.contains(type) {
-                let start = writer.bytes.count
+            if !info.slow {
                 do throws(PayloadEncoder.Unsupported) {
-                    try PayloadEncoder.write(encodable, into: &writer)
+                    try encoding.write(event, with: payloadEncoder, into: &writer)
                     writer.endRecord()
                     return .encoded
                 } catch {
-                    writer.bytes.removeSubrange(start...)
-                    slowTypes.insert(type)
+                    info.slow = true
                 }
             }
-            guard let data = try? fallback.encode(encodable) else { return .failed }
+            guard let encodable = event as? any Encodable, let data = try? fallback.encode(encodable) else {
+                return .failed
+            }
             writer.bytes.append(contentsOf: data)
             writer.endRecord()
             return .encoded
