@@ -61,7 +61,7 @@
             observer.withLock {
                 $0 = bus.observeDeliveries(on: nil) { record in
                     if marker.consume() { return }
-                    if outbox.append(record) { counters.dropped.add(1, ordering: .relaxed) }
+                    outbox.append(record)
                 }
             }
         }
@@ -74,7 +74,7 @@
             NATSBridgeStatistics(
                 forwarded: counters.forwarded.load(ordering: .relaxed),
                 received: counters.received.load(ordering: .relaxed),
-                dropped: counters.dropped.load(ordering: .relaxed),
+                dropped: counters.dropped.load(ordering: .relaxed) + outbox.dropped,
                 undecodable: counters.undecodable.load(ordering: .relaxed),
                 unencodable: counters.unencodable.load(ordering: .relaxed),
                 reconnects: max(0, connection.events.connections.load(ordering: .relaxed) - 1))
@@ -158,9 +158,9 @@
                 }
                 var last = 0
                 let batch = ring.count
-                ring.drain { pending in
-                    last = pending.sequence
-                    send(pending, with: &encoder)
+                ring.drain { pending, sequence in
+                    last = sequence
+                    send(pending, sequence: sequence, with: &encoder)
                 }
                 outbox.giveBack(ring)
                 // nats.c's flusher thread waits a millisecond for more messages before it writes
@@ -175,10 +175,12 @@
             if connection.events.state == .connected { _ = connection.flush(timeout: 0.5) }
         }
 
-        private func send(_ pending: consuming Outbox.Pending, with encoder: inout EnvelopeEncoder) {
+        private func send(
+            _ pending: consuming Outbox.Pending, sequence: Int, with encoder: inout EnvelopeEncoder
+        ) {
             let type = encoder.type(of: pending.event)
             let outcome = encoder.encode(
-                pending.event, sequence: pending.sequence, time: pending.time, receivers: pending.receivers,
+                pending.event, sequence: sequence, time: pending.time, receivers: Int(pending.receivers),
                 info: type)
             switch outcome {
             case .skipped: return

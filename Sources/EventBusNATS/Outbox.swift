@@ -2,6 +2,15 @@
     import BusWire
     import Dispatch
     import EventBus
+    import Synchronization
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
 
     /// Where publishing threads leave events for the bridge thread: a bounded ring that keeps the
     /// newest.
@@ -20,11 +29,12 @@
     /// storage; the active ring is reached only under the box's lock, and a ring handed out by
     /// ``take(sleepingIfEmpty:)`` belongs to the bridge thread until it hands it back.
     final class Outbox: @unchecked Sendable {
-        /// One event as the publisher left it.
+        /// One event as the publisher left it. No sequence number: the ring holds consecutive
+        /// events, so the bridge thread works them out from the count written (and a slot is 56
+        /// bytes rather than 64, so that more of a full ring stays in the cache).
         struct Pending {
-            var sequence: Int
             var time: Double
-            var receivers: Int
+            var receivers: Int32
             var event: any Event
         }
 
@@ -34,6 +44,8 @@
             let capacity: Int
             var head = 0
             var count = 0
+            /// The sequence number of the oldest event, set when the bridge thread takes the ring.
+            var firstSequence = 0
 
             static func allocate(capacity: Int) -> Ring {
                 Ring(slots: .allocate(capacity: capacity), capacity: capacity)
@@ -57,12 +69,12 @@
                 return true
             }
 
-            /// Calls `body` with each event, oldest first, emptying the ring.
-            mutating func drain(_ body: (consuming Pending) -> Void) {
+            /// Calls `body` with each event and its sequence number, oldest first, emptying the ring.
+            mutating func drain(_ body: (consuming Pending, Int) -> Void) {
                 for offset in 0..<count {
                     var index = head + offset
                     if index >= capacity { index -= capacity }
-                    body((slots + index).move())
+                    body((slots + index).move(), firstSequence + offset)
                 }
                 head = 0
                 count = 0
@@ -70,7 +82,7 @@
 
             /// Releases the events held and the storage.
             mutating func deallocate() {
-                drain { _ in }
+                drain { _, _ in }
                 slots.deallocate()
             }
         }
@@ -78,13 +90,16 @@
         private struct State {
             var active: Ring
             var written = 0
+            /// Events overwritten before the bridge thread took them; counted here, under the
+            /// lock the append holds anyway, rather than with an atomic operation of its own.
+            var dropped = 0
             var stamps = StampClock()
             /// Set by the bridge thread when it found nothing to do and is about to wait.
             var sleeping = false
             var stopping = false
         }
 
-        private let state: LockedValueBox<State>
+        private let state: SpinLocked<State>
         private let wakeSignal = DispatchSemaphore(value: 0)
         /// The ring the bridge thread fills next, swapped with the active one on each round.
         private var spare: Ring?
@@ -92,32 +107,29 @@
 
         init(capacity: Int) {
             self.capacity = max(1, capacity)
-            state = LockedValueBox(State(active: .allocate(capacity: self.capacity)))
+            state = SpinLocked(State(active: .allocate(capacity: self.capacity)))
             spare = .allocate(capacity: self.capacity)
         }
 
         deinit {
-            state.withLockedValue { $0.active.deallocate() }
+            state.withLock { $0.active.deallocate() }
             spare?.deallocate()
         }
 
-        /// Called on the publisher's thread for every event.
-        ///
-        /// - Returns: Whether an older event was dropped to make room.
+        /// Called on the publisher's thread for every event; drops the oldest when full.
         @inline(__always)
-        func append(_ record: DeliveryRecord) -> Bool {
-            let (dropped, wake) = state.withLockedValue { state in
+        func append(_ record: DeliveryRecord) {
+            let wake = state.withLock { state in
                 state.written &+= 1
                 let pending = Pending(
-                    sequence: state.written, time: state.stamps.stamp(), receivers: record.receivers,
+                    time: state.stamps.stamp(), receivers: Int32(clamping: record.receivers),
                     event: record.event)
-                let dropped = state.active.append(pending)
+                if state.active.append(pending) { state.dropped &+= 1 }
                 let wake = state.sleeping
                 state.sleeping = false
-                return (dropped, wake)
+                return wake
             }
             if wake { wakeSignal.signal() }
-            return dropped
         }
 
         /// The events stored since the last call, for the bridge thread, which must pass the ring
@@ -127,12 +139,13 @@
         ///   ``wait(timeout:)``, so that the next publisher wakes it.
         func take(sleepingIfEmpty: Bool) -> Ring? {
             guard let empty = spare else { return nil }
-            let taken: Ring? = state.withLockedValue { state in
+            let taken: Ring? = state.withLock { state in
                 guard state.active.count > 0 else {
                     if sleepingIfEmpty && !state.stopping { state.sleeping = true }
                     return nil
                 }
                 defer { state.active = empty }
+                state.active.firstSequence = state.written - state.active.count + 1
                 return state.active
             }
             if taken != nil { spare = nil }
@@ -161,18 +174,64 @@
 
         /// Tells the bridge thread to finish.
         func stop() {
-            state.withLockedValue { $0.stopping = true }
+            state.withLock { $0.stopping = true }
             wakeSignal.signal()
         }
 
         /// How many events publishers have stored so far, dropped ones included: the sequence
         /// number of the last.
         var written: Int {
-            state.withLockedValue { $0.written }
+            state.withLock { $0.written }
+        }
+
+        /// Events dropped so far because the ring was full.
+        var dropped: Int {
+            state.withLock { $0.dropped }
         }
 
         var isStopping: Bool {
-            state.withLockedValue { $0.stopping }
+            state.withLock { $0.stopping }
+        }
+    }
+
+    /// A value behind a spin lock: one atomic exchange to take it and one store to let it go.
+    ///
+    /// The outbox's lock is held for a few stores at a time (an append, or the bridge thread's
+    /// swap of two rings), so a waiter spins rather than sleeps; after a while it yields its
+    /// core, in case the holder lost its own to another thread. A pthread mutex costs two atomic
+    /// read-modify-writes and a call into the C library for every event published.
+    ///
+    /// `@unchecked Sendable`: the value is reached only with the lock held, whose acquiring
+    /// exchange and releasing store order every access after the previous holder's.
+    final class SpinLocked<Value>: @unchecked Sendable {
+        private let held = Atomic<Bool>(false)
+        private let value: UnsafeMutablePointer<Value>
+
+        init(_ initial: Value) {
+            value = .allocate(capacity: 1)
+            value.initialize(to: initial)
+        }
+
+        deinit {
+            value.deinitialize(count: 1)
+            value.deallocate()
+        }
+
+        @inline(__always)
+        func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+            if held.exchange(true, ordering: .acquiring) { waitForLock() }
+            defer { held.store(false, ordering: .releasing) }
+            return body(&value.pointee)
+        }
+
+        private func waitForLock() {
+            var spins = 0
+            repeat {
+                while held.load(ordering: .relaxed) {
+                    spins += 1
+                    if spins > 64 { sched_yield() }
+                }
+            } while held.exchange(true, ordering: .acquiring)
         }
     }
 #endif

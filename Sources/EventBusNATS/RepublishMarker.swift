@@ -1,4 +1,6 @@
 #if NATS
+    import Synchronization
+
     #if canImport(Glibc)
         import Glibc
     #elseif canImport(Musl)
@@ -19,32 +21,50 @@
     /// received type has its own delivery thread, and they republish at the same time.
     struct RepublishMarker: @unchecked Sendable {
         // `@unchecked`: `token` is an address used only for comparison, never dereferenced.
+        /// How many threads carry this bridge's mark now. The observer runs for every event
+        /// published, and most bridges republish seldom or never: while no thread is marked it
+        /// skips the thread-local lookup. A marked thread always sees its own count.
+        private let armed: Counter
         /// This bridge's mark: an address no other live bridge has.
         let token: UnsafeMutableRawPointer
+        /// The process-wide key, read once here: a global is initialized lazily, and reading it
+        /// goes through `swift_once` each time, on the publisher's path.
+        private let key: pthread_key_t
 
         init(owner: AnyObject) {
             token = Unmanaged.passUnretained(owner).toOpaque()
+            key = republishKey
+            armed = Counter()
+        }
+
+        /// A count shared by the copies of a marker.
+        final class Counter: Sendable {
+            let value = Atomic<Int>(0)
         }
 
         /// Marks the calling thread before it republishes an event.
         func arm() {
-            pthread_setspecific(republishKey, token)
+            armed.value.add(1, ordering: .relaxed)
+            pthread_setspecific(key, token)
         }
 
         /// Clears the mark if the delivery did not consume it (the bridge stopped observing).
         func disarm() {
-            if pthread_getspecific(republishKey) == UnsafeMutableRawPointer(token) {
-                pthread_setspecific(republishKey, nil)
+            if pthread_getspecific(key) == UnsafeMutableRawPointer(token) {
+                pthread_setspecific(key, nil)
+                armed.value.subtract(1, ordering: .relaxed)
             }
         }
 
         /// Whether the delivery being observed is the republished event; clears the mark if so.
         @inline(__always)
         func consume() -> Bool {
-            guard let mark = pthread_getspecific(republishKey), mark == UnsafeMutableRawPointer(token) else {
+            guard armed.value.load(ordering: .relaxed) > 0 else { return false }
+            guard let mark = pthread_getspecific(key), mark == UnsafeMutableRawPointer(token) else {
                 return false
             }
-            pthread_setspecific(republishKey, nil)
+            pthread_setspecific(key, nil)
+            armed.value.subtract(1, ordering: .relaxed)
             return true
         }
     }
