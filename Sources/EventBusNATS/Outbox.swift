@@ -15,10 +15,11 @@
     /// Where publishing threads leave events for the bridge thread: a bounded ring that keeps the
     /// newest.
     ///
-    /// The publisher's side runs inside every `publish` on the bus, so it only takes a lock and
-    /// stores the event and a time stamp (the type name is worked out on the bridge thread, which
-    /// spares the publisher a string's reference counting) (no encoding, no system call unless the
-    /// bridge thread sleeps and must be woken). When the ring is full the oldest event is
+    /// The publisher's side runs inside every `publish` on the bus, so it only takes a spin lock
+    /// (``SpinLocked``) and stores the event, its receiver count and a time stamp: no encoding,
+    /// no system call unless the bridge thread sleeps and must be woken. The type name and the
+    /// sequence number are worked out on the bridge thread, which spares the publisher a string's
+    /// reference counting and a store. When the ring is full the oldest event is
     /// overwritten and counted as dropped: while the server is away the bridge keeps the most
     /// recent events, which are the ones worth sending when it comes back.
     ///
@@ -26,7 +27,7 @@
     /// and reads it afterwards without the lock, so the two sides meet only briefly.
     ///
     /// `@unchecked Sendable`: the rings hold events (`any Event`, which is `Sendable`) in raw
-    /// storage; the active ring is reached only under the box's lock, and a ring handed out by
+    /// storage; the active ring is reached only under the lock, and a ring handed out by
     /// ``take(sleepingIfEmpty:)`` belongs to the bridge thread until it hands it back.
     final class Outbox: @unchecked Sendable {
         /// One event as the publisher left it. No sequence number: the ring holds consecutive
@@ -217,6 +218,7 @@
             value.deallocate()
         }
 
+        /// Runs `body` with the value, the lock held.
         @inline(__always)
         func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
             if held.exchange(true, ordering: .acquiring) { waitForLock() }
