@@ -57,7 +57,6 @@
             }
             startThread()
             let marker = self.marker
-            let counters = self.counters
             observer.withLock {
                 $0 = bus.observeDeliveries(on: nil) { record in
                     if marker.consume() { return }

@@ -15,8 +15,9 @@
     /// Where publishing threads leave events for the bridge thread: a bounded ring that keeps the
     /// newest.
     ///
-    /// The publisher's side runs inside every `publish` on the bus, so it only takes a spin lock
-    /// (``SpinLocked``) and stores the event, its receiver count and a time stamp: no encoding,
+    /// The publisher's side runs inside every `publish` on the bus, so it only takes the lock
+    /// (the package's pthread-backed ``LockedValueBox``, which ThreadSanitizer understands) and
+    /// stores the event, its receiver count and a time stamp: no encoding,
     /// no system call unless the bridge thread sleeps and must be woken. The type name and the
     /// sequence number are worked out on the bridge thread, which spares the publisher a string's
     /// reference counting and a store. When the ring is full the oldest event is
@@ -100,7 +101,7 @@
             var stopping = false
         }
 
-        private let state: SpinLocked<State>
+        private let state: LockedValueBox<State>
         private let wakeSignal = DispatchSemaphore(value: 0)
         /// The ring the bridge thread fills next, swapped with the active one on each round.
         private var spare: Ring?
@@ -108,19 +109,19 @@
 
         init(capacity: Int) {
             self.capacity = max(1, capacity)
-            state = SpinLocked(State(active: .allocate(capacity: self.capacity)))
+            state = LockedValueBox(State(active: .allocate(capacity: self.capacity)))
             spare = .allocate(capacity: self.capacity)
         }
 
         deinit {
-            state.withLock { $0.active.deallocate() }
+            state.withLockedValue { $0.active.deallocate() }
             spare?.deallocate()
         }
 
         /// Called on the publisher's thread for every event; drops the oldest when full.
         @inline(__always)
         func append(_ record: DeliveryRecord) {
-            let wake = state.withLock { state in
+            let wake = state.withLockedValue { state in
                 state.written &+= 1
                 let pending = Pending(
                     time: state.stamps.stamp(), receivers: Int32(clamping: record.receivers),
@@ -140,7 +141,7 @@
         ///   ``wait(timeout:)``, so that the next publisher wakes it.
         func take(sleepingIfEmpty: Bool) -> Ring? {
             guard let empty = spare else { return nil }
-            let taken: Ring? = state.withLock { state in
+            let taken: Ring? = state.withLockedValue { state in
                 guard state.active.count > 0 else {
                     if sleepingIfEmpty && !state.stopping { state.sleeping = true }
                     return nil
@@ -175,65 +176,23 @@
 
         /// Tells the bridge thread to finish.
         func stop() {
-            state.withLock { $0.stopping = true }
+            state.withLockedValue { $0.stopping = true }
             wakeSignal.signal()
         }
 
         /// How many events publishers have stored so far, dropped ones included: the sequence
         /// number of the last.
         var written: Int {
-            state.withLock { $0.written }
+            state.withLockedValue { $0.written }
         }
 
         /// Events dropped so far because the ring was full.
         var dropped: Int {
-            state.withLock { $0.dropped }
+            state.withLockedValue { $0.dropped }
         }
 
         var isStopping: Bool {
-            state.withLock { $0.stopping }
-        }
-    }
-
-    /// A value behind a spin lock: one atomic exchange to take it and one store to let it go.
-    ///
-    /// The outbox's lock is held for a few stores at a time (an append, or the bridge thread's
-    /// swap of two rings), so a waiter spins rather than sleeps; after a while it yields its
-    /// core, in case the holder lost its own to another thread. A pthread mutex costs two atomic
-    /// read-modify-writes and a call into the C library for every event published.
-    ///
-    /// `@unchecked Sendable`: the value is reached only with the lock held, whose acquiring
-    /// exchange and releasing store order every access after the previous holder's.
-    final class SpinLocked<Value>: @unchecked Sendable {
-        private let held = Atomic<Bool>(false)
-        private let value: UnsafeMutablePointer<Value>
-
-        init(_ initial: Value) {
-            value = .allocate(capacity: 1)
-            value.initialize(to: initial)
-        }
-
-        deinit {
-            value.deinitialize(count: 1)
-            value.deallocate()
-        }
-
-        /// Runs `body` with the value, the lock held.
-        @inline(__always)
-        func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-            if held.exchange(true, ordering: .acquiring) { waitForLock() }
-            defer { held.store(false, ordering: .releasing) }
-            return body(&value.pointee)
-        }
-
-        private func waitForLock() {
-            var spins = 0
-            repeat {
-                while held.load(ordering: .relaxed) {
-                    spins += 1
-                    if spins > 64 { sched_yield() }
-                }
-            } while held.exchange(true, ordering: .acquiring)
+            state.withLockedValue { $0.stopping }
         }
     }
 #endif
