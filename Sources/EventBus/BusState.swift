@@ -228,8 +228,8 @@ struct BusState {
         var slots: [TypeSlot] = []
         for record in records where record.isInTable && !record.isBeingReclaimed {
             record.isBeingReclaimed = true
-            for (slot, _) in record.subscriptions where !slots.contains(where: { $0 === slot }) {
-                slots.append(slot)
+            for share in record.subscriptions where !slots.contains(where: { $0 === share.slot }) {
+                slots.append(share.slot)
             }
         }
         for slot in slots {

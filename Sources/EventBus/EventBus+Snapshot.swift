@@ -106,7 +106,7 @@ extension EventBus {
         }
     }
 
-    private static func names(_ subscriptions: [(slot: TypeSlot, count: Int)]) -> [String] {
+    private static func names(_ subscriptions: [SlotShare]) -> [String] {
         subscriptions.flatMap { repeatElement($0.slot.name, count: $0.count) }
     }
 

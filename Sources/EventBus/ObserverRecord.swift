@@ -17,7 +17,7 @@ final class ObserverRecord: @unchecked Sendable {
     /// Set once, in `init`.
     private(set) weak var observer: AnyObject?
     /// The lists the observer has entries in, with how many; guarded by the bus's lock.
-    private(set) var subscriptions: [(slot: TypeSlot, count: Int)] = []
+    private(set) var subscriptions: [SlotShare] = []
     /// How many entries in all; guarded by the bus's lock.
     private(set) var subscriptionCount = 0
     /// When the bus first saw the observer's weak reference read `nil`; guarded by the bus's lock.
@@ -54,7 +54,7 @@ final class ObserverRecord: @unchecked Sendable {
         if let index = subscriptions.firstIndex(where: { $0.slot === slot }) {
             subscriptions[index].count += 1
         } else {
-            subscriptions.append((slot, 1))
+            subscriptions.append(SlotShare(slot: slot, count: 1))
         }
     }
 
@@ -65,6 +65,16 @@ final class ObserverRecord: @unchecked Sendable {
         subscriptions[index].count -= removed
         if subscriptions[index].count == 0 { subscriptions.remove(at: index) }
     }
+}
+
+/// How many entries an observer has in one list.
+///
+/// The slot is held unowned: the slot's list holds the observer's entries, which hold the
+/// record, so a strong reference here would make a cycle that outlived a bus released with
+/// subscriptions in it. Records are read only by their bus, which owns its slots.
+struct SlotShare {
+    unowned let slot: TypeSlot
+    var count: Int
 }
 
 /// An object the app said should be deallocated soon, watched without being retained.

@@ -89,6 +89,13 @@ public final class SimulatedApp: Sendable {
                 churn: Self.clamp(churn, to: Self.maximumChurn), targetScreens: max(0, targetScreens)))
     }
 
+    deinit {
+        // Leaking screens hold themselves through the bus; without this they would outlive the
+        // app, and the bus with them.
+        let leaking = core.withLock { $0.leakingScreens }
+        for screen in leaking { bus.unsubscribe(observer: screen) }
+    }
+
     // MARK: - Controls
 
     /// Traffic events per second; settable from any thread, clamped to `0...maximumRate`.

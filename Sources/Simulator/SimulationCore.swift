@@ -181,6 +181,11 @@ struct SimulationCore {
         return actions
     }
 
+    /// The leaking screens alive now, open or closed.
+    var leakingScreens: [any SimulatedScreen] {
+        screens.filter { $0.kind == .capturesSelfStrongly } + leaked.compactMap(\.screen)
+    }
+
     /// Leaked screens alive now.
     var leakedScreensAlive: Int {
         leaked.count { $0.screen != nil }

@@ -241,6 +241,8 @@ struct LeakSuspectTests {
         #expect(changes.entries.contains { $0.kind == .leakSuspected })
         token.cancel()
         monitor.cancel()
+        // Breaks the cycle, so the screen does not outlive the test.
+        bus.unsubscribe(observer: screen)
     }
 
     @Test("a watched object that never subscribed is a suspect too, and watching does not retain it")
