@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "BusTap", dependencies: ["EventBus", "BusWire"]),
         // Every source busmon reads, and the recording writer.
         .target(name: "BusMonitor", dependencies: ["EventBus", "BusWire"]),
-        .target(name: "Dashboard", dependencies: ["EventBus", "BusMonitor"]),
+        .target(name: "Dashboard", dependencies: ["EventBus", "BusMonitor", "BusWire"]),
         .target(name: "Simulator", dependencies: ["EventBus"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
@@ -85,7 +85,8 @@ let package = Package(
             name: "BusMonitorTests",
             dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus", "TestSupport"]),
         .testTarget(
-            name: "DashboardTests", dependencies: ["Dashboard", "BusMonitor", "EventBus", "Simulator"]),
+            name: "DashboardTests",
+            dependencies: ["Dashboard", "BusMonitor", "BusWire", "EventBus", "Simulator"]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Dashboard", "CNCurses", "TestSupport"]),
         .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore", "Simulator"]),

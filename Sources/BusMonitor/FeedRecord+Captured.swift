@@ -10,39 +10,25 @@ extension FeedEvent {
         self.init(
             sequence: sequence, time: captured.time, typeName: captured.typeName,
             payload: FeedPayload(formatted: captured.payloadText), receivers: captured.receivers,
-            origin: captured.origin.map(FeedOrigin.init))
+            origin: captured.origin)
     }
 
     /// The event as a dashboard source delivers it, with its payload as text.
     public var captured: CapturedEvent {
         CapturedEvent(
             time: time, typeName: typeName, payload: .text(payload.text), receivers: receivers,
-            origin: origin.map(EventOrigin.init))
+            origin: origin)
     }
 }
 
 extension FeedLifecycle {
     /// Makes a record of a change a source captured.
     public init(_ captured: CapturedLifecycle) {
-        self.init(time: captured.time, change: captured.change, origin: captured.origin.map(FeedOrigin.init))
+        self.init(time: captured.time, change: captured.change, origin: captured.origin)
     }
 
     /// The change as a dashboard source delivers it.
     public var captured: CapturedLifecycle {
-        CapturedLifecycle(time: time, change: change, origin: origin.map(EventOrigin.init))
-    }
-}
-
-extension FeedOrigin {
-    /// The wire's origin of a record from a monitor's origin of an event.
-    public init(_ origin: EventOrigin) {
-        self.init(app: origin.app, host: origin.host, pid: origin.pid)
-    }
-}
-
-extension EventOrigin {
-    /// A monitor's origin of an event from the wire's origin of a record.
-    public init(_ origin: FeedOrigin) {
-        self.init(app: origin.app, host: origin.host, pid: origin.pid)
+        CapturedLifecycle(time: time, change: change, origin: origin)
     }
 }

@@ -1,25 +1,9 @@
+public import BusWire
 public import EventBus
 
 /// Which process of a fleet something came from: the app name it was bridged under, its host
-/// and its process id.
-public struct EventOrigin: Sendable, Hashable, CustomStringConvertible {
-    /// The app name given to its bridge, such as `checkout`.
-    public var app: String
-    /// The host it runs on.
-    public var host: String
-    /// Its process id.
-    public var pid: Int
-
-    /// Creates an origin.
-    public init(app: String, host: String, pid: Int) {
-        self.app = app
-        self.host = host
-        self.pid = pid
-    }
-
-    /// `checkout@web-1:4242`.
-    public var description: String { "\(app)@\(host):\(pid)" }
-}
+/// and its process id. The wire format's origin, as monitors use it.
+public typealias EventOrigin = FeedOrigin
 
 /// One process of a fleet as a monitor knows it.
 public struct FleetMember: Sendable, Hashable {

@@ -181,7 +181,7 @@ public final class HeadlessRunner: Sendable {
             for change in batch.lifecycle {
                 lifecycle += 1
                 writer.writeLifecycle(
-                    time: change.time, change: change.change, origin: change.origin.map(FeedOrigin.init))
+                    time: change.time, change: change.change, origin: change.origin)
             }
             if let fleet = batch.fleet { self.fleet = fleet }
             if batch.droppedEvents != dropped {
@@ -211,7 +211,7 @@ public final class HeadlessRunner: Sendable {
                 guard let snapshot = member.snapshot, writtenMemberSnapshots[member.origin] != snapshot else {
                     continue
                 }
-                writer.writeSnapshot(time: now, snapshot, origin: FeedOrigin(member.origin))
+                writer.writeSnapshot(time: now, snapshot, origin: member.origin)
                 writtenMemberSnapshots[member.origin] = snapshot
             }
             // Members the source no longer lists need no memory of what was written for them.
@@ -224,7 +224,7 @@ public final class HeadlessRunner: Sendable {
             writer.beginArray("members")
             for member in fleet {
                 writer.beginObject(nil)
-                writer.field(origin: FeedOrigin(member.origin))
+                writer.field(origin: member.origin)
                 writer.field("presence", member.presence.rawValue)
                 writer.field("lastSeen", member.lastSeen)
                 writer.field("events", member.eventsReceived)

@@ -108,7 +108,7 @@ public final class RecordingWriter: Sendable {
                     stamp(event.time, &state)
                 case .lifecycle(let change):
                     writer.writeLifecycle(
-                        time: change.time, change: change.change, origin: change.origin.map(FeedOrigin.init))
+                        time: change.time, change: change.change, origin: change.origin)
                     stamp(change.time, &state)
                 }
                 lines += 1

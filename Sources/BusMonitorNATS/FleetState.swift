@@ -78,7 +78,7 @@ public struct FleetState: Sendable {
     ///   - now: Seconds since 1970 on the monitor's clock.
     ///   - replayed: Whether it comes from history rather than live.
     public mutating func receive(_ message: FleetMessage, now: Double, replayed: Bool = false) {
-        let origin = EventOrigin(message.origin)
+        let origin = message.origin
         let heard = replayed ? min(message.time, now) : now
         var member = members[origin] ?? join(origin, heard: heard, now: now, replayed: replayed)
         member.info.lastSeen = max(member.info.lastSeen, heard)

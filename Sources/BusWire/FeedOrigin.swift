@@ -8,7 +8,7 @@
 /// ```json
 /// {"kind":"event","seq":3,"time":1712345678.5,"typeName":"TickEvent","receivers":1,"app":"checkout","host":"web-3","pid":4242,"payload":{}}
 /// ```
-public struct FeedOrigin: Sendable, Hashable {
+public struct FeedOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The app name given to the sending bridge, such as `checkout`.
     public var app: String
     /// The sending host.
@@ -27,6 +27,9 @@ public struct FeedOrigin: Sendable, Hashable {
         self.host = host
         self.pid = pid
     }
+
+    /// `checkout@web-1:4242`.
+    public var description: String { "\(app)@\(host):\(pid)" }
 }
 
 extension JSONLineWriter {

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 
 /// Column widths of the Fleet pane for one screen width; HOST and PID go first on a narrow
 /// screen (the log and a filter still tell members of one app apart by `app@host:pid`).

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 
 /// Column widths of the two tables for one screen width.

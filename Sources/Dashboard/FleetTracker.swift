@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 
 /// One process of a fleet as the Fleet pane shows it.

@@ -49,7 +49,7 @@ import Testing
         state.receive(event("Tick", from: alpha), now: 1000.1)
         state.receive(event("Tock", from: beta), now: 1000.2)
         let batch = state.takeBatch(now: 1000.3)
-        #expect(batch.events.map(\.origin) == [EventOrigin(alpha), EventOrigin(alpha), EventOrigin(beta)])
+        #expect(batch.events.map(\.origin) == [alpha, alpha, beta])
         #expect(texts(batch) == ["alpha@web-1:11 joined", "beta@web-2:22 joined"])
         #expect(batch.fleet?.map(\.eventsReceived) == [2, 1])
         #expect(batch.fleet?.map(\.presence) == [.active, .active])

@@ -1,6 +1,7 @@
 #if NATS
     import BusMonitor
     import BusMonitorNATS
+    import BusWire
     import EventBus
     import EventBusNATS
     import Testing
