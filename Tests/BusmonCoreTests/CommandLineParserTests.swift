@@ -4,24 +4,6 @@ import Simulator
 import Testing
 
 @Suite struct CommandLineParserTests {
-    private func options(_ arguments: [String]) throws -> BusmonOptions {
-        let command = try CommandLineParser.parse(arguments)
-        guard case .run(let options) = command else {
-            Issue.record("expected options for \(arguments), got \(command)")
-            return BusmonOptions()
-        }
-        return options
-    }
-
-    private func error(_ arguments: [String]) -> String? {
-        do {
-            _ = try CommandLineParser.parse(arguments)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func noArgumentsGiveTheDefaults() throws {
         let parsed = try options([])
         #expect(parsed == BusmonOptions())
@@ -75,7 +57,7 @@ import Testing
     }
 
     @Test func helpAfterDoubleDashIsAnArgumentNotAFlag() {
-        #expect(error(["--", "--help"]) == "unexpected argument '--help'")
+        #expect(parseError(["--", "--help"]) == "unexpected argument '--help'")
     }
 
     @Test(arguments: [
@@ -101,7 +83,7 @@ import Testing
         (["--ascii=yes"], "--ascii takes no value"),
     ])
     func rejectsMalformedCommandLines(arguments: [String], message: String) {
-        #expect(error(arguments) == message)
+        #expect(parseError(arguments) == message)
     }
 
     @Test(arguments: [
@@ -112,7 +94,7 @@ import Testing
         (["--replay", "r", "--record", "w"], "--record cannot be used with --replay"),
     ])
     func rejectsFlagsThatContradictEachOther(arguments: [String], message: String) {
-        #expect(error(arguments) == message)
+        #expect(parseError(arguments) == message)
     }
 
     @Test func usageMentionsEveryFlag() {

@@ -3,23 +3,6 @@ import Testing
 
 /// `--attach nats://…` and `--since`: the fleet's part of busmon's command line.
 @Suite struct FleetCommandLineTests {
-    private func options(_ arguments: [String]) throws -> BusmonOptions {
-        guard case .run(let options) = try CommandLineParser.parse(arguments) else {
-            Issue.record("\(arguments) asked for help")
-            return BusmonOptions()
-        }
-        return options
-    }
-
-    private func error(_ arguments: [String]) -> String? {
-        do {
-            _ = try CommandLineParser.parse(arguments)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func aNATSURLAttachesToTheFleet() throws {
         #expect(
             try options(["--attach", "nats://127.0.0.1:4222"]).source
@@ -57,6 +40,6 @@ import Testing
         ),
     ])
     func rejectsWhatDoesNotFit(arguments: [String], message: String) {
-        #expect(error(arguments) == message)
+        #expect(parseError(arguments) == message)
     }
 }
