@@ -16,17 +16,21 @@
 @usableFromInline
 enum PthreadMutex {
     /// The size of a cache line, to which every mutex is aligned.
-    @usableFromInline
-    static let cacheLineSize = 64
+    ///
+    /// Computed rather than stored: a stored `static let` is initialized lazily, and code
+    /// inlined into other modules would reach it through `swift_once` on every access.
+    @inlinable
+    static var cacheLineSize: Int { 64 }
 
     /// The bytes given to each mutex: a whole number of cache lines.
     ///
     /// A locked mutex is written by every thread that takes it. Packed next to other memory, as
     /// a plain allocation of its 40 bytes would be, two locks that different threads take (such
     /// as two event types' locks) could share a cache line and slow each other down.
-    @usableFromInline
-    static let byteCount =
+    @inlinable
+    static var byteCount: Int {
         (MemoryLayout<pthread_mutex_t>.size + cacheLineSize - 1) / cacheLineSize * cacheLineSize
+    }
 
     /// Initializes the mutex at `mutex`, unlocked, with the type this build uses.
     @usableFromInline

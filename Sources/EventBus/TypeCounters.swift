@@ -40,7 +40,9 @@ final class TypeCounters: Sendable {
     /// as these counters.
     @inline(__always)
     func stripe(_ number: Int) -> Unmanaged<CounterStripe> {
-        stripes[number & (Self.stripeCount - 1)]
+        // The mask comes from the array, not from `stripeCount`: a `static let` is initialized
+        // lazily, and every read of it calls `swift_once`, twice per publish here.
+        stripes[number & (stripes.count - 1)]
     }
 
     /// Counts deliveries made on the calling thread, outside a publish's own counting.

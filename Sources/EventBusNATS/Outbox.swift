@@ -53,11 +53,13 @@
                 Ring(slots: .allocate(capacity: capacity), capacity: capacity)
             }
 
-            /// Stores `pending`, overwriting the oldest when full.
+            /// Stores `pending`, overwriting the oldest when full. `pending` is moved into its
+            /// slot: a copy would cost a call through the event's value witnesses, and destroying
+            /// the original a second one.
             ///
             /// - Returns: Whether an event was overwritten.
             @inline(__always)
-            mutating func append(_ pending: Pending) -> Bool {
+            mutating func append(_ pending: consuming Pending) -> Bool {
                 if count < capacity {
                     var index = head + count
                     if index >= capacity { index -= capacity }
@@ -65,7 +67,8 @@
                     count += 1
                     return false
                 }
-                (slots + head).pointee = pending
+                (slots + head).deinitialize(count: 1)
+                (slots + head).initialize(to: pending)
                 head += 1
                 if head == capacity { head = 0 }
                 return true
@@ -123,10 +126,11 @@
         func append(_ record: DeliveryRecord) {
             let wake = state.withLockedValue { state in
                 state.written &+= 1
-                let pending = Pending(
-                    time: state.stamps.stamp(), receivers: Int32(clamping: record.receivers),
-                    event: record.event)
-                if state.active.append(pending) { state.dropped &+= 1 }
+                let overwritten = state.active.append(
+                    Pending(
+                        time: state.stamps.stamp(), receivers: Int32(clamping: record.receivers),
+                        event: record.event))
+                if overwritten { state.dropped &+= 1 }
                 let wake = state.sleeping
                 state.sleeping = false
                 return wake
