@@ -53,7 +53,7 @@ let package = Package(
             path: "Examples/simapp"),
         .executableTarget(
             name: "busbench",
-            dependencies: ["EventBus", "BusMonitor", "EventBusNATS"]),
+            dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS"]),
         .target(name: "CFuzzerDriver"),
         .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
         // The app-side NATS bridge. Without the trait it still compiles (its initializer throws),

@@ -1,3 +1,4 @@
+import BusWire
 import EventBus
 import EventBusNATS
 import Foundation
@@ -118,7 +119,7 @@ struct BridgeBenchEvent: BenchPayload, Codable {
             let plain = BridgedBus(subscribers: subscribers, url: nil)
             let up = BridgedBus(subscribers: subscribers, url: server.url)
             let down = BridgedBus(
-                subscribers: subscribers, url: "nats://127.0.0.1:\(try BenchNATSServer.freePort())")
+                subscribers: subscribers, url: "nats://127.0.0.1:\(try LoopbackPort.free())")
             let medians = sampler.medianNanosecondsPerUnit([plain.workload, up.workload, down.workload])
             for bus in [plain, up, down] {
                 if !bus.accumulators.verify() {
@@ -311,7 +312,8 @@ struct BridgeBenchEvent: BenchPayload, Codable {
     }
 
     /// A nats-server on a free loopback port, for the length of the section. busbench cannot use
-    /// the tests' fixture (TestSupport is not a product), so it keeps this small launcher.
+    /// the tests' fixture (TestSupport is not a product), so it keeps this small launcher; the
+    /// port helpers are BusWire's, shared with that fixture.
     private final class BenchNATSServer {
         static let executable: String? = {
             let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
@@ -326,7 +328,7 @@ struct BridgeBenchEvent: BenchPayload, Codable {
         private let process = Process()
 
         init(executable: String) throws {
-            let port = try Self.freePort()
+            let port = try LoopbackPort.free()
             url = "nats://127.0.0.1:\(port)"
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["-a", "127.0.0.1", "-p", String(port)]
@@ -334,7 +336,7 @@ struct BridgeBenchEvent: BenchPayload, Codable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let deadline = monotonicSeconds() + 10
-            while !Self.accepts(port: port) {
+            while !LoopbackPort.accepts(port) {
                 guard process.isRunning, monotonicSeconds() < deadline else {
                     stop()
                     throw BridgeBench.Failure(description: "nats-server did not listen on port \(port)")
@@ -351,41 +353,6 @@ struct BridgeBenchEvent: BenchPayload, Codable {
             guard process.isRunning else { return }
             process.terminate()
             process.waitUntilExit()
-        }
-
-        static func freePort() throws -> Int {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { throw BridgeBench.Failure(description: "socket: errno \(errno)") }
-            defer { close(descriptor) }
-            var address = loopback(port: 0)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-                }
-            }
-            guard named else { throw BridgeBench.Failure(description: "bind: errno \(errno)") }
-            return Int(UInt16(bigEndian: address.sin_port))
-        }
-
-        static func accepts(port: Int) -> Bool {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { return false }
-            defer { close(descriptor) }
-            var address = loopback(port: port)
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-        }
-
-        private static func loopback(port: Int) -> sockaddr_in {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            return address
         }
     }
 

@@ -1,3 +1,4 @@
+import BusWire
 import Foundation
 
 #if canImport(Glibc)
@@ -75,7 +76,7 @@ package final class NATSServer {
                 environment: ProcessInfo.processInfo.environment)
             child = started
             while clock.now < deadline && started.isRunning {
-                if Self.accepts(port: port) { return }
+                if LoopbackPort.accepts(port) { return }
                 usleep(10_000)
             }
             // A restart right after a kill may find the port still held for a moment:
@@ -99,42 +100,6 @@ package final class NATSServer {
 
     /// A loopback port nothing listens on now: one the kernel picks, released again.
     package static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ChildProcess.Failure(description: "socket: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw ChildProcess.Failure(description: "bind: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw ChildProcess.Failure(description: "getsockname: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Whether a TCP connection to the loopback `port` succeeds.
-    package static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
+        try LoopbackPort.free()
     }
 }
