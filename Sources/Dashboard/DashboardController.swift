@@ -363,22 +363,27 @@ public final class DashboardController {
         }
         let selected = lines.index(atOrAfter: selectedSequence ?? 0)
         var top = lines.index(atOrAfter: topSequence ?? 0)
-        if selected < top { top = selected }
-        if selected >= top + rows { top = selected - rows + 1 }
-        top = max(0, min(top, lines.count - rows))
+        top = Self.top(top, keeping: selected, inView: rows, of: lines.count)
         selectedSequence = lines.sequence(at: selected)
         topSequence = lines.sequence(at: top)
         let shownLines = (top..<min(lines.count, top + rows)).map(lines.sequence(at:))
         return (shownLines, selectedSequence)
     }
 
+    /// The first of `count` items to show in `rows` rows so that `selected` is among them:
+    /// `top` moved as little as that takes, and no further down than a full last page.
+    private static func top(_ top: Int, keeping selected: Int, inView rows: Int, of count: Int) -> Int {
+        var top = top
+        if selected < top { top = selected }
+        if selected >= top + rows { top = selected - rows + 1 }
+        return max(0, min(top, count - rows))
+    }
+
     /// Rows of the table to draw, keeping the selection in view.
     func tableViewport(rows: Int) -> Range<Int> {
         let count = shown.rows.count + 1
         tableSelection = max(0, min(count - 1, tableSelection))
-        if tableSelection < tableTop { tableTop = tableSelection }
-        if tableSelection >= tableTop + rows { tableTop = tableSelection - rows + 1 }
-        tableTop = max(0, min(tableTop, count - rows))
+        tableTop = Self.top(tableTop, keeping: tableSelection, inView: rows, of: count)
         return tableTop..<min(count, tableTop + rows)
     }
 
@@ -406,9 +411,7 @@ public final class DashboardController {
         let found = selectedClass.flatMap { name in classes.firstIndex { $0.className == name } }
         classIndex = max(0, min(classes.count - 1, found ?? classIndex))
         selectedClass = classes[classIndex].className
-        if classIndex < classTop { classTop = classIndex }
-        if classIndex >= classTop + rows { classTop = classIndex - rows + 1 }
-        classTop = max(0, min(classTop, classes.count - rows))
+        classTop = Self.top(classTop, keeping: classIndex, inView: rows, of: classes.count)
         return (classTop..<min(classes.count, classTop + rows), classIndex)
     }
 
@@ -424,9 +427,7 @@ public final class DashboardController {
         objectIndex = max(0, min(objects.count - 1, found ?? objectIndex))
         // When the selected object has gone from the list, the one now in its place is selected.
         selectedObject = objects[objectIndex].observerID
-        if objectIndex < objectTop { objectTop = objectIndex }
-        if objectIndex >= objectTop + rows { objectTop = objectIndex - rows + 1 }
-        objectTop = max(0, min(objectTop, objects.count - rows))
+        objectTop = Self.top(objectTop, keeping: objectIndex, inView: rows, of: objects.count)
         return ObjectsView(
             className: openClass, all: objects, rows: objectTop..<min(objects.count, objectTop + rows),
             selected: objectIndex)
@@ -447,9 +448,7 @@ public final class DashboardController {
         let count = fleet.rows.count
         fleetIndex = max(0, min(count - 1, selectedMember.flatMap(fleet.index(of:)) ?? fleetIndex))
         selectedMember = fleet.rows[fleetIndex].member.origin
-        if fleetIndex < fleetTop { fleetTop = fleetIndex }
-        if fleetIndex >= fleetTop + rows { fleetTop = fleetIndex - rows + 1 }
-        fleetTop = max(0, min(fleetTop, count - rows))
+        fleetTop = Self.top(fleetTop, keeping: fleetIndex, inView: rows, of: count)
         return FleetView(rows: fleetTop..<min(count, fleetTop + rows), selected: fleetIndex)
     }
 
