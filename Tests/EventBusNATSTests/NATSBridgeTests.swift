@@ -23,6 +23,26 @@
             connectTimeout: 1, monitoring: false)
     }
 
+    /// Two bridged apps on one server, checkout and shipping: each a bus, a recorder of what its
+    /// bus delivers, and a bridge.
+    private struct TwoBridgedApps {
+        let checkoutBus = EventBus(name: "checkout")
+        let shippingBus = EventBus(name: "shipping")
+        let checkoutEvents: EventRecorder
+        let shippingEvents: EventRecorder
+        let checkout: NATSBridge
+        let shipping: NATSBridge
+
+        init(server: NATSServer) throws {
+            checkoutEvents = EventRecorder(bus: checkoutBus)
+            shippingEvents = EventRecorder(bus: shippingBus)
+            checkout = try NATSBridge(
+                bus: checkoutBus, url: server.url, app: "checkout", options: quickOptions())
+            shipping = try NATSBridge(
+                bus: shippingBus, url: server.url, app: "shipping", options: quickOptions())
+        }
+    }
+
     @Suite(.serialized, .enabled(if: NATSServer.isInstalled, Comment(rawValue: NATSServer.missingMessage)))
     struct NATSBridgeTests {
         @Test func forwardsEventsWithTheirSubjectAndEnvelope() throws {
@@ -67,14 +87,10 @@
         @Test func aReceivedTypeIsRepublishedOnceAndNotEchoed() throws {
             // Given two apps that both receive UserLoggedInEvent
             let server = try NATSServer()
-            let checkoutBus = EventBus(name: "checkout")
-            let shippingBus = EventBus(name: "shipping")
-            let checkoutEvents = EventRecorder(bus: checkoutBus)
-            let shippingEvents = EventRecorder(bus: shippingBus)
-            let checkout = try NATSBridge(
-                bus: checkoutBus, url: server.url, app: "checkout", options: quickOptions())
-            let shipping = try NATSBridge(
-                bus: shippingBus, url: server.url, app: "shipping", options: quickOptions())
+            let apps = try TwoBridgedApps(server: server)
+            let (checkoutBus, shippingBus) = (apps.checkoutBus, apps.shippingBus)
+            let (checkoutEvents, shippingEvents) = (apps.checkoutEvents, apps.shippingEvents)
+            let (checkout, shipping) = (apps.checkout, apps.shipping)
             checkout.receive(UserLoggedInEvent.self)
             shipping.receive(UserLoggedInEvent.self)
             shipping.receive(UserLoggedInEvent.self)  // twice: still one subscription
@@ -102,14 +118,10 @@
             // Given two apps that receive each other's events, and a handler in shipping that
             // answers every login with a welcome
             let server = try NATSServer()
-            let checkoutBus = EventBus(name: "checkout")
-            let shippingBus = EventBus(name: "shipping")
-            let checkoutEvents = EventRecorder(bus: checkoutBus)
-            let shippingEvents = EventRecorder(bus: shippingBus)
-            let checkout = try NATSBridge(
-                bus: checkoutBus, url: server.url, app: "checkout", options: quickOptions())
-            let shipping = try NATSBridge(
-                bus: shippingBus, url: server.url, app: "shipping", options: quickOptions())
+            let apps = try TwoBridgedApps(server: server)
+            let (checkoutBus, shippingBus) = (apps.checkoutBus, apps.shippingBus)
+            let (checkoutEvents, shippingEvents) = (apps.checkoutEvents, apps.shippingEvents)
+            let (checkout, shipping) = (apps.checkout, apps.shipping)
             for bridge in [checkout, shipping] {
                 bridge.receive(UserLoggedInEvent.self)
                 bridge.receive(WelcomeSentEvent.self)
@@ -142,13 +154,9 @@
         @Test func aServerKilledAndRestartedOnTheSamePortIsSurvived() throws {
             // Given two bridged apps
             let server = try NATSServer()
-            let checkoutBus = EventBus(name: "checkout")
-            let shippingBus = EventBus(name: "shipping")
-            let shippingEvents = EventRecorder(bus: shippingBus)
-            let checkout = try NATSBridge(
-                bus: checkoutBus, url: server.url, app: "checkout", options: quickOptions())
-            let shipping = try NATSBridge(
-                bus: shippingBus, url: server.url, app: "shipping", options: quickOptions())
+            let apps = try TwoBridgedApps(server: server)
+            let (checkoutBus, shippingEvents) = (apps.checkoutBus, apps.shippingEvents)
+            let (checkout, shipping) = (apps.checkout, apps.shipping)
             shipping.receive(UserLoggedInEvent.self)
             #expect(shipping.flush())
             checkoutBus.publish(UserLoggedInEvent(userId: "before", userName: "u"))
