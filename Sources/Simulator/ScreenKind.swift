@@ -17,7 +17,8 @@ public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// the handler holds the screen, and the screen never goes, so it becomes a leak suspect.
     case capturesSelfStrongly
 
-    /// The kinds a screen is picked from at random; a leaking one is picked apart, more rarely.
+    /// The kinds a screen is picked from at random; the app opens a leaking one apart, one at a
+    /// time.
     static let ordinaryKinds: [ScreenKind] = allCases.filter { $0 != .capturesSelfStrongly }
 
     /// The view controller class that behaves this way, as lifecycle events name it.

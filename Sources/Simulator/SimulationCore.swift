@@ -122,12 +122,13 @@ struct SimulationCore {
         }
     }
 
-    /// One screen in this many leaks, unless every screen does (``leaksEveryScreen``).
-    static let leakOdds = 20
-
-    /// Opens one screen of a random kind, announced with a `ScreenViewedEvent`.
+    /// Opens one screen, announced with a `ScreenViewedEvent`: a leaking one when no open screen
+    /// leaks (or every screen leaks, ``leaksEveryScreen``), otherwise one of a random kind.
+    ///
+    /// Keeping one leaking screen open, rather than leaving it to chance, means a batch closed at
+    /// once always shows a leak suspect, while leaks stay as rare as that one screen's closing.
     mutating func openScreen() -> [AppAction] {
-        let leaks = leaksEveryScreen || random.nextInt(below: Self.leakOdds) == 0
+        let leaks = leaksEveryScreen || !screens.contains { $0.kind == .capturesSelfStrongly }
         let kind = leaks ? .capturesSelfStrongly : random.pick(ScreenKind.ordinaryKinds)
         let screen = makeScreen(kind, bus: bus, counter: counter)
         screens.append(screen)
@@ -138,7 +139,7 @@ struct SimulationCore {
 
     /// Closes up to `count` screens picked at random.
     ///
-    /// - Parameter includingALeak: Whether one of them is a leaking screen, when one is open, so
+    /// - Parameter includingALeak: Whether one of them is the leaking screen that is open, so
     ///   that a batch closed at once shows a leak suspect.
     mutating func closeScreens(count: Int, includingALeak: Bool = false) -> [AppAction] {
         var actions: [AppAction] = []

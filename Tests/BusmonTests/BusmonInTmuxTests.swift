@@ -115,11 +115,12 @@ struct BusmonInTmuxTests {
     }
 
     @Test func aLeakingScreenBecomesASuspectWhoseDetailsOpen() async throws {
-        let pane = try Self.start(width: 120, height: 40)
+        // A slow app, so that the log holds minutes of history for the filter below.
+        let pane = try Self.start(["--rate", "20"], width: 120, height: 40)
         defer { pane.close() }
         try await pane.waitForScreen(containing: ScreenText.observersPane)
-        // A closed batch includes a leaking screen when one is open; five seconds later the bus
-        // reports it, and the header counts it.
+        // The app keeps one leaking screen open, and a closed batch includes it; five seconds
+        // later the bus reports it, and the header counts it.
         try pane.press("c")
         try await pane.waitForScreen("a leak suspect in the header") { screen in
             screen.split(separator: "\n").first.map { $0.contains("leak suspect") } ?? false
@@ -132,12 +133,17 @@ struct BusmonInTmuxTests {
                 && screen.contains("after \"screen closed\"")
         }
         #expect(details.contains("leak suspect"))
-        try await pane.waitForScreen("the log's leak line") { screen in
-            logLines(screen).contains { $0.contains("leak suspected: ChatViewController #") }
-        }
         try pane.press("Escape")
         try await pane.waitForScreen("the class list again") {
             !$0.contains("Observers › ChatViewController")
+        }
+
+        // The report's line went by in the log; a filter finds it again.
+        try pane.press("/")
+        try pane.type("leak suspected")
+        try pane.press("Enter")
+        try await pane.waitForScreen("the log's leak line") { screen in
+            logLines(screen).contains { $0.contains("leak suspected: ChatViewController #") }
         }
     }
 

@@ -184,6 +184,36 @@ struct SimulatedAppTests {
         #expect(statistics.openScreensByKind.count > 1)
     }
 
+    @Test(arguments: [1, 7, 11] as [UInt64])
+    func oneOpenScreenLeaksSoABatchAlwaysShowsASuspect(seed: UInt64) async throws {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: seed, churn: 20, closedScreenLifetime: .milliseconds(50))
+        // A navigation that only closes may close the leaking screen; the next one opened leaks.
+        for _ in 0..<20 {
+            app.advance(by: 0.25)
+            #expect(app.statistics.openScreensByKind[.capturesSelfStrongly, default: 0] <= 1)
+        }
+        openTheNextScreen(of: app)
+        #expect(app.statistics.openScreensByKind[.capturesSelfStrongly] == 1)
+        try await Task.sleep(for: .milliseconds(100))
+        let suspectsBefore = Set(bus.snapshot().leakSuspects.map(\.observerID))
+
+        app.destroyScreens(count: 3)
+        #expect(app.statistics.openScreensByKind[.capturesSelfStrongly] == nil)
+        try await Task.sleep(for: .milliseconds(100))
+        let newSuspects = bus.snapshot().leakSuspects.filter { !suspectsBefore.contains($0.observerID) }
+        #expect(newSuspects.map(\.className) == ["ChatViewController"])
+        // The next screen the app opens leaks again.
+        openTheNextScreen(of: app)
+        #expect(app.statistics.openScreensByKind[.capturesSelfStrongly] == 1)
+    }
+
+    /// Navigates until the app opens a screen.
+    private func openTheNextScreen(of app: SimulatedApp) {
+        let opened = app.statistics.screensOpened
+        while app.statistics.screensOpened == opened { app.navigate() }
+    }
+
     @Test func destroyScreensClosesABatchAtOnce() {
         let bus = EventBus(name: "test")
         let app = SimulatedApp(bus: bus, seed: 5, rate: 0, churn: 0, targetScreens: 20)
