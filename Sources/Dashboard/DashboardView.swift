@@ -390,7 +390,8 @@ struct DashboardView {
         } else if log.isFollowing {
             info = "following"
         } else {
-            info = "line \(log.position)/\(log.matching), G follows"
+            // `G` acts on the focused pane, so it is offered only while the log has the focus.
+            info = "line \(log.position)/\(log.matching), " + (focused ? "G follows" : "not following")
         }
         if filter != nil {
             info += ", \(log.matching) of \(state.log.count) match"

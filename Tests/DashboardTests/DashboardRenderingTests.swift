@@ -151,6 +151,20 @@ struct DashboardRenderingTests {
         #expect(liveRow.contains(" 999 "))
     }
 
+    @Test func theLogOffersGOnlyWhileItHasTheFocus() throws {
+        let (dashboard, _, now) = scriptedDashboard()
+        _ = dashboard.handle(.up)
+        var title = try #require(
+            line(rendered(dashboard, width: 80, height: 24, now: now), containing: "─ Log "))
+        #expect(title.contains("line 10/11, G follows"))
+
+        // On another pane, G would act there, so the log only says it is not following.
+        _ = dashboard.handle(.tab)
+        title = try #require(line(rendered(dashboard, width: 80, height: 24, now: now), containing: "─ Log "))
+        #expect(title.contains("line 10/11, not following"))
+        #expect(!title.contains("G follows"))
+    }
+
     @Test func filterPromptAndIndicatorShow() {
         let (dashboard, _, now) = scriptedDashboard()
         _ = dashboard.handle(.character("/"))
