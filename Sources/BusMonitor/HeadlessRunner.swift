@@ -59,6 +59,7 @@ public final class HeadlessRunner: Sendable {
     private let drainInterval: Double
     private let summaryInterval: Double
     private let onNotice: @Sendable (SourceNotice) -> Void
+    private let stopPublishing: @Sendable () -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let stopRequested = LockedValue(false)
 
@@ -72,12 +73,17 @@ public final class HeadlessRunner: Sendable {
     ///   - summaryInterval: Seconds between `summary` lines.
     ///   - onNotice: Called with each of the source's notices (an attach, a detach, a warning
     ///     about the recording), which are not part of the output; busmon writes them to stderr.
+    ///   - stopPublishing: Called when the duration has passed or ``stop()`` was called, before
+    ///     one last drain: an app in this process stops there, so that the output ends with
+    ///     everything it published.
     public init(
         source: any DashboardSource, output: FileHandle = .standardOutput, duration: Double? = nil,
         drainInterval: Double = 0.1, summaryInterval: Double = 1,
-        onNotice: @escaping @Sendable (SourceNotice) -> Void = { _ in }
+        onNotice: @escaping @Sendable (SourceNotice) -> Void = { _ in },
+        stopPublishing: @escaping @Sendable () -> Void = {}
     ) {
         self.onNotice = onNotice
+        self.stopPublishing = stopPublishing
         self.source = source
         self.output = output
         self.duration = duration
@@ -109,6 +115,12 @@ public final class HeadlessRunner: Sendable {
             let stopping = stopRequested.current
             let outcome: Outcome? =
                 stopping ? .stopped : finished ? .sourceFinished : timeUp ? .durationElapsed : nil
+            if outcome == .stopped || outcome == .durationElapsed {
+                stopPublishing()
+                let last = source.drain()
+                last.notices.forEach(onNotice)
+                totals.add(last, into: &writer)
+            }
             if now >= nextSummary || outcome != nil {
                 totals.writeNewestSnapshot(into: &writer)
                 totals.writeFleet(into: &writer)

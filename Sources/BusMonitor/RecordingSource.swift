@@ -51,6 +51,13 @@ public final class RecordingSource: FiniteSource {
         return batch
     }
 
+    /// Records what the wrapped source still holds, which nobody will draw: call it after
+    /// stopping what feeds the source and before closing the writer, so that the events of the
+    /// last moments before quitting are in the recording too.
+    public func recordRemaining() {
+        _ = drain()
+    }
+
     /// The wrapped source's commands.
     public var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
 

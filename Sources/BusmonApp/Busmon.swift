@@ -95,12 +95,14 @@ package enum Busmon {
         if let recordPath = options.recordPath {
             let writer = try RecordingWriter(path: recordPath)
             let recorded = session
+            let recording = RecordingSource(wrapping: recorded.source, writer: writer)
             session = Session(
-                source: RecordingSource(wrapping: recorded.source, writer: writer),
+                source: recording,
                 stop: {
                     recorded.stop()
+                    recording.recordRemaining()
                     writer.close()
-                }, eventsPublished: recorded.eventsPublished)
+                }, eventsPublished: recorded.eventsPublished, stopPublishing: recorded.stopPublishing)
         }
         return session
     }
@@ -150,9 +152,11 @@ package enum Busmon {
             return 1
         }
         // Notices (attached, detached, a recording's warnings) go to stderr, beside the output.
-        let runner = HeadlessRunner(source: session.source, duration: options.duration) { notice in
-            printError("busmon: \(notice.isWarning ? "warning: " : "")\(notice.text)")
-        }
+        let runner = HeadlessRunner(
+            source: session.source, duration: options.duration,
+            onNotice: { notice in
+                printError("busmon: \(notice.isWarning ? "warning: " : "")\(notice.text)")
+            }, stopPublishing: session.stopPublishing)
         // A closed pipe ends the run as the writes' EPIPE, not as a death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let stopped = LockedSignal()
@@ -204,6 +208,9 @@ package enum Busmon {
         package let stop: () -> Void
         /// Events the watched app has published, when busmon can know it.
         package var eventsPublished: () -> Int? = { nil }
+        /// Stops the simulated app publishing, while its source stays open for a last drain
+        /// that takes all it published; nothing for a source fed from outside.
+        package var stopPublishing: @Sendable () -> Void = {}
     }
 
     /// Starts the simulated app in this process, watched through its bus.
@@ -222,7 +229,8 @@ package enum Busmon {
         }
         app.start()
         return Session(
-            source: source, stop: { app.stop() }, eventsPublished: { app.statistics.eventsPublished })
+            source: source, stop: { app.stop() }, eventsPublished: { app.statistics.eventsPublished },
+            stopPublishing: { app.stop() })
     }
 
     private static func runDashboard(

@@ -185,6 +185,31 @@ struct AttachEndToEndTests {
         #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
     }
 
+    @Test(.enabled(if: TmuxPane.isAvailable, "tmux is not installed"))
+    func theDashboardRecordsEveryEventUpToTheEnd() async throws {
+        let recording = temporaryPath("dashboard.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(),
+            arguments: ["--seed", "3", "--rate", "1000", "--duration", "2", "--record", recording],
+            width: 160,
+            environment: ["LC_ALL": "C.UTF-8"])
+        defer { pane.close() }
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+
+        // "busmon: 50 frames in 2.0 s (25.0 frames/s), 2013 events, peak memory 24 MB"
+        let summary = try #require(
+            try pane.screen().split(separator: "\n").first { $0.contains(" frames in ") })
+        let published = try #require(
+            summary.split(separator: ", ").first { $0.hasSuffix(" events") }.flatMap {
+                Int($0.dropLast(" events".count))
+            })
+        let recorded = try String(contentsOfFile: recording, encoding: .utf8)
+            .split(separator: "\n").count { $0.hasPrefix("{\"kind\":\"event\"") }
+        #expect(published > 1000)
+        #expect(recorded == published, "the events published after the last frame are recorded too")
+    }
+
     /// Running busmon as another user needs root (to switch) and setpriv (util-linux).
     static let canSwitchUser =
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
