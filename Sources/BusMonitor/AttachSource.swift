@@ -100,12 +100,14 @@ public final class AttachSource: DashboardSource {
         shared.withLock { state in
             let batch = SourceBatch(
                 events: state.events, lifecycle: state.lifecycle, snapshot: state.snapshot,
+                eventsAfterSnapshot: state.eventsAfterSnapshot,
                 droppedEvents: state.droppedBefore + state.droppedNow, status: state.statusText,
                 notices: state.notices, countersRestarted: state.countersRestarted)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             state.events = []
             state.lifecycle = []
             state.snapshot = nil
+            state.eventsAfterSnapshot = 0
             state.notices = []
             state.countersRestarted = false
             return batch
@@ -128,6 +130,8 @@ struct AttachState {
     var events: [CapturedEvent] = []
     var lifecycle: [CapturedLifecycle] = []
     var snapshot: BusSnapshot?
+    /// Events that arrived after ``snapshot``, which its counts do not include.
+    var eventsAfterSnapshot = 0
     var hello: FeedHello?
     var state = AttachSource.State.connecting
     /// Drops the tap reported on connections that have ended.
@@ -361,10 +365,12 @@ final class AttachReader: @unchecked Sendable {
                         state.attach(hello)
                     case .event(let event):
                         state.events.append(event.captured)
+                        if state.snapshot != nil { state.eventsAfterSnapshot += 1 }
                     case .lifecycle(let lifecycle):
                         state.lifecycle.append(lifecycle.captured)
                     case .snapshot(let snapshot):
                         state.snapshot = snapshot.snapshot
+                        state.eventsAfterSnapshot = 0
                         if state.awaitingFirstSnapshot {
                             state.awaitingFirstSnapshot = false
                             state.countersRestarted = true

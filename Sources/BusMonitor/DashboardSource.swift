@@ -8,6 +8,10 @@ public struct SourceBatch: Sendable {
     public var lifecycle: [CapturedLifecycle]
     /// The newest counters of the bus, when the source has new ones.
     public var snapshot: BusSnapshot?
+    /// How many of the last ``events`` came after ``snapshot`` was taken, so that its counts do
+    /// not include them: a tap's stream and a recording go on after a snapshot. 0 when the
+    /// snapshot was taken after the batch was gathered, as the in-process source does.
+    public var eventsAfterSnapshot: Int
     /// Events the source had to drop so far because the monitor fell behind (a running total).
     public var droppedEvents: Int
     /// A short state to show in the header, such as "attached", "detached", "replay 3/10 s".
@@ -25,10 +29,11 @@ public struct SourceBatch: Sendable {
     /// Creates a batch.
     public init(
         events: [CapturedEvent] = [], lifecycle: [CapturedLifecycle] = [], snapshot: BusSnapshot? = nil,
-        droppedEvents: Int = 0, status: String? = nil, notices: [SourceNotice] = [],
-        countersRestarted: Bool = false, fleet: [FleetMember]? = nil
+        eventsAfterSnapshot: Int = 0, droppedEvents: Int = 0, status: String? = nil,
+        notices: [SourceNotice] = [], countersRestarted: Bool = false, fleet: [FleetMember]? = nil
     ) {
         self.fleet = fleet
+        self.eventsAfterSnapshot = eventsAfterSnapshot
         self.events = events
         self.lifecycle = lifecycle
         self.snapshot = snapshot

@@ -285,10 +285,13 @@ public final class ReplaySource: FiniteSource {
                 guard let pending = clock.pending, pending.offset <= played else { break }
                 bytes += pending.length
                 switch pending.item {
-                case .event(let event): batch.events.append(event)
+                case .event(let event):
+                    batch.events.append(event)
+                    if batch.snapshot != nil { batch.eventsAfterSnapshot += 1 }
                 case .lifecycle(let change): batch.lifecycle.append(change)
                 case .snapshot(let snapshot, let restart):
                     batch.snapshot = snapshot
+                    batch.eventsAfterSnapshot = 0
                     if restart { batch.countersRestarted = true }
                 case .dropped(let count): clock.dropped = count
                 }

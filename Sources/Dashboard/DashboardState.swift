@@ -228,16 +228,18 @@ struct DashboardState {
             }
         }
         if let snapshot = batch.snapshot {
+            let afterSnapshot = batch.events.suffix(
+                max(0, min(batch.eventsAfterSnapshot, batch.events.count)))
             if isAwaitingBaseline {
                 let before = publishedByType()
-                take(snapshot)
+                take(snapshot, eventsAfter: afterSnapshot)
                 rebaseMeters(from: before)
                 // Nor are the subscribers it finds a change.
                 for index in rows.indices { rows[index].subscribers.takeAsBaseline() }
                 wildcard.takeAsBaseline()
                 isAwaitingBaseline = false
             } else {
-                take(snapshot)
+                take(snapshot, eventsAfter: afterSnapshot)
             }
             observers.take(snapshot, at: now, readingTime: readingTime)
         }
@@ -306,12 +308,13 @@ struct DashboardState {
         isAwaitingBaseline = true
     }
 
-    private mutating func take(_ snapshot: BusSnapshot) {
+    /// Takes `snapshot`'s counts; `eventsAfter` are the batch's events that came after it was
+    /// taken, which it does not count (the others are in it).
+    private mutating func take(_ snapshot: BusSnapshot, eventsAfter: ArraySlice<CapturedEvent>) {
         busName = snapshot.busName
         for statistics in snapshot.eventTypes {
             let index = rowIndex(for: statistics.typeName)
             rows[index].statistics = statistics
-            // Sources take the snapshot after gathering the batch, so the batch's events are in it.
             rows[index].countSinceSnapshot = 0
             rows[index].unheardSinceSnapshot = 0
             rows[index].subscribers.takeSnapshot(
@@ -326,6 +329,13 @@ struct DashboardState {
             SubscriberCounts(
                 live: snapshot.wildcardObservers, dead: snapshot.deadWildcardObservers,
                 reclaimed: snapshot.reclaimedWildcardObservers))
+        // Only rows whose counts were just replaced: the others counted these events already.
+        let counted = Set(snapshot.eventTypes.map(\.typeName))
+        for event in eventsAfter where counted.contains(event.typeName) {
+            let index = rowIndex(for: event.typeName)
+            rows[index].countSinceSnapshot += 1
+            if event.receivers == 0 { rows[index].unheardSinceSnapshot += 1 }
+        }
     }
 
     /// The reclaim lines of `lifecycle`, by the index of each object's first report, and the

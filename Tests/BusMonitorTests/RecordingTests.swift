@@ -81,6 +81,9 @@ struct RecordingTests {
         #expect(events.map(\.time) == original.flatMap(\.events).map(\.time))
         #expect(replayed.flatMap(\.lifecycle).map(\.change) == original.flatMap(\.lifecycle).map(\.change))
         #expect(replayed.compactMap(\.snapshot).last == original[0].snapshot)
+        // The snapshot holds its own batch's events, not the one recorded after it.
+        let withSnapshot = try #require(replayed.first { $0.snapshot != nil })
+        #expect(withSnapshot.events.count - withSnapshot.eventsAfterSnapshot == 2)
         #expect(replayed.last?.droppedEvents == 5)
         #expect(replayed.last?.status == "replay finished")
     }

@@ -210,6 +210,31 @@ struct AttachEndToEndTests {
         #expect(recorded == published, "the events published after the last frame are recorded too")
     }
 
+    @Test(.enabled(if: TmuxPane.isAvailable, "tmux is not installed"))
+    func aFastReplayEndsWithTheRecordingsTotal() async throws {
+        let recording = temporaryPath("fast.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let live = try ChildProcess.run(
+            try BusmonBinary.require(),
+            ["--headless", "--seed", "7", "--rate", "500", "--duration", "2", "--record", recording],
+            environment: environment)
+        #expect(live.status == 0, "stderr: \(live.standardError)")
+        let recorded = try String(contentsOfFile: recording, encoding: .utf8)
+            .split(separator: "\n").count { $0.hasPrefix("{\"kind\":\"event\"") }
+
+        // At 100x a frame takes in snapshots with events recorded after them; the total counts both.
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--replay", recording, "--speed", "100"],
+            width: 120, height: 40, environment: ["LC_ALL": "C.UTF-8"])
+        defer { pane.close() }
+        let finished = try await pane.waitForScreen(containing: "replay finished")
+        let total = try #require(finished.split(separator: "\n").first { $0.hasPrefix("* any type") })
+        #expect(
+            total.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first == "\(recorded)")
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+    }
+
     /// Running busmon as another user needs root (to switch) and setpriv (util-linux).
     static let canSwitchUser =
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")

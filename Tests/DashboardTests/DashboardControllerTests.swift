@@ -70,6 +70,27 @@ struct DashboardControllerTests {
         #expect(dashboard.live.busName == "app")
     }
 
+    @Test func eventsAfterASnapshotInItsBatchAreAddedToIt() throws {
+        // A tap's stream or a recording goes on after a snapshot: of the batch's three events,
+        // the snapshot counts the first, and the two after it are added.
+        let source = ScriptedSource()
+        let dashboard = DashboardController(source: source)
+        source.enqueue(SourceBatch(events: [login("ada", at: startTime)]))
+        dashboard.update(now: startTime)
+        source.enqueue(
+            SourceBatch(
+                events: ["bob", "cy", "dee"].map { login($0, at: startTime + 0.1) },
+                snapshot: BusSnapshot(
+                    busName: "app", eventTypes: [statistics("UserLoggedInEvent", live: 4, published: 2)],
+                    wildcardObservers: 1),
+                eventsAfterSnapshot: 2))
+        dashboard.update(now: startTime + 0.1)
+
+        let row = try #require(dashboard.live.rows.first)
+        #expect(row.published == 4)
+        #expect(dashboard.live.totalPublished == 4)
+    }
+
     @Test func lifecycleChangesCountSubscribersWithoutSnapshots() throws {
         let source = ScriptedSource()
         let dashboard = DashboardController(source: source)
