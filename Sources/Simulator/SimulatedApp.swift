@@ -35,8 +35,9 @@ public final class SimulatedApp: Sendable {
     /// How long a closed screen may take to be deallocated before the bus reports it, when no
     /// time is given.
     public static let defaultClosedScreenLifetime = Duration.seconds(5)
-    /// Leaked screens kept alive at most; past this, the app unsubscribes the oldest one, which
-    /// breaks its retain cycle, so a long run does not grow without limit.
+    /// Leaked screens kept alive; past this, the app unsubscribes the oldest one, which breaks
+    /// its retain cycle, so a long run does not grow without limit. It does so once the leak has
+    /// outlived twice its closed screen lifetime, so that the bus has reported it first.
     public static let maximumLeakedScreens = 8
     /// The highest rate accepted, in events per second.
     public static let maximumRate = 10_000_000.0
@@ -86,7 +87,8 @@ public final class SimulatedApp: Sendable {
         core = LockedValue(
             SimulationCore(
                 bus: bus, counter: counter, seed: seed, rate: Self.clamp(rate, to: Self.maximumRate),
-                churn: Self.clamp(churn, to: Self.maximumChurn), targetScreens: max(0, targetScreens)))
+                churn: Self.clamp(churn, to: Self.maximumChurn), targetScreens: max(0, targetScreens),
+                leakKeptFor: 2 * Double(closedScreenLifetime / .milliseconds(1)) / 1000))
     }
 
     deinit {

@@ -48,13 +48,18 @@ struct SimulationCore {
     var leaksEveryScreen = false
     /// Closed screens still finishing their work, with the simulated time it ends.
     private var finishing: [(screen: any SimulatedScreen, until: Double)] = []
-    /// Closed screens that leaked, oldest first, held weakly: only their retain cycle keeps
-    /// them alive.
-    private var leaked: [WeakScreen] = []
+    /// Closed screens that leaked, oldest first, held weakly (only their retain cycle keeps
+    /// them alive), with the simulated time each closed.
+    private var leaked: [(screen: WeakScreen, closedAt: Double)] = []
+    /// Simulated seconds a leaked screen is kept past the cap before its cycle is broken: long
+    /// enough for the bus to report it and for the report to be seen.
+    let leakKeptFor: Double
 
     init(
-        bus: EventBus, counter: HandlerCounter, seed: UInt64, rate: Double, churn: Double, targetScreens: Int
+        bus: EventBus, counter: HandlerCounter, seed: UInt64, rate: Double, churn: Double, targetScreens: Int,
+        leakKeptFor: Double
     ) {
+        self.leakKeptFor = leakKeptFor
         self.bus = bus
         self.counter = counter
         random = SplitMix64(seed: seed)
@@ -80,7 +85,7 @@ struct SimulationCore {
 
     /// Takes up to `limit` actions that are due: work that finished, navigations, then traffic.
     mutating func takeDueActions(limit: Int) -> [AppAction] {
-        var actions: [AppAction] = []
+        var actions = breakLeaksPastTheCap()
         if finishing.contains(where: { $0.until <= statistics.elapsed }) {
             let done = finishing.filter { $0.until <= statistics.elapsed }
             finishing.removeAll { $0.until <= statistics.elapsed }
@@ -100,6 +105,7 @@ struct SimulationCore {
     /// Whether actions are due that ``takeDueActions(limit:)`` has not taken yet.
     var hasDueActions: Bool {
         eventCredit >= 1 || churnCredit >= 1 || finishing.contains { $0.until <= statistics.elapsed }
+            || hasLeakToBreak
     }
 
     /// Drops credit earned for events that were not taken, as when the app falls behind.
@@ -170,26 +176,43 @@ struct SimulationCore {
             finishing.append((screen, statistics.elapsed + seconds))
         case .capturesSelfStrongly:
             statistics.screensLeaked += 1
-            leaked.removeAll { $0.screen == nil }
-            leaked.append(WeakScreen(screen))
-            if leaked.count > SimulatedApp.maximumLeakedScreens, let oldest = leaked.removeFirst().screen {
-                statistics.leaksBroken += 1
-                actions.append(.breakLeak(oldest))
-            }
+            leaked.append((WeakScreen(screen), statistics.elapsed))
+            actions += breakLeaksPastTheCap()
         default:
             break
         }
         return actions
     }
 
+    /// Whether more leaked screens are alive than the cap, the oldest kept long enough.
+    private var hasLeakToBreak: Bool {
+        leaked.count > SimulatedApp.maximumLeakedScreens
+            && leaked[0].closedAt + leakKeptFor <= statistics.elapsed
+    }
+
+    /// Breaks the oldest leaks while more than the cap are alive, each once it has been kept
+    /// ``leakKeptFor``: breaking one at once would free it before the bus could report it, and
+    /// with every screen leaking (``leaksEveryScreen``) no leak would ever be seen.
+    private mutating func breakLeaksPastTheCap() -> [AppAction] {
+        leaked.removeAll { $0.screen.screen == nil }
+        var actions: [AppAction] = []
+        while hasLeakToBreak {
+            if let oldest = leaked.removeFirst().screen.screen {
+                statistics.leaksBroken += 1
+                actions.append(.breakLeak(oldest))
+            }
+        }
+        return actions
+    }
+
     /// The leaking screens alive now, open or closed.
     var leakingScreens: [any SimulatedScreen] {
-        screens.filter { $0.kind == .capturesSelfStrongly } + leaked.compactMap(\.screen)
+        screens.filter { $0.kind == .capturesSelfStrongly } + leaked.compactMap(\.screen.screen)
     }
 
     /// Leaked screens alive now.
     var leakedScreensAlive: Int {
-        leaked.count { $0.screen != nil }
+        leaked.count { $0.screen.screen != nil }
     }
 
     /// The next event of the app's ordinary traffic: mostly data loads, some logins and logouts.

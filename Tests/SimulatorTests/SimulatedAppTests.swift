@@ -122,6 +122,35 @@ struct SimulatedAppTests {
         #expect(statistics.leaksBroken > 0)
     }
 
+    @Test func everyLeakBrokenPastTheCapWasReportedFirst() async throws {
+        // With every screen leaking, the cap is passed within moments; a leak broken at once
+        // would be freed before the bus could report it.
+        let bus = EventBus(name: "test")
+        let recorder = EventRecorder(bus: bus)
+        let app = SimulatedApp(
+            bus: bus, seed: 3, rate: 100, churn: 40, closedScreenLifetime: .milliseconds(500))
+        app.toggleLeakyScreens()
+        app.start()
+        // Snapshots check the watched objects, as busmon's do, here more often for a short time.
+        for _ in 0..<150 {
+            _ = bus.snapshot()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        app.stop()
+        // Past their lifetime, the leaks still alive are all suspects.
+        try await Task.sleep(for: .milliseconds(600))
+        _ = bus.snapshot()
+
+        let broken = app.statistics.leaksBroken
+        let suspected = Set(
+            recorder.lifecycleEvents.filter { $0.kind == .leakSuspected }.compactMap(\.observerID))
+        let cleared = recorder.lifecycleEvents.filter { $0.kind == .leakCleared }.compactMap(\.observerID)
+        #expect(broken > 0)
+        #expect(cleared.count == broken, "each broken leak had been a suspect, and is cleared")
+        #expect(Set(cleared).isSubset(of: suspected))
+        #expect(bus.snapshot().leakSuspects.count >= SimulatedApp.maximumLeakedScreens)
+    }
+
     @Test func theLeakKeyMakesEveryNewScreenLeak() {
         let bus = EventBus(name: "test")
         let app = SimulatedApp(bus: bus, seed: 5, rate: 0, churn: 0, targetScreens: 6)
