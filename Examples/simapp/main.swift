@@ -34,7 +34,7 @@ let usage = """
       --app NAME          the app name the bridge publishes under (default simapp)
       --stream            have the bridge keep the fleet's history in the JetStream stream
                           EVENTBUS (the server needs -js), for busmon --since
-      --rate N            events per second, 1 to 10000000 (default 200)
+      --rate N            events per second, 1 to 10000000, fractions allowed (default 200)
       --seed N            seed for a repeatable run (default 1)
       --duration SECONDS  stop after SECONDS (default: run until SIGINT or SIGTERM)
       -h, --help          show this help
@@ -160,8 +160,10 @@ app.start()
 var watchedThrough: [String] = []
 if let path = options.tapPath { watchedThrough.append("tap at \(path)") }
 if let url = options.natsURL { watchedThrough.append("bridged to \(url) as \(options.appName)") }
+// A fractional rate is kept, and shown as given.
+let shownRate = options.rate == options.rate.rounded() ? "\(Int(options.rate))" : "\(options.rate)"
 print(
-    "simapp: pid \(getpid()), publishing about \(Int(options.rate)) events/s; "
+    "simapp: pid \(getpid()), publishing about \(shownRate) events/s; "
         + watchedThrough.joined(separator: ", "))
 
 // Stop on SIGINT/SIGTERM or when the duration ends, whichever comes first.
