@@ -6,12 +6,15 @@ struct TablePane: DashboardPane {
     let name = "tables"
     let enterHelp = "filter by type"
     let columnHelp = [
+        KeyHint(keys: "COUNT RATE/s", text: "events published (the bus's own count), per second over 2 s"),
+        KeyHint(keys: "LAST Ns, HIST", text: "events in each of the last N seconds, newest on the right"),
         KeyHint(keys: "LIVE DEAD RECL", text: "live, dead awaiting cleanup, reclaimed subscriptions"),
         KeyHint(
             keys: "DEAD, dim",
             text: "cleaned up in the last 3 s; to watch cleanup, slow down with - or start with --rate 5"),
         KeyHint(keys: "UNSUB CANC DUP", text: "unsubscribed, cancelled, duplicate subscriptions"),
         KeyHint(keys: "UNHEARD", text: "events no typed subscriber received"),
+        KeyHint(keys: "CHG", text: "change in live subscriptions over the last 3 s, up or down"),
     ]
 
     /// A title rule and a row of column titles, then the rows it needs (the wildcard row
