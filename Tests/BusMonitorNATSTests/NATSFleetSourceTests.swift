@@ -28,9 +28,11 @@
             for id in 1...20 { bus.publish(OrderPlaced(id: id)) }
             #expect(bridge.flush())
 
+            // The events, the snapshot and the bridge's report arrive on their own schedules.
             let batches = drainUntil(source, timeout: 20) { batches in
                 batches.flatMap(\.events).count == 20
                     && batches.compactMap(\.snapshot).last?["OrderPlaced"]?.published == 20
+                    && batches.compactMap(\.fleet).last?.first?.bridgeState != nil
             }
             let events = batches.flatMap(\.events)
             #expect(events.count == 20)

@@ -88,7 +88,7 @@
             // Given two apps that both receive UserLoggedInEvent
             let server = try NATSServer()
             let apps = try TwoBridgedApps(server: server)
-            let (checkoutBus, shippingBus) = (apps.checkoutBus, apps.shippingBus)
+            let checkoutBus = apps.checkoutBus
             let (checkoutEvents, shippingEvents) = (apps.checkoutEvents, apps.shippingEvents)
             let (checkout, shipping) = (apps.checkout, apps.shipping)
             checkout.receive(UserLoggedInEvent.self)
