@@ -23,6 +23,12 @@ struct AttachEndToEndTests {
             .appendingPathComponent("busmon-e2e-\(getpid())-\(UUID().uuidString.prefix(6))-\(name)").path
     }
 
+    /// How many event records the recording at `path` holds.
+    private func eventRecords(in path: String) throws -> Int {
+        try String(contentsOfFile: path, encoding: .utf8)
+            .split(separator: "\n").count { $0.hasPrefix("{\"kind\":\"event\"") }
+    }
+
     private func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
@@ -204,8 +210,7 @@ struct AttachEndToEndTests {
             summary.split(separator: ", ").first { $0.hasSuffix(" events") }.flatMap {
                 Int($0.dropLast(" events".count))
             })
-        let recorded = try String(contentsOfFile: recording, encoding: .utf8)
-            .split(separator: "\n").count { $0.hasPrefix("{\"kind\":\"event\"") }
+        let recorded = try eventRecords(in: recording)
         #expect(published > 1000)
         #expect(recorded == published, "the events published after the last frame are recorded too")
     }
@@ -219,8 +224,7 @@ struct AttachEndToEndTests {
             ["--headless", "--seed", "7", "--rate", "500", "--duration", "2", "--record", recording],
             environment: environment)
         #expect(live.status == 0, "stderr: \(live.standardError)")
-        let recorded = try String(contentsOfFile: recording, encoding: .utf8)
-            .split(separator: "\n").count { $0.hasPrefix("{\"kind\":\"event\"") }
+        let recorded = try eventRecords(in: recording)
 
         // At 100x a frame takes in snapshots with events recorded after them; the total counts both.
         let pane = try TmuxPane(
