@@ -23,6 +23,18 @@ struct AttachEndToEndTests {
             .appendingPathComponent("busmon-e2e-\(getpid())-\(UUID().uuidString.prefix(6))-\(name)").path
     }
 
+    /// Runs the simulated app headless for 2 s at `rate`, recording to `path`, and expects it to
+    /// succeed.
+    @discardableResult
+    private func recordHeadless(seed: Int, rate: Int, to path: String) throws -> ChildResult {
+        let run = try ChildProcess.run(
+            try BusmonBinary.require(),
+            ["--headless", "--seed", "\(seed)", "--rate", "\(rate)", "--duration", "2", "--record", path],
+            environment: environment)
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        return run
+    }
+
     /// How many event records the recording at `path` holds.
     private func eventRecords(in path: String) throws -> Int {
         try String(contentsOfFile: path, encoding: .utf8)
@@ -146,11 +158,7 @@ struct AttachEndToEndTests {
     @Test func aRecordingReplaysToTheSameTotals() throws {
         let recording = temporaryPath("session.jsonl")
         defer { try? FileManager.default.removeItem(atPath: recording) }
-        let live = try ChildProcess.run(
-            try BusmonBinary.require(),
-            ["--headless", "--seed", "3", "--rate", "100", "--duration", "2", "--record", recording],
-            environment: environment)
-        #expect(live.status == 0, "stderr: \(live.standardError)")
+        let live = try recordHeadless(seed: 3, rate: 100, to: recording)
         let replay = try ChildProcess.run(
             try BusmonBinary.require(), ["--headless", "--replay", recording, "--speed", "1000"],
             environment: environment)
@@ -219,11 +227,7 @@ struct AttachEndToEndTests {
     func aFastReplayEndsWithTheRecordingsTotal() async throws {
         let recording = temporaryPath("fast.jsonl")
         defer { try? FileManager.default.removeItem(atPath: recording) }
-        let live = try ChildProcess.run(
-            try BusmonBinary.require(),
-            ["--headless", "--seed", "7", "--rate", "500", "--duration", "2", "--record", recording],
-            environment: environment)
-        #expect(live.status == 0, "stderr: \(live.standardError)")
+        try recordHeadless(seed: 7, rate: 500, to: recording)
         let recorded = try eventRecords(in: recording)
 
         // At 100x a frame takes in snapshots with events recorded after them; the total counts both.
