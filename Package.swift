@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "EventBus",
+    // The floor is set by `Atomic` (the Synchronization module), which the bus's lock-free
+    // publish path is built on: it exists from these releases on (README, "Platforms").
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
@@ -37,9 +40,16 @@ let package = Package(
         .target(name: "Dashboard", dependencies: ["EventBus", "BusMonitor", "BusWire"]),
         .target(name: "Simulator", dependencies: ["EventBus"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
-        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
+        // macOS's own curses.h and libncurses are wide-capable; Debian puts the wide library
+        // under another name, so the library is linked per platform by TerminalUI.
+        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
         .target(name: "BusmonCore", dependencies: ["Simulator"]),
-        .target(name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"]),
+        .target(
+            name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"],
+            linkerSettings: [
+                .linkedLibrary("ncursesw", .when(platforms: [.linux])),
+                .linkedLibrary("ncurses", .when(platforms: [.macOS])),
+            ]),
         // busmon's orchestration: which source, headless or dashboard, the frame loop, exit status.
         .target(
             name: "BusmonApp",
@@ -55,7 +65,7 @@ let package = Package(
             name: "busbench",
             dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS"]),
         .target(name: "CFuzzerDriver"),
-        .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
+        .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
         // The app-side NATS bridge. Without the trait it still compiles (its initializer throws),
         // so code that imports it builds either way.
         .target(
@@ -79,7 +89,7 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: ["Simulator", "EventBus", "EventBusTesting", "BusWire", "TestSupport"]),
-        .testTarget(name: "BusWireTests", dependencies: ["BusWire", "EventBus", "TestSupport"]),
+        .testTarget(name: "BusWireTests", dependencies: ["BusWire", "BusTap", "EventBus", "TestSupport"]),
         .testTarget(name: "BusTapTests", dependencies: ["BusTap", "BusWire", "EventBus", "TestSupport"]),
         .testTarget(
             name: "BusMonitorTests",

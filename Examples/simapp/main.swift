@@ -12,7 +12,9 @@ import EventBusNATS
 import Foundation
 import Simulator
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -2,7 +2,9 @@ import BusWire
 import EventBus
 import Foundation
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -62,7 +64,7 @@ public final class RecordingWriter: Sendable {
     /// Closes the file; later writes are ignored.
     public func close() {
         state.withLock { state in
-            if state.descriptor >= 0 { Glibc.close(state.descriptor) }
+            if state.descriptor >= 0 { System.closeDescriptor(state.descriptor) }
             state.descriptor = -1
         }
     }
@@ -169,7 +171,7 @@ public final class RecordingWriter: Sendable {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { buffer in
-                Glibc.write(state.descriptor, buffer.baseAddress! + offset, bytes.count - offset)
+                System.writeDescriptor(state.descriptor, buffer.baseAddress! + offset, bytes.count - offset)
             }
             if count > 0 {
                 offset += count
@@ -178,7 +180,7 @@ public final class RecordingWriter: Sendable {
             } else {
                 let reason = count < 0 ? UnixSocket.errorText(errno) : "nothing written"
                 state.error = "recording to \(path) stopped: \(reason)"
-                Glibc.close(state.descriptor)
+                System.closeDescriptor(state.descriptor)
                 state.descriptor = -1
                 return
             }

@@ -3,7 +3,9 @@ import BusWire
 import EventBus
 public import EventBusNATS
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -1,6 +1,8 @@
 import BusWire
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -38,7 +40,7 @@ extension UnixSocket {
         }
         // Also set it by name, for kernels that do not carry the socket inode's mode over.
         _ = chmod(path, 0o600)
-        guard Glibc.listen(descriptor, 64) == 0 else {
+        guard System.listenOnSocket(descriptor, backlog: 64) == 0 else {
             let code = errno
             close(descriptor)
             _ = unlink(path)
@@ -76,9 +78,7 @@ extension UnixSocket {
         var sent = 0
         while offset + sent < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
-                send(
-                    descriptor, buffer.baseAddress! + offset + sent, bytes.count - offset - sent,
-                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                System.sendNow(descriptor, buffer.baseAddress! + offset + sent, bytes.count - offset - sent)
             }
             if result > 0 {
                 sent += result

@@ -1,9 +1,9 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// The system's real-time clock, read for every captured event.
@@ -57,9 +57,7 @@ package struct StampClock {
     /// The stamp for the next record, in seconds since 1970.
     @inline(__always)
     package mutating func stamp() -> Double {
-        var coarse = timespec()
-        clock_gettime(CLOCK_REALTIME_COARSE, &coarse)
-        let tick = Int(coarse.tv_sec) &* 1_000_000_000 &+ Int(coarse.tv_nsec)
+        let tick = System.coarseWallTick()
         if tick != lastTick {
             lastTick = tick
             recordsInTick = 0

@@ -1,9 +1,9 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// TCP ports on the loopback interface, for a local server started on a port nobody uses, such
@@ -17,7 +17,7 @@ package enum LoopbackPort {
 
     /// A loopback port nothing listens on now: one the kernel picks, released again.
     package static func free() throws(Failure) -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, System.streamSocketType, 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: \(UnixSocket.errorText(errno))") }
         defer { close(descriptor) }
         var address = loopback(port: 0)
@@ -35,22 +35,18 @@ package enum LoopbackPort {
 
     /// Whether a TCP connection to the loopback `port` succeeds.
     package static func accepts(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, System.streamSocketType, 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                System.connectSocket(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
     }
 
     private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
+        System.internetAddress(UInt32(0x7F00_0001).bigEndian, port: UInt16(port))
     }
 }

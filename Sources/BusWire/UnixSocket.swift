@@ -1,10 +1,12 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
 
-/// The few socket calls the tap and its readers share, over Glibc.
+/// The few Unix socket calls the tap and its readers share, over the platform's C library.
 package enum UnixSocket {
     /// Bytes a path may have in `sockaddr_un.sun_path`, its terminating zero not counted.
     package static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
@@ -19,12 +21,7 @@ package enum UnixSocket {
     ) -> Result? {
         let bytes = Array(path.utf8)
         guard bytes.count <= maximumPathLength, !bytes.isEmpty else { return nil }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
+        var address = System.unixAddress(path: bytes)
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -34,9 +31,7 @@ package enum UnixSocket {
 
     /// A new non-blocking stream socket that is closed on exec.
     package static func makeStreamSocket() -> Int32 {
-        socket(
-            AF_UNIX,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        System.makeStreamSocket(family: AF_UNIX)
     }
 
     /// The result of trying to connect to a path.
@@ -49,7 +44,7 @@ package enum UnixSocket {
     package static func connect(to path: String) -> ConnectResult {
         let descriptor = makeStreamSocket()
         guard descriptor >= 0 else { return .failed(errno: errno) }
-        guard let status = withAddress(path, { Glibc.connect(descriptor, $0, $1) }) else {
+        guard let status = withAddress(path, { System.connectSocket(descriptor, $0, $1) }) else {
             close(descriptor)
             return .failed(errno: ENAMETOOLONG)
         }
@@ -79,10 +74,10 @@ package enum UnixSocket {
         return (ends[0], ends[1])
     }
 
-    /// Sets `O_NONBLOCK` and `FD_CLOEXEC` (Glibc's module does not offer `accept4` or `pipe2`).
+    /// Sets `O_NONBLOCK` and `FD_CLOEXEC`, and keeps a socket from raising `SIGPIPE` (neither
+    /// platform's module offers both `accept4` and `pipe2`).
     package static func makeNonBlocking(_ descriptor: Int32) {
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        System.configure(descriptor)
     }
 
     package static func drain(_ descriptor: Int32) {
@@ -96,9 +91,8 @@ package enum UnixSocket {
     }
 }
 
-/// Gives the calling thread a lower scheduling priority (nice +10), so that when it competes for
-/// a CPU with the app's own threads, the app wins: a monitor should lose records, not slow the
-/// app. On Linux the nice value belongs to the thread, not the process.
+/// Gives the calling thread a lower scheduling priority, so that when it competes for a CPU with
+/// the app's own threads, the app wins: a monitor should lose records, not slow the app.
 package func lowerThreadPriority() {
-    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    System.lowerThreadPriority()
 }

@@ -9,7 +9,9 @@ import Foundation
 import Simulator
 import TerminalUI
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -288,21 +290,8 @@ package enum Busmon {
         var line = "busmon: \(report.frames) frames in \(tenths / 10).\(tenths % 10) s"
         line += " (\(Double(Int(rate * 10)) / 10) frames/s)"
         if let events { line += ", \(events) events" }
-        if let peak = peakResidentKiB() { line += ", peak memory \(peak / 1024) MB" }
+        if let peak = System.peakResidentKiB() { line += ", peak memory \(peak / 1024) MB" }
         print(line)
-    }
-
-    /// This program's peak resident memory in KiB: `VmHWM` from /proc/self/status, which starts
-    /// afresh at exec. getrusage's `ru_maxrss` would also count whatever ran in this process
-    /// before exec, such as `swift run`.
-    private static func peakResidentKiB() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-            var usage = rusage()
-            guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return nil }
-            return usage.ru_maxrss
-        }
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
     /// Writes a line to stderr, unbuffered, so it is never lost or mixed with curses output.

@@ -3,7 +3,9 @@ import BusWire
 import Dashboard
 import TerminalUI
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -1,4 +1,4 @@
-// The parts of ncursesw that Swift needs, in a form Swift can import.
+// The parts of ncurses (ncursesw on Linux) that Swift needs, in a form Swift can import.
 //
 // SwiftPM drops the -D flags pkg-config gives for ncursesw, and without them curses.h hides the
 // wide-character API (cchar_t, setcchar, wget_wch), so the define comes first here. Macros and
@@ -14,7 +14,14 @@
 #include <locale.h>
 #include <stdio.h>
 #include <wchar.h>
+#if defined(__APPLE__)
+// macOS's own ncurses is wide-capable under _XOPEN_SOURCE_EXTENDED and lives at <curses.h>;
+// Homebrew's keg-only ncurses is picked up instead when its include folder is passed first
+// (README, "busmon on a Mac").
+#include <curses.h>
+#else
 #include <ncursesw/curses.h>
+#endif
 
 /// Starts curses on the process's stdout and stdin for the terminal type `type` (NULL: $TERM).
 /// Returns NULL, without exiting, when the terminal type is unknown.

@@ -1,9 +1,9 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// Where `cancel()` and `unsubscribe(observer:)` sleep while a handler they wait for is still

@@ -1,9 +1,9 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// The operations on a `pthread_mutex_t` that ``Lock`` and ``LockedValueBox`` share: how a

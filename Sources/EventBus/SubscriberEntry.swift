@@ -1,13 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// One subscription as the bus stores it.
 ///
 /// Entries are shared between the bus's tables, the token given to the subscriber and the copies
@@ -138,7 +130,7 @@ class SubscriberEntry: @unchecked Sendable {
         }
         for _ in 0..<16 {
             if isDone() { return }
-            sched_yield()
+            System.yieldProcessor()
         }
         _ = state.bitwiseOr(Self.waiterBit, ordering: .sequentiallyConsistent)
         // Only a thread running the handler now can be running it later (the entry is already

@@ -1,13 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// What one thread is in the middle of delivering.
 ///
 /// Publishing from inside a handler must not recurse into a second delivery: the bus queues the
@@ -88,11 +80,11 @@ final class ThreadDeliveryState {
     /// releasing it (two atomic operations) on every publish.
     @inline(__always)
     static var currentUnretained: Unmanaged<ThreadDeliveryState> {
-        if let pointer = pthread_getspecific(threadDeliveryStateKey) {
+        if let pointer = System.threadValue(for: threadDeliveryStateKey) {
             return Unmanaged.fromOpaque(pointer)
         }
         let state = Unmanaged.passRetained(ThreadDeliveryState())
-        pthread_setspecific(threadDeliveryStateKey, state.toOpaque())
+        System.setThreadValue(state.toOpaque(), for: threadDeliveryStateKey)
         return state
     }
 
@@ -159,14 +151,11 @@ final class ThreadDeliveryState {
 /// The stripe number the next thread's state takes.
 private let nextCounterStripe = Atomic<Int>(0)
 
-private let threadDeliveryStateKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key) { pointer in
-        guard let pointer else { return }
-        let state = Unmanaged<ThreadDeliveryState>.fromOpaque(pointer)
-        DeliveryMarker.unregister(state.takeUnretainedValue().deliveryMarker)
-        state.release()
-    }
-    precondition(status == 0, "pthread_key_create failed: \(status)")
-    return key
-}()
+private let threadDeliveryStateKey = System.makeThreadKey { pointer in
+    // Optional on Linux, not on Darwin; taken as optional so that both read the same.
+    let value: UnsafeMutableRawPointer? = pointer
+    guard let value else { return }
+    let state = Unmanaged<ThreadDeliveryState>.fromOpaque(value)
+    DeliveryMarker.unregister(state.takeUnretainedValue().deliveryMarker)
+    state.release()
+}

@@ -1,13 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Counters of one event type that publishes update without taking a lock.
 ///
 /// Each thread adds to one of several stripes, chosen by ``ThreadDeliveryState/counterStripe``,
@@ -18,7 +10,7 @@ final class TypeCounters: Sendable {
     /// How many stripes each type has: the processors online rounded up to a power of two, at
     /// most 16, since threads beyond that share stripes anyway.
     static let stripeCount: Int = {
-        let processors = max(1, min(16, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let processors = max(1, min(16, System.processorsOnline))
         var count = 1
         while count < processors { count <<= 1 }
         return count

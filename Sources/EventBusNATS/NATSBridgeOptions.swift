@@ -1,9 +1,9 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// How a ``NATSBridge`` connects, queues and reconnects. The defaults suit most apps.

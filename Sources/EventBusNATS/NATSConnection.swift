@@ -3,12 +3,12 @@
     import Dispatch
     import Synchronization
 
-    #if canImport(Glibc)
+    #if canImport(Darwin)
+        import Darwin
+    #elseif canImport(Glibc)
         import Glibc
     #elseif canImport(Musl)
         import Musl
-    #elseif canImport(Darwin)
-        import Darwin
     #endif
 
     /// Every call into nats.c, and every pointer it calls back with, in one file.

@@ -4,12 +4,12 @@
     import EventBus
     import Synchronization
 
-    #if canImport(Glibc)
+    #if canImport(Darwin)
+        import Darwin
+    #elseif canImport(Glibc)
         import Glibc
     #elseif canImport(Musl)
         import Musl
-    #elseif canImport(Darwin)
-        import Darwin
     #endif
 
     /// Where publishing threads leave events for the bridge thread: a bounded ring that keeps the

@@ -1,12 +1,12 @@
 #if NATS
     import Synchronization
 
-    #if canImport(Glibc)
+    #if canImport(Darwin)
+        import Darwin
+    #elseif canImport(Glibc)
         import Glibc
     #elseif canImport(Musl)
         import Musl
-    #elseif canImport(Darwin)
-        import Darwin
     #endif
 
     /// The thread-local slot that says "the next delivery this bridge observes on this thread is

@@ -1,4 +1,6 @@
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -56,11 +58,8 @@ public final class SignalWatcher {
         writeEnd = ends[1]
         signalPipeWriteEnd = writeEnd
         for signal in signals {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = forwardSignalToPipe
-            sigemptyset(&action.sa_mask)
             // Restart interrupted writes to the terminal; the loop polls the pipe every frame.
-            action.sa_flags = SA_RESTART
+            var action = System.signalAction(handler: forwardSignalToPipe, flags: SA_RESTART)
             var previous = sigaction()
             if sigaction(signal, &action, &previous) == 0 {
                 previousActions.append((signal, previous))

@@ -1,7 +1,9 @@
 import CNCurses
 public import Dashboard
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -166,7 +168,8 @@ public final class Terminal {
         var key: wint_t = 0
         switch cnc_get_wch(&key) {
         case KEY_CODE_YES:
-            let code = Int32(bitPattern: key)
+            // wint_t is UInt32 on Linux and Int32 on Darwin; both hold the code unchanged.
+            let code = Int32(truncatingIfNeeded: key)
             if code == KEY_RESIZE {
                 lastDrawn = nil
                 let (width, height) = size
@@ -174,7 +177,7 @@ public final class Terminal {
             }
             return KeyDecoder.decode(.function(code)).map(TerminalEvent.key)
         case OK:
-            return KeyDecoder.decode(.character(UInt32(key))).map(TerminalEvent.key)
+            return KeyDecoder.decode(.character(UInt32(truncatingIfNeeded: key))).map(TerminalEvent.key)
         default:
             return nil
         }

@@ -1,6 +1,8 @@
 import Foundation
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -18,7 +20,8 @@ struct AttachThroughput {
 
     /// The two programs next to this executable, or `nil` when they are not built.
     init?(seconds: Double) {
-        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .resolvingSymlinksInPath()
             .deletingLastPathComponent()
         let simapp = folder.appendingPathComponent("simapp").path
         let busmon = folder.appendingPathComponent("busmon").path

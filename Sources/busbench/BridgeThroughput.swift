@@ -3,7 +3,9 @@ import EventBus
 import EventBusNATS
 import Foundation
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -2,7 +2,9 @@ import BusMonitor
 import BusWire
 import CFuzzerDriver
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -8,8 +8,12 @@ import Testing
 @testable import BusTap
 @testable import BusWire
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 @Suite("Attaching to a path with no app")
@@ -121,7 +125,7 @@ struct AttachSourceTests {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
-                send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                System.sendWaiting(peer, $0.baseAddress!, $0.count)
             }
             guard sent > 0 else { break }
             offset += sent
@@ -153,7 +157,7 @@ final class FakeTap {
     /// Waits for the monitor to connect.
     func accept() -> Bool {
         eventually {
-            peer = Glibc.accept(listener, nil, nil)
+            peer = System.acceptConnection(listener)
             return peer >= 0
         }
     }
@@ -163,7 +167,7 @@ final class FakeTap {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
-                Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                System.sendWaiting(peer, $0.baseAddress!, $0.count)
             }
             guard sent > 0 else { break }
             offset += sent

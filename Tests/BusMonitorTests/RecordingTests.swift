@@ -8,8 +8,12 @@ import Testing
 @testable import BusTap
 @testable import BusWire
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// A source that hands over prepared batches, one per drain, then empty ones.

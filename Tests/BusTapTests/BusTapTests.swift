@@ -8,8 +8,12 @@ import Testing
 @testable import BusTap
 @testable import BusWire
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 @Suite("BusTap")
@@ -129,7 +133,7 @@ struct BusTapTests {
         let directory = TemporaryDirectory()
         let path = directory.file("t.sock")
         // A socket bound and closed without unlinking: what a crashed process leaves.
-        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let stale = socket(AF_UNIX, System.streamSocketType, 0)
         let bound = try #require(UnixSocket.withAddress(path) { bind(stale, $0, $1) })
         #expect(bound == 0)
         close(stale)

@@ -4,8 +4,12 @@ import TestSupport
 
 @testable import BusTap
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// A plain socket reader, as `nc -U` would be: it sees exactly the bytes the tap sends.

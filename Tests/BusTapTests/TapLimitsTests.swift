@@ -6,8 +6,12 @@ import Testing
 
 @testable import BusTap
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 @Suite("The tap's limits on monitors")

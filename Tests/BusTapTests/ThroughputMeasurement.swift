@@ -6,8 +6,12 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// Measures what a tap costs a publishing thread; prints numbers, asserts nothing about speed.

@@ -2,7 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl

@@ -2,7 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
@@ -53,7 +55,7 @@ import Testing
             var offset = 0
             while offset < bytes.count {
                 let count = bytes[offset...].withUnsafeBytes {
-                    Glibc.write(descriptor, $0.baseAddress, $0.count)
+                    writeToDescriptor(descriptor, $0.baseAddress, $0.count)
                 }
                 guard count > 0 else { throw ChildProcess.Failure(description: "cannot write \(path)") }
                 offset += count
@@ -120,4 +122,9 @@ import Testing
         #expect(peak > 0, "the peak was read")
         #expect(peak < 100 << 10, "peak resident memory \(peak / 1024) MB for a \(size >> 20) MB recording")
     }
+}
+
+/// `write(2)`, called where a local function named `write` would hide it.
+private func writeToDescriptor(_ descriptor: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, pointer, count)
 }

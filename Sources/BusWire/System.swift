@@ -1,0 +1,175 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The C library calls whose spelling differs between Darwin and Linux, each with both branches
+/// side by side, for the wire's sockets and clocks and for the tap and the monitor built on them.
+///
+/// The differences (from the platforms' headers): glibc imports `SOCK_STREAM` as an enum and
+/// takes `SOCK_CLOEXEC`/`SOCK_NONBLOCK` in `socket`'s type and `MSG_NOSIGNAL` in `send`'s flags;
+/// Darwin has none of the three, so it sets the same properties with `fcntl` and `SO_NOSIGPIPE`.
+/// Darwin's `sockaddr_un` and `sockaddr_in` carry a length byte. glibc's `setpriority` takes its
+/// own `__priority_which_t`. Darwin has no coarse clock.
+package enum System {
+    /// `SOCK_STREAM`, as the `Int32` that `socket` takes on every platform.
+    package static var streamSocketType: Int32 {
+        #if canImport(Darwin)
+            SOCK_STREAM
+        #else
+            Int32(SOCK_STREAM.rawValue)
+        #endif
+    }
+
+    /// A new stream socket of `family` that is non-blocking, closed on exec and never raises
+    /// `SIGPIPE`; -1 with `errno` set when it cannot be made.
+    package static func makeStreamSocket(family: Int32) -> Int32 {
+        #if canImport(Darwin)
+            let descriptor = socket(family, SOCK_STREAM, 0)
+            if descriptor >= 0 { configure(descriptor) }
+            return descriptor
+        #else
+            return socket(
+                family, streamSocketType | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        #endif
+    }
+
+    /// Makes a descriptor from `accept`, `pipe` or `socket` non-blocking and closed on exec, and
+    /// on Darwin, where `send` takes no `MSG_NOSIGNAL`, a socket one that never raises `SIGPIPE`.
+    package static func configure(_ descriptor: Int32) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        #if canImport(Darwin)
+            // Fails with ENOTSOCK on a pipe, which needs nothing: SIGPIPE is ignored for pipes
+            // by the one process that writes to them, the monitor.
+            var on: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// Sends what the socket takes now of `count` bytes at `pointer`, without waiting and
+    /// without raising `SIGPIPE`; the count sent, or -1 with `errno` set.
+    package static func sendNow(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+            // SO_NOSIGPIPE was set when the socket was configured.
+            return send(descriptor, pointer, count, MSG_DONTWAIT)
+        #else
+            return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        #endif
+    }
+
+    /// Sends `count` bytes at `pointer` on a blocking socket, waiting for room, without raising
+    /// `SIGPIPE`; the count sent, or -1 with `errno` set.
+    package static func sendWaiting(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+            return send(descriptor, pointer, count, 0)
+        #else
+            return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
+        #endif
+    }
+
+    /// `accept(2)` on a listening socket: the new connection's descriptor, configured as
+    /// ``configure(_:)`` does, or -1 with `errno` set.
+    package static func acceptConnection(_ listener: Int32) -> Int32 {
+        let descriptor = accept(listener, nil, nil)
+        if descriptor >= 0 { configure(descriptor) }
+        return descriptor
+    }
+
+    /// Receives what is waiting now, up to `count` bytes, without waiting; 0 at end of file, or
+    /// -1 with `errno` set.
+    package static func receiveNow(
+        _ descriptor: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int
+    ) -> Int {
+        recv(descriptor, pointer, count, Int32(MSG_DONTWAIT))
+    }
+
+    /// `close(2)`, named apart from the many methods called `close`.
+    package static func closeDescriptor(_ descriptor: Int32) {
+        _ = close(descriptor)
+    }
+
+    /// `write(2)`, named apart from the many methods called `write`; the count written, or -1
+    /// with `errno` set.
+    package static func writeDescriptor(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int
+    {
+        write(descriptor, pointer, count)
+    }
+
+    /// `connect(2)`, named apart from the many methods called `connect`.
+    package static func connectSocket(
+        _ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t
+    ) -> Int32 {
+        connect(descriptor, address, length)
+    }
+
+    /// `listen(2)`, named apart from the many methods called `listen`.
+    package static func listenOnSocket(_ descriptor: Int32, backlog: Int32) -> Int32 {
+        listen(descriptor, backlog)
+    }
+
+    /// A Unix socket address for `bytes` of a path (already checked to fit), with Darwin's
+    /// length field set.
+    package static func unixAddress(path bytes: [UInt8]) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        #if canImport(Darwin)
+            address.sun_len = UInt8(MemoryLayout<sockaddr_un>.size)
+        #endif
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// An IPv4 address, with Darwin's length field set.
+    package static func internetAddress(_ networkOrderAddress: UInt32, port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = networkOrderAddress
+        return address
+    }
+
+    /// Gives the calling thread a lower scheduling priority (nice +10). On Linux the nice value
+    /// belongs to the thread; on Darwin `setpriority` would lower the whole process, so the
+    /// thread asks for the utility quality of service instead, which does the same for it.
+    package static func lowerThreadPriority() {
+        #if canImport(Darwin)
+            _ = pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0)
+        #elseif canImport(Glibc)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #else
+            _ = setpriority(PRIO_PROCESS, 0, 10)
+        #endif
+    }
+
+    /// The real-time clock's current tick, in nanoseconds since 1970: the kernel's coarse clock
+    /// on Linux (a few nanoseconds to read, one tick of resolution); Darwin has no coarse clock,
+    /// so there it is the precise time.
+    @inline(__always)
+    package static func coarseWallTick() -> Int {
+        var coarse = timespec()
+        #if canImport(Darwin)
+            clock_gettime(CLOCK_REALTIME, &coarse)
+        #else
+            clock_gettime(CLOCK_REALTIME_COARSE, &coarse)
+        #endif
+        return Int(coarse.tv_sec) &* 1_000_000_000 &+ Int(coarse.tv_nsec)
+    }
+
+    /// This machine's host name, or `localhost` when it has none.
+    package static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return bytes.isEmpty ? "localhost" : String(decoding: bytes, as: UTF8.self)
+    }
+}
