@@ -1,19 +1,9 @@
-import BusMonitor
-public import BusWire
+public import BusMonitor
+import BusWire
 public import EventBusNATS
 
-/// One message from a fleet's subjects, decoded: what a bridge sends on `eventbus.>`.
-public enum FleetMessage: Sendable, Hashable {
-    /// An event's envelope (`eventbus.<app>.<Type>`), with its origin.
-    case event(FeedEvent, origin: FeedOrigin)
-    /// A subscriber lifecycle change (`eventbus.<app>._lifecycle`).
-    case lifecycle(FeedLifecycle, origin: FeedOrigin)
-    /// The app's bus counters (`eventbus.<app>._snapshot`).
-    case snapshot(FeedSnapshot, origin: FeedOrigin)
-    /// The bridge's state and counts (`eventbus.<app>._bridge`).
-    case bridge(NATSBridgeReport)
-
-    /// Why a message was not taken.
+extension FleetMessage {
+    /// Why a message on a fleet's subjects was not taken.
     public enum Problem: Error, Sendable, Hashable {
         /// Not a record of the wire format, nor a bridge record.
         case unreadable
@@ -23,7 +13,7 @@ public enum FleetMessage: Sendable, Hashable {
         case ignored
     }
 
-    /// Reads one message's bytes.
+    /// Reads one message's bytes, as a bridge sends them on `eventbus.>`.
     ///
     /// - Parameter bytes: The message, one JSON line.
     /// - Returns: The message, or why it was not taken.
@@ -35,7 +25,7 @@ public enum FleetMessage: Sendable, Hashable {
             record = try FeedRecord.decode(line: line)
         } catch {
             if case .unknownKind("bridge") = error, let report = NATSBridgeReport.decode(line: line) {
-                return .success(.bridge(report))
+                return .success(.link(FleetLinkReport(report)))
             }
             return .failure(.unreadable)
         }
@@ -53,22 +43,16 @@ public enum FleetMessage: Sendable, Hashable {
             return .failure(.ignored)
         }
     }
+}
 
-    /// Who sent it.
-    public var origin: FeedOrigin {
-        switch self {
-        case .event(_, let origin), .lifecycle(_, let origin), .snapshot(_, let origin): return origin
-        case .bridge(let report): return FeedOrigin(app: report.app, host: report.host, pid: report.pid)
-        }
-    }
-
-    /// When the sender made it, seconds since 1970 on its clock.
-    public var time: Double {
-        switch self {
-        case .event(let event, _): return event.time
-        case .lifecycle(let change, _): return change.time
-        case .snapshot(let snapshot, _): return snapshot.time
-        case .bridge(let report): return report.time
-        }
+extension FleetLinkReport {
+    /// A NATS bridge's report as a fleet's link report.
+    ///
+    /// - Parameter report: What the bridge sent on `eventbus.<app>._bridge`.
+    public init(_ report: NATSBridgeReport) {
+        self.init(
+            time: report.time, origin: FeedOrigin(app: report.app, host: report.host, pid: report.pid),
+            kind: "bridge", state: report.state, dropped: report.statistics.dropped,
+            reconnects: report.statistics.reconnects)
     }
 }

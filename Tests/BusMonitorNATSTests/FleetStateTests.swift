@@ -35,10 +35,11 @@ import Testing
     private func bridge(
         _ origin: FeedOrigin, state: String, dropped: Int = 0, reconnects: Int = 0
     ) -> FleetMessage {
-        .bridge(
-            NATSBridgeReport(
-                time: 100, app: origin.app, host: origin.host, pid: origin.pid, state: state,
-                statistics: NATSBridgeStatistics(dropped: dropped, reconnects: reconnects)))
+        .link(
+            FleetLinkReport(
+                NATSBridgeReport(
+                    time: 100, app: origin.app, host: origin.host, pid: origin.pid, state: state,
+                    statistics: NATSBridgeStatistics(dropped: dropped, reconnects: reconnects))))
     }
 
     private func texts(_ batch: SourceBatch) -> [String] { batch.notices.map(\.text) }
@@ -112,7 +113,7 @@ import Testing
         #expect(
             texts(batch) == [
                 "alpha@web-1:11 joined", "alpha@web-1:11: its bridge dropped 12 events (12 so far)",
-                "alpha@web-1:11: its bridge reconnected to the server",
+                "alpha@web-1:11: its bridge reconnected",
             ])
     }
 
@@ -239,10 +240,10 @@ import Testing
             lifecycleDropped: 2)
         let line = report.encodeLine()
         #expect(line.last == UInt8(ascii: "\n"))
-        guard case .success(.bridge(let decoded)) = line.withUnsafeBytes({ FleetMessage.decode($0) }) else {
+        guard case .success(.link(let decoded)) = line.withUnsafeBytes({ FleetMessage.decode($0) }) else {
             Issue.record("not a bridge record: \(String(decoding: line, as: UTF8.self))")
             return
         }
-        #expect(decoded == report)
+        #expect(decoded == FleetLinkReport(report))
     }
 }

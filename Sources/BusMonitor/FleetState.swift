@@ -1,18 +1,17 @@
-public import BusMonitor
 import BusWire
 public import EventBus
-import EventBusNATS
 
 /// What a monitor knows of a fleet, fed decoded messages and the time: its members and their
 /// presence, their merged counters, and what a dashboard has not drained yet.
 ///
 /// A pure state machine: it reads no clock and starts no thread, so tests feed it messages and
-/// times and read what it decided. ``NATSFleetSource`` keeps one behind a lock.
+/// times and read what it decided. The NATS fleet source and ``ListenSource`` each keep one
+/// behind a lock.
 ///
 /// ## Presence
 /// An app is `active` when heard from (any message) within ``FleetPresenceTimes/quietAfter``,
 /// `quiet` after that, `gone` after ``FleetPresenceTimes/goneAfter``, and gone at once when its
-/// bridge reports `closed`. Hearing from it again makes it active again. Live messages count as
+/// link (a NATS bridge, or a connection to busmon) reports `closed`. Hearing from it again makes it active again. Live messages count as
 /// heard when they arrive (the monitor's clock, whatever the sender's clock says); messages
 /// replayed from history count as heard at the time they name. While a replay runs, presence
 /// is not advanced, so that apps do not seem to come and go as old messages stream past.
@@ -84,7 +83,7 @@ public struct FleetState: Sendable {
         member.info.lastSeen = max(member.info.lastSeen, heard)
         // A bridge that closed stays gone, whatever of it arrives late, unless it reports again.
         let reopens: Bool
-        if case .bridge(let report) = message {
+        if case .link(let report) = message {
             reopens = report.state != Self.closedState
         } else {
             reopens = false
@@ -118,7 +117,7 @@ public struct FleetState: Sendable {
             if member.info.snapshot == nil, member.info.presence != .gone { contributorsChanged = true }
             member.info.snapshot = snapshot.snapshot
             snapshotChanged = true
-        case .bridge(let report):
+        case .link(let report):
             receive(report, member: &member, now: now)
         }
         members[origin] = member
@@ -132,25 +131,25 @@ public struct FleetState: Sendable {
         return Member(info: FleetMember(origin: origin, presence: .active, lastSeen: heard))
     }
 
-    /// The state a bridge reports last, when it was closed.
-    private static let closedState = NATSBridgeState.closed.description
+    /// The state a link reports last, when it was closed.
+    private static let closedState = FleetLinkReport.closedState
 
-    private mutating func receive(_ report: NATSBridgeReport, member: inout Member, now: Double) {
+    private mutating func receive(_ report: FleetLinkReport, member: inout Member, now: Double) {
         let origin = member.info.origin
         let previous = member.info.bridgeState
         member.info.bridgeState = report.state
-        let dropped = report.statistics.dropped
+        let dropped = report.dropped
         if dropped > member.info.bridgeDropped {
             let more = dropped - member.info.bridgeDropped
             note(
-                "\(origin): its bridge dropped \(more) \(more == 1 ? "event" : "events") (\(dropped) so far)",
+                "\(origin): its \(report.kind) dropped \(more) \(more == 1 ? "event" : "events") (\(dropped) so far)",
                 isWarning: true, now: now)
         }
         member.info.bridgeDropped = dropped
-        if let reconnects = member.reconnects, report.statistics.reconnects > reconnects {
-            note("\(origin): its bridge reconnected to the server", now: now)
+        if let reconnects = member.reconnects, report.reconnects > reconnects {
+            note("\(origin): its \(report.kind) reconnected", now: now)
         }
-        member.reconnects = report.statistics.reconnects
+        member.reconnects = report.reconnects
         if report.state == Self.closedState {
             if member.info.presence != .gone {
                 member.info.presence = .gone
@@ -158,11 +157,12 @@ public struct FleetState: Sendable {
                     contributorsChanged = true
                     snapshotChanged = true
                 }
-                note("\(origin) left (its bridge closed)", now: now)
+                note("\(origin) left (its \(report.kind) closed)", now: now)
             }
         } else if let previous, previous != report.state {
             note(
-                "\(origin): its bridge is \(report.state)", isWarning: report.state != "connected", now: now)
+                "\(origin): its \(report.kind) is \(report.state)", isWarning: report.state != "connected",
+                now: now)
         }
     }
 

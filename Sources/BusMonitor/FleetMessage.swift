@@ -1,0 +1,75 @@
+public import BusWire
+
+/// One message from a process of a fleet, decoded: an event, a lifecycle change or a snapshot
+/// with the process it came from, or the state of the link that carries them.
+///
+/// A NATS fleet decodes them from `eventbus.>`; ``ListenSource`` makes them from each app's
+/// connection, whose handshake names the app.
+public enum FleetMessage: Sendable, Hashable {
+    /// An event, with its origin.
+    case event(FeedEvent, origin: FeedOrigin)
+    /// A subscriber lifecycle change.
+    case lifecycle(FeedLifecycle, origin: FeedOrigin)
+    /// The app's bus counters.
+    case snapshot(FeedSnapshot, origin: FeedOrigin)
+    /// The state and counts of the link that carries the app's records.
+    case link(FleetLinkReport)
+
+    /// Who sent it.
+    public var origin: FeedOrigin {
+        switch self {
+        case .event(_, let origin), .lifecycle(_, let origin), .snapshot(_, let origin): return origin
+        case .link(let report): return report.origin
+        }
+    }
+
+    /// When the sender made it, seconds since 1970 on its clock.
+    public var time: Double {
+        switch self {
+        case .event(let event, _): return event.time
+        case .lifecycle(let change, _): return change.time
+        case .snapshot(let snapshot, _): return snapshot.time
+        case .link(let report): return report.time
+        }
+    }
+}
+
+/// What the link between one app and the monitor says of itself: a NATS bridge's report, or
+/// the state of an app's connection to `busmon --listen`.
+public struct FleetLinkReport: Sendable, Hashable {
+    /// The state a link reports last, when it was closed; its app is gone at once.
+    public static let closedState = "closed"
+
+    /// Seconds since 1970 when the report was made.
+    public var time: Double
+    /// The app the link speaks for.
+    public var origin: FeedOrigin
+    /// What the link is, for the log: `bridge`, `connection`.
+    public var kind: String
+    /// Its state, such as `connected`, `reconnecting` or ``closedState``.
+    public var state: String
+    /// Events the link dropped so far.
+    public var dropped: Int
+    /// Times the link reconnected so far.
+    public var reconnects: Int
+
+    /// Creates a report.
+    ///
+    /// - Parameters:
+    ///   - time: When it was made.
+    ///   - origin: The app.
+    ///   - kind: What the link is.
+    ///   - state: Its state.
+    ///   - dropped: Events dropped so far.
+    ///   - reconnects: Reconnections so far.
+    public init(
+        time: Double, origin: FeedOrigin, kind: String, state: String, dropped: Int = 0, reconnects: Int = 0
+    ) {
+        self.time = time
+        self.origin = origin
+        self.kind = kind
+        self.state = state
+        self.dropped = dropped
+        self.reconnects = reconnects
+    }
+}
