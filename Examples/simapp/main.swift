@@ -6,6 +6,7 @@
 //
 //     swift run simapp --tap /tmp/simapp.sock [--rate N] [--seed N] [--duration S]
 //     swift run --traits NATS simapp --nats nats://127.0.0.1:4222 --app checkout [--stream]
+//     swift run simapp --connect 127.0.0.1:7777 --token TOKEN [--app NAME]
 import BusTap
 import EventBus
 import EventBusNATS
@@ -21,19 +22,23 @@ import Simulator
 #endif
 
 let usage = """
-    usage: simapp (--tap PATH | --nats URL [--app NAME] [--stream]) [--rate N] [--seed N]
-                  [--duration SECONDS]
+    usage: simapp (--tap PATH | --connect HOST:PORT --token TOKEN | --nats URL [--stream])
+                  [--app NAME] [--rate N] [--seed N] [--duration SECONDS]
 
     Runs a simulated app (logins, data loads, screens opening and closing) on an EventBus and
     streams its bus activity to monitors connected to the Unix socket at PATH:
         busmon --attach PATH
+    or dials in to a busmon that listens (busmon --listen HOST:PORT), as an app on a phone does,
     or bridges it through a NATS server, where busmon watches every bridged app at once:
         busmon --attach nats://127.0.0.1:4222
 
       --tap PATH          where to create the tap socket
+      --connect HOST:PORT dial in to the busmon listening there; with no busmon there yet,
+                          keep running and connect once it starts
+      --token TOKEN       the token that busmon shows (also BUSMON_TOKEN), with --connect
       --nats URL          bridge the bus through the NATS server at URL (nats://HOST:PORT);
                           needs a build with the NATS trait: swift run --traits NATS simapp …
-      --app NAME          the app name the bridge publishes under (default simapp)
+      --app NAME          the app's name in busmon, with --connect or --nats (default simapp)
       --stream            have the bridge keep the fleet's history in the JetStream stream
                           EVENTBUS (the server needs -js), for busmon --since
       --rate N            events per second, 1 to 10000000, fractions allowed (default 200)
@@ -41,13 +46,15 @@ let usage = """
       --duration SECONDS  stop after SECONDS (default: run until SIGINT or SIGTERM)
       -h, --help          show this help
 
-    At least one of --tap and --nats is required; both may be given. On exit simapp prints
+    At least one of --tap, --connect and --nats is required; several may be given. On exit simapp prints
     how many events of each type its bus counted, then how many it published.
 
     """
 
 struct Options {
     var tapPath: String?
+    var monitorAddress: String?
+    var token: String?
     var natsURL: String?
     var appName = "simapp"
     var stream = false
@@ -81,6 +88,10 @@ func parseOptions(_ arguments: [String]) -> Options {
             options.tapPath = value(for: argument)
         case "--nats":
             options.natsURL = value(for: argument)
+        case "--connect":
+            options.monitorAddress = value(for: argument)
+        case "--token":
+            options.token = value(for: argument)
         case "--app":
             options.appName = value(for: argument)
             guard !options.appName.isEmpty else { fail("--app needs a non-empty name") }
@@ -107,11 +118,22 @@ func parseOptions(_ arguments: [String]) -> Options {
         }
         index += 1
     }
-    guard options.tapPath != nil || options.natsURL != nil else {
-        fail("--tap PATH or --nats URL is required")
+    guard options.tapPath != nil || options.natsURL != nil || options.monitorAddress != nil else {
+        fail("--tap PATH, --connect HOST:PORT or --nats URL is required")
     }
-    if options.natsURL == nil, options.stream || arguments.contains("--app") {
-        fail("--app and --stream only apply to --nats")
+    if options.natsURL == nil, options.stream {
+        fail("--stream only applies to --nats")
+    }
+    if options.natsURL == nil, options.monitorAddress == nil, arguments.contains("--app") {
+        fail("--app only applies to --connect and --nats")
+    }
+    if options.monitorAddress != nil {
+        options.token = options.token ?? ProcessInfo.processInfo.environment["BUSMON_TOKEN"]
+        guard let token = options.token, !token.isEmpty else {
+            fail("--connect needs --token TOKEN (the token busmon --listen shows), or BUSMON_TOKEN")
+        }
+    } else if arguments.contains("--token") {
+        fail("--token only applies to --connect")
     }
     return options
 }
@@ -156,12 +178,28 @@ if let path = options.tapPath {
     }
 }
 
+// Or the one line an app adds to dial in to a busmon on another machine (a Mac, for a phone).
+var dialler: BusTap?
+if let address = options.monitorAddress, let token = options.token {
+    do {
+        dialler = try BusTap(
+            bus: bus, monitor: address, token: token, app: options.appName,
+            onStatus: { status in
+                FileHandle.standardError.write(Data("simapp: \(status)\n".utf8))
+            })
+    } catch {
+        FileHandle.standardError.write(Data("simapp: --connect: \(error)\n".utf8))
+        exit(2)
+    }
+}
+
 let app = SimulatedApp(bus: bus, seed: options.seed, rate: options.rate)
 let started = Date()
 app.start()
 var watchedThrough: [String] = []
 if let path = options.tapPath { watchedThrough.append("tap at \(path)") }
 if let url = options.natsURL { watchedThrough.append("bridged to \(url) as \(options.appName)") }
+if let address = options.monitorAddress { watchedThrough.append("dialling busmon at \(address) as \(options.appName)") }
 // A fractional rate is kept, and shown as given.
 let shownRate = options.rate == options.rate.rounded() ? "\(Int(options.rate))" : "\(options.rate)"
 print(
@@ -189,6 +227,7 @@ app.stop()
 bridge?.flush()
 bridge?.close()
 tap?.close()
+dialler?.close()
 let seconds = Date().timeIntervalSince(started)
 let published = app.statistics.eventsPublished
 let perType = bus.snapshot().eventTypes.filter { $0.published > 0 }.sorted { $0.typeName < $1.typeName }

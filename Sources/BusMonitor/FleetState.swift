@@ -33,6 +33,10 @@ public struct FleetState: Sendable {
     public let capacity: Int
     /// While set, presence does not advance (a replay of history is running).
     public var holdsPresence = false
+    /// The fields of events whose values the monitor shows as `"<redacted>"`: the defaults for
+    /// a NATS fleet, whose bridges send events whole because other apps decode them; none for
+    /// apps that dialled in, whose taps redacted as each app chose.
+    public var redaction = PayloadRedaction.default
 
     private var members: [EventOrigin: Member] = [:]
     /// Members in the order they were first heard from.
@@ -100,9 +104,14 @@ public struct FleetState: Sendable {
         case .event(let event, _):
             member.info.eventsReceived += 1
             if events.count < capacity {
+                let text: String
+                switch event.payload {
+                case .fields(let json): text = redaction.redact(json: json)
+                case .description(let description): text = redaction.redact(description: description)
+                }
                 events.append(
                     CapturedEvent(
-                        time: event.time, typeName: event.typeName, payload: .text(event.payload.text),
+                        time: event.time, typeName: event.typeName, payload: .text(text),
                         receivers: event.receivers, origin: origin))
             } else {
                 droppedEvents += 1

@@ -1,3 +1,4 @@
+public import BusWire
 public import EventBus
 import Foundation
 
@@ -40,7 +41,7 @@ import Foundation
 /// to free its place, as Redis disconnects a subscriber past its output limit. Every `snapshot`
 /// line carries the tap's counts of both in its `tap` field.
 public final class BusTap: Sendable {
-    /// The socket path monitors connect to.
+    /// The socket path monitors connect to; empty for a tap that dials its monitor.
     public let socketPath: String
     private let server: TapServer
 
@@ -55,15 +56,18 @@ public final class BusTap: Sendable {
     ///     oldest, and how many events the inbox holds between two rounds of the tap thread;
     ///     memory for three times this many events is used while anyone is connected.
     ///   - processName: The name monitors show for this app.
+    ///   - redaction: The fields of events whose values monitors see as `"<redacted>"`:
+    ///     ``PayloadRedaction/default`` (passwords, tokens, secrets, API keys, …) unless given.
     /// - Throws: ``BusTapError`` when the socket cannot be created.
     public convenience init(
         bus: EventBus, socketPath: String, snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
-        processName: String = ProcessInfo.processInfo.processName
+        processName: String = ProcessInfo.processInfo.processName, redacting redaction: PayloadRedaction = .default
     ) throws(BusTapError) {
         try self.init(
             bus: bus, socketPath: socketPath, snapshotInterval: snapshotInterval,
             clientQueueCapacity: clientQueueCapacity, processName: processName,
-            maximumMonitors: TapServer.defaultMaximumClients, idleTimeout: TapServer.defaultIdleTimeout)
+            maximumMonitors: TapServer.defaultMaximumClients, idleTimeout: TapServer.defaultIdleTimeout,
+            redaction: redaction)
     }
 
     /// Opens the socket with other limits on monitors, for tests that cannot wait ten seconds or
@@ -76,13 +80,63 @@ public final class BusTap: Sendable {
     ///     before it is disconnected.
     package init(
         bus: EventBus, socketPath: String, snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
-        processName: String = ProcessInfo.processInfo.processName, maximumMonitors: Int, idleTimeout: Double
+        processName: String = ProcessInfo.processInfo.processName, maximumMonitors: Int, idleTimeout: Double,
+        redaction: PayloadRedaction = .default
     ) throws(BusTapError) {
         self.socketPath = socketPath
         server = try TapServer(
             bus: bus, socketPath: socketPath, snapshotInterval: snapshotInterval,
             capacity: max(1, clientQueueCapacity), processName: processName, maximumClients: maximumMonitors,
-            idleTimeout: idleTimeout)
+            idleTimeout: idleTimeout, redaction: redaction)
+        server.start()
+    }
+
+    /// Dials out to a monitor instead of listening: `busmon --listen HOST:PORT` on a Mac or
+    /// another machine, for an app on a phone or anywhere a Unix socket does not reach.
+    ///
+    /// ```swift
+    /// let tap = try BusTap(bus: .shared, monitor: "192.168.1.20:7777", token: "k3yf0rth3m0n1t0r")
+    /// ```
+    ///
+    /// The tap never makes the app wait for the monitor. With no monitor listening it keeps
+    /// trying in the background, backing off to one attempt every 4 seconds, and connects by
+    /// itself once the monitor starts; a monitor that restarts gets the app back the same way.
+    /// Nothing is subscribed to the bus and nothing is encoded while no monitor has welcomed the
+    /// app, and what waits for a slow link is bounded as for a tap's socket: the oldest records
+    /// are dropped and counted.
+    ///
+    /// The token is sent in the clear over TCP: it keeps other apps and strangers on the network
+    /// from showing up in the monitor, not eavesdroppers from reading the stream (README, "Apps
+    /// on a phone"). On iOS, reaching a Mac on the local network needs the Local Network
+    /// permission (`NSLocalNetworkUsageDescription` in Info.plist); loopback needs nothing.
+    ///
+    /// - Parameters:
+    ///   - bus: The bus to watch, often `.shared`.
+    ///   - monitor: Where the monitor listens: `HOST:PORT`, `[IPv6]:PORT`.
+    ///   - token: The token the monitor shows (or was given with `--token`).
+    ///   - app: The name the monitor shows for this app.
+    ///   - snapshotInterval: Seconds between `snapshot` records.
+    ///   - clientQueueCapacity: How many records the link may fall behind before it loses the
+    ///     oldest.
+    ///   - redaction: The fields of events whose values the monitor sees as `"<redacted>"`.
+    ///   - onStatus: Called on the tap's thread when the link's state changes: connected,
+    ///     refused (with the monitor's reason, such as `wrong token`), or not reached.
+    /// - Throws: ``BusTapError/invalidMonitorAddress(_:)`` or ``BusTapError/invalidToken``.
+    public init(
+        bus: EventBus, monitor: String, token: String, app: String = ProcessInfo.processInfo.processName,
+        snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
+        redacting redaction: PayloadRedaction = .default, onStatus: (@Sendable (MonitorLinkStatus) -> Void)? = nil
+    ) throws(BusTapError) {
+        guard let address = NetworkAddress(monitor), !address.host.isEmpty, address.port > 0 else {
+            throw .invalidMonitorAddress(monitor)
+        }
+        guard !token.isEmpty, !token.contains(where: \.isNewline) else { throw .invalidToken }
+        self.socketPath = ""
+        let dial = MonitorLinkHandshake.Dial(
+            token: token, app: app, host: System.hostName(), pid: Int(ProcessInfo.processInfo.processIdentifier))
+        server = try TapServer(
+            bus: bus, monitor: address, dial: dial, snapshotInterval: snapshotInterval,
+            capacity: max(1, clientQueueCapacity), redaction: redaction, report: onStatus ?? { _ in })
         server.start()
     }
 
@@ -98,7 +152,8 @@ public final class BusTap: Sendable {
         server.stop()
     }
 
-    /// How many monitors are connected now.
+    /// How many monitors are connected now; for a tap that dials its monitor, 1 while the
+    /// monitor has it, else 0.
     public var connectedClients: Int {
         server.clientCount
     }

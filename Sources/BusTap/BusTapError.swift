@@ -1,4 +1,4 @@
-/// Why a tap could not open its socket.
+/// Why a tap could not open its socket, or could not start dialling its monitor.
 public enum BusTapError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path does not fit in a Unix socket address.
     case pathTooLong(path: String, limit: Int)
@@ -10,6 +10,10 @@ public enum BusTapError: Error, Sendable, Hashable, CustomStringConvertible {
     case directoryNotWritable(path: String, reason: String)
     /// A system call failed.
     case systemCall(name: String, path: String, reason: String)
+    /// The monitor's address is not `HOST:PORT`.
+    case invalidMonitorAddress(String)
+    /// The token for the monitor is empty, or holds a line break.
+    case invalidToken
 
     /// A one-sentence account of the problem.
     public var description: String {
@@ -24,6 +28,10 @@ public enum BusTapError: Error, Sendable, Hashable, CustomStringConvertible {
             return "cannot create socket \(path): \(reason)"
         case .systemCall(let name, let path, let reason):
             return "\(name) failed for \(path): \(reason)"
+        case .invalidMonitorAddress(let address):
+            return "\(address) is not a monitor's address: give HOST:PORT, such as 192.168.1.20:7777"
+        case .invalidToken:
+            return "the token for the monitor is empty; give the token busmon --listen shows"
         }
     }
 }

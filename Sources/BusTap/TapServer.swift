@@ -42,6 +42,8 @@ final class TapServer: @unchecked Sendable {
     private let connectedCount = LockedValue(0)
     private let maximumClients: Int
     private let idleTimeout: Double
+    /// The connection out to a monitor, for a tap that dials one instead of listening.
+    private let dialer: MonitorDialer?
 
     // Tap thread only.
     private var clients: [Client] = []
@@ -56,7 +58,7 @@ final class TapServer: @unchecked Sendable {
     private var spare: TapInbox.Ring?
     private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
     private var lineEnds: [Int] = []
-    private let payloads = TapPayloadFormatter()
+    private let payloads: TapPayloadFormatter
     /// Connections refused because `maximumClients` readers were connected.
     private var refusedCount = 0
     /// Readers disconnected because they took none of their waiting output for `idleTimeout`.
@@ -85,7 +87,7 @@ final class TapServer: @unchecked Sendable {
     init(
         bus: EventBus, socketPath: String, snapshotInterval: Double, capacity: Int, processName: String,
         maximumClients: Int = TapServer.defaultMaximumClients,
-        idleTimeout: Double = TapServer.defaultIdleTimeout
+        idleTimeout: Double = TapServer.defaultIdleTimeout, redaction: PayloadRedaction = .default
     ) throws(BusTapError) {
         guard let wakePipe = UnixSocket.makeWakePipe() else {
             throw .systemCall(name: "pipe", path: socketPath, reason: UnixSocket.errorText(errno))
@@ -109,6 +111,33 @@ final class TapServer: @unchecked Sendable {
         self.processName = processName
         self.maximumClients = max(1, maximumClients)
         self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
+        self.payloads = TapPayloadFormatter(redaction: redaction)
+        self.dialer = nil
+    }
+
+    /// A tap that listens on no socket and instead keeps a connection out to the monitor at
+    /// `address`, dialling in with `dial`.
+    init(
+        bus: EventBus, monitor address: NetworkAddress, dial: MonitorLinkHandshake.Dial, snapshotInterval: Double,
+        capacity: Int, idleTimeout: Double = TapServer.defaultIdleTimeout, redaction: PayloadRedaction = .default,
+        report: @escaping @Sendable (MonitorLinkStatus) -> Void
+    ) throws(BusTapError) {
+        guard let wakePipe = UnixSocket.makeWakePipe() else {
+            throw .systemCall(name: "pipe", path: address.description, reason: UnixSocket.errorText(errno))
+        }
+        self.bus = bus
+        self.inbox = TapInbox(capacity: capacity)
+        self.history = TapHistory(capacity: capacity)
+        self.listenDescriptor = -1
+        self.socketIdentity = nil
+        self.socketPath = address.description
+        self.wakePipe = wakePipe
+        self.snapshotInterval = snapshotInterval.isFinite ? max(0.01, snapshotInterval) : 0.5
+        self.processName = dial.app
+        self.maximumClients = 1
+        self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
+        self.payloads = TapPayloadFormatter(redaction: redaction)
+        self.dialer = MonitorDialer(address: address, dial: dial, report: report)
     }
 
     /// Starts the tap thread.
@@ -155,8 +184,14 @@ final class TapServer: @unchecked Sendable {
                         fd: client.descriptor, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0),
                         revents: 0))
             }
+            // The dialer's socket while it connects, last (a negative descriptor is ignored).
+            descriptors.append(dialer?.pollRequest ?? pollfd(fd: -1, events: 0, revents: 0))
             // Idle with nobody connected: sleep until someone connects, at no cost to the app.
-            let timeout = clients.isEmpty && acceptPausedUntil == 0 ? -1 : Int32(Self.tick * 1000)
+            var timeout = clients.isEmpty && acceptPausedUntil == 0 ? -1 : Int32(Self.tick * 1000)
+            if let due = dialer?.secondsUntilDue(now: MonotonicClock.now()) {
+                let milliseconds = Int32(min(1000, (due * 1000).rounded(.up)))
+                timeout = timeout < 0 ? milliseconds : min(timeout, milliseconds)
+            }
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { break }
             if descriptors[0].revents != 0 { UnixSocket.drain(wakePipe.read) }
@@ -173,6 +208,11 @@ final class TapServer: @unchecked Sendable {
             }
             remove(gone)
             if descriptors[1].revents & Int16(POLLIN) != 0 { acceptClients() }
+            if let dialer,
+                let descriptor = dialer.advance(revents: descriptors[descriptors.count - 1].revents, now: MonotonicClock.now())
+            {
+                add(descriptor)
+            }
             guard !clients.isEmpty else { continue }
 
             pumpRecords()
@@ -189,7 +229,8 @@ final class TapServer: @unchecked Sendable {
     private func shutDown() {
         sendLastRecords()
         remove(clients)
-        close(listenDescriptor)
+        dialer?.close()
+        if listenDescriptor >= 0 { close(listenDescriptor) }
         // Remove the socket file only if it is still ours: a newer tap may have replaced it.
         if let socketIdentity, UnixSocket.identity(of: socketPath) == socketIdentity {
             unlink(socketPath)
@@ -236,21 +277,23 @@ final class TapServer: @unchecked Sendable {
                 refuse(descriptor)
                 continue
             }
-            if clients.isEmpty { startCapturing() } else { collect() }
-            let next = inbox.nextSequences()
-            let client = Client(
-                descriptor: descriptor,
-                cursor: TapHistory.Cursor(
-                    position: history.end, nextEvent: next.event, nextLifecycle: next.lifecycle))
-            var writer = JSONLineWriter()
-            writer.write(
-                FeedHello(
-                    pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
-            clients.append(client)
-            connectedCount.withLock { $0 = clients.count }
-            writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
-            client.output = writer.bytes
+            add(descriptor)
         }
+    }
+
+    /// Serves a new reader: its hello and a snapshot, then every record from now on.
+    private func add(_ descriptor: Int32) {
+        if clients.isEmpty { startCapturing() } else { collect() }
+        let next = inbox.nextSequences()
+        let client = Client(
+            descriptor: descriptor,
+            cursor: TapHistory.Cursor(position: history.end, nextEvent: next.event, nextLifecycle: next.lifecycle))
+        var writer = JSONLineWriter()
+        writer.write(FeedHello(pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
+        clients.append(client)
+        connectedCount.withLock { $0 = clients.count }
+        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
+        client.output = writer.bytes
     }
 
     /// Tells a reader beyond the limit why it is turned away, then closes its connection. The
@@ -288,7 +331,10 @@ final class TapServer: @unchecked Sendable {
 
     private func remove(_ gone: [Client]) {
         guard !gone.isEmpty else { return }
-        for client in gone { close(client.descriptor) }
+        for client in gone {
+            close(client.descriptor)
+            if client.descriptor == dialer?.streamingDescriptor { dialer?.streamingEnded(now: MonotonicClock.now()) }
+        }
         clients.removeAll { client in gone.contains { $0 === client } }
         connectedCount.withLock { $0 = clients.count }
         if clients.isEmpty { stopCapturing() }
@@ -502,12 +548,19 @@ final class TapPayloadFormatter {
     /// How each type met so far encodes: `nil` for types that are not `Encodable`, or that the
     /// fast encoder gave up on once (they take the `JSONEncoder` path from then on).
     private var encodings: [ObjectIdentifier: EncodableEventType?] = [:]
-    private let payloadEncoder = PayloadEncoder()
+    private let payloadEncoder: PayloadEncoder
+    private let redaction: PayloadRedaction
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+
+    /// Creates a formatter that writes `"<redacted>"` for the fields `redaction` names.
+    init(redaction: PayloadRedaction = .default) {
+        self.redaction = redaction
+        payloadEncoder = PayloadEncoder(redaction: redaction)
+    }
 
     /// The event's type name as the bus reports it (`String(describing:)` of the type), cached;
     /// derived here rather than stored by the publisher, to keep `publish` cheap.
@@ -559,14 +612,14 @@ final class TapPayloadFormatter {
     /// The payload as ``PayloadFormatter`` makes it, with a reused encoder.
     func payload(for event: any Event) -> FeedPayload {
         if let encodable = event as? any Encodable, let data = try? encoder.encode(encodable) {
-            let text = String(decoding: data, as: UTF8.self)
+            let text = redaction.redact(json: String(decoding: data, as: UTF8.self))
             if data.count > FeedPayload.maximumLength { return .description(FeedPayload.truncated(text)) }
             if let first = data.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
                 return .fields(json: text)
             }
             return .description(text)
         }
-        var text = String(describing: event)
+        var text = redaction.redact(description: String(describing: event))
         if text.utf8.contains(0x0A) { text = text.replacingOccurrences(of: "\n", with: " ") }
         if text.utf8.count > FeedPayload.maximumLength { text = FeedPayload.truncated(text) }
         return .description(text)

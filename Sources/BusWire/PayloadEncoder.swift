@@ -73,8 +73,15 @@ package final class PayloadEncoder {
         var busy = false
     }
 
+    /// The fields whose values are written as ``PayloadRedaction/placeholder``.
+    package let redaction: PayloadRedaction
+
     /// Creates an encoder with empty buffers.
-    package init() {}
+    ///
+    /// - Parameter redaction: The fields whose values are not written.
+    package init(redaction: PayloadRedaction = .default) {
+        self.redaction = redaction
+    }
 
     /// Appends the JSON of `value` to `writer`'s bytes; on failure, leaves them as they were.
     package func write<T: Encodable>(_ value: T, into writer: inout JSONLineWriter) throws(Unsupported) {
@@ -412,27 +419,43 @@ private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
         try encoder.addMember(key, to: try encoder.reach(frame))
     }
 
+    /// Writes the member `key` with the placeholder when its name is redacted; then the caller
+    /// writes nothing more.
+    @inline(__always)
+    private func redacted(_ key: Key) throws -> Bool {
+        guard encoder.redaction.redacts(key.stringValue) else { return false }
+        try member(key)
+        encoder.out.appendString(PayloadRedaction.placeholder)
+        return true
+    }
+
     mutating func encodeNil(forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         encoder.out.appendRaw("null")
     }
     mutating func encode(_ value: Bool, forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         encoder.out.appendRaw(value ? "true" : "false")
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         encoder.out.appendString(value)
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         try encoder.writeDouble(value)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         try encoder.writeFloat(value)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         encoder.out.appendInteger(value)
     }
@@ -445,11 +468,13 @@ private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try encode(Int(value), forKey: key) }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try encode(Int(value), forKey: key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        if try redacted(key) { return }
         try member(key)
         encoder.writeUnsigned(value)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if try redacted(key) { return }
         let index = try encoder.reach(frame)
         try encoder.addMember(key, to: index)
         encoder.frames[index].busy = true
@@ -460,12 +485,15 @@ private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
+        // A redacted member written through a nested container: JSONEncoder's path redacts it.
+        if encoder.redaction.redacts(key.stringValue) { encoder.failed = true }
         var frame = 0
         if (try? member(key)) != nil { frame = encoder.push(.keyed, slot: 0) } else { encoder.failed = true }
         return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(encoder: encoder, frame: frame))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        if encoder.redaction.redacts(key.stringValue) { encoder.failed = true }
         var frame = 0
         if (try? member(key)) != nil {
             frame = encoder.push(.unkeyed, slot: 0)

@@ -89,6 +89,11 @@ package enum Busmon {
             let source = try NATSFleetSource(
                 url: url, since: since, presence: .fromEnvironment(environment))
             session = Session(source: source, stop: { source.close() })
+        case .listen(let address, let token):
+            let source = try ListenSource(
+                address: address, token: token ?? environment["BUSMON_TOKEN"],
+                presence: .fromEnvironment(environment))
+            session = Session(source: source, stop: { source.close() })
         case .replay(let path, let speed):
             // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
             let replay = try ReplaySource(path: path, speed: speed)

@@ -30,13 +30,21 @@ public struct BusmonOptions: Sendable, Equatable {
     public var speed: Double
     /// Run without a screen and write JSON Lines to stdout (`--headless`).
     public var headless: Bool
+    /// `HOST:PORT` to listen on for apps that dial in (`--listen`).
+    public var listenAddress: String?
+    /// The token apps dialling in must give (`--token`, or the `BUSMON_TOKEN` environment
+    /// variable); `nil` makes busmon choose a random one and show it.
+    public var token: String?
 
     /// Creates options; the defaults are those of a bare `busmon`.
     public init(
         rate: Int = BusmonOptions.defaultRate, seed: UInt64? = nil, duration: Double? = nil,
         ascii: Bool = false, noColor: Bool = false, attachPath: String? = nil, recordPath: String? = nil,
-        replayPath: String? = nil, speed: Double = 1, headless: Bool = false, since: Double? = nil
+        replayPath: String? = nil, speed: Double = 1, headless: Bool = false, since: Double? = nil,
+        listenAddress: String? = nil, token: String? = nil
     ) {
+        self.listenAddress = listenAddress
+        self.token = token
         self.since = since
         self.rate = rate
         self.seed = seed
@@ -52,6 +60,7 @@ public struct BusmonOptions: Sendable, Equatable {
 
     /// Where the watched data comes from, decided from ``attachPath`` and ``replayPath``.
     public var source: BusmonSource {
+        if let listenAddress { return .listen(address: listenAddress, token: token) }
         if let attachPath, Self.isNATSURL(attachPath) { return .fleet(url: attachPath, since: since) }
         if let attachPath { return .attach(path: attachPath) }
         if let replayPath { return .replay(path: replayPath, speed: speed) }
@@ -76,4 +85,7 @@ public enum BusmonSource: Sendable, Equatable {
     case fleet(url: String, since: Double?)
     /// A recording at `path`, played back `speed` times as fast as it was recorded.
     case replay(path: String, speed: Double)
+    /// Every app that dials in to `address` (`HOST:PORT`) with `token`; a random token when
+    /// `nil`.
+    case listen(address: String, token: String?)
 }

@@ -42,6 +42,11 @@ public enum CommandLineParser {
                               turn quiet or gone (needs a build with --traits NATS)
           --since DURATION    with --attach nats://, first replay the fleet's history from the
                               server's JetStream stream (30s, 10m, 2h), then follow it live
+          --listen HOST:PORT  let apps dial in (BusTap's monitor: initializer, simapp --connect)
+                              and watch them all, each by name: 127.0.0.1:7777 for the iOS
+                              Simulator, 0.0.0.0:7777 for a phone on the local network
+          --token TOKEN       with --listen, the token apps must give (also BUSMON_TOKEN);
+                              without one busmon makes a random one and shows it
           --replay FILE       play back a recording made with --record, read as it plays
           --speed X           replay speed factor, with --replay (default 1)
           --record FILE       also write what is watched to FILE (not with --replay)
@@ -120,6 +125,19 @@ public enum CommandLineParser {
                 options.recordPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--replay":
                 options.replayPath = try path(of: name, inline: inlineValue, from: &remaining)
+            case "--listen":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                guard isHostAndPort(text) else {
+                    throw CommandLineError(
+                        "--listen needs HOST:PORT, such as 127.0.0.1:7777 or 0.0.0.0:7777, got '\(text)'")
+                }
+                options.listenAddress = text
+            case "--token":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                guard !text.isEmpty, !text.contains(where: \.isWhitespace) else {
+                    throw CommandLineError("--token needs a token without spaces, got '\(text)'")
+                }
+                options.token = text
             default:
                 throw CommandLineError("unknown option '\(name)'")
             }
@@ -137,6 +155,13 @@ public enum CommandLineParser {
         }
         if options.attachPath != nil, options.replayPath != nil {
             throw CommandLineError("--attach and --replay cannot be used together")
+        }
+        if options.listenAddress != nil {
+            for flag in ["--attach", "--replay", "--rate", "--seed"] where given(flag) {
+                throw CommandLineError("--listen and \(flag) cannot be used together")
+            }
+        } else if given("--token") {
+            throw CommandLineError("--token only applies to --listen")
         }
         if given("--since"), !(options.attachPath.map(BusmonOptions.isNATSURL) ?? false) {
             throw CommandLineError("--since only applies to --attach nats://HOST:PORT")
@@ -185,6 +210,15 @@ public enum CommandLineParser {
         let text = try value(of: name, inline: inlineValue, from: &remaining)
         guard !text.isEmpty else { throw CommandLineError("\(name) needs a non-empty path") }
         return text
+    }
+
+    /// Whether `text` reads as `HOST:PORT` (`[IPv6]:PORT` too), with a port from 0 to 65535.
+    static func isHostAndPort(_ text: String) -> Bool {
+        guard let colon = text.lastIndex(of: ":") else { return false }
+        let host = text[..<colon]
+        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return false }
+        if host.hasPrefix("[") { return host.hasSuffix("]") && host.count > 2 }
+        return !host.contains(":") && !host.contains(where: \.isWhitespace)
     }
 
     /// Seconds in a duration such as `30s`, `10m`, `2h`, `1d` or `90` (seconds), greater than 0.

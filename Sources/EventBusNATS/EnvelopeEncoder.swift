@@ -58,7 +58,9 @@
         private static let timeKey = Array(#","time":"#.utf8)
         /// Each event type met so far.
         private var types: [ObjectIdentifier: TypeInfo] = [:]
-        private let payloadEncoder = PayloadEncoder()
+        // Bridged events are data for the other apps, which decode them: every field goes out. A
+        // fleet monitor redacts what it shows (NATSFleetSource).
+        private let payloadEncoder = PayloadEncoder(redaction: .none)
         private let fallback: JSONEncoder = {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -6,11 +6,14 @@ public struct UserLoggedInEvent: Event, Encodable, Equatable {
     public let userId: String
     /// The name shown to people.
     public let userName: String
+    /// The session's bearer token: a secret, so monitors show it as `"<redacted>"`.
+    public let token: String
 
     /// Creates the event.
-    public init(userId: String, userName: String) {
+    public init(userId: String, userName: String, token: String = "") {
         self.userId = userId
         self.userName = userName
+        self.token = token
     }
 }
 

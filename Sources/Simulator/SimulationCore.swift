@@ -43,6 +43,8 @@ struct SimulationCore {
     private var eventCredit = 0.0
     private var churnCredit = 0.0
     private var loggedIn: [Int] = []
+    /// Logins so far, for their made-up tokens.
+    private var logins = 0
     private var isOnline = true
     /// Whether every screen opened leaks, for a demonstration; otherwise a few do.
     var leaksEveryScreen = false
@@ -249,7 +251,11 @@ struct SimulationCore {
         guard !loggedOut.isEmpty else { return nil }
         let user = random.pick(loggedOut)
         loggedIn.append(user)
-        return UserLoggedInEvent(userId: "u\(1000 + user)", userName: Self.userNames[user])
+        logins += 1
+        // A made-up bearer token, derived rather than drawn so that a seed's events stay as
+        // they were; a secret all the same, which monitors show as "<redacted>".
+        let token = "st_" + String((UInt64(logins) &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(user), radix: 16)
+        return UserLoggedInEvent(userId: "u\(1000 + user)", userName: Self.userNames[user], token: token)
     }
 
     private mutating func logOut(expired: Bool) -> (any Event)? {

@@ -1,0 +1,446 @@
+import BusWire
+import EventBus
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Watches every app that dials in: `busmon --listen HOST:PORT`.
+///
+/// Apps connect out to the monitor (a ``BusTap`` made with a monitor's address and token, or
+/// `simapp --connect`), as iOS developers' other tools do, so that an app on a phone or in the
+/// Simulator can be watched from the Mac. Each connection starts with a `dial` line carrying
+/// the app's name and the token; a right token gets a `welcome` and the app's tap records
+/// follow; a wrong one gets a `refused` record with the reason (`wrong token`), is counted, and
+/// never shows as an app. Every app that dialled in is one member of a fleet
+/// (``FleetState``), as with the NATS source: its name, state, rate and counters, and its
+/// events in the log with its name.
+///
+/// ## The port is open to anyone who can reach it
+/// - A connection that does not dial within 5 seconds, sends something other than a dial, or a
+///   dial longer than 4 KiB is refused and closed; an HTTP request gets an HTTP 400 answer.
+/// - At most 64 connections may be dialling at once (more are closed at once) and 256 apps
+///   connected (more are refused with the reason); a line longer than the wire's limit is
+///   skipped and counted; reading from the apps pauses while the monitor has not drained what
+///   it holds, so memory stays bounded and a slow monitor makes the apps' taps drop, not grow.
+/// - None of that disturbs the apps already connected.
+public final class ListenSource: DashboardSource {
+    /// Connections that may be dialling at once; more are closed without a word.
+    public static let maximumDialling = 64
+    /// Apps that may be connected at once; more are refused with the reason.
+    public static let maximumApps = 256
+    /// Seconds a connection may take to dial before it is refused.
+    public static let dialTimeout = 5.0
+
+    /// Where the source listens, with the port it got (useful when asked for port 0).
+    public let address: String
+    /// The token apps must give.
+    public let token: String
+    /// Whether ``token`` was made up here, rather than given.
+    public let tokenIsGenerated: Bool
+    private let shared: LockedValue<ListenState>
+    private let listener: ListenLoop
+
+    /// Why the source could not start listening.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, for people.
+        public var description: String
+    }
+
+    /// Starts listening at once, on a background thread.
+    ///
+    /// - Parameters:
+    ///   - address: `HOST:PORT` to bind: `127.0.0.1:7777` for the Simulator on this Mac,
+    ///     `0.0.0.0:7777` (or the Mac's address) for a phone on the local network; port 0 picks a
+    ///     free port.
+    ///   - token: The token apps must give; `nil` makes a random one (``tokenIsGenerated``).
+    ///   - presence: When silent apps become quiet, then gone.
+    ///   - bufferCapacity: Events (and lifecycle changes) held between drains.
+    /// - Throws: ``Failure`` when the address is not `HOST:PORT` or cannot be bound.
+    public init(
+        address: String, token: String?, presence: FleetPresenceTimes = FleetPresenceTimes(),
+        bufferCapacity: Int = 10_000
+    ) throws(Failure) {
+        guard let parsed = NetworkAddress(address) else {
+            throw Failure(description: "\(address) is not HOST:PORT, such as 127.0.0.1:7777 or 0.0.0.0:7777")
+        }
+        let descriptor: Int32
+        let port: Int
+        switch TCPSocket.listen(on: parsed) {
+        case .success(let (listening, bound)):
+            descriptor = listening
+            port = bound
+        case .failure(let failure):
+            throw Failure(description: failure.description)
+        }
+        self.address = NetworkAddress(host: parsed.host.isEmpty ? "0.0.0.0" : parsed.host, port: port).description
+        if let token, !token.isEmpty {
+            self.token = token
+            tokenIsGenerated = false
+        } else {
+            self.token = Self.makeToken()
+            tokenIsGenerated = true
+        }
+        var fleet = FleetState(times: presence, capacity: max(1, bufferCapacity))
+        fleet.redaction = .none  // each app's tap redacted as it chose
+        var state = ListenState(fleet: fleet)
+        let instructions =
+            "listening on \(self.address), token \(self.token)"
+            + (tokenIsGenerated ? " (made up; set one with --token or BUSMON_TOKEN)" : "")
+            + "; apps dial in with BusTap(bus:monitor:token:) or simapp --connect ADDRESS --token \(self.token)"
+        state.notices.append(SourceNotice(time: WallClock.now(), text: instructions))
+        shared = LockedValue(state)
+        listener = ListenLoop(descriptor: descriptor, token: self.token, shared: shared)
+        listener.start()
+    }
+
+    deinit {
+        listener.stop()
+    }
+
+    /// Stops listening and disconnects every app; the source drains no more.
+    public func close() {
+        listener.stop()
+    }
+
+    /// A random token of 16 letters and digits (about 82 bits).
+    public static func makeToken() -> String {
+        let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<16).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+    }
+
+    /// What is being watched: the address and the token apps need.
+    public var title: String { "listening on \(address), token \(token)" }
+
+    /// Apps connected now.
+    public var connectedApps: Int { shared.withLock(\.connected) }
+
+    /// Connections refused so far: wrong tokens, strangers, too many.
+    public var refusedConnections: Int { shared.withLock(\.refused) }
+
+    /// Everything the apps sent since the previous call, their fleet, and the state:
+    /// `listening`, with the apps connected and the connections refused.
+    public func drain() -> SourceBatch {
+        let now = WallClock.now()
+        return shared.withLock { state in
+            var batch = state.fleet.takeBatch(now: now)
+            batch.notices.insert(contentsOf: state.notices, at: 0)
+            batch.notices.sort { $0.time < $1.time }
+            state.notices = []
+            var status = "listening, \(state.connected) \(state.connected == 1 ? "app" : "apps")"
+            if state.refused > 0 { status += ", \(state.refused) refused" }
+            batch.status = status
+            return batch
+        }
+    }
+
+    /// Commands do not apply to other processes.
+    ///
+    /// - Returns: A message saying so.
+    public func perform(_ command: SourceCommand) -> String? {
+        "listening: each app controls its own rate"
+    }
+}
+
+/// What the listening thread hands to the monitor's thread.
+struct ListenState {
+    var fleet: FleetState
+    var notices: [SourceNotice] = []
+    var connected = 0
+    var refused = 0
+    /// Refusal notices in the current second, so that a flood of strangers costs the log little.
+    var refusalNoticesThisSecond = 0
+    var refusalNoticeSecond = 0
+
+    mutating func noteRefusal(_ text: String, now: Double) {
+        refused += 1
+        let second = Int(now)
+        if second != refusalNoticeSecond {
+            refusalNoticeSecond = second
+            refusalNoticesThisSecond = 0
+        }
+        refusalNoticesThisSecond += 1
+        guard refusalNoticesThisSecond <= 5 else { return }
+        notices.append(SourceNotice(time: now, text: text, isWarning: true))
+    }
+}
+
+/// The listening thread: accepts, checks dials, reads apps' records into the fleet.
+final class ListenLoop: @unchecked Sendable {
+    private let descriptor: Int32
+    private let token: String
+    private let shared: LockedValue<ListenState>
+    private let wakePipe: (read: Int32, write: Int32)?
+    private let stopRequested = LockedValue(false)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    // Thread only.
+    private var connections: [Connection] = []
+    private var acceptPausedUntil = 0.0
+
+    private final class Connection {
+        let descriptor: Int32
+        let peer: String
+        let opened: Double
+        var dialBuffer: [UInt8] = []
+        var dial: MonitorLinkHandshake.Dial?
+        var origin: FeedOrigin?
+        var lines = LineSplitter(limit: FeedRecord.maximumLineLength)
+        var tapDrops = 0
+
+        init(descriptor: Int32, peer: String, opened: Double) {
+            self.descriptor = descriptor
+            self.peer = peer
+            self.opened = opened
+        }
+    }
+
+    init(descriptor: Int32, token: String, shared: LockedValue<ListenState>) {
+        self.descriptor = descriptor
+        self.token = token
+        self.shared = shared
+        wakePipe = UnixSocket.makeWakePipe()
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "busmon listen"
+        thread.start()
+    }
+
+    func stop() {
+        let first = stopRequested.withLock { requested in
+            defer { requested = true }
+            return !requested
+        }
+        if first, let wakePipe { UnixSocket.wake(wakePipe.write) }
+        stopped.wait()
+        stopped.signal()
+    }
+
+    private func run() {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while !stopRequested.current {
+            let now = MonotonicClock.now()
+            let roomForEvents = shared.withLock { $0.fleet.bufferedEvents < $0.fleet.capacity }
+            var descriptors = [
+                pollfd(fd: wakePipe?.read ?? -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: descriptor, events: now < acceptPausedUntil ? 0 : Int16(POLLIN), revents: 0),
+            ]
+            for connection in connections {
+                let reading = connection.dial == nil || roomForEvents
+                descriptors.append(pollfd(fd: connection.descriptor, events: reading ? Int16(POLLIN) : 0, revents: 0))
+            }
+            // Wake at least every 100 ms: for dial deadlines and for the monitor's draining.
+            _ = poll(&descriptors, nfds_t(descriptors.count), 100)
+            if let wakePipe, descriptors[0].revents != 0 { UnixSocket.drain(wakePipe.read) }
+            if stopRequested.current { break }
+
+            var closing: [(Connection, reason: String?)] = []
+            for (index, connection) in connections.enumerated() {
+                let events = descriptors[index + 2].revents
+                if events != 0 {
+                    if let reason = read(connection, into: &chunk) { closing.append((connection, reason)) }
+                } else if connection.dial == nil, MonotonicClock.now() - connection.opened > ListenSource.dialTimeout {
+                    refuse(connection, reason: "no dial within \(Int(ListenSource.dialTimeout)) s")
+                    closing.append((connection, nil))
+                }
+            }
+            for (connection, reason) in closing { remove(connection, reason: reason) }
+            if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections() }
+        }
+        for connection in connections { remove(connection, reason: "busmon stopped listening") }
+        System.closeDescriptor(descriptor)
+        if let wakePipe {
+            System.closeDescriptor(wakePipe.read)
+            System.closeDescriptor(wakePipe.write)
+        }
+    }
+
+    private func acceptConnections() {
+        while true {
+            let accepted = System.acceptConnection(descriptor)
+            guard accepted >= 0 else {
+                // Out of descriptors: stop listening for a moment rather than spin on the queue.
+                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? MonotonicClock.now() + 0.1 : 0
+                return
+            }
+            let dialling = connections.count { $0.dial == nil }
+            guard dialling < ListenSource.maximumDialling else {
+                // A flood of connections: close the newest without reading, and count it.
+                shared.withLock { $0.noteRefusal("refused a connection: too many dialling at once", now: WallClock.now()) }
+                System.closeDescriptor(accepted)
+                continue
+            }
+            connections.append(
+                Connection(descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now()))
+        }
+    }
+
+    /// Reads what the connection has; returns why it ended, or `nil` while it goes on.
+    private func read(_ connection: Connection, into chunk: inout [UInt8]) -> String? {
+        var messages: [FleetMessage] = []
+        var malformed = 0
+        defer {
+            if !messages.isEmpty || malformed > 0 {
+                let now = WallClock.now()
+                shared.withLock { state in
+                    for message in messages { state.fleet.receive(message, now: now) }
+                    if malformed > 0, let origin = connection.origin {
+                        state.notices.append(
+                            SourceNotice(
+                                time: now, text: "\(origin): skipped \(malformed) malformed lines", isWarning: true))
+                    }
+                }
+            }
+        }
+        // A bounded amount per round, so that one busy app cannot starve the others.
+        for _ in 0..<16 {
+            let count = chunk.withUnsafeMutableBytes { System.receiveNow(connection.descriptor, $0.baseAddress!, $0.count) }
+            if count == 0 { return connection.dial == nil ? nil : "it closed the connection" }
+            if count < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return nil }
+                return connection.dial == nil ? "" : "the connection failed: \(UnixSocket.errorText(errno))"
+            }
+            if connection.dial == nil {
+                if let ended = takeDial(connection, bytes: chunk[0..<count], messages: &messages, malformed: &malformed) {
+                    return ended
+                }
+            } else {
+                split(chunk[0..<count], of: connection, messages: &messages, malformed: &malformed)
+            }
+        }
+        return nil
+    }
+
+    /// Gathers the first line; once it is there, welcomes or refuses the connection.
+    private func takeDial(
+        _ connection: Connection, bytes: ArraySlice<UInt8>, messages: inout [FleetMessage], malformed: inout Int
+    ) -> String? {
+        connection.dialBuffer += bytes
+        guard let newline = connection.dialBuffer.firstIndex(of: 0x0A) else {
+            if connection.dialBuffer.count > MonitorLinkHandshake.maximumDialLength {
+                refuse(connection, reason: "not a busmon dial (a first line over 4 KiB)")
+                return ""
+            }
+            return nil
+        }
+        var line = connection.dialBuffer[..<newline]
+        if line.last == 0x0D { line = line.dropLast() }
+        switch MonitorLinkHandshake.decodeDial(line) {
+        case .failure(.http):
+            refuse(connection, reason: "an HTTP request", http: true)
+            return ""
+        case .failure(.notADial):
+            refuse(connection, reason: "not a busmon dial")
+            return ""
+        case .failure(.unknownVersion(let version)):
+            refuse(connection, reason: "dial version \(version), this busmon speaks \(MonitorLinkHandshake.version)")
+            return ""
+        case .success(let dial):
+            guard MonitorLinkHandshake.tokensMatch(dial.token, token) else {
+                refuse(connection, reason: "wrong token", app: dial.app)
+                return ""
+            }
+            let apps = connections.count { $0.dial != nil }
+            guard apps < ListenSource.maximumApps else {
+                refuse(connection, reason: "\(ListenSource.maximumApps) apps connected", app: dial.app)
+                return ""
+            }
+            let welcome = MonitorLinkHandshake.welcomeLine()
+            guard sendAll(welcome, to: connection.descriptor) else { return "" }
+            let origin = FeedOrigin(app: dial.app, host: dial.host, pid: dial.pid)
+            connection.dial = dial
+            connection.origin = origin
+            shared.withLock { $0.connected += 1 }
+            messages.append(.link(FleetLinkReport(time: WallClock.now(), origin: origin, kind: "connection", state: "connected")))
+            let rest = connection.dialBuffer[(newline + 1)...]
+            connection.dialBuffer = []
+            if !rest.isEmpty { split(rest, of: connection, messages: &messages, malformed: &malformed) }
+            return nil
+        }
+    }
+
+    private func split(
+        _ bytes: ArraySlice<UInt8>, of connection: Connection, messages: inout [FleetMessage], malformed: inout Int
+    ) {
+        guard let origin = connection.origin else { return }
+        connection.lines.append(bytes) { piece in
+            guard case .line(let line) = piece else {
+                malformed += 1
+                return
+            }
+            let record: FeedRecord
+            do throws(FeedDecodingError) {
+                record = try line.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
+                    try FeedRecord.decode(line: buffer)
+                }
+            } catch {
+                if case .unknownKind = error { return }
+                malformed += 1
+                return
+            }
+            switch record {
+            case .event(var event):
+                event.origin = origin
+                messages.append(.event(event, origin: origin))
+            case .lifecycle(var change):
+                change.origin = origin
+                messages.append(.lifecycle(change, origin: origin))
+            case .snapshot(var snapshot):
+                snapshot.origin = origin
+                messages.append(.snapshot(snapshot, origin: origin))
+            case .dropped(let drops):
+                connection.tapDrops = drops.events
+                messages.append(
+                    .link(
+                        FleetLinkReport(
+                            time: drops.time, origin: origin, kind: "connection", state: "connected",
+                            dropped: drops.events)))
+            case .hello, .refused:
+                break
+            }
+        }
+    }
+
+    /// Sends a refusal, counts it and notes it; the caller closes the connection.
+    private func refuse(_ connection: Connection, reason: String, http: Bool = false, app: String? = nil) {
+        let line = MonitorLinkHandshake.refusalLine(reason, time: WallClock.now(), http: http)
+        _ = sendAll(line, to: connection.descriptor)
+        let who = app.map { "\($0) at \(connection.peer)" } ?? connection.peer
+        shared.withLock { $0.noteRefusal("refused \(who): \(reason)", now: WallClock.now()) }
+    }
+
+    /// Sends a short line on a new connection, which its socket buffer takes at once.
+    private func sendAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { System.sendNow(descriptor, $0.baseAddress!, $0.count) == $0.count }
+    }
+
+    private func remove(_ connection: Connection, reason: String?) {
+        System.closeDescriptor(connection.descriptor)
+        connections.removeAll { $0 === connection }
+        guard let origin = connection.origin else { return }
+        let now = WallClock.now()
+        shared.withLock { state in
+            state.connected -= 1
+            state.fleet.receive(
+                .link(
+                    FleetLinkReport(
+                        time: now, origin: origin, kind: "connection", state: FleetLinkReport.closedState,
+                        dropped: connection.tapDrops)),
+                now: now)
+            if let reason, !reason.isEmpty {
+                state.notices.append(SourceNotice(time: now, text: "\(origin): \(reason)"))
+            }
+        }
+    }
+}
