@@ -199,7 +199,9 @@ app.start()
 var watchedThrough: [String] = []
 if let path = options.tapPath { watchedThrough.append("tap at \(path)") }
 if let url = options.natsURL { watchedThrough.append("bridged to \(url) as \(options.appName)") }
-if let address = options.monitorAddress { watchedThrough.append("dialling busmon at \(address) as \(options.appName)") }
+if let address = options.monitorAddress {
+    watchedThrough.append("dialling busmon at \(address) as \(options.appName)")
+}
 // A fractional rate is kept, and shown as given.
 let shownRate = options.rate == options.rate.rounded() ? "\(Int(options.rate))" : "\(options.rate)"
 print(

@@ -78,7 +78,8 @@ public final class ListenSource: DashboardSource {
         case .failure(let failure):
             throw Failure(description: failure.description)
         }
-        self.address = NetworkAddress(host: parsed.host.isEmpty ? "0.0.0.0" : parsed.host, port: port).description
+        self.address =
+            NetworkAddress(host: parsed.host.isEmpty ? "0.0.0.0" : parsed.host, port: port).description
         if let token, !token.isEmpty {
             self.token = token
             tokenIsGenerated = false
@@ -238,7 +239,8 @@ final class ListenLoop: @unchecked Sendable {
             ]
             for connection in connections {
                 let reading = connection.dial == nil || roomForEvents
-                descriptors.append(pollfd(fd: connection.descriptor, events: reading ? Int16(POLLIN) : 0, revents: 0))
+                descriptors.append(
+                    pollfd(fd: connection.descriptor, events: reading ? Int16(POLLIN) : 0, revents: 0))
             }
             // Wake at least every 100 ms: for dial deadlines and for the monitor's draining.
             _ = poll(&descriptors, nfds_t(descriptors.count), 100)
@@ -250,7 +252,9 @@ final class ListenLoop: @unchecked Sendable {
                 let events = descriptors[index + 2].revents
                 if events != 0 {
                     if let reason = read(connection, into: &chunk) { closing.append((connection, reason)) }
-                } else if connection.dial == nil, MonotonicClock.now() - connection.opened > ListenSource.dialTimeout {
+                } else if connection.dial == nil,
+                    MonotonicClock.now() - connection.opened > ListenSource.dialTimeout
+                {
                     refuse(connection, reason: "no dial within \(Int(ListenSource.dialTimeout)) s")
                     closing.append((connection, nil))
                 }
@@ -277,12 +281,15 @@ final class ListenLoop: @unchecked Sendable {
             let dialling = connections.count { $0.dial == nil }
             guard dialling < ListenSource.maximumDialling else {
                 // A flood of connections: close the newest without reading, and count it.
-                shared.withLock { $0.noteRefusal("refused a connection: too many dialling at once", now: WallClock.now()) }
+                shared.withLock {
+                    $0.noteRefusal("refused a connection: too many dialling at once", now: WallClock.now())
+                }
                 System.closeDescriptor(accepted)
                 continue
             }
             connections.append(
-                Connection(descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now()))
+                Connection(
+                    descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now()))
         }
     }
 
@@ -298,21 +305,26 @@ final class ListenLoop: @unchecked Sendable {
                     if malformed > 0, let origin = connection.origin {
                         state.notices.append(
                             SourceNotice(
-                                time: now, text: "\(origin): skipped \(malformed) malformed lines", isWarning: true))
+                                time: now, text: "\(origin): skipped \(malformed) malformed lines",
+                                isWarning: true))
                     }
                 }
             }
         }
         // A bounded amount per round, so that one busy app cannot starve the others.
         for _ in 0..<16 {
-            let count = chunk.withUnsafeMutableBytes { System.receiveNow(connection.descriptor, $0.baseAddress!, $0.count) }
+            let count = chunk.withUnsafeMutableBytes {
+                System.receiveNow(connection.descriptor, $0.baseAddress!, $0.count)
+            }
             if count == 0 { return connection.dial == nil ? nil : "it closed the connection" }
             if count < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return nil }
                 return connection.dial == nil ? "" : "the connection failed: \(UnixSocket.errorText(errno))"
             }
             if connection.dial == nil {
-                if let ended = takeDial(connection, bytes: chunk[0..<count], messages: &messages, malformed: &malformed) {
+                if let ended = takeDial(
+                    connection, bytes: chunk[0..<count], messages: &messages, malformed: &malformed)
+                {
                     return ended
                 }
             } else {
@@ -324,7 +336,8 @@ final class ListenLoop: @unchecked Sendable {
 
     /// Gathers the first line; once it is there, welcomes or refuses the connection.
     private func takeDial(
-        _ connection: Connection, bytes: ArraySlice<UInt8>, messages: inout [FleetMessage], malformed: inout Int
+        _ connection: Connection, bytes: ArraySlice<UInt8>, messages: inout [FleetMessage],
+        malformed: inout Int
     ) -> String? {
         connection.dialBuffer += bytes
         guard let newline = connection.dialBuffer.firstIndex(of: 0x0A) else {
@@ -344,7 +357,9 @@ final class ListenLoop: @unchecked Sendable {
             refuse(connection, reason: "not a busmon dial")
             return ""
         case .failure(.unknownVersion(let version)):
-            refuse(connection, reason: "dial version \(version), this busmon speaks \(MonitorLinkHandshake.version)")
+            refuse(
+                connection,
+                reason: "dial version \(version), this busmon speaks \(MonitorLinkHandshake.version)")
             return ""
         case .success(let dial):
             guard MonitorLinkHandshake.tokensMatch(dial.token, token) else {
@@ -362,7 +377,10 @@ final class ListenLoop: @unchecked Sendable {
             connection.dial = dial
             connection.origin = origin
             shared.withLock { $0.connected += 1 }
-            messages.append(.link(FleetLinkReport(time: WallClock.now(), origin: origin, kind: "connection", state: "connected")))
+            messages.append(
+                .link(
+                    FleetLinkReport(
+                        time: WallClock.now(), origin: origin, kind: "connection", state: "connected")))
             let rest = connection.dialBuffer[(newline + 1)...]
             connection.dialBuffer = []
             if !rest.isEmpty { split(rest, of: connection, messages: &messages, malformed: &malformed) }
@@ -371,7 +389,8 @@ final class ListenLoop: @unchecked Sendable {
     }
 
     private func split(
-        _ bytes: ArraySlice<UInt8>, of connection: Connection, messages: inout [FleetMessage], malformed: inout Int
+        _ bytes: ArraySlice<UInt8>, of connection: Connection, messages: inout [FleetMessage],
+        malformed: inout Int
     ) {
         guard let origin = connection.origin else { return }
         connection.lines.append(bytes) { piece in

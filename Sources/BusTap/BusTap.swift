@@ -61,7 +61,8 @@ public final class BusTap: Sendable {
     /// - Throws: ``BusTapError`` when the socket cannot be created.
     public convenience init(
         bus: EventBus, socketPath: String, snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
-        processName: String = ProcessInfo.processInfo.processName, redacting redaction: PayloadRedaction = .default
+        processName: String = ProcessInfo.processInfo.processName,
+        redacting redaction: PayloadRedaction = .default
     ) throws(BusTapError) {
         try self.init(
             bus: bus, socketPath: socketPath, snapshotInterval: snapshotInterval,
@@ -125,7 +126,8 @@ public final class BusTap: Sendable {
     public init(
         bus: EventBus, monitor: String, token: String, app: String = ProcessInfo.processInfo.processName,
         snapshotInterval: Double = 0.5, clientQueueCapacity: Int = 10_000,
-        redacting redaction: PayloadRedaction = .default, onStatus: (@Sendable (MonitorLinkStatus) -> Void)? = nil
+        redacting redaction: PayloadRedaction = .default,
+        onStatus: (@Sendable (MonitorLinkStatus) -> Void)? = nil
     ) throws(BusTapError) {
         guard let address = NetworkAddress(monitor), !address.host.isEmpty, address.port > 0 else {
             throw .invalidMonitorAddress(monitor)
@@ -133,7 +135,8 @@ public final class BusTap: Sendable {
         guard !token.isEmpty, !token.contains(where: \.isNewline) else { throw .invalidToken }
         self.socketPath = ""
         let dial = MonitorLinkHandshake.Dial(
-            token: token, app: app, host: System.hostName(), pid: Int(ProcessInfo.processInfo.processIdentifier))
+            token: token, app: app, host: System.hostName(),
+            pid: Int(ProcessInfo.processInfo.processIdentifier))
         server = try TapServer(
             bus: bus, monitor: address, dial: dial, snapshotInterval: snapshotInterval,
             capacity: max(1, clientQueueCapacity), redaction: redaction, report: onStatus ?? { _ in })

@@ -100,7 +100,8 @@ final class MonitorDialer {
                 if let error = TCPSocket.connectionError(descriptor) {
                     fail(descriptor, reason: error, now: now)
                 } else {
-                    stage = .handshaking(descriptor: descriptor, since: since, unsent: dial.encodeLine(), answer: [])
+                    stage = .handshaking(
+                        descriptor: descriptor, since: since, unsent: dial.encodeLine(), answer: [])
                     return advance(revents: Int16(POLLOUT), now: now)
                 }
             } else if now - since >= Self.handshakeTimeout {
@@ -136,7 +137,9 @@ final class MonitorDialer {
                 }
             }
             guard let newline = answer.firstIndex(of: 0x0A) else {
-                if answer.count >= MonitorLinkHandshake.maximumDialLength || now - since >= Self.handshakeTimeout {
+                if answer.count >= MonitorLinkHandshake.maximumDialLength
+                    || now - since >= Self.handshakeTimeout
+                {
                     fail(descriptor, reason: "not a busmon", now: now)
                 } else {
                     stage = .handshaking(descriptor: descriptor, since: since, unsent: unsent, answer: answer)
@@ -240,7 +243,8 @@ public enum MonitorLinkStatus: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .connecting(let address): return "connecting to busmon at \(address)"
         case .connected(let address): return "connected to busmon at \(address)"
-        case .waiting(let address, let reason, _): return "busmon at \(address) not reached (\(reason)); retrying"
+        case .waiting(let address, let reason, _):
+            return "busmon at \(address) not reached (\(reason)); retrying"
         case .refused(let address, let reason, _): return "busmon at \(address) refused: \(reason)"
         }
     }

@@ -118,8 +118,10 @@ final class TapServer: @unchecked Sendable {
     /// A tap that listens on no socket and instead keeps a connection out to the monitor at
     /// `address`, dialling in with `dial`.
     init(
-        bus: EventBus, monitor address: NetworkAddress, dial: MonitorLinkHandshake.Dial, snapshotInterval: Double,
-        capacity: Int, idleTimeout: Double = TapServer.defaultIdleTimeout, redaction: PayloadRedaction = .default,
+        bus: EventBus, monitor address: NetworkAddress, dial: MonitorLinkHandshake.Dial,
+        snapshotInterval: Double,
+        capacity: Int, idleTimeout: Double = TapServer.defaultIdleTimeout,
+        redaction: PayloadRedaction = .default,
         report: @escaping @Sendable (MonitorLinkStatus) -> Void
     ) throws(BusTapError) {
         guard let wakePipe = UnixSocket.makeWakePipe() else {
@@ -209,7 +211,8 @@ final class TapServer: @unchecked Sendable {
             remove(gone)
             if descriptors[1].revents & Int16(POLLIN) != 0 { acceptClients() }
             if let dialer,
-                let descriptor = dialer.advance(revents: descriptors[descriptors.count - 1].revents, now: MonotonicClock.now())
+                let descriptor = dialer.advance(
+                    revents: descriptors[descriptors.count - 1].revents, now: MonotonicClock.now())
             {
                 add(descriptor)
             }
@@ -287,9 +290,11 @@ final class TapServer: @unchecked Sendable {
         let next = inbox.nextSequences()
         let client = Client(
             descriptor: descriptor,
-            cursor: TapHistory.Cursor(position: history.end, nextEvent: next.event, nextLifecycle: next.lifecycle))
+            cursor: TapHistory.Cursor(
+                position: history.end, nextEvent: next.event, nextLifecycle: next.lifecycle))
         var writer = JSONLineWriter()
-        writer.write(FeedHello(pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
+        writer.write(
+            FeedHello(pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
         clients.append(client)
         connectedCount.withLock { $0 = clients.count }
         writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
@@ -333,7 +338,9 @@ final class TapServer: @unchecked Sendable {
         guard !gone.isEmpty else { return }
         for client in gone {
             close(client.descriptor)
-            if client.descriptor == dialer?.streamingDescriptor { dialer?.streamingEnded(now: MonotonicClock.now()) }
+            if client.descriptor == dialer?.streamingDescriptor {
+                dialer?.streamingEnded(now: MonotonicClock.now())
+            }
         }
         clients.removeAll { client in gone.contains { $0 === client } }
         connectedCount.withLock { $0 = clients.count }

@@ -29,7 +29,9 @@ package enum MonitorLinkHandshake {
         package var pid: Int
 
         /// Creates a dial.
-        package init(version: Int = MonitorLinkHandshake.version, token: String, app: String, host: String, pid: Int) {
+        package init(
+            version: Int = MonitorLinkHandshake.version, token: String, app: String, host: String, pid: Int
+        ) {
             self.version = version
             self.token = token
             self.app = app
@@ -81,11 +83,15 @@ package enum MonitorLinkHandshake {
             return .failure(.notADial)
         }
         func string(_ name: String) -> String? {
-            guard case .string(let value)? = members.last(where: { $0.key == name })?.value else { return nil }
+            guard case .string(let value)? = members.last(where: { $0.key == name })?.value else {
+                return nil
+            }
             return value
         }
         func integer(_ name: String) -> Int? {
-            guard case .number(let number)? = members.last(where: { $0.key == name })?.value else { return nil }
+            guard case .number(let number)? = members.last(where: { $0.key == name })?.value else {
+                return nil
+            }
             return number.integer
         }
         guard string("kind") == "dial", let version = integer("version"), let token = string("token"),

@@ -10,7 +10,8 @@ public enum PayloadFormatter {
     ///   - event: The event to format.
     ///   - redaction: The fields whose values are not shown.
     /// - Returns: A single line of text.
-    public static func format(_ event: any Event, redacting redaction: PayloadRedaction = .default) -> String {
+    public static func format(_ event: any Event, redacting redaction: PayloadRedaction = .default) -> String
+    {
         if let encodable = event as? any Encodable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -18,6 +19,7 @@ public enum PayloadFormatter {
                 return redaction.redact(json: text)
             }
         }
-        return redaction.redact(description: String(describing: event).replacingOccurrences(of: "\n", with: " "))
+        return redaction.redact(
+            description: String(describing: event).replacingOccurrences(of: "\n", with: " "))
     }
 }

@@ -107,7 +107,8 @@ public struct PayloadRedaction: Sendable, Hashable {
         while let separator = rest.range(of: ": ") {
             // The field name: the letters and digits before ": ".
             let before = rest[..<separator.lowerBound]
-            let nameStart = before.lastIndex { !($0.isLetter || $0.isNumber || $0 == "_") }
+            let nameStart =
+                before.lastIndex { !($0.isLetter || $0.isNumber || $0 == "_") }
                 .map { before.index(after: $0) } ?? before.startIndex
             let name = String(before[nameStart...])
             result += rest[..<separator.upperBound]

@@ -19,7 +19,8 @@ package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         var host = String(text[..<colon])
         let portText = text[text.index(after: colon)...]
-        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText), (0...65535).contains(port)
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText),
+            (0...65535).contains(port)
         else { return nil }
         if host.hasPrefix("[") {
             guard host.hasSuffix("]"), host.count > 2 else { return nil }
@@ -67,7 +68,9 @@ package enum TCPSocket {
             ? getaddrinfo(nil, String(address.port), &hints, &list)
             : getaddrinfo(address.host, String(address.port), &hints, &list)
         guard status == 0, let first = list else {
-            return .failure(Failure(description: "cannot resolve \(address.host): \(String(cString: gai_strerror(status)))"))
+            return .failure(
+                Failure(
+                    description: "cannot resolve \(address.host): \(String(cString: gai_strerror(status)))"))
         }
         defer { freeaddrinfo(first) }
         var resolved: [Resolved] = []
@@ -82,14 +85,16 @@ package enum TCPSocket {
                     target.copyMemory(from: UnsafeRawBufferPointer(start: socketAddress, count: length))
                 }
                 resolved.append(
-                    Resolved(storage: storage, length: entry.pointee.ai_addrlen, family: entry.pointee.ai_family))
+                    Resolved(
+                        storage: storage, length: entry.pointee.ai_addrlen, family: entry.pointee.ai_family))
             }
             next = entry.pointee.ai_next
         }
         // IPv4 first: a name such as localhost that resolves to both is then tried where a
         // monitor listening on 0.0.0.0 answers.
         resolved.sort { $0.family == AF_INET && $1.family != AF_INET }
-        return resolved.isEmpty ? .failure(Failure(description: "no address for \(address.host)")) : .success(resolved)
+        return resolved.isEmpty
+            ? .failure(Failure(description: "no address for \(address.host)")) : .success(resolved)
     }
 
     /// Why a socket call failed, for people.
@@ -99,7 +104,9 @@ package enum TCPSocket {
     }
 
     /// A listening socket on `address` (non-blocking), and the port it got.
-    package static func listen(on address: NetworkAddress, backlog: Int32 = 128) -> Result<(Int32, Int), Failure> {
+    package static func listen(
+        on address: NetworkAddress, backlog: Int32 = 128
+    ) -> Result<(Int32, Int), Failure> {
         let candidates: [Resolved]
         switch resolve(address, passive: true) {
         case .success(let list): candidates = list
@@ -116,10 +123,13 @@ package enum TCPSocket {
             _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
             var storage = candidate.storage
             let bound = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, candidate.length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, candidate.length)
+                }
             }
             guard bound == 0, System.listenOnSocket(descriptor, backlog: backlog) == 0 else {
-                lastError = Failure(description: "cannot listen on \(address): \(UnixSocket.errorText(errno))")
+                lastError = Failure(
+                    description: "cannot listen on \(address): \(UnixSocket.errorText(errno))")
                 System.closeDescriptor(descriptor)
                 continue
             }
@@ -190,7 +200,9 @@ package enum TCPSocket {
     ///   ``connectionError(_:)``), or the error.
     package static func startConnecting(to candidate: Resolved) -> Result<Int32, Failure> {
         let descriptor = System.makeStreamSocket(family: candidate.family)
-        guard descriptor >= 0 else { return .failure(Failure(description: "socket: \(UnixSocket.errorText(errno))")) }
+        guard descriptor >= 0 else {
+            return .failure(Failure(description: "socket: \(UnixSocket.errorText(errno))"))
+        }
         var on: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         var storage = candidate.storage

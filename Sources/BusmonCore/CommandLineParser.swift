@@ -216,7 +216,9 @@ public enum CommandLineParser {
     static func isHostAndPort(_ text: String) -> Bool {
         guard let colon = text.lastIndex(of: ":") else { return false }
         let host = text[..<colon]
-        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return false }
+        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            return false
+        }
         if host.hasPrefix("[") { return host.hasSuffix("]") && host.count > 2 }
         return !host.contains(":") && !host.contains(where: \.isWhitespace)
     }

@@ -1,0 +1,232 @@
+import BusMonitor
+import EventBus
+import Foundation
+import TestSupport
+import Testing
+
+@testable import BusTap
+@testable import BusWire
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A plain TCP client for saying things to the listening port that no app would.
+private final class Stranger {
+    let descriptor: Int32
+
+    init?(port: Int) {
+        descriptor = socket(AF_INET, System.streamSocketType, 0)
+        guard descriptor >= 0 else { return nil }
+        var address = System.internetAddress(UInt32(0x7F00_0001).bigEndian, port: UInt16(port))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                System.connectSocket(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func say(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                System.sendWaiting(descriptor, $0.baseAddress!, $0.count)
+            }
+            guard sent > 0 else { return }
+            offset += sent
+        }
+    }
+
+    /// Everything the monitor sends until it closes the connection (or 10 s pass).
+    func answer() -> String {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            received += chunk[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
+/// Records what a dialling tap reports, for tests to wait on.
+private final class StatusLog: Sendable {
+    private let statuses = LockedValue<[MonitorLinkStatus]>([])
+    func append(_ status: MonitorLinkStatus) { statuses.withLock { $0.append(status) } }
+    var all: [MonitorLinkStatus] { statuses.current }
+}
+
+@Suite("Apps dialling in to busmon --listen")
+struct ListenSourceTests {
+    private func port(of source: ListenSource) -> Int {
+        Int(source.address.split(separator: ":").last!)!
+    }
+
+    private func events(_ batches: [SourceBatch], from app: String) -> [CapturedEvent] {
+        batches.flatMap(\.events).filter { $0.origin?.app == app }
+    }
+
+    @Test("two apps dial in and show side by side, each event with its app")
+    func twoApps() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let first = EventBus(name: "one")
+        let second = EventBus(name: "two")
+        let tapOne = try BusTap(bus: first, monitor: source.address, token: "tok", app: "checkout")
+        let tapTwo = try BusTap(bus: second, monitor: source.address, token: "tok", app: "inventory")
+        #expect(eventually { tapOne.connectedClients == 1 && tapTwo.connectedClients == 1 })
+        first.publish(Ping(number: 1, note: "a"))
+        second.publish(Ping(number: 2, note: "b"))
+        let batches = drainUntil(source) { batches in
+            !events(batches, from: "checkout").isEmpty && !events(batches, from: "inventory").isEmpty
+                && batches.compactMap(\.fleet).last?.count == 2
+        }
+        #expect(events(batches, from: "checkout").map(\.typeName) == ["Ping"])
+        #expect(events(batches, from: "inventory").first?.payloadText == #"{"note":"b","number":2}"#)
+        let fleet = try #require(batches.compactMap(\.fleet).last)
+        #expect(Set(fleet.map(\.origin.app)) == ["checkout", "inventory"])
+        #expect(fleet.allSatisfy { $0.presence == .active && $0.origin.pid == Int(getpid()) })
+        #expect(batches.last?.status == "listening, 2 apps")
+        #expect(batches.flatMap(\.notices).contains { $0.text.hasPrefix("listening on 127.0.0.1:") })
+        tapOne.close()
+        let after = drainUntil(source) {
+            $0.compactMap(\.fleet).last?.first { $0.origin.app == "checkout" }?.presence == .gone
+        }
+        #expect(after.flatMap(\.notices).contains { $0.text.hasSuffix("left (its connection closed)") })
+        #expect(source.connectedApps == 1)
+    }
+
+    @Test("a wrong token is refused with the reason, which the app learns; it is counted, never an app")
+    func wrongToken() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "right")
+        let log = StatusLog()
+        let bus = EventBus()
+        let tap = try BusTap(
+            bus: bus, monitor: source.address, token: "wrong", app: "intruder", onStatus: log.append)
+        #expect(
+            eventually {
+                log.all.contains { if case .refused(_, "wrong token", _) = $0 { true } else { false } }
+            })
+        #expect(log.all.last?.description == "busmon at \(source.address) refused: wrong token")
+        let batches = drainUntil(source) { $0.last?.status == "listening, 0 apps, 1 refused" }
+        #expect(batches.last?.status == "listening, 0 apps, 1 refused")
+        #expect(
+            batches.flatMap(\.notices).contains {
+                $0.text.contains("refused intruder at 127.0.0.1:") && $0.isWarning
+            })
+        #expect(batches.compactMap(\.fleet).flatMap { $0 }.isEmpty, "never shown as an app")
+        #expect(tap.connectedClients == 0)
+        #expect(bus.snapshot().wildcardObservers == 0, "a refused tap does not even subscribe")
+    }
+
+    @Test(
+        "an app started before busmon keeps running, connects once busmon starts, and comes back after a restart"
+    )
+    func busmonLaterAndRestarted() throws {
+        let port = try LoopbackPort.free()
+        let log = StatusLog()
+        let bus = EventBus()
+        let tap = try BusTap(
+            bus: bus, monitor: "127.0.0.1:\(port)", token: "t", app: "early", onStatus: log.append)
+        // No monitor: the app publishes on, and nothing watches its bus.
+        for number in 1...100 { bus.publish(Ping(number: number, note: "")) }
+        #expect(eventually { log.all.contains { if case .waiting = $0 { true } else { false } } })
+        #expect(bus.snapshot().wildcardObservers == 0, "nothing is captured while no monitor is connected")
+
+        var source: ListenSource? = try ListenSource(address: "127.0.0.1:\(port)", token: "t")
+        #expect(eventually { tap.connectedClients == 1 })
+        bus.publish(Ping(number: 101, note: "seen"))
+        let seen = drainUntil(source!) { !events($0, from: "early").isEmpty }
+        #expect(events(seen, from: "early").map(\.payloadText) == [#"{"note":"seen","number":101}"#])
+
+        source?.close()
+        source = nil
+        #expect(eventually { tap.connectedClients == 0 })
+        let restarted = try ListenSource(address: "127.0.0.1:\(port)", token: "t")
+        #expect(eventually { tap.connectedClients == 1 })
+        bus.publish(Ping(number: 102, note: "again"))
+        let again = drainUntil(restarted) { !events($0, from: "early").isEmpty }
+        #expect(events(again, from: "early").map(\.payloadText) == [#"{"note":"again","number":102}"#])
+    }
+
+    @Test("strangers on the port are refused or dropped, and the app already connected is not disturbed")
+    func strangers() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let port = port(of: source)
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok", app: "steady")
+        #expect(eventually { tap.connectedClients == 1 })
+
+        let http = try #require(Stranger(port: port))
+        http.say(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(http.answer().hasPrefix("HTTP/1.0 400 Bad Request"))
+
+        let garbage = try #require(Stranger(port: port))
+        var random = SplitMix64(seed: 7)
+        garbage.say((0..<300).map { _ in UInt8(truncatingIfNeeded: random.next()) } + [0x0A])
+        #expect(garbage.answer().contains(#""kind":"refused""#))
+
+        let endless = try #require(Stranger(port: port))
+        endless.say([UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10))
+        #expect(endless.answer().contains("over 4 KiB"))
+
+        // Many connections that never send anything: the newest beyond the limit are closed.
+        let silent = (0..<(ListenSource.maximumDialling + 20)).compactMap { _ in Stranger(port: port) }
+        #expect(silent.count == ListenSource.maximumDialling + 20)
+
+        for number in 1...50 { bus.publish(Ping(number: number, note: "")) }
+        let batches = drainUntil(source) { events($0, from: "steady").count == 50 }
+        #expect(events(batches, from: "steady").count == 50, "the app's events all arrived")
+        #expect(tap.connectedClients == 1)
+        #expect(eventually { source.refusedConnections >= 3 + 20 })
+        #expect(source.connectedApps == 1)
+        _ = silent
+    }
+
+    @Test("a connection that never dials is refused after the dial timeout")
+    func silentConnectionTimesOut() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let silent = try #require(Stranger(port: port(of: source)))
+        #expect(silent.answer().contains("no dial within 5 s"))
+        #expect(source.refusedConnections == 1)
+    }
+
+    @Test("secret fields read <redacted> through the link")
+    func redactedThroughTheLink() throws {
+        struct LoggedIn: Event, Encodable {
+            let user: String
+            let token: String
+        }
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let bus = EventBus()
+        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok", app: "app")
+        #expect(eventually { tap.connectedClients == 1 })
+        bus.publish(LoggedIn(user: "ada", token: "tk_123"))
+        let batches = drainUntil(source) { !events($0, from: "app").isEmpty }
+        #expect(events(batches, from: "app").first?.payloadText == #"{"token":"<redacted>","user":"ada"}"#)
+    }
+
+    @Test("a bad address or a port in use is an error, not a crash")
+    func badAddresses() throws {
+        #expect(throws: ListenSource.Failure.self) { try ListenSource(address: "nonsense", token: nil) }
+        let taken = try ListenSource(address: "127.0.0.1:0", token: nil)
+        #expect(taken.tokenIsGenerated && taken.token.count == 16)
+        #expect(throws: ListenSource.Failure.self) { try ListenSource(address: taken.address, token: nil) }
+        #expect(throws: BusTapError.self) { try BusTap(bus: EventBus(), monitor: "no-port", token: "t") }
+        #expect(throws: BusTapError.invalidToken) {
+            try BusTap(bus: EventBus(), monitor: "127.0.0.1:1", token: "")
+        }
+    }
+}
