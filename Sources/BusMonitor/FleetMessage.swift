@@ -52,6 +52,8 @@ public struct FleetLinkReport: Sendable, Hashable {
     public var dropped: Int
     /// Times the link reconnected so far.
     public var reconnects: Int
+    /// What the link reconnects to, for the log: `the server` for a NATS bridge.
+    public var peer: String
 
     /// Creates a report.
     ///
@@ -62,9 +64,12 @@ public struct FleetLinkReport: Sendable, Hashable {
     ///   - state: Its state.
     ///   - dropped: Events dropped so far.
     ///   - reconnects: Reconnections so far.
+    ///   - peer: What the link reconnects to.
     public init(
-        time: Double, origin: FeedOrigin, kind: String, state: String, dropped: Int = 0, reconnects: Int = 0
+        time: Double, origin: FeedOrigin, kind: String, state: String, dropped: Int = 0, reconnects: Int = 0,
+        peer: String = "the monitor"
     ) {
+        self.peer = peer
         self.time = time
         self.origin = origin
         self.kind = kind

@@ -156,7 +156,7 @@ public struct FleetState: Sendable {
         }
         member.info.bridgeDropped = dropped
         if let reconnects = member.reconnects, report.reconnects > reconnects {
-            note("\(origin): its \(report.kind) reconnected", now: now)
+            note("\(origin): its \(report.kind) reconnected to \(report.peer)", now: now)
         }
         member.reconnects = report.reconnects
         if report.state == Self.closedState {

@@ -116,8 +116,8 @@ public final class ListenSource: DashboardSource {
         return String((0..<16).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
     }
 
-    /// What is being watched: the address and the token apps need.
-    public var title: String { "listening on \(address), token \(token)" }
+    /// What is being watched: the address apps dial.
+    public var title: String { "listening on \(address)" }
 
     /// Apps connected now.
     public var connectedApps: Int { shared.withLock(\.connected) }
@@ -125,16 +125,24 @@ public final class ListenSource: DashboardSource {
     /// Connections refused so far: wrong tokens, strangers, too many.
     public var refusedConnections: Int { shared.withLock(\.refused) }
 
-    /// Everything the apps sent since the previous call, their fleet, and the state:
-    /// `listening`, with the apps connected and the connections refused.
+    /// Everything the apps sent since the previous call, their fleet, and the state: the token,
+    /// and the connections refused (`token k3y, 1 refused`).
     public func drain() -> SourceBatch {
         let now = WallClock.now()
         return shared.withLock { state in
             var batch = state.fleet.takeBatch(now: now)
+            if !state.drainedOnce {
+                // The Fleet pane from the start, empty until the first app dials in.
+                state.drainedOnce = true
+                batch.fleet = batch.fleet ?? state.fleet.fleet
+            }
             batch.notices.insert(contentsOf: state.notices, at: 0)
             batch.notices.sort { $0.time < $1.time }
             state.notices = []
-            var status = "listening, \(state.connected) \(state.connected == 1 ? "app" : "apps")"
+            // The token in the state, which the header keeps when it gives way, so that it can
+            // always be read off the screen.
+            // (The header counts the apps already, from the fleet.)
+            var status = "token \(token)"
             if state.refused > 0 { status += ", \(state.refused) refused" }
             batch.status = status
             return batch
@@ -158,6 +166,8 @@ struct ListenState {
     /// Refusal notices in the current second, so that a flood of strangers costs the log little.
     var refusalNoticesThisSecond = 0
     var refusalNoticeSecond = 0
+    /// Whether the monitor has drained once.
+    var drainedOnce = false
 
     mutating func noteRefusal(_ text: String, now: Double) {
         refused += 1

@@ -113,7 +113,7 @@ import Testing
         #expect(
             texts(batch) == [
                 "alpha@web-1:11 joined", "alpha@web-1:11: its bridge dropped 12 events (12 so far)",
-                "alpha@web-1:11: its bridge reconnected",
+                "alpha@web-1:11: its bridge reconnected to the server",
             ])
     }
 

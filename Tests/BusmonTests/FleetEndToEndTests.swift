@@ -242,8 +242,7 @@
     extension RunningChild {
         /// What the child has written to stderr so far.
         fileprivate var standardErrorText: String {
-            // The child's stderr is only read in full on exit; /proc gives it while it runs.
-            (try? String(contentsOfFile: "/proc/\(pid)/fd/2", encoding: .utf8)) ?? ""
+            standardError
         }
     }
 #endif

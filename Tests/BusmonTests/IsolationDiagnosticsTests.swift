@@ -135,7 +135,8 @@ struct IsolationDiagnosticsTests {
 
     /// The folder of built module interfaces in the products folder the test runner sits in.
     private static let modulesFolder: String? = {
-        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .resolvingSymlinksInPath()
             .deletingLastPathComponent()
         for _ in 0..<4 {
             let modules = folder.appendingPathComponent("Modules")

@@ -82,12 +82,17 @@ import Testing
     }
 
     /// The peak resident memory of a running process in KiB, `VmHWM` in /proc/PID/status.
+    /// Darwin has no /proc: there the figure is not taken (`nil`).
     private static func peakResidentKiB(of pid: pid_t) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+        #if os(Linux)
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+                return nil
+            }
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        #else
             return nil
-        }
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        #endif
     }
 
     @Test(

@@ -132,6 +132,11 @@ package final class RunningChild {
         (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
 
+    /// What the child has written to stderr so far.
+    package var standardError: String {
+        (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    }
+
     /// Whether the child is still running.
     package var isRunning: Bool {
         guard finished == nil else { return false }
