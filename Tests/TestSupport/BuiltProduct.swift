@@ -8,7 +8,8 @@ package enum BuiltProduct {
         if let override = ProcessInfo.processInfo.environment[name.uppercased() + "_BINARY"] {
             return fileManager.isExecutableFile(atPath: override) ? override : nil
         }
-        let runner = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
+        let runner = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .resolvingSymlinksInPath()
         var folder = runner.deletingLastPathComponent()
         // On Linux the runner sits in the products folder; elsewhere it may be inside a bundle.
         for _ in 0..<4 {
