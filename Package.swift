@@ -65,7 +65,9 @@ let package = Package(
             name: "busbench",
             dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS"]),
         .target(name: "CFuzzerDriver"),
-        .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
+        // pkg-config finds Homebrew's cnats on a Mac (its prefix is not on the default paths).
+        .systemLibrary(
+            name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
         // The app-side NATS bridge. Without the trait it still compiles (its initializer throws),
         // so code that imports it builds either way.
         .target(

@@ -8,18 +8,18 @@
 
 /// The C library calls whose spelling differs between Darwin and Linux, each with both branches
 /// side by side, so that the rest of the module reads the same on every platform.
-enum System {
+package enum System {
     #if canImport(Darwin)
         /// A thread-local key's destructor: Darwin passes the thread's value, never `nil`.
-        typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer) -> Void
+        package typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer) -> Void
     #else
         /// A thread-local key's destructor: glibc and musl declare the value optional, though
         /// they call it only for threads whose value is set.
-        typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer?) -> Void
+        package typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer?) -> Void
     #endif
 
     /// A new thread-local key, whose destructor runs as each thread that set it ends.
-    static func makeThreadKey(destructor: ThreadKeyDestructor?) -> pthread_key_t {
+    package static func makeThreadKey(destructor: ThreadKeyDestructor?) -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, destructor)
         precondition(status == 0, "pthread_key_create failed: \(status)")
@@ -28,13 +28,13 @@ enum System {
 
     /// This thread's value for `key`, or `nil` when it has set none.
     @inline(__always)
-    static func threadValue(for key: pthread_key_t) -> UnsafeMutableRawPointer? {
+    package static func threadValue(for key: pthread_key_t) -> UnsafeMutableRawPointer? {
         pthread_getspecific(key)
     }
 
     /// Sets this thread's value for `key`.
     @inline(__always)
-    static func setThreadValue(_ value: UnsafeMutableRawPointer?, for key: pthread_key_t) {
+    package static func setThreadValue(_ value: UnsafeMutableRawPointer?, for key: pthread_key_t) {
         _ = pthread_setspecific(key, value)
     }
 

@@ -1,4 +1,5 @@
 #if NATS
+    import EventBus
     import Synchronization
 
     #if canImport(Darwin)
@@ -70,10 +71,5 @@
     }
 
     /// The process-wide thread-local key every bridge marks its threads with.
-    private let republishKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key, nil)
-        precondition(created == 0, "pthread_key_create failed: \(created)")
-        return key
-    }()
+    private let republishKey = System.makeThreadKey(destructor: nil)
 #endif
