@@ -321,12 +321,16 @@ final class ListenLoop: @unchecked Sendable {
                 }
             }
         }
-        // A bounded amount per round, so that one busy app cannot starve the others.
-        for _ in 0..<16 {
+        // A bounded amount per round, so that one busy app cannot starve the others, and no
+        // more than the monitor has room for: what it could not keep is better dropped by the
+        // app's tap, unread, than read, decoded and dropped here.
+        let room = shared.withLock { $0.fleet.capacity - $0.fleet.bufferedEvents }
+        for _ in 0..<16 where connection.dial == nil || messages.count < room {
             let count = chunk.withUnsafeMutableBytes {
                 System.receiveNow(connection.descriptor, $0.baseAddress!, $0.count)
             }
-            if count == 0 { return connection.dial == nil ? nil : "it closed the connection" }
+            // A stranger that hangs up before dialling is closed without a word.
+            if count == 0 { return connection.dial == nil ? "" : "it closed the connection" }
             if count < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return nil }
                 return connection.dial == nil ? "" : "the connection failed: \(UnixSocket.errorText(errno))"

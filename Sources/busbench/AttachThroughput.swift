@@ -1,3 +1,4 @@
+import BusWire
 import Foundation
 
 #if canImport(Darwin)
@@ -8,11 +9,12 @@ import Foundation
     import Musl
 #endif
 
-/// simapp's fastest publish rate alone and with `busmon --attach --headless` reading its tap, as
-/// separate processes, the way a person watches an app.
+/// simapp's fastest publish rate alone, with `busmon --attach --headless` reading its tap, and
+/// dialled in to `busmon --listen --headless` over loopback TCP, as separate processes, the way a
+/// person watches an app.
 ///
 /// Both programs are looked up next to busbench (`swift build -c release` builds them there).
-/// Runs alternate, alone then attached, so drifting machine load hits both alike.
+/// Runs alternate, alone, attached, dialled in, so drifting machine load hits all alike.
 struct AttachThroughput {
     let simapp: String
     let busmon: String
@@ -33,18 +35,39 @@ struct AttachThroughput {
         self.seconds = seconds
     }
 
-    /// Events per second simapp reported, alone and attached, for each round.
-    func measure(rounds: Int) throws -> (alone: [Double], attached: [Double], monitorEvents: Int) {
+    /// How the app is watched in one run.
+    enum Link {
+        /// Not at all: a tap nobody reads.
+        case none
+        /// busmon attached to the tap's Unix socket.
+        case tap
+        /// The app dialled in to busmon listening on loopback TCP.
+        case dialIn
+    }
+
+    /// What the runs measured: simapp's events per second for each round and link, and what the
+    /// monitors received.
+    struct Result {
         var alone: [Double] = []
         var attached: [Double] = []
-        var monitorEvents = 0
+        var dialledIn: [Double] = []
+        var attachedMonitorEvents = 0
+        var dialledInMonitorEvents = 0
+    }
+
+    /// Events per second simapp reported, alone, attached and dialled in, for each round.
+    func measure(rounds: Int) throws -> Result {
+        var result = Result()
         for round in 0..<rounds {
-            alone.append(try runApp(socket: socketPath(round, "alone"), attach: false).rate)
-            let watched = try runApp(socket: socketPath(round, "attached"), attach: true)
-            attached.append(watched.rate)
-            monitorEvents += watched.monitorEvents
+            result.alone.append(try runApp(socket: socketPath(round, "alone"), link: .none).rate)
+            let watched = try runApp(socket: socketPath(round, "attached"), link: .tap)
+            result.attached.append(watched.rate)
+            result.attachedMonitorEvents += watched.monitorEvents
+            let dialled = try runApp(socket: socketPath(round, "dialled"), link: .dialIn)
+            result.dialledIn.append(dialled.rate)
+            result.dialledInMonitorEvents += dialled.monitorEvents
         }
-        return (alone, attached, monitorEvents)
+        return result
     }
 
     private func socketPath(_ round: Int, _ label: String) -> String {
@@ -54,18 +77,34 @@ struct AttachThroughput {
         .path
     }
 
-    private func runApp(socket: String, attach: Bool) throws -> (rate: Double, monitorEvents: Int) {
-        let app = Process()
-        app.executableURL = URL(fileURLWithPath: simapp)
-        // Far above what one thread can publish, so the app runs flat out.
-        app.arguments = ["--tap", socket, "--rate", "10000000", "--duration", String(seconds)]
-        let output = Pipe()
-        app.standardOutput = output
-        try app.run()
-
+    private func runApp(socket: String, link: Link) throws -> (rate: Double, monitorEvents: Int) {
         var monitor: Process?
         let monitorOutput = Pipe()
-        if attach {
+        // Far above what one thread can publish, so the app runs flat out.
+        var arguments = ["--tap", socket, "--rate", "10000000", "--duration", String(seconds)]
+        if link == .dialIn {
+            // busmon first, so that the app's whole run is watched.
+            let port = try LoopbackPort.free()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: busmon)
+            process.arguments = ["--listen", "127.0.0.1:\(port)", "--token", "busbench", "--headless"]
+            process.standardOutput = monitorOutput
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            monitor = process
+            let deadline = Date().addingTimeInterval(5)
+            while !LoopbackPort.accepts(port), Date() < deadline { usleep(5_000) }
+            arguments = ["--connect", "127.0.0.1:\(port)", "--token", "busbench"] + arguments.dropFirst(2)
+        }
+        let app = Process()
+        app.executableURL = URL(fileURLWithPath: simapp)
+        app.arguments = arguments
+        let output = Pipe()
+        app.standardOutput = output
+        app.standardError = FileHandle.nullDevice
+        try app.run()
+
+        if link == .tap {
             let deadline = Date().addingTimeInterval(5)
             while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(5_000) }
             let process = Process()
@@ -80,7 +119,7 @@ struct AttachThroughput {
         // Drain the monitor's output as it comes, as a script reading it would.
         let counter = LineCounter()
         let reader = Thread { counter.count(monitorOutput.fileHandleForReading) }
-        if attach { reader.start() }
+        if link != .none { reader.start() }
 
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         app.waitUntilExit()
