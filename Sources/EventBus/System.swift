@@ -8,18 +8,18 @@
 
 /// The C library calls whose spelling differs between Darwin and Linux, each with both branches
 /// side by side, so that the rest of the module reads the same on every platform.
-package enum System {
+enum System {
     #if canImport(Darwin)
         /// A thread-local key's destructor: Darwin passes the thread's value, never `nil`.
-        package typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer) -> Void
+        typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer) -> Void
     #else
         /// A thread-local key's destructor: glibc and musl declare the value optional, though
         /// they call it only for threads whose value is set.
-        package typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer?) -> Void
+        typealias ThreadKeyDestructor = @convention(c) (UnsafeMutableRawPointer?) -> Void
     #endif
 
     /// A new thread-local key, whose destructor runs as each thread that set it ends.
-    package static func makeThreadKey(destructor: ThreadKeyDestructor?) -> pthread_key_t {
+    static func makeThreadKey(destructor: ThreadKeyDestructor?) -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, destructor)
         precondition(status == 0, "pthread_key_create failed: \(status)")
@@ -28,13 +28,13 @@ package enum System {
 
     /// This thread's value for `key`, or `nil` when it has set none.
     @inline(__always)
-    package static func threadValue(for key: pthread_key_t) -> UnsafeMutableRawPointer? {
+    static func threadValue(for key: pthread_key_t) -> UnsafeMutableRawPointer? {
         pthread_getspecific(key)
     }
 
     /// Sets this thread's value for `key`.
     @inline(__always)
-    package static func setThreadValue(_ value: UnsafeMutableRawPointer?, for key: pthread_key_t) {
+    static func setThreadValue(_ value: UnsafeMutableRawPointer?, for key: pthread_key_t) {
         _ = pthread_setspecific(key, value)
     }
 
@@ -46,5 +46,14 @@ package enum System {
     /// The processors online now.
     static var processorsOnline: Int {
         Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+}
+
+/// Thread-local keys for the package's other modules, made as ``System`` makes them; a name of
+/// its own, since BusWire has a `System` too and a file may import both.
+package enum ThreadLocalKey {
+    /// A new key with no destructor.
+    package static func make() -> pthread_key_t {
+        System.makeThreadKey(destructor: nil)
     }
 }

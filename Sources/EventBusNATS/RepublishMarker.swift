@@ -71,5 +71,5 @@
     }
 
     /// The process-wide thread-local key every bridge marks its threads with.
-    private let republishKey = System.makeThreadKey(destructor: nil)
+    private let republishKey = ThreadLocalKey.make()
 #endif
