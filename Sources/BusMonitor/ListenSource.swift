@@ -122,6 +122,9 @@ public final class ListenSource: DashboardSource {
     /// Apps connected now.
     public var connectedApps: Int { shared.withLock(\.connected) }
 
+    /// Whether any app has dialled in since the source started.
+    public var anyAppConnected: Bool { shared.withLock(\.welcomed) > 0 }
+
     /// Connections refused so far: wrong tokens, strangers, too many.
     public var refusedConnections: Int { shared.withLock(\.refused) }
 
@@ -162,6 +165,8 @@ struct ListenState {
     var fleet: FleetState
     var notices: [SourceNotice] = []
     var connected = 0
+    /// Apps welcomed so far.
+    var welcomed = 0
     var refused = 0
     /// Refusal notices in the current second, so that a flood of strangers costs the log little.
     var refusalNoticesThisSecond = 0
@@ -390,7 +395,10 @@ final class ListenLoop: @unchecked Sendable {
             let origin = FeedOrigin(app: dial.app, host: dial.host, pid: dial.pid)
             connection.dial = dial
             connection.origin = origin
-            shared.withLock { $0.connected += 1 }
+            shared.withLock { state in
+                state.connected += 1
+                state.welcomed += 1
+            }
             messages.append(
                 .link(
                     FleetLinkReport(

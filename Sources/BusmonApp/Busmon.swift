@@ -184,6 +184,10 @@ package enum Busmon {
             printError("busmon: never attached to \(attach.socketPath): \(attach.drain().status ?? "no app")")
             return 1
         }
+        if let listen = session.source as? ListenSource, !listen.anyAppConnected {
+            printError("busmon: no app dialled in to \(listen.address)")
+            return 1
+        }
         if let fleet = session.source as? NATSFleetSource, !fleet.hasConnected {
             printError("busmon: never reached the NATS server at \(fleet.url)")
             return 1

@@ -62,8 +62,9 @@ public enum CommandLineParser {
         it, start with --rate 5 or slow down with -.
         With --headless, notices (attached, detached, a recording's warnings) go to stderr.
         Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
-        (no terminal, unknown TERM, output not writable; with --headless also an empty
-        recording, an app never attached, or a NATS server never reached), 2 bad command line
+        (no terminal, unknown TERM, output not writable, --listen's port taken; with --headless
+        also an empty recording, an app never attached, no app dialled in to --listen, or a
+        NATS server never reached), 2 bad command line
         (also --attach nats:// in a busmon built without NATS), 130 after SIGINT, 143 after
         SIGTERM, 129 after SIGHUP.
 

@@ -169,6 +169,10 @@ struct ListenEndToEndTests {
         #expect(second.status == 1)
         #expect(
             second.standardError.contains("cannot listen on 127.0.0.1:\(port)"), "\(second.standardError)")
+        let nobody = try ChildProcess.run(
+            busmon, ["--listen", "127.0.0.1:0", "--headless", "--duration", "0.5"], environment: environment)
+        #expect(nobody.status == 1, "a script must not take nobody dialling in for a quiet app")
+        #expect(nobody.standardError.contains("busmon: no app dialled in to 127.0.0.1:"))
         let app = try ChildProcess.run(try simapp(), ["--connect", "127.0.0.1:1"], environment: environment)
         #expect(app.status == 2 && app.standardError.contains("--connect needs --token"))
     }
