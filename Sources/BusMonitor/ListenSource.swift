@@ -36,6 +36,10 @@ public final class ListenSource: DashboardSource {
     public static let maximumApps = 256
     /// Seconds a connection may take to dial before it is refused.
     public static let dialTimeout = 5.0
+    /// Seconds a refused connection is kept, its input read and discarded, so that the refusal
+    /// reaches the other end: closing a TCP socket with unread input resets the connection, and
+    /// the peer may lose what was sent just before.
+    static let refusalLinger = 2.0
 
     /// Where the source listens, with the port it got (useful when asked for port 0).
     public let address: String
@@ -209,6 +213,8 @@ final class ListenLoop: @unchecked Sendable {
         var origin: FeedOrigin?
         var lines = LineSplitter(limit: FeedRecord.maximumLineLength)
         var tapDrops = 0
+        /// Since when a refused connection waits for the stranger to hang up, its refusal sent.
+        var closingSince: Double?
 
         init(descriptor: Int32, peer: String, opened: Double) {
             self.descriptor = descriptor
@@ -265,13 +271,13 @@ final class ListenLoop: @unchecked Sendable {
             var closing: [(Connection, reason: String?)] = []
             for (index, connection) in connections.enumerated() {
                 let events = descriptors[index + 2].revents
+                let now = MonotonicClock.now()
                 if events != 0 {
                     if let reason = read(connection, into: &chunk) { closing.append((connection, reason)) }
-                } else if connection.dial == nil,
-                    MonotonicClock.now() - connection.opened > ListenSource.dialTimeout
-                {
+                } else if let since = connection.closingSince {
+                    if now - since > ListenSource.refusalLinger { closing.append((connection, nil)) }
+                } else if connection.dial == nil, now - connection.opened > ListenSource.dialTimeout {
                     refuse(connection, reason: "no dial within \(Int(ListenSource.dialTimeout)) s")
-                    closing.append((connection, nil))
                 }
             }
             for (connection, reason) in closing { remove(connection, reason: reason) }
@@ -336,6 +342,8 @@ final class ListenLoop: @unchecked Sendable {
             }
             // A stranger that hangs up before dialling is closed without a word.
             if count == 0 { return connection.dial == nil ? "" : "it closed the connection" }
+            // A refused stranger's input is read and dropped until it hangs up.
+            if count > 0, connection.closingSince != nil { continue }
             if count < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return nil }
                 return connection.dial == nil ? "" : "the connection failed: \(UnixSocket.errorText(errno))"
@@ -362,7 +370,7 @@ final class ListenLoop: @unchecked Sendable {
         guard let newline = connection.dialBuffer.firstIndex(of: 0x0A) else {
             if connection.dialBuffer.count > MonitorLinkHandshake.maximumDialLength {
                 refuse(connection, reason: "not a busmon dial (a first line over 4 KiB)")
-                return ""
+                return nil
             }
             return nil
         }
@@ -371,24 +379,24 @@ final class ListenLoop: @unchecked Sendable {
         switch MonitorLinkHandshake.decodeDial(line) {
         case .failure(.http):
             refuse(connection, reason: "an HTTP request", http: true)
-            return ""
+            return nil
         case .failure(.notADial):
             refuse(connection, reason: "not a busmon dial")
-            return ""
+            return nil
         case .failure(.unknownVersion(let version)):
             refuse(
                 connection,
                 reason: "dial version \(version), this busmon speaks \(MonitorLinkHandshake.version)")
-            return ""
+            return nil
         case .success(let dial):
             guard MonitorLinkHandshake.tokensMatch(dial.token, token) else {
                 refuse(connection, reason: "wrong token", app: dial.app)
-                return ""
+                return nil
             }
             let apps = connections.count { $0.dial != nil }
             guard apps < ListenSource.maximumApps else {
                 refuse(connection, reason: "\(ListenSource.maximumApps) apps connected", app: dial.app)
-                return ""
+                return nil
             }
             let welcome = MonitorLinkHandshake.welcomeLine()
             guard sendAll(welcome, to: connection.descriptor) else { return "" }
@@ -453,10 +461,14 @@ final class ListenLoop: @unchecked Sendable {
         }
     }
 
-    /// Sends a refusal, counts it and notes it; the caller closes the connection.
+    /// Sends a refusal, counts it and notes it, and ends the connection's writing side; the
+    /// connection is closed once the stranger hangs up, or after ``ListenSource/refusalLinger``.
     private func refuse(_ connection: Connection, reason: String, http: Bool = false, app: String? = nil) {
         let line = MonitorLinkHandshake.refusalLine(reason, time: WallClock.now(), http: http)
         _ = sendAll(line, to: connection.descriptor)
+        System.shutDownWriting(connection.descriptor)
+        connection.closingSince = MonotonicClock.now()
+        connection.dialBuffer = []
         let who = app.map { "\($0) at \(connection.peer)" } ?? connection.peer
         shared.withLock { $0.noteRefusal("refused \(who): \(reason)", now: WallClock.now()) }
     }

@@ -99,6 +99,13 @@ package enum System {
         write(descriptor, pointer, count)
     }
 
+    /// Ends the writing side of a connected socket: the peer reads what was sent, then end of
+    /// file.
+    package static func shutDownWriting(_ descriptor: Int32) {
+        // SHUT_WR is an Int32 on Darwin and an enum case imported as Int on Linux.
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     /// `connect(2)`, named apart from the many methods called `connect`.
     package static func connectSocket(
         _ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t
