@@ -218,43 +218,24 @@ final class AttachReader: @unchecked Sendable {
     private let retryInterval: Double
     private let capacity: Int
     private let shared: LockedValue<AttachState>
-    private let stopRequested = LockedValue(false)
-    private let stopped = DispatchSemaphore(value: 0)
-    private let wakePipe: (read: Int32, write: Int32)?
+    private let thread = StoppableThread()
 
     init(socketPath: String, retryInterval: Double, capacity: Int, shared: LockedValue<AttachState>) {
         self.socketPath = socketPath
         self.retryInterval = retryInterval
         self.capacity = capacity
         self.shared = shared
-        wakePipe = UnixSocket.makeWakePipe()
     }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            stopped.signal()
-        }
-        thread.name = "AttachSource \(socketPath)"
-        thread.start()
+        thread.start(name: "AttachSource \(socketPath)") { [self] in run() }
     }
 
     func stop() {
-        let first = stopRequested.withLock { requested in
-            defer { requested = true }
-            return !requested
-        }
-        if first, let wakePipe { UnixSocket.wake(wakePipe.write) }
-        // Every caller waits for the thread to end, and passes the signal on to the next.
-        stopped.wait()
-        stopped.signal()
-        if first, let wakePipe {
-            close(wakePipe.read)
-            close(wakePipe.write)
-        }
+        thread.stop()
     }
 
-    private var isStopping: Bool { stopRequested.current }
+    private var isStopping: Bool { thread.isStopRequested }
 
     private func run() {
         lowerThreadPriority()
@@ -300,12 +281,12 @@ final class AttachReader: @unchecked Sendable {
     /// Sleeps, waking early when asked to stop.
     private func sleep(seconds: Double) {
         guard !isStopping else { return }
-        guard let wakePipe else {
+        guard thread.canWake else {
             // No pipe (the process ran out of descriptors): sleep plainly rather than spin.
             usleep(useconds_t(seconds * 1_000_000))
             return
         }
-        var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, Int32(seconds * 1000))
     }
 
@@ -325,8 +306,8 @@ final class AttachReader: @unchecked Sendable {
                 continue
             }
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-            if let wakePipe {
-                descriptors.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+            if thread.canWake {
+                descriptors.append(pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0))
             }
             _ = poll(&descriptors, nfds_t(descriptors.count), 100)
             guard descriptors[0].revents != 0 else { continue }

@@ -196,9 +196,7 @@ final class ListenLoop: @unchecked Sendable {
     private let descriptor: Int32
     private let token: String
     private let shared: LockedValue<ListenState>
-    private let wakePipe: (read: Int32, write: Int32)?
-    private let stopRequested = LockedValue(false)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let thread = StoppableThread()
 
     // Thread only.
     private var connections: [Connection] = []
@@ -227,35 +225,23 @@ final class ListenLoop: @unchecked Sendable {
         self.descriptor = descriptor
         self.token = token
         self.shared = shared
-        wakePipe = UnixSocket.makeWakePipe()
     }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            stopped.signal()
-        }
-        thread.name = "busmon listen"
-        thread.start()
+        thread.start(name: "busmon listen") { [self] in run() }
     }
 
     func stop() {
-        let first = stopRequested.withLock { requested in
-            defer { requested = true }
-            return !requested
-        }
-        if first, let wakePipe { UnixSocket.wake(wakePipe.write) }
-        stopped.wait()
-        stopped.signal()
+        thread.stop()
     }
 
     private func run() {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while !stopRequested.current {
+        while !thread.isStopRequested {
             let now = MonotonicClock.now()
             let roomForEvents = shared.withLock { $0.fleet.bufferedEvents < $0.fleet.capacity }
             var descriptors = [
-                pollfd(fd: wakePipe?.read ?? -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: descriptor, events: now < acceptPausedUntil ? 0 : Int16(POLLIN), revents: 0),
             ]
             for connection in connections {
@@ -265,8 +251,8 @@ final class ListenLoop: @unchecked Sendable {
             }
             // Wake at least every 100 ms: for dial deadlines and for the monitor's draining.
             _ = poll(&descriptors, nfds_t(descriptors.count), 100)
-            if let wakePipe, descriptors[0].revents != 0 { UnixSocket.drain(wakePipe.read) }
-            if stopRequested.current { break }
+            if descriptors[0].revents != 0 { thread.clearWakeups() }
+            if thread.isStopRequested { break }
 
             var closing: [(Connection, reason: String?)] = []
             for (index, connection) in connections.enumerated() {
@@ -285,10 +271,6 @@ final class ListenLoop: @unchecked Sendable {
         }
         for connection in connections { remove(connection, reason: "busmon stopped listening") }
         System.closeDescriptor(descriptor)
-        if let wakePipe {
-            System.closeDescriptor(wakePipe.read)
-            System.closeDescriptor(wakePipe.write)
-        }
     }
 
     private func acceptConnections() {

@@ -13,8 +13,8 @@ import Foundation
 
 /// The tap's thread: accepts readers, formats records and writes them, sends snapshots.
 ///
-/// Everything below the configuration is touched only by the tap thread, except `stopRequested`,
-/// `connectedCount` and the inbox, which are locked; that is why the class can be
+/// Everything below the configuration is touched only by the tap thread, except the thread's
+/// stop request, `connectedCount` and the inbox, which are locked; that is why the class can be
 /// `@unchecked Sendable`.
 final class TapServer: @unchecked Sendable {
     /// Bytes waiting for one reader beyond which the tap stops taking records for it, so a reader
@@ -34,11 +34,10 @@ final class TapServer: @unchecked Sendable {
     private let listenDescriptor: Int32
     private let socketIdentity: UnixSocket.FileIdentity?
     private let socketPath: String
-    private let wakePipe: (read: Int32, write: Int32)
+    /// The tap's thread, and the pipe that wakes it to stop.
+    private let thread: StoppableThread
     private let snapshotInterval: Double
     private let processName: String
-    private let stopRequested = LockedValue(false)
-    private let stopped = DispatchSemaphore(value: 0)
     private let connectedCount = LockedValue(0)
     private let maximumClients: Int
     private let idleTimeout: Double
@@ -84,84 +83,86 @@ final class TapServer: @unchecked Sendable {
         var wantsRecords: Bool { pendingBytes < TapServer.outputHighWater }
     }
 
-    init(
+    /// Where a tap's readers come from: a listening socket, or a connection it dials.
+    private struct Endpoint {
+        var listenDescriptor: Int32
+        var socketIdentity: UnixSocket.FileIdentity?
+        /// The socket's path, or the monitor's address.
+        var name: String
+        var processName: String
+        var maximumClients: Int
+        var dialer: MonitorDialer?
+    }
+
+    /// A tap that listens on the Unix socket at `socketPath`.
+    convenience init(
         bus: EventBus, socketPath: String, snapshotInterval: Double, capacity: Int, processName: String,
         maximumClients: Int = TapServer.defaultMaximumClients,
         idleTimeout: Double = TapServer.defaultIdleTimeout, redaction: PayloadRedaction = .default
     ) throws(BusTapError) {
-        guard let wakePipe = UnixSocket.makeWakePipe() else {
+        let thread = StoppableThread()
+        guard thread.canWake else {
             throw .systemCall(name: "pipe", path: socketPath, reason: UnixSocket.errorText(errno))
         }
-        let listening: (descriptor: Int32, identity: UnixSocket.FileIdentity?)
-        do {
-            listening = try UnixSocket.listen(at: socketPath)
-        } catch {
-            close(wakePipe.read)
-            close(wakePipe.write)
-            throw error
-        }
-        self.bus = bus
-        self.inbox = TapInbox(capacity: capacity)
-        self.history = TapHistory(capacity: capacity)
-        self.listenDescriptor = listening.descriptor
-        self.socketIdentity = listening.identity
-        self.socketPath = socketPath
-        self.wakePipe = wakePipe
-        self.snapshotInterval = snapshotInterval.isFinite ? max(0.01, snapshotInterval) : 0.5
-        self.processName = processName
-        self.maximumClients = max(1, maximumClients)
-        self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
-        self.payloads = TapPayloadFormatter(redaction: redaction)
-        self.dialer = nil
+        let listening = try UnixSocket.listen(at: socketPath)
+        self.init(
+            bus: bus, thread: thread,
+            endpoint: Endpoint(
+                listenDescriptor: listening.descriptor, socketIdentity: listening.identity, name: socketPath,
+                processName: processName, maximumClients: maximumClients, dialer: nil),
+            snapshotInterval: snapshotInterval, capacity: capacity, idleTimeout: idleTimeout,
+            redaction: redaction)
     }
 
     /// A tap that listens on no socket and instead keeps a connection out to the monitor at
     /// `address`, dialling in with `dial`.
-    init(
+    convenience init(
         bus: EventBus, monitor address: NetworkAddress, dial: MonitorLinkHandshake.Dial,
         snapshotInterval: Double,
         capacity: Int, idleTimeout: Double = TapServer.defaultIdleTimeout,
         redaction: PayloadRedaction = .default,
         report: @escaping @Sendable (MonitorLinkStatus) -> Void
     ) throws(BusTapError) {
-        guard let wakePipe = UnixSocket.makeWakePipe() else {
+        let thread = StoppableThread()
+        guard thread.canWake else {
             throw .systemCall(name: "pipe", path: address.description, reason: UnixSocket.errorText(errno))
         }
+        self.init(
+            bus: bus, thread: thread,
+            endpoint: Endpoint(
+                listenDescriptor: -1, socketIdentity: nil, name: address.description, processName: dial.app,
+                maximumClients: 1, dialer: MonitorDialer(address: address, dial: dial, report: report)),
+            snapshotInterval: snapshotInterval, capacity: capacity, idleTimeout: idleTimeout,
+            redaction: redaction)
+    }
+
+    private init(
+        bus: EventBus, thread: StoppableThread, endpoint: Endpoint, snapshotInterval: Double, capacity: Int,
+        idleTimeout: Double, redaction: PayloadRedaction
+    ) {
         self.bus = bus
+        self.thread = thread
         self.inbox = TapInbox(capacity: capacity)
         self.history = TapHistory(capacity: capacity)
-        self.listenDescriptor = -1
-        self.socketIdentity = nil
-        self.socketPath = address.description
-        self.wakePipe = wakePipe
+        self.listenDescriptor = endpoint.listenDescriptor
+        self.socketIdentity = endpoint.socketIdentity
+        self.socketPath = endpoint.name
         self.snapshotInterval = snapshotInterval.isFinite ? max(0.01, snapshotInterval) : 0.5
-        self.processName = dial.app
-        self.maximumClients = 1
+        self.processName = endpoint.processName
+        self.maximumClients = max(1, endpoint.maximumClients)
         self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
         self.payloads = TapPayloadFormatter(redaction: redaction)
-        self.dialer = MonitorDialer(address: address, dial: dial, report: report)
+        self.dialer = endpoint.dialer
     }
 
     /// Starts the tap thread.
     func start() {
-        let thread = Thread { [self] in
-            run()
-            stopped.signal()
-        }
-        thread.name = "BusTap \(socketPath)"
-        thread.start()
+        thread.start(name: "BusTap \(socketPath)") { [self] in run() }
     }
 
     /// Stops the thread, disconnects every reader and removes the socket file; waits for that.
     func stop() {
-        let first = stopRequested.withLock { requested in
-            defer { requested = true }
-            return !requested
-        }
-        if first { UnixSocket.wake(wakePipe.write) }
-        // Every caller waits for the thread to end, and passes the signal on to the next.
-        stopped.wait()
-        stopped.signal()
+        thread.stop()
     }
 
     /// Readers connected now.
@@ -171,9 +172,9 @@ final class TapServer: @unchecked Sendable {
 
     private func run() {
         lowerThreadPriority()
-        while !stopRequested.current {
+        while !thread.isStopRequested {
             var descriptors = [
-                pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(
                     fd: listenDescriptor,
                     events: MonotonicClock.now() < acceptPausedUntil ? 0 : Int16(POLLIN),
@@ -196,8 +197,8 @@ final class TapServer: @unchecked Sendable {
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { break }
-            if descriptors[0].revents != 0 { UnixSocket.drain(wakePipe.read) }
-            if stopRequested.current { break }
+            if descriptors[0].revents != 0 { thread.clearWakeups() }
+            if thread.isStopRequested { break }
 
             var gone: [Client] = []
             for (index, client) in clients.enumerated() {
@@ -238,8 +239,6 @@ final class TapServer: @unchecked Sendable {
         if let socketIdentity, UnixSocket.identity(of: socketPath) == socketIdentity {
             unlink(socketPath)
         }
-        close(wakePipe.read)
-        close(wakePipe.write)
     }
 
     /// Gives connected readers what the app published up to now and its final counters, so a
