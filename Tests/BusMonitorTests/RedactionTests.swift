@@ -6,12 +6,6 @@ import Testing
 
 @testable import BusWire
 
-/// A login as apps publish it: a secret beside what a person wants to see.
-private struct SignedIn: Event, Encodable {
-    let user: String
-    let password: String
-}
-
 /// `"<redacted>"` wherever a monitor sees an event: in-process, through a tap's socket, and in a
 /// recording; the subscribers in the app still get every field.
 @Suite("Secrets stay in the app")

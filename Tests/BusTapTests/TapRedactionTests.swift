@@ -5,12 +5,6 @@ import Testing
 @testable import BusTap
 @testable import BusWire
 
-/// A login as apps publish it: a secret beside what a person wants to see.
-private struct SignedIn: Event, Encodable {
-    let user: String
-    let password: String
-}
-
 @Suite("A tap redacts secrets")
 struct TapRedactionTests {
     private let secret = "hunter2"

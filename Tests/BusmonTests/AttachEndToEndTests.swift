@@ -16,10 +16,6 @@ import Testing
 struct AttachEndToEndTests {
     private let environment = ProcessInfo.processInfo.environment
 
-    private func simapp() throws -> String {
-        try #require(BuiltProduct.path(named: "simapp"), "simapp was not built next to the test runner")
-    }
-
     private func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory
             .appendingPathComponent("busmon-e2e-\(getpid())-\(UUID().uuidString.prefix(6))-\(name)").path
@@ -43,20 +39,11 @@ struct AttachEndToEndTests {
             .split(separator: "\n").count { $0.hasPrefix("{\"kind\":\"event\"") }
     }
 
-    private func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else {
-                throw ChildProcess.Failure(description: "timed out waiting for \(what)")
-            }
-            usleep(20_000)
-        }
-    }
-
     @Test func countsSeenByBusmonMatchWhatSimappPublished() throws {
         let socket = temporaryPath("tap.sock")
         let app = try ChildProcess.start(
-            try simapp(), ["--tap", socket, "--rate", "300", "--duration", "3"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "300", "--duration", "3"],
+            environment: environment)
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
 
         let monitor = try ChildProcess.run(
@@ -88,7 +75,8 @@ struct AttachEndToEndTests {
     @Test func killingBusmonLeavesTheAppRunning() throws {
         let socket = temporaryPath("tap.sock")
         let app = try ChildProcess.start(
-            try simapp(), ["--tap", socket, "--rate", "1000000", "--duration", "3"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "1000000", "--duration", "3"],
+            environment: environment)
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
         let monitor = try ChildProcess.start(
             try BusmonBinary.require(), ["--attach", socket, "--headless"], environment: environment)
@@ -106,7 +94,7 @@ struct AttachEndToEndTests {
     @Test func busmonSaysDetachedAndReattachesWhenTheAppComesBack() throws {
         let socket = temporaryPath("tap.sock")
         let first = try ChildProcess.start(
-            try simapp(), ["--tap", socket, "--rate", "200"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "200"], environment: environment)
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
         let monitor = try ChildProcess.start(
             try BusmonBinary.require(), ["--attach", socket, "--headless", "--duration", "20"],
@@ -121,7 +109,8 @@ struct AttachEndToEndTests {
 
         // A new app replaces the stale socket, and busmon attaches to it by itself.
         let second = try ChildProcess.start(
-            try simapp(), ["--tap", socket, "--rate", "200", "--seed", "2"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "200", "--seed", "2"],
+            environment: environment)
         try waitFor("busmon to reattach") {
             let output = monitor.standardOutput
             let lastSummary = output.split(separator: "\n").last { $0.contains("\"kind\":\"summary\"") } ?? ""
@@ -138,7 +127,7 @@ struct AttachEndToEndTests {
     func theDashboardNamesTheAttachedAppAndSaysWhenItIsGone() async throws {
         let socket = temporaryPath("tap.sock")
         let app = try ChildProcess.start(
-            try simapp(), ["--tap", socket, "--rate", "100"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "100"], environment: environment)
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--attach", socket],
@@ -254,7 +243,8 @@ struct AttachEndToEndTests {
         // The tap's socket is mode 0600, so another user may not open it.
         let socket = temporaryPath("tap.sock")
         let app = try ChildProcess.start(
-            try simapp(), ["--tap", socket, "--rate", "10", "--duration", "5"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "10", "--duration", "5"],
+            environment: environment)
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
         let result = try ChildProcess.run(
             "/usr/bin/setpriv",

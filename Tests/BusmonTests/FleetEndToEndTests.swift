@@ -43,16 +43,6 @@
                 environment: environment)
         }
 
-        private func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) throws {
-            let deadline = Date().addingTimeInterval(timeout)
-            while !condition() {
-                guard Date() < deadline else {
-                    throw ChildProcess.Failure(description: "timed out waiting for \(what)")
-                }
-                usleep(50_000)
-            }
-        }
-
         @Test func twoAppsArriveWithTheirOriginsAndTheirOwnCounts() throws {
             // Given one server, and busmon watching it
             let server = try NATSServer()

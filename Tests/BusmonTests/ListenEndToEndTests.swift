@@ -16,13 +16,9 @@ import Testing
 struct ListenEndToEndTests {
     private let environment = ProcessInfo.processInfo.environment
 
-    private func simapp() throws -> String {
-        try #require(BuiltProduct.path(named: "simapp"), "simapp was not built next to the test runner")
-    }
-
     private func startApp(_ name: String, port: Int, token: String, rate: Int = 50) throws -> RunningChild {
         try ChildProcess.start(
-            try simapp(),
+            try SimappBinary.require(),
             [
                 "--connect", "127.0.0.1:\(port)", "--token", token, "--app", name, "--rate", "\(rate)",
                 "--seed", "7",
@@ -34,16 +30,6 @@ struct ListenEndToEndTests {
         for app in apps {
             app.send(SIGTERM)
             _ = try? app.wait()
-        }
-    }
-
-    private func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else {
-                throw ChildProcess.Failure(description: "timed out waiting for \(what)")
-            }
-            usleep(20_000)
         }
     }
 
@@ -173,7 +159,8 @@ struct ListenEndToEndTests {
             busmon, ["--listen", "127.0.0.1:0", "--headless", "--duration", "0.5"], environment: environment)
         #expect(nobody.status == 1, "a script must not take nobody dialling in for a quiet app")
         #expect(nobody.standardError.contains("busmon: no app dialled in to 127.0.0.1:"))
-        let app = try ChildProcess.run(try simapp(), ["--connect", "127.0.0.1:1"], environment: environment)
+        let app = try ChildProcess.run(
+            try SimappBinary.require(), ["--connect", "127.0.0.1:1"], environment: environment)
         #expect(app.status == 2 && app.standardError.contains("--connect needs --token"))
     }
 }

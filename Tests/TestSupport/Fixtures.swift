@@ -20,6 +20,18 @@ package struct DataLoadedEvent: Event, Encodable, Equatable {
     package init(data: [String]) { self.data = data }
 }
 
+/// A sign-in as apps publish it: a secret beside what a person wants to see.
+package struct SignedIn: Event, Encodable {
+    package let user: String
+    package let password: String
+
+    /// Creates the event.
+    package init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+}
+
 /// A numbered event, for checking order and sums.
 package struct Tick: Event, Encodable, Equatable {
     package let value: Int
