@@ -30,9 +30,12 @@ public struct PayloadRedaction: Sendable, Hashable {
 
     /// The names, lowercased.
     public private(set) var names: Set<String>
-    /// Bit `n` set when some name is `n` bytes long, so that most fields are passed over
-    /// without lowercasing their names.
+    /// Bit `n` set when some name is `n` bytes long, so that most fields are passed over at
+    /// once.
     private var lengths: UInt64 = 0
+    /// The names' bytes, for comparing a field's name without making a lowercased copy: the tap
+    /// thread asks for every field of every event.
+    private var asciiNames: [[UInt8]] = []
 
     /// Redacts the fields named `names`, in any case.
     public init(names: some Sequence<String>) {
@@ -55,8 +58,9 @@ public struct PayloadRedaction: Sendable, Hashable {
     private mutating func insert(_ name: String) {
         let lowered = name.lowercased()
         guard !lowered.isEmpty else { return }
-        names.insert(lowered)
+        guard names.insert(lowered).inserted else { return }
         lengths |= 1 << UInt64(min(63, lowered.utf8.count))
+        asciiNames.append(Array(lowered.utf8))
     }
 
     /// Whether a field of this name is redacted.
@@ -64,6 +68,28 @@ public struct PayloadRedaction: Sendable, Hashable {
     public func redacts(_ name: String) -> Bool {
         let count = name.utf8.count
         guard lengths & (1 << UInt64(min(63, count))) != 0 else { return false }
+        return matches(name, count: count)
+    }
+
+    private func matches(_ name: String, count: Int) -> Bool {
+        // A native string's bytes are contiguous; anything else takes the slow way below.
+        let found = name.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            for candidate in asciiNames where candidate.count == count {
+                var same = true
+                for index in 0..<count {
+                    let byte = bytes[index]
+                    if byte >= 0x80 { return nil }  // not ASCII: compared the slow way below
+                    let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                    if folded != candidate[index] {
+                        same = false
+                        break
+                    }
+                }
+                if same { return true }
+            }
+            return false
+        }
+        if let found = found ?? nil { return found }
         return names.contains(name.lowercased())
     }
 

@@ -204,7 +204,7 @@ struct BusTapTests {
         #expect(bus.snapshot()["Ping"]?.published == total)
 
         // ...and once the reader reads, it learns how many it lost, and the counts add up.
-        let records = client.readRecords(timeout: 60) { records in
+        let records = client.readRecords(timeout: 180) { records in
             records.events.count + (records.drops.last?.events ?? 0) == total
         }
         let lost = try #require(records.drops.last).events
