@@ -47,10 +47,12 @@ struct ListenEndToEndTests {
             busmon: BusmonBinary.require(), arguments: ["--listen", "127.0.0.1:0"], width: 140, height: 40,
             environment: ["LC_ALL": "C.UTF-8", "NO_COLOR": nil, "BUSMON_TOKEN": nil])
         defer { pane.close() }
-        let first = try await pane.waitForScreen(containing: ", token ")
-        let title = try #require(
-            first.split(separator: "\n").first { $0.contains("listening on 127.0.0.1:") })
-        let words = title.split(separator: " ")
+        let first = try await pane.waitForScreen("the address and the token in the header") { screen in
+            let header = screen.split(separator: "\n").first ?? ""
+            return header.contains("listening on 127.0.0.1:") && header.contains("token ")
+        }
+        let header = try #require(first.split(separator: "\n").first)
+        let words = header.split(separator: " ")
         let address = try #require(words.first { $0.hasPrefix("127.0.0.1:") }).trimmingCharacters(in: [","])
         let port = try #require(Int(address.split(separator: ":").last ?? ""))
         let token = try #require(words.drop { $0 != "token" }.dropFirst().first).trimmingCharacters(in: [","])
