@@ -446,13 +446,15 @@ final class ListenLoop: @unchecked Sendable {
     /// Sends a refusal, counts it and notes it, and ends the connection's writing side; the
     /// connection is closed once the stranger hangs up, or after ``ListenSource/refusalLinger``.
     private func refuse(_ connection: Connection, reason: String, http: Bool = false, app: String? = nil) {
+        // Counted before the stranger can read the refusal, so that whoever reads it sees it
+        // counted too.
+        let who = app.map { "\($0) at \(connection.peer)" } ?? connection.peer
+        shared.withLock { $0.noteRefusal("refused \(who): \(reason)", now: WallClock.now()) }
         let line = MonitorLinkHandshake.refusalLine(reason, time: WallClock.now(), http: http)
         _ = sendAll(line, to: connection.descriptor)
         System.shutDownWriting(connection.descriptor)
         connection.closingSince = MonotonicClock.now()
         connection.dialBuffer = []
-        let who = app.map { "\($0) at \(connection.peer)" } ?? connection.peer
-        shared.withLock { $0.noteRefusal("refused \(who): \(reason)", now: WallClock.now()) }
     }
 
     /// Sends a short line on a new connection, which its socket buffer takes at once.

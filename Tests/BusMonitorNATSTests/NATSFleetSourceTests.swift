@@ -25,15 +25,24 @@
             #expect(eventually(timeout: 10) { source.hasConnected })
             let bus = EventBus(name: "orders")
             let bridge = try NATSBridge(bus: bus, url: server.url, app: "orders", options: options)
+            // The source's subscription reaches the server on its own connection, in its own
+            // time: events published before it would pass unseen. The bridge's monitoring
+            // records, sent every 0.1 s, show when it has.
+            let joined = drainUntil(source, timeout: 20) { batches in
+                batches.compactMap(\.fleet).last?.isEmpty == false
+            }
             for id in 1...20 { bus.publish(OrderPlaced(id: id)) }
             #expect(bridge.flush())
 
             // The events, the snapshot and the bridge's report arrive on their own schedules.
-            let batches = drainUntil(source, timeout: 20) { batches in
-                batches.flatMap(\.events).count == 20
-                    && batches.compactMap(\.snapshot).last?["OrderPlaced"]?.published == 20
-                    && batches.compactMap(\.fleet).last?.first?.bridgeState != nil
-            }
+            let batches =
+                joined
+                + drainUntil(source, timeout: 20) { later in
+                    let batches = joined + later
+                    return batches.flatMap(\.events).count == 20
+                        && batches.compactMap(\.snapshot).last?["OrderPlaced"]?.published == 20
+                        && batches.compactMap(\.fleet).last?.first?.bridgeState != nil
+                }
             let events = batches.flatMap(\.events)
             #expect(events.count == 20)
             #expect(events.allSatisfy { $0.origin?.app == "orders" && $0.origin?.host == "here" })
