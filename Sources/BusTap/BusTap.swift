@@ -11,7 +11,12 @@ import Foundation
 /// ```
 ///
 /// Then `busmon --attach /tmp/myapp.bus` shows it live, and `nc -U /tmp/myapp.bus | jq .` shows
-/// the raw lines (docs/wire-format.md describes them).
+/// the raw lines (docs/wire-format.md describes them). An app that cannot share a socket with
+/// its monitor, such as an app on a phone, dials out to `busmon --listen` instead, with
+/// ``init(bus:monitor:token:app:snapshotInterval:clientQueueCapacity:redacting:onStatus:)``.
+///
+/// Fields that hold secrets (``PayloadRedaction/default``: passwords, tokens, API keys, …) reach
+/// monitors as `"<redacted>"`; the app's own subscribers get them whole.
 ///
 /// ## Cost to the app
 /// - With nobody connected the tap is not even subscribed to the bus, and its thread sleeps.
