@@ -91,6 +91,10 @@ public protocol DashboardSource: AnyObject, Sendable {
     var supportedCommands: [SourceCommandDescription] { get }
     /// Everything gathered since the previous call.
     func drain() -> SourceBatch
+    /// Everything gathered since the previous call, once whatever feeds the source has stopped:
+    /// with the newest counters, so that a recording ends with exact totals. The default is
+    /// ``drain()``.
+    func drainLast() -> SourceBatch
     /// Carries out a command, or ignores it when the source cannot (a replay cannot cull).
     ///
     /// - Returns: A short message to show, such as "rate 2000/s", or `nil`.
@@ -100,4 +104,7 @@ public protocol DashboardSource: AnyObject, Sendable {
 extension DashboardSource {
     /// No commands.
     public var supportedCommands: [SourceCommandDescription] { [] }
+
+    /// What ``drain()`` gives: the source has nothing more to add at the end.
+    public func drainLast() -> SourceBatch { drain() }
 }

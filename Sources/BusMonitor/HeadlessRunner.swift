@@ -117,7 +117,7 @@ public final class HeadlessRunner: Sendable {
                 stopping ? .stopped : finished ? .sourceFinished : timeUp ? .durationElapsed : nil
             if outcome == .stopped || outcome == .durationElapsed {
                 stopPublishing()
-                let last = source.drain()
+                let last = source.drainLast()
                 last.notices.forEach(onNotice)
                 totals.add(last, into: &writer)
             }

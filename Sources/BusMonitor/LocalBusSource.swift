@@ -88,10 +88,22 @@ public final class LocalBusSource: DashboardSource {
 
     /// Everything captured since the previous call, with a fresh snapshot when one is due.
     public func drain() -> SourceBatch {
+        drain(forcingSnapshot: false)
+    }
+
+    /// Everything captured since the previous call, with a fresh snapshot whether one is due or
+    /// not. Once nothing publishes any more, the snapshot then counts exactly what the batch
+    /// holds: no publish is between its count and its capture (a publish counts its event
+    /// before its handlers run, and the capture sees it after them).
+    public func drainLast() -> SourceBatch {
+        drain(forcingSnapshot: true)
+    }
+
+    private func drain(forcingSnapshot: Bool) -> SourceBatch {
         let drained = capture.drain()
         let now = clock()
         let isSnapshotDue = lastSnapshotTime.withLock { last -> Bool in
-            if let last, now - last < snapshotInterval { return false }
+            if !forcingSnapshot, let last, now - last < snapshotInterval { return false }
             last = now
             return true
         }

@@ -42,7 +42,16 @@ public final class RecordingSource: FiniteSource {
 
     /// Drains the wrapped source, records the batch, and returns it.
     public func drain() -> SourceBatch {
-        var batch = wrapped.drain()
+        record(wrapped.drain())
+    }
+
+    /// Drains the wrapped source for the last time, records the batch, and returns it.
+    public func drainLast() -> SourceBatch {
+        record(wrapped.drainLast())
+    }
+
+    private func record(_ drained: SourceBatch) -> SourceBatch {
+        var batch = drained
         let hasRecords = !batch.events.isEmpty || !batch.lifecycle.isEmpty || batch.snapshot != nil
         if hasRecords || writer.recordsWritten > 0 {
             writer.record(batch, hello: hello(busName: batch.snapshot?.busName))
@@ -57,7 +66,7 @@ public final class RecordingSource: FiniteSource {
     /// stopping what feeds the source and before closing the writer, so that the events of the
     /// last moments before quitting are in the recording too.
     public func recordRemaining() {
-        _ = drain()
+        _ = drainLast()
     }
 
     /// The wrapped source's commands.
