@@ -53,51 +53,18 @@ public final class DashboardController {
 
     /// The focused part, as an index into ``focusOrder``.
     var focusIndex = DashboardController.firstFocus
-    /// The selected row of the tables (types and subscribers share rows); the last row is the
-    /// wildcard row.
-    var tableSelection = 0
-    var tableTop = 0
-    /// Whether the log shows its newest lines as they come.
-    var isFollowing = true
-    /// The selected log line when not following.
-    var selectedSequence: Int?
-    /// The first log line shown when not following.
-    var topSequence: Int?
-    /// The selected class of the Observers pane, by name, so that it stays put when classes
-    /// come and go; the first class when `nil`.
-    var selectedClass: String?
-    /// Where the selected class was, for when it goes.
-    var classIndex = 0
-    var classTop = 0
-    /// The class whose objects the Observers pane lists instead of the classes, if any.
-    var openClass: String?
-    /// The selected object of the open class, by serial, so that it stays put while rows come
-    /// and go; the first object when `nil`.
-    var selectedObject: UInt64?
-    /// Where the selected object was, for when it goes.
-    var objectIndex = 0
-    var objectTop = 0
-    /// The selected member of the Fleet pane, so that it stays put when members come and go;
-    /// the first member when `nil`.
-    var selectedMember: EventOrigin?
-    /// Where the selected member was, for when it goes.
-    var fleetIndex = 0
-    var fleetTop = 0
+    /// This dashboard's panes, each holding its own selection and what it showed last, in the
+    /// order of ``DashboardController/panes``.
+    var panes = DashboardController.panes
     /// The layout of the last frame; keys are handled against it.
     private(set) var layout: DashboardLayout?
     /// Log lines the last frame showed.
-    var logRows: Int { rows(ofPane: Self.logPane) }
+    var logRows: Int { Self.index(of: LogPane.self).map(rows(ofPane:)) ?? 10 }
 
     /// Lines pane `index` showed in the last frame (10 before the first); paging moves by this much.
     func rows(ofPane index: Int) -> Int {
         layout.map { max(1, $0.contentRows[index]) } ?? 10
     }
-
-    /// Where the tables and the log are in ``panes``.
-    static let tablePane = panes.firstIndex { $0 is TablePane }!
-    static let logPane = panes.firstIndex { $0 is LogPane }!
-    static let observersPane = panes.firstIndex { $0 is ObserversPane }!
-    static let fleetPane = panes.firstIndex { $0 is FleetPane }!
 
     /// The applied filter.
     private(set) var filter: LogFilter?
@@ -165,11 +132,7 @@ public final class DashboardController {
         case .openFilter:
             prompt = filter?.expression ?? ""
         case .back:
-            if openClass != nil, focus.pane == Self.observersPane {
-                openClass = nil
-            } else {
-                filter = nil
-            }
+            if !panes[focus.pane].goBack() { filter = nil }
         case .showObservers:
             showObservers()
         case .showHelp:
@@ -177,38 +140,27 @@ public final class DashboardController {
         case .command(let command):
             send(command)
         case .lineUp:
-            focusedPane.move(by: -1, rows: rows(ofPane: focus.pane), in: self)
+            moveFocusedPane(by: -1)
         case .lineDown:
-            focusedPane.move(by: 1, rows: rows(ofPane: focus.pane), in: self)
+            moveFocusedPane(by: 1)
         case .pageUp:
-            focusedPane.move(
-                by: -max(1, rows(ofPane: focus.pane) - 1), rows: rows(ofPane: focus.pane), in: self)
+            moveFocusedPane(by: -max(1, rows(ofPane: focus.pane) - 1))
         case .pageDown:
-            focusedPane.move(
-                by: max(1, rows(ofPane: focus.pane) - 1), rows: rows(ofPane: focus.pane), in: self)
+            moveFocusedPane(by: max(1, rows(ofPane: focus.pane) - 1))
         case .first:
-            focusedPane.moveToFirst(in: self)
+            panes[focus.pane].moveToFirst(in: paneContext())
         case .last:
-            focusedPane.moveToLast(in: self)
+            panes[focus.pane].moveToLast(in: paneContext())
         case .nextPane:
             moveFocus(by: 1)
         case .previousPane:
             moveFocus(by: -1)
         case .open:
-            switch focusedPane.open(in: self) {
+            switch panes[focus.pane].open(in: paneContext()) {
             case .filter(let newFilter):
-                filter = newFilter
-                // A new filter shows its newest matches.
-                isFollowing = true
+                apply(newFilter)
             case .showDetail(let entry):
                 overlay = .detail(entry, scroll: 0)
-            case .showObjects(let className):
-                openClass = className
-                selectedObject = nil
-                objectIndex = 0
-                objectTop = 0
-            case .closeObjects:
-                openClass = nil
             case nil:
                 break
             }
@@ -216,14 +168,30 @@ public final class DashboardController {
         return true
     }
 
+    /// Moves the focused pane's selection `delta` lines.
+    private func moveFocusedPane(by delta: Int) {
+        panes[focus.pane].move(by: delta, rows: rows(ofPane: focus.pane), in: paneContext())
+    }
+
+    /// Filters the log by `newFilter` (none when `nil`); a new filter shows its newest matches.
+    private func apply(_ newFilter: LogFilter?) {
+        filter = newFilter
+        withPane(LogPane.self) { $0.follow() }
+    }
+
+    /// What the panes read of this dashboard between frames and while a frame lays them out.
+    func paneContext(now: Double? = nil) -> PaneContext {
+        PaneContext(
+            state: shown, now: pausedAt ?? now ?? lastNow ?? 0, uncheckedLines: uncheckedLines,
+            visibleLines: { [unowned self] in visibleLines() })
+    }
+
     private func handlePromptKey(_ key: DashboardKey) {
         guard var text = prompt else { return }
         switch key {
         case .enter:
-            filter = LogFilter(text)
+            apply(LogFilter(text))
             prompt = nil
-            // A new filter shows its newest matches.
-            isFollowing = true
         case .escape:
             prompt = nil
         case .backspace:
@@ -292,20 +260,11 @@ public final class DashboardController {
     /// Focuses the Observers pane, showing the classes, with the first leak suspect's class
     /// selected; again, the next suspect's class.
     private func showObservers() {
-        let wasThere = focus.pane == Self.observersPane && openClass == nil
-        focusIndex = Self.focusOrder.firstIndex { $0.pane == Self.observersPane } ?? focusIndex
-        openClass = nil
-        let suspects = shown.observers.suspectClasses
-        guard let first = suspects.first else { return }
-        if wasThere, let current = selectedClass, let index = suspects.firstIndex(of: current) {
-            selectedClass = suspects[(index + 1) % suspects.count]
-        } else {
-            selectedClass = first
-        }
-        // Where it is among the classes, for a pane that moves by index.
-        if let index = shown.observers.classes.firstIndex(where: { $0.className == selectedClass }) {
-            classIndex = index
-        }
+        guard let index = Self.index(of: ObserversPane.self) else { return }
+        let wasThere = focus.pane == index && pane(ObserversPane.self)?.openClass == nil
+        focusIndex = Self.focusOrder.firstIndex { $0.pane == index } ?? focusIndex
+        let context = paneContext()
+        withPane(ObserversPane.self) { $0.selectSuspect(next: wasThere, in: context) }
     }
 
     /// Moves focus `step` parts along the Tab order, passing over panes not shown.
@@ -351,107 +310,6 @@ public final class DashboardController {
         return .some(cache.matches)
     }
 
-    /// Works out which log lines to draw in `rows` rows, keeping the selection in view.
-    ///
-    /// - Returns: The lines' sequence numbers, top first, and the selected one unless following.
-    func logViewport(rows: Int) -> (sequences: [Int], selected: Int?) {
-        let lines = visibleLines()
-        guard !lines.isEmpty, rows > 0 else { return ([], nil) }
-        if isFollowing {
-            let top = max(0, lines.count - rows)
-            return ((top..<lines.count).map(lines.sequence(at:)), nil)
-        }
-        let selected = lines.index(atOrAfter: selectedSequence ?? 0)
-        var top = lines.index(atOrAfter: topSequence ?? 0)
-        top = Self.top(top, keeping: selected, inView: rows, of: lines.count)
-        selectedSequence = lines.sequence(at: selected)
-        topSequence = lines.sequence(at: top)
-        let shownLines = (top..<min(lines.count, top + rows)).map(lines.sequence(at:))
-        return (shownLines, selectedSequence)
-    }
-
-    /// The first of `count` items to show in `rows` rows so that `selected` is among them:
-    /// `top` moved as little as that takes, and no further down than a full last page.
-    private static func top(_ top: Int, keeping selected: Int, inView rows: Int, of count: Int) -> Int {
-        var top = top
-        if selected < top { top = selected }
-        if selected >= top + rows { top = selected - rows + 1 }
-        return max(0, min(top, count - rows))
-    }
-
-    /// Rows of the table to draw, keeping the selection in view.
-    func tableViewport(rows: Int) -> Range<Int> {
-        let count = shown.rows.count + 1
-        tableSelection = max(0, min(count - 1, tableSelection))
-        tableTop = Self.top(tableTop, keeping: tableSelection, inView: rows, of: count)
-        return tableTop..<min(count, tableTop + rows)
-    }
-
-    /// Selects the class at `index` of the Observers pane, kept within the classes.
-    func moveClassSelection(to index: Int) {
-        let classes = shown.observers.classes
-        guard !classes.isEmpty else { return }
-        classIndex = max(0, min(classes.count - 1, index))
-        selectedClass = classes[classIndex].className
-    }
-
-    /// Selects the object at `index` of the open class, kept within its objects.
-    func moveObjectSelection(to index: Int) {
-        guard let openClass else { return }
-        let objects = shown.observers.instances(of: openClass, at: pausedAt ?? lastNow ?? 0)
-        guard !objects.isEmpty else { return }
-        objectIndex = max(0, min(objects.count - 1, index))
-        selectedObject = objects[objectIndex].observerID
-    }
-
-    /// The classes of the Observers pane to draw in `rows` rows, keeping the selection in view.
-    func classViewport(rows: Int) -> (rows: Range<Int>, selected: Int?) {
-        let classes = shown.observers.classes
-        guard !classes.isEmpty, rows > 0 else { return (0..<0, nil) }
-        let found = selectedClass.flatMap { name in classes.firstIndex { $0.className == name } }
-        classIndex = max(0, min(classes.count - 1, found ?? classIndex))
-        selectedClass = classes[classIndex].className
-        classTop = Self.top(classTop, keeping: classIndex, inView: rows, of: classes.count)
-        return (classTop..<min(classes.count, classTop + rows), classIndex)
-    }
-
-    /// The objects of the open class to draw in `rows` rows at `now`, keeping the selection in
-    /// view.
-    func objectViewport(rows: Int, now: Double) -> ObjectsView? {
-        guard let openClass else { return nil }
-        let objects = shown.observers.instances(of: openClass, at: now)
-        guard !objects.isEmpty, rows > 0 else {
-            return ObjectsView(className: openClass, all: objects, rows: 0..<0, selected: nil)
-        }
-        let found = selectedObject.flatMap { id in objects.firstIndex { $0.observerID == id } }
-        objectIndex = max(0, min(objects.count - 1, found ?? objectIndex))
-        // When the selected object has gone from the list, the one now in its place is selected.
-        selectedObject = objects[objectIndex].observerID
-        objectTop = Self.top(objectTop, keeping: objectIndex, inView: rows, of: objects.count)
-        return ObjectsView(
-            className: openClass, all: objects, rows: objectTop..<min(objects.count, objectTop + rows),
-            selected: objectIndex)
-    }
-
-    /// Selects the member at `index` of the Fleet pane, kept within the members.
-    func moveFleetSelection(to index: Int) {
-        guard let rows = shown.fleet?.rows, !rows.isEmpty else { return }
-        fleetIndex = max(0, min(rows.count - 1, index))
-        selectedMember = rows[fleetIndex].member.origin
-    }
-
-    /// The members of the Fleet pane to draw in `rows` rows, keeping the selection in view.
-    func fleetViewport(rows: Int) -> FleetView {
-        guard let fleet = shown.fleet, !fleet.rows.isEmpty, rows > 0 else {
-            return FleetView(rows: 0..<0, selected: nil)
-        }
-        let count = fleet.rows.count
-        fleetIndex = max(0, min(count - 1, selectedMember.flatMap(fleet.index(of:)) ?? fleetIndex))
-        selectedMember = fleet.rows[fleetIndex].member.origin
-        fleetTop = Self.top(fleetTop, keeping: fleetIndex, inView: rows, of: count)
-        return FleetView(rows: fleetTop..<min(count, fleetTop + rows), selected: fleetIndex)
-    }
-
     /// The message to show at `now`, if one is recent.
     func currentMessage(at now: Double) -> String? {
         guard let message, now - message.time < Self.messageDuration else { return nil }
@@ -485,11 +343,6 @@ public final class DashboardController {
         let state = shown
         let layout = DashboardLayout(width: width, height: height, state: state)
         self.layout = layout
-        var tableRows = 0..<0
-        var fleet = FleetView(rows: 0..<0, selected: nil)
-        var observers = ObserversView(classRows: 0..<0, selectedClass: nil, objects: nil)
-        var log = LogView(
-            sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: isFollowing)
         if case .help(let scroll) = overlay {
             // Keep the help within its rows, so scrolling back up answers at once.
             let help = DashboardView.helpText(keyMap: keyMap, state: state, width: width, height: height)
@@ -500,26 +353,15 @@ public final class DashboardController {
             focusIndex = Self.firstFocus
         }
         if !layout.isTooSmall {
-            tableRows = tableViewport(rows: layout.contentRows[Self.tablePane])
-            fleet = fleetViewport(rows: layout.contentRows[Self.fleetPane])
-            let observerRows = layout.contentRows[Self.observersPane]
-            let classes = classViewport(rows: observerRows)
-            observers = ObserversView(
-                classRows: classes.rows, selectedClass: classes.selected,
-                objects: objectViewport(rows: observerRows, now: pausedAt ?? now))
-            let (sequences, selected) = logViewport(rows: layout.contentRows[Self.logPane])
-            let lines = visibleLines()
-            log = LogView(
-                sequences: sequences, selected: selected,
-                position: selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0, matching: lines.count,
-                unchecked: uncheckedLines, isFollowing: isFollowing)
+            let context = paneContext(now: now)
+            for index in panes.indices where panes[index].isShown(in: state) {
+                panes[index].layOut(rows: layout.contentRows[index], in: context)
+            }
         }
         return DashboardView(
             layout: layout, state: state, title: source.title, options: options, glyphs: glyphs,
             isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
-            message: currentMessage(at: now), focus: focus, tableSelection: tableSelection,
-            tableRows: tableRows, fleet: fleet, observers: observers,
-            log: log, keyMap: keyMap)
+            message: currentMessage(at: now), focus: focus, panes: panes, keyMap: keyMap)
     }
 }
 

@@ -20,10 +20,6 @@ struct DashboardLayout: Equatable {
     let isTooSmall: Bool
     /// Column widths of the tables, which the log's type column shares.
     let columns: TableColumns
-    /// Column widths of the Observers pane.
-    let observerColumns: ObserverColumns
-    /// Column widths of the Fleet pane.
-    let fleetColumns: FleetColumns
     /// Width of the log's app column, between the time and the type; 0 when no event said which
     /// process published it (a single app).
     let logAppWidth: Int
@@ -53,8 +49,6 @@ struct DashboardLayout: Equatable {
         self.height = height
         isTooSmall = width < DashboardController.minimumWidth || height < DashboardController.minimumHeight
         columns = TableColumns(width: width)
-        observerColumns = ObserverColumns(width: width)
-        fleetColumns = FleetColumns(width: width)
         logAppWidth = Self.appColumnWidth(screenWidth: width, state: state)
         header = Rect(x: 0, y: 0, width: width, height: 1)
         bar = Rect(x: 0, y: height - 1, width: width, height: 1)

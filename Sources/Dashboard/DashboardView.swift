@@ -2,52 +2,6 @@ import BusMonitor
 import BusWire
 import EventBus
 
-/// Column widths of the two tables for one screen width.
-struct TableColumns: Equatable {
-    let name: Int
-    let count: Int
-    let rate: Int
-    let spark: Int
-    /// 0 when the screen is too narrow for the column.
-    let unheard: Int
-    /// Whether the subscribers table shows unsubscribed, cancelled and duplicate counts.
-    let wide: Bool
-    /// Where the subscribers table starts (its separator column).
-    let subscribersX: Int
-
-    static let narrowSubscriberWidths = [5, 5, 6, 5]
-    static let wideSubscriberWidths = [6, 6, 7, 7, 6, 5, 6]
-
-    init(width: Int) {
-        wide = width >= 110
-        let subscribersWidth =
-            1 + (wide ? Self.wideSubscriberWidths : Self.narrowSubscriberWidths).reduce(0, +)
-        count = wide ? 10 : 8
-        rate = wide ? 9 : 7
-        unheard = width >= 72 ? 8 : 0
-        let nameAndSpark = width - subscribersWidth - count - rate - unheard - 2
-        name = min(wide ? 26 : 20, max(8, nameAndSpark - 8))
-        spark = max(1, min(60, nameAndSpark - name))
-        subscribersX = name + count + rate + 2 + spark + unheard
-    }
-}
-
-/// The log lines one frame shows, and where they stand in the log.
-struct LogView {
-    /// Sequence numbers of the lines shown, top first.
-    let sequences: [Int]
-    /// The selected line, unless following.
-    let selected: Int?
-    /// The selected line's position among the matching lines, from 1; 0 when none.
-    let position: Int
-    /// Lines that pass the filter.
-    let matching: Int
-    /// Lines the filter left unchecked because they came too fast.
-    let unchecked: Int
-    /// Whether the log shows its newest lines as they come.
-    let isFollowing: Bool
-}
-
 /// Everything one frame shows, as values: the state drawn, the layout, which rows are in view,
 /// the key bar. Drawing is a function of this alone; it changes nothing.
 struct DashboardView {
@@ -66,14 +20,8 @@ struct DashboardView {
     /// The source's recent message, if any.
     let message: String?
     let focus: PaneFocus
-    let tableSelection: Int
-    /// Rows of the tables shown (the last index is the wildcard row).
-    let tableRows: Range<Int>
-    /// The members of the Fleet pane in view.
-    let fleet: FleetView
-    /// The classes or objects of the Observers pane in view.
-    let observers: ObserversView
-    let log: LogView
+    /// The panes as the frame laid them out, in the order of ``DashboardController/panes``.
+    let panes: [any DashboardPane]
     let keyMap: KeyMap
 
     /// Draws the whole screen; `grid` must be blank and of the layout's size.
@@ -83,7 +31,7 @@ struct DashboardView {
             return
         }
         drawHeader(&grid, state: state, now: shownNow)
-        for (index, pane) in DashboardController.panes.enumerated() {
+        for (index, pane) in panes.enumerated() {
             pane.draw(
                 into: &grid, area: layout.panes[index], view: self,
                 focusedPart: focus.pane == index ? focus.part : nil)
@@ -213,153 +161,6 @@ struct DashboardView {
         }
     }
 
-    // MARK: - Tables
-
-    /// Draws the tables into `area`: a title rule, column titles, then rows.
-    func drawTables(_ grid: inout CellGrid, area: Rect, focusedPart: Int?) {
-        let columns = layout.columns
-        let now = shownNow
-        let paneTitles = DashboardController.panes[DashboardController.tablePane].focusTitles
-        let sx = columns.subscribersX
-        let ruleY = area.y
-        drawRule(&grid, y: ruleY, from: 0, to: sx, title: paneTitles[0], focused: focusedPart == 0)
-        grid.put(String(glyphs.teeDown), x: sx, y: ruleY, style: style(dim: true))
-        drawRule(
-            &grid, y: ruleY, from: sx + 1, to: grid.width, title: paneTitles[1], focused: focusedPart == 1)
-
-        let headerStyle = style(bold: true)
-        var x = 0
-        grid.put("TYPE", x: x, y: area.y + 1, style: headerStyle)
-        x += columns.name
-        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: area.y + 1, style: headerStyle)
-        x += columns.count
-        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: area.y + 1, style: headerStyle)
-        x += columns.rate + 1
-        let sparkTitle = columns.spark >= 9 ? "LAST \(columns.spark)s" : "HIST"
-        grid.put(sparkTitle, x: x, y: area.y + 1, style: headerStyle, maxWidth: columns.spark)
-        x += columns.spark + 1
-        if columns.unheard > 0 {
-            grid.put(
-                TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: area.y + 1, style: headerStyle)
-        }
-        grid.put(String(glyphs.vertical), x: sx, y: area.y + 1, style: style(dim: true))
-        let titles =
-            columns.wide
-            ? ["LIVE", "DEAD", "RECL", "UNSUB", "CANC", "DUP", "CHG"] : ["LIVE", "DEAD", "RECL", "CHG"]
-        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
-        x = sx + 1
-        for (title, width) in zip(titles, widths) {
-            grid.put(TextFormat.right(title, width: width), x: x, y: area.y + 1, style: headerStyle)
-            x += width
-        }
-
-        for (offset, index) in tableRows.enumerated() {
-            let y = area.y + 2 + offset
-            if index < state.rows.count {
-                let row = state.rows[index]
-                drawTypeRow(
-                    &grid, y: y, name: row.name, published: row.published, meter: row.meter,
-                    unheard: row.unheard, columns: columns, now: now, isWildcard: false)
-                drawSubscriberRow(&grid, y: y, tracker: row.subscribers, columns: columns, now: now)
-            } else {
-                drawTypeRow(
-                    &grid, y: y, name: "* any type", published: state.totalPublished, meter: state.totalMeter,
-                    unheard: state.totalUnheard, columns: columns, now: now, isWildcard: true)
-                drawSubscriberRow(&grid, y: y, tracker: state.wildcard, columns: columns, now: now)
-            }
-            grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
-            if index == tableSelection {
-                switch focusedPart {
-                case 0: grid.style(x: 0, y: y, count: sx, style(reverse: true))
-                case 1: grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
-                default: break
-                }
-            }
-        }
-        if state.rows.isEmpty {
-            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: area.y + 2, style: style(dim: true))
-        }
-    }
-
-    private func drawTypeRow(
-        _ grid: inout CellGrid, y: Int, name: String, published: Int, meter: RateMeter, unheard: Int,
-        columns: TableColumns, now: Double, isWildcard: Bool
-    ) {
-        var x = 0
-        let nameStyle = isWildcard ? style(bold: true, dim: false) : style()
-        grid.put(
-            TextFormat.truncate(name, width: columns.name - 1, ellipsis: glyphs.ellipsis), x: x, y: y,
-            style: nameStyle)
-        x += columns.name
-        grid.put(
-            TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
-            x: x, y: y, style: isWildcard ? style(bold: true) : style())
-        x += columns.count
-        // Rates run on the source's clock: a replay shows the recording's.
-        let sourceNow = state.sourceTime(at: now)
-        grid.put(
-            TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
-        x += columns.rate + 1
-        grid.put(
-            glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
-            style: style(color: isWildcard ? .magenta : .cyan))
-        x += columns.spark + 1
-        if columns.unheard > 0 {
-            grid.put(
-                TextFormat.right(
-                    TextFormat.count(unheard, width: columns.unheard - 1), width: columns.unheard),
-                x: x, y: y, style: unheard > 0 ? style(color: .yellow) : style(dim: true))
-        }
-    }
-
-    private func drawSubscriberRow(
-        _ grid: inout CellGrid, y: Int, tracker: SubscriberTracker, columns: TableColumns, now: Double
-    ) {
-        let counts = tracker.counts
-        let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: now) ? $0 : nil }
-        let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: now) } ?? false
-        var cells: [(String, CellStyle)] = []
-        var liveStyle = style(bold: true)
-        if let liveChange {
-            liveStyle =
-                liveChange.delta < 0
-                ? style(bold: true, reverse: true, color: .red) : style(bold: true, color: .green)
-        }
-        cells.append((String(counts.live), liveStyle))
-        if counts.dead > 0 {
-            cells.append((String(counts.dead), style(bold: true, color: .yellow)))
-        } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
-            // Cleaned up a moment ago: the count seen last, dim.
-            cells.append((String(recent.delta), style(dim: true, color: .yellow)))
-        } else {
-            cells.append(("0", style(dim: true)))
-        }
-        cells.append(
-            (String(counts.reclaimed), reclaimed ? style(bold: true, reverse: true, color: .yellow) : style())
-        )
-        if columns.wide {
-            cells.append((String(counts.unsubscribed), style()))
-            cells.append((String(counts.cancelled), style()))
-            cells.append(
-                (String(counts.duplicates), counts.duplicates > 0 ? style(color: .magenta) : style()))
-        }
-        if let liveChange {
-            let marker = (liveChange.delta < 0 ? glyphs.drop : glyphs.rise) + String(abs(liveChange.delta))
-            cells.append((marker, style(bold: true, color: liveChange.delta < 0 ? .red : .green)))
-        } else {
-            cells.append(("", style()))
-        }
-        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
-        var x = columns.subscribersX + 1
-        for ((text, cellStyle), width) in zip(cells, widths) {
-            let shown = TextFormat.right(text, width: width - 1)
-            grid.put(" " + shown, x: x, y: y)
-            grid.style(
-                x: x + 1 + shown.count - text.count, y: y, count: min(text.count, width - 1), cellStyle)
-            x += width
-        }
-    }
-
     /// A horizontal line with a title, the title reversed when its pane has focus.
     func drawRule(
         _ grid: inout CellGrid, y: Int, from start: Int, to end: Int, title: String, focused: Bool
@@ -373,109 +174,25 @@ struct DashboardView {
             maxWidth: end - start - 1)
     }
 
-    // MARK: - Log
-
-    /// Draws the log into `area`: a title rule with the log's state, then lines.
-    func drawLog(_ grid: inout CellGrid, area: Rect, focused: Bool) {
-        let columns = layout.columns
-        let titleRow = area.y
-        let sequences = log.sequences
-        let selected = log.selected
-        let title = DashboardController.panes[DashboardController.logPane].focusTitles[0]
-
-        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: title, focused: focused)
-        var info: String
-        if isPaused {
-            info = "PAUSED, space resumes"
-        } else if log.isFollowing {
-            info = "following"
-        } else {
-            // `G` acts on the focused pane, so it is offered only while the log has the focus.
-            info = "line \(log.position)/\(log.matching), " + (focused ? "G follows" : "not following")
-        }
-        if filter != nil {
-            info += ", \(log.matching) of \(state.log.count) match"
-            if log.unchecked > 0 { info += ", \(log.unchecked) too fast to check" }
-        }
-        let infoX = 7
-        let infoEnd = grid.put(
-            " " + info + " ", x: infoX, y: titleRow,
-            style: isPaused ? style(bold: true, color: .yellow) : style(dim: false),
-            maxWidth: grid.width - infoX - 1)
-        if let text = message {
-            let room = grid.width - infoEnd - 3
-            if room > 4 {
-                let shown = " " + TextFormat.truncate(text, width: room - 2, ellipsis: glyphs.ellipsis) + " "
-                grid.put(
-                    shown, x: grid.width - 1 - shown.count, y: titleRow,
-                    style: style(bold: true, color: .green))
-            }
-        }
-
-        let timeWidth = 12
-        let appX = timeWidth + 1
-        let typeX = appX + layout.logAppWidth
-        let detailX = typeX + columns.name
-        let receiversWidth = 4
-        for (offset, sequence) in sequences.enumerated() {
-            guard let entry = state.log[sequence] else { continue }
-            let y = titleRow + 1 + offset
-            grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: style(dim: true))
-            switch entry.content {
-            case .event(let event):
-                if layout.logAppWidth > 0, let origin = event.origin {
-                    let label = state.fleet?.label(for: origin) ?? origin.app
-                    grid.put(
-                        TextFormat.truncate(label, width: layout.logAppWidth - 1, ellipsis: glyphs.ellipsis),
-                        x: appX, y: y, style: style(color: .magenta))
-                }
-                grid.put(
-                    TextFormat.truncate(event.typeName, width: columns.name - 1, ellipsis: glyphs.ellipsis),
-                    x: typeX, y: y, style: style(color: .cyan))
-                let detailWidth = grid.width - detailX - receiversWidth - 1
-                grid.put(
-                    TextFormat.truncate(event.payloadText, width: detailWidth, ellipsis: glyphs.ellipsis),
-                    x: detailX, y: y)
-                grid.put(
-                    TextFormat.right(String(event.receivers), width: receiversWidth),
-                    x: grid.width - receiversWidth,
-                    y: y, style: event.receivers == 0 ? style(color: .yellow) : style(dim: true))
-            case .lifecycle(let change):
-                let text = glyphs.bullet + " " + change.description
-                grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
-                    y: y,
-                    style: lifecycleStyle(change.kind))
-            case .reclaim(let reclaim):
-                let text = glyphs.bullet + " " + reclaim.description
-                grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
-                    y: y, style: lifecycleStyle(.reclaimed))
-            case .notice(let notice):
-                let text = glyphs.bullet + " " + notice.text
-                grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
-                    y: y, style: noticeStyle(notice))
-            }
-            if sequence == selected, focused {
-                grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
-            }
-        }
-        if sequences.isEmpty {
-            let text = filter == nil ? "no events yet" : "no lines match the filter"
-            grid.put(text, x: typeX, y: titleRow + 1, style: style(dim: true))
-        }
+    /// The title rule's note, after the title, as the log's says whether it follows.
+    func putRuleNote(
+        _ grid: inout CellGrid, _ note: String, y: Int, after title: String, style noteStyle: CellStyle
+    ) {
+        let room = grid.width - title.count - 7
+        guard room >= 4 else { return }
+        let shown = TextFormat.truncate(note, width: room, ellipsis: glyphs.ellipsis)
+        grid.put(" " + shown + " ", x: title.count + 4, y: y, style: noteStyle)
     }
 
     /// A warning from the source in bold red; other notices in bold.
-    private func noticeStyle(_ notice: SourceNotice) -> CellStyle {
+    func noticeStyle(_ notice: SourceNotice) -> CellStyle {
         notice.isWarning ? warningStyle : style(bold: true)
     }
 
     /// What needs the person's attention: drops, a source's warnings.
     var warningStyle: CellStyle { style(bold: true, color: .red) }
 
-    private func lifecycleStyle(_ kind: SubscriberLifecycleEvent.Kind) -> CellStyle {
+    func lifecycleStyle(_ kind: SubscriberLifecycleEvent.Kind) -> CellStyle {
         switch kind {
         case .subscribed: return style(color: .green)
         case .duplicateSubscription: return style(bold: true, color: .magenta)

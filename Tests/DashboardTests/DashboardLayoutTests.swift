@@ -37,11 +37,12 @@ struct DashboardLayoutTests {
             let enterHelp = "nothing"
             func height(screenHeight: Int, state: DashboardState) -> Int? { 4 }
             func contentRows(in area: Rect) -> Int { area.height - 1 }
+            mutating func layOut(rows: Int, in context: PaneContext) {}
             func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {}
-            func move(by delta: Int, rows: Int, in dashboard: DashboardController) {}
-            func moveToFirst(in dashboard: DashboardController) {}
-            func moveToLast(in dashboard: DashboardController) {}
-            func open(in dashboard: DashboardController) -> PaneEffect? { nil }
+            mutating func move(by delta: Int, rows: Int, in context: PaneContext) {}
+            mutating func moveToFirst(in context: PaneContext) {}
+            mutating func moveToLast(in context: PaneContext) {}
+            mutating func open(in context: PaneContext) -> PaneEffect? { nil }
         }
         let panes: [any DashboardPane] = DashboardController.panes + [Extra()]
         let layout = DashboardLayout(width: 80, height: 24, state: dashboard().shown, panes: panes)

@@ -1,18 +1,22 @@
-/// A pane of the dashboard: a titled band of the screen that draws its rows into the rectangle
-/// the layout gives it, takes focus, and does something on Enter.
+/// A pane of the dashboard: a titled band of the screen that owns its selection and what is in
+/// view, draws its rows into the rectangle the layout gives it, takes focus, and does something
+/// on Enter.
 ///
-/// Like a ratatui widget, a pane knows nothing of the screen beyond its rectangle. Panes are
-/// listed once, in ``DashboardController/panes``; the layout stacks them in that order, Tab
-/// moves through their focus titles in that order, and the help's Enter line and column notes
-/// come from them. Adding a pane is a type and an entry in that list:
+/// Like a ratatui `StatefulWidget`, a pane is a value holding its own state, and knows nothing
+/// of the screen beyond its rectangle. Panes are listed once, in ``DashboardController/panes``;
+/// the layout stacks them in that order, Tab moves through their focus titles in that order, and
+/// the help's Enter line and column notes come from them. Adding a pane is one file (its type,
+/// its state, its drawing) and an entry in that list:
 ///
 /// ```swift
 /// struct RatesPane: DashboardPane {
 ///     let focusTitles = ["Rates"]
 ///     let name = "rates"
 ///     let enterHelp = "filter by type"
+///     var selection = ListSelection<String>()
 ///     func height(screenHeight: Int, state: DashboardState) -> Int? { 6 }
 ///     func contentRows(in area: Rect) -> Int { area.height - 1 }
+///     mutating func layOut(rows: Int, in context: PaneContext) { ... }
 ///     func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
 ///         view.drawRule(&grid, y: area.y, from: 0, to: area.width, title: "Rates", focused: focusedPart != nil)
 ///     }
@@ -22,8 +26,9 @@
 /// static let panes: [any DashboardPane] = [FleetPane(), TablePane(), ObserversPane(), RatesPane(), LogPane()]
 /// ```
 ///
-/// Selection and Enter are handled against the controller between frames (the update step);
-/// drawing reads only the ``DashboardView`` of the frame.
+/// Keys change a pane between frames (the update step), against the ``PaneContext`` of the
+/// state shown; a frame first lays every pane out (``layOut(rows:in:)``, which keeps the
+/// selection in view), then draws the copies it laid out, changing nothing.
 protocol DashboardPane: Sendable {
     /// The titles of the pane's parts that take focus, in Tab order: the tables have two
     /// (event types and subscribers), the log one.
@@ -48,17 +53,26 @@ protocol DashboardPane: Sendable {
     func minimumHeight(screenHeight: Int, state: DashboardState) -> Int?
     /// Rows of `area` that show lines (not titles); paging moves by this much.
     func contentRows(in area: Rect) -> Int
-    /// Draws the pane into `area` of `grid`; `focusedPart` indexes ``focusTitles``.
+
+    /// Works out what the pane shows in `rows` rows of lines this frame, keeping the selection
+    /// in view; called once a frame, before drawing, for a pane that is shown.
+    mutating func layOut(rows: Int, in context: PaneContext)
+    /// Draws the pane as last laid out into `area` of `grid`; `focusedPart` indexes
+    /// ``focusTitles``.
     func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?)
 
     /// Moves the selection `delta` lines; `rows` lines are in view.
-    func move(by delta: Int, rows: Int, in dashboard: DashboardController)
+    mutating func move(by delta: Int, rows: Int, in context: PaneContext)
     /// Selects the first line.
-    func moveToFirst(in dashboard: DashboardController)
+    mutating func moveToFirst(in context: PaneContext)
     /// Selects the last line.
-    func moveToLast(in dashboard: DashboardController)
-    /// What Enter does on the selection, or `nil` when there is nothing to open.
-    func open(in dashboard: DashboardController) -> PaneEffect?
+    mutating func moveToLast(in context: PaneContext)
+    /// What Enter does on the selection: a change of the pane's own (returning `nil`), or
+    /// something the dashboard does; `nil` too when there is nothing to open.
+    mutating func open(in context: PaneContext) -> PaneEffect?
+    /// Esc: goes back a step within the pane and returns `true`, or returns `false` when the
+    /// pane has nowhere to go back to (then Esc clears the filter).
+    mutating func goBack() -> Bool
 }
 
 extension DashboardPane {
@@ -70,6 +84,21 @@ extension DashboardPane {
     func isShown(in state: DashboardState) -> Bool { true }
     /// Keeps the rows it asks for.
     func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { nil }
+    /// Nowhere to go back to.
+    mutating func goBack() -> Bool { false }
+}
+
+/// What a pane reads when a key moves it or a frame lays it out.
+struct PaneContext {
+    /// The state shown: the frozen copy while paused.
+    let state: DashboardState
+    /// The time the state is shown for: the moment of pausing while paused.
+    let now: Double
+    /// Lines the filter left unchecked because they came too fast.
+    let uncheckedLines: Int
+    /// The log lines that pass the filter; asked for only by a pane that needs them, since
+    /// catching a filter up can cost a frame's time.
+    let visibleLines: () -> VisibleLines
 }
 
 /// What Enter in a pane asks the dashboard to do.
@@ -78,10 +107,6 @@ enum PaneEffect {
     case filter(LogFilter?)
     /// Show the full text of a log line.
     case showDetail(LogEntry)
-    /// List the objects of an observer class in the Observers pane.
-    case showObjects(String)
-    /// Go back from a class's objects to the classes.
-    case closeObjects
 }
 
 /// One part of one pane that takes focus: the pane's index in ``DashboardController/panes``
@@ -91,8 +116,73 @@ struct PaneFocus: Equatable {
     let part: Int
 }
 
+/// The selection of a list whose rows come and go, and the first row in view: the selected
+/// row is remembered by its identity, so that it stays put when rows are added above it, and by
+/// its position, so that when it goes the row now in its place is selected.
+///
+/// The tables, the Fleet pane and both lists of the Observers pane select this way.
+struct ListSelection<ID: Equatable & Sendable>: Sendable {
+    /// The selected row's identity; the first row when `nil`.
+    private(set) var selected: ID?
+    /// Where the selected row was last seen.
+    private(set) var index = 0
+    /// The first row in view.
+    private(set) var top = 0
+
+    /// Selects the row at `position` of `rows`, kept within them.
+    mutating func select(at position: Int, of rows: [ID]) {
+        guard !rows.isEmpty else { return }
+        index = max(0, min(rows.count - 1, position))
+        selected = rows[index]
+    }
+
+    /// Selects `row`; its position is taken from `rows` when it is there.
+    mutating func select(_ row: ID, of rows: [ID]) {
+        selected = row
+        if let position = rows.firstIndex(of: row) { index = position }
+    }
+
+    /// Moves the selection `delta` rows from where it was last seen.
+    mutating func move(by delta: Int, of rows: [ID]) {
+        select(at: index + delta, of: rows)
+    }
+
+    /// Back to the first row, with nothing remembered.
+    mutating func reset() {
+        self = ListSelection()
+    }
+
+    /// The rows of `rows` to show in `height` rows, keeping the selection in view.
+    mutating func viewport(height: Int, of rows: [ID]) -> ListViewport {
+        guard !rows.isEmpty, height > 0 else { return ListViewport(rows: 0..<0, selected: nil) }
+        let found = selected.flatMap { rows.firstIndex(of: $0) }
+        index = max(0, min(rows.count - 1, found ?? index))
+        selected = rows[index]
+        top = Self.top(top, keeping: index, inView: height, of: rows.count)
+        return ListViewport(rows: top..<min(rows.count, top + height), selected: index)
+    }
+
+    /// The first of `count` items to show in `rows` rows so that `selected` is among them:
+    /// `top` moved as little as that takes, and no further down than a full last page.
+    static func top(_ top: Int, keeping selected: Int, inView rows: Int, of count: Int) -> Int {
+        var top = top
+        if selected < top { top = selected }
+        if selected >= top + rows { top = selected - rows + 1 }
+        return max(0, min(top, count - rows))
+    }
+}
+
+/// The rows of a list one frame shows.
+struct ListViewport: Equatable, Sendable {
+    /// Indexes of the rows in view.
+    let rows: Range<Int>
+    /// The selected row's index, if any row is.
+    let selected: Int?
+}
+
 extension DashboardController {
     /// The panes, top to bottom: the one list the layout, focus, Tab order and help come from.
+    /// Each dashboard starts from these values and keeps its own copies.
     static let panes: [any DashboardPane] = [FleetPane(), TablePane(), ObserversPane(), LogPane()]
 
     /// Every part that takes focus, in Tab order; Tab passes over the parts of panes not shown.
@@ -109,9 +199,6 @@ extension DashboardController {
     /// The focused part's title, such as `Log`.
     var focusTitle: String { Self.panes[focus.pane].focusTitles[focus.part] }
 
-    /// The focused pane.
-    var focusedPane: any DashboardPane { Self.panes[focus.pane] }
-
     /// The panes shown for `state`, top to bottom.
     static func shownPanes(in state: DashboardState) -> [any DashboardPane] {
         panes.filter { $0.isShown(in: state) }
@@ -120,5 +207,26 @@ extension DashboardController {
     /// The help's Enter line: what Enter does in each pane shown for `state`.
     static func enterHelp(in state: DashboardState) -> String {
         shownPanes(in: state).map { $0.name + ": " + $0.enterHelp }.joined(separator: "; ")
+    }
+
+    /// Where the pane of type `Pane` is in ``panes``, if it is listed.
+    static func index<Pane: DashboardPane>(of type: Pane.Type) -> Int? {
+        panes.firstIndex { $0 is Pane }
+    }
+
+    /// This dashboard's pane of type `Pane`, as the last key or frame left it.
+    func pane<Pane: DashboardPane>(_ type: Pane.Type) -> Pane? {
+        Self.index(of: type).flatMap { panes[$0] as? Pane }
+    }
+
+    /// Changes this dashboard's pane of type `Pane` with `body`.
+    ///
+    /// - Returns: What `body` returned, or `nil` when no such pane is listed.
+    @discardableResult
+    func withPane<Pane: DashboardPane, Result>(_ type: Pane.Type, _ body: (inout Pane) -> Result) -> Result? {
+        guard let index = Self.index(of: type), var pane = panes[index] as? Pane else { return nil }
+        let result = body(&pane)
+        panes[index] = pane
+        return result
     }
 }

@@ -1,3 +1,7 @@
+import BusMonitor
+import BusWire
+import EventBus
+
 /// The log: time, type, payload and receivers of each line, following the newest unless the
 /// person scrolls. Enter shows a line's full payload.
 struct LogPane: DashboardPane {
@@ -6,51 +10,201 @@ struct LogPane: DashboardPane {
     let enterHelp = "the line's full payload"
     let takesFirstFocus = true
 
+    /// Whether the log shows its newest lines as they come.
+    private(set) var isFollowing = true
+    /// The selected line when not following.
+    private(set) var selectedSequence: Int?
+    /// The first line shown when not following.
+    private(set) var topSequence: Int?
+    /// What the last frame showed.
+    private(set) var inView = LogView(
+        sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: true)
+
     func height(screenHeight: Int, state: DashboardState) -> Int? { nil }
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 1) }
 
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawLog(&grid, area: area, focused: focusedPart != nil)
+    /// Shows the newest lines as they come (after a new filter, say).
+    mutating func follow() {
+        isFollowing = true
     }
 
-    func move(by delta: Int, rows: Int, in dashboard: DashboardController) {
-        let lines = dashboard.visibleLines()
+    mutating func layOut(rows: Int, in context: PaneContext) {
+        let lines = context.visibleLines()
+        let (sequences, selected) = viewport(rows: rows, lines: lines)
+        inView = LogView(
+            sequences: sequences, selected: selected,
+            position: selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0, matching: lines.count,
+            unchecked: context.uncheckedLines, isFollowing: isFollowing)
+    }
+
+    /// Works out which of `lines` to draw in `rows` rows, keeping the selection in view.
+    ///
+    /// - Returns: The lines' sequence numbers, top first, and the selected one unless following.
+    private mutating func viewport(rows: Int, lines: VisibleLines) -> (sequences: [Int], selected: Int?) {
+        guard !lines.isEmpty, rows > 0 else { return ([], nil) }
+        if isFollowing {
+            let top = max(0, lines.count - rows)
+            return ((top..<lines.count).map(lines.sequence(at:)), nil)
+        }
+        let selected = lines.index(atOrAfter: selectedSequence ?? 0)
+        var top = lines.index(atOrAfter: topSequence ?? 0)
+        top = ListSelection<Int>.top(top, keeping: selected, inView: rows, of: lines.count)
+        selectedSequence = lines.sequence(at: selected)
+        topSequence = lines.sequence(at: top)
+        let shownLines = (top..<min(lines.count, top + rows)).map(lines.sequence(at:))
+        return (shownLines, selectedSequence)
+    }
+
+    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
+        view.drawLog(&grid, area: area, pane: self, focused: focusedPart != nil)
+    }
+
+    mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
+        let lines = context.visibleLines()
         guard !lines.isEmpty else { return }
-        let current =
-            dashboard.isFollowing
-            ? lines.count - 1 : lines.index(atOrAfter: dashboard.selectedSequence ?? 0)
+        let current = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
         let target = max(0, min(lines.count - 1, current + delta))
         if delta > 0, target == lines.count - 1 {
-            dashboard.isFollowing = true
+            isFollowing = true
             return
         }
-        if dashboard.isFollowing {
+        if isFollowing {
             // Leave the view where it is, so that stopping is not a jump.
-            dashboard.topSequence = lines.sequence(at: max(0, lines.count - rows))
+            topSequence = lines.sequence(at: max(0, lines.count - rows))
         }
-        dashboard.isFollowing = false
-        dashboard.selectedSequence = lines.sequence(at: target)
+        isFollowing = false
+        selectedSequence = lines.sequence(at: target)
     }
 
-    func moveToFirst(in dashboard: DashboardController) {
-        let lines = dashboard.visibleLines()
+    mutating func moveToFirst(in context: PaneContext) {
+        let lines = context.visibleLines()
         guard !lines.isEmpty else { return }
-        dashboard.isFollowing = false
-        dashboard.selectedSequence = lines.sequence(at: 0)
-        dashboard.topSequence = dashboard.selectedSequence
+        isFollowing = false
+        selectedSequence = lines.sequence(at: 0)
+        topSequence = selectedSequence
     }
 
-    func moveToLast(in dashboard: DashboardController) {
-        dashboard.isFollowing = true
+    mutating func moveToLast(in context: PaneContext) {
+        isFollowing = true
     }
 
-    func open(in dashboard: DashboardController) -> PaneEffect? {
-        let lines = dashboard.visibleLines()
+    mutating func open(in context: PaneContext) -> PaneEffect? {
+        let lines = context.visibleLines()
         guard !lines.isEmpty else { return nil }
-        let index =
-            dashboard.isFollowing
-            ? lines.count - 1 : lines.index(atOrAfter: dashboard.selectedSequence ?? 0)
-        return dashboard.shown.log[lines.sequence(at: index)].map(PaneEffect.showDetail)
+        let index = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
+        return context.state.log[lines.sequence(at: index)].map(PaneEffect.showDetail)
     }
+}
+
+/// The log lines one frame shows, and where they stand in the log.
+struct LogView {
+    /// Sequence numbers of the lines shown, top first.
+    let sequences: [Int]
+    /// The selected line, unless following.
+    let selected: Int?
+    /// The selected line's position among the matching lines, from 1; 0 when none.
+    let position: Int
+    /// Lines that pass the filter.
+    let matching: Int
+    /// Lines the filter left unchecked because they came too fast.
+    let unchecked: Int
+    /// Whether the log shows its newest lines as they come.
+    let isFollowing: Bool
+}
+
+extension DashboardView {
+    /// Draws the log into `area`: a title rule with the log's state, then lines.
+    func drawLog(_ grid: inout CellGrid, area: Rect, pane: LogPane, focused: Bool) {
+        let log = pane.inView
+        let columns = layout.columns
+        let titleRow = area.y
+        let sequences = log.sequences
+        let selected = log.selected
+        let title = pane.focusTitles[0]
+
+        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: title, focused: focused)
+        var info: String
+        if isPaused {
+            info = "PAUSED, space resumes"
+        } else if log.isFollowing {
+            info = "following"
+        } else {
+            // `G` acts on the focused pane, so it is offered only while the log has the focus.
+            info = "line \(log.position)/\(log.matching), " + (focused ? "G follows" : "not following")
+        }
+        if filter != nil {
+            info += ", \(log.matching) of \(state.log.count) match"
+            if log.unchecked > 0 { info += ", \(log.unchecked) too fast to check" }
+        }
+        let infoX = 7
+        let infoEnd = grid.put(
+            " " + info + " ", x: infoX, y: titleRow,
+            style: isPaused ? style(bold: true, color: .yellow) : style(dim: false),
+            maxWidth: grid.width - infoX - 1)
+        if let text = message {
+            let room = grid.width - infoEnd - 3
+            if room > 4 {
+                let shown = " " + TextFormat.truncate(text, width: room - 2, ellipsis: glyphs.ellipsis) + " "
+                grid.put(
+                    shown, x: grid.width - 1 - shown.count, y: titleRow,
+                    style: style(bold: true, color: .green))
+            }
+        }
+
+        let timeWidth = 12
+        let appX = timeWidth + 1
+        let typeX = appX + layout.logAppWidth
+        let detailX = typeX + columns.name
+        let receiversWidth = 4
+        for (offset, sequence) in sequences.enumerated() {
+            guard let entry = state.log[sequence] else { continue }
+            let y = titleRow + 1 + offset
+            grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: style(dim: true))
+            switch entry.content {
+            case .event(let event):
+                if layout.logAppWidth > 0, let origin = event.origin {
+                    let label = state.fleet?.label(for: origin) ?? origin.app
+                    grid.put(
+                        TextFormat.truncate(label, width: layout.logAppWidth - 1, ellipsis: glyphs.ellipsis),
+                        x: appX, y: y, style: style(color: .magenta))
+                }
+                grid.put(
+                    TextFormat.truncate(event.typeName, width: columns.name - 1, ellipsis: glyphs.ellipsis),
+                    x: typeX, y: y, style: style(color: .cyan))
+                let detailWidth = grid.width - detailX - receiversWidth - 1
+                grid.put(
+                    TextFormat.truncate(event.payloadText, width: detailWidth, ellipsis: glyphs.ellipsis),
+                    x: detailX, y: y)
+                grid.put(
+                    TextFormat.right(String(event.receivers), width: receiversWidth),
+                    x: grid.width - receiversWidth,
+                    y: y, style: event.receivers == 0 ? style(color: .yellow) : style(dim: true))
+            case .lifecycle(let change):
+                let text = glyphs.bullet + " " + change.description
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
+                    y: y,
+                    style: lifecycleStyle(change.kind))
+            case .reclaim(let reclaim):
+                let text = glyphs.bullet + " " + reclaim.description
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
+                    y: y, style: lifecycleStyle(.reclaimed))
+            case .notice(let notice):
+                let text = glyphs.bullet + " " + notice.text
+                grid.put(
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
+                    y: y, style: noticeStyle(notice))
+            }
+            if sequence == selected, focused {
+                grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
+            }
+        }
+        if sequences.isEmpty {
+            let text = filter == nil ? "no events yet" : "no lines match the filter"
+            grid.put(text, x: typeX, y: titleRow + 1, style: style(dim: true))
+        }
+    }
+
 }

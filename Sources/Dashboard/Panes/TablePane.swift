@@ -1,3 +1,6 @@
+import BusMonitor
+import EventBus
+
 /// The tables: event types (counts, rates, sparklines, unheard) beside their subscribers
 /// (live, dead, reclaimed, changes), sharing rows and a selection; the last row is the
 /// wildcard. Enter filters the log by the selected type.
@@ -17,6 +20,15 @@ struct TablePane: DashboardPane {
         KeyHint(keys: "CHG", text: "change in live subscriptions over the last 3 s, up or down"),
     ]
 
+    /// The selected row, by position (types and subscribers share rows); the last row is the
+    /// wildcard row.
+    private(set) var selection = ListSelection<Int>()
+    /// Rows in view in the last frame.
+    private(set) var inView = 0..<0
+
+    /// The rows' identities: their positions, the wildcard row last.
+    private static func rows(in state: DashboardState) -> [Int] { Array(0...state.rows.count) }
+
     /// A title rule and a row of column titles, then the rows it needs (the wildcard row
     /// included), at least 2 and at most 45% of the screen's rows less every title and the bar.
     func height(screenHeight: Int, state: DashboardState) -> Int? {
@@ -32,25 +44,205 @@ struct TablePane: DashboardPane {
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
 
+    mutating func layOut(rows: Int, in context: PaneContext) {
+        inView = selection.viewport(height: rows, of: Self.rows(in: context.state)).rows
+    }
+
     func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawTables(&grid, area: area, focusedPart: focusedPart)
+        view.drawTables(&grid, area: area, pane: self, focusedPart: focusedPart)
     }
 
-    func move(by delta: Int, rows: Int, in dashboard: DashboardController) {
-        dashboard.tableSelection = max(0, min(dashboard.shown.rows.count, dashboard.tableSelection + delta))
+    mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
+        selection.move(by: delta, of: Self.rows(in: context.state))
     }
 
-    func moveToFirst(in dashboard: DashboardController) {
-        dashboard.tableSelection = 0
+    mutating func moveToFirst(in context: PaneContext) {
+        selection.select(at: 0, of: Self.rows(in: context.state))
     }
 
-    func moveToLast(in dashboard: DashboardController) {
-        dashboard.tableSelection = dashboard.shown.rows.count
+    mutating func moveToLast(in context: PaneContext) {
+        selection.select(at: Int.max, of: Self.rows(in: context.state))
     }
 
-    func open(in dashboard: DashboardController) -> PaneEffect? {
-        let rows = dashboard.shown.rows
-        return .filter(
-            dashboard.tableSelection < rows.count ? LogFilter(rows[dashboard.tableSelection].name) : nil)
+    mutating func open(in context: PaneContext) -> PaneEffect? {
+        let rows = context.state.rows
+        return .filter(selection.index < rows.count ? LogFilter(rows[selection.index].name) : nil)
+    }
+}
+
+/// Column widths of the two tables for one screen width.
+struct TableColumns: Equatable {
+    let name: Int
+    let count: Int
+    let rate: Int
+    let spark: Int
+    /// 0 when the screen is too narrow for the column.
+    let unheard: Int
+    /// Whether the subscribers table shows unsubscribed, cancelled and duplicate counts.
+    let wide: Bool
+    /// Where the subscribers table starts (its separator column).
+    let subscribersX: Int
+
+    static let narrowSubscriberWidths = [5, 5, 6, 5]
+    static let wideSubscriberWidths = [6, 6, 7, 7, 6, 5, 6]
+
+    init(width: Int) {
+        wide = width >= 110
+        let subscribersWidth =
+            1 + (wide ? Self.wideSubscriberWidths : Self.narrowSubscriberWidths).reduce(0, +)
+        count = wide ? 10 : 8
+        rate = wide ? 9 : 7
+        unheard = width >= 72 ? 8 : 0
+        let nameAndSpark = width - subscribersWidth - count - rate - unheard - 2
+        name = min(wide ? 26 : 20, max(8, nameAndSpark - 8))
+        spark = max(1, min(60, nameAndSpark - name))
+        subscribersX = name + count + rate + 2 + spark + unheard
+    }
+}
+
+extension DashboardView {
+    /// Draws the tables into `area`: a title rule, column titles, then rows.
+    func drawTables(_ grid: inout CellGrid, area: Rect, pane: TablePane, focusedPart: Int?) {
+        let columns = layout.columns
+        let now = shownNow
+        let paneTitles = pane.focusTitles
+        let sx = columns.subscribersX
+        let ruleY = area.y
+        drawRule(&grid, y: ruleY, from: 0, to: sx, title: paneTitles[0], focused: focusedPart == 0)
+        grid.put(String(glyphs.teeDown), x: sx, y: ruleY, style: style(dim: true))
+        drawRule(
+            &grid, y: ruleY, from: sx + 1, to: grid.width, title: paneTitles[1], focused: focusedPart == 1)
+
+        let headerStyle = style(bold: true)
+        var x = 0
+        grid.put("TYPE", x: x, y: area.y + 1, style: headerStyle)
+        x += columns.name
+        grid.put(TextFormat.right("COUNT", width: columns.count), x: x, y: area.y + 1, style: headerStyle)
+        x += columns.count
+        grid.put(TextFormat.right("RATE/s", width: columns.rate), x: x, y: area.y + 1, style: headerStyle)
+        x += columns.rate + 1
+        let sparkTitle = columns.spark >= 9 ? "LAST \(columns.spark)s" : "HIST"
+        grid.put(sparkTitle, x: x, y: area.y + 1, style: headerStyle, maxWidth: columns.spark)
+        x += columns.spark + 1
+        if columns.unheard > 0 {
+            grid.put(
+                TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: area.y + 1, style: headerStyle)
+        }
+        grid.put(String(glyphs.vertical), x: sx, y: area.y + 1, style: style(dim: true))
+        let titles =
+            columns.wide
+            ? ["LIVE", "DEAD", "RECL", "UNSUB", "CANC", "DUP", "CHG"] : ["LIVE", "DEAD", "RECL", "CHG"]
+        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
+        x = sx + 1
+        for (title, width) in zip(titles, widths) {
+            grid.put(TextFormat.right(title, width: width), x: x, y: area.y + 1, style: headerStyle)
+            x += width
+        }
+
+        for (offset, index) in pane.inView.enumerated() {
+            let y = area.y + 2 + offset
+            if index < state.rows.count {
+                let row = state.rows[index]
+                drawTypeRow(
+                    &grid, y: y, name: row.name, published: row.published, meter: row.meter,
+                    unheard: row.unheard, columns: columns, now: now, isWildcard: false)
+                drawSubscriberRow(&grid, y: y, tracker: row.subscribers, columns: columns, now: now)
+            } else {
+                drawTypeRow(
+                    &grid, y: y, name: "* any type", published: state.totalPublished, meter: state.totalMeter,
+                    unheard: state.totalUnheard, columns: columns, now: now, isWildcard: true)
+                drawSubscriberRow(&grid, y: y, tracker: state.wildcard, columns: columns, now: now)
+            }
+            grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
+            if index == pane.selection.index {
+                switch focusedPart {
+                case 0: grid.style(x: 0, y: y, count: sx, style(reverse: true))
+                case 1: grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
+                default: break
+                }
+            }
+        }
+        if state.rows.isEmpty {
+            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: area.y + 2, style: style(dim: true))
+        }
+    }
+
+    private func drawTypeRow(
+        _ grid: inout CellGrid, y: Int, name: String, published: Int, meter: RateMeter, unheard: Int,
+        columns: TableColumns, now: Double, isWildcard: Bool
+    ) {
+        var x = 0
+        let nameStyle = isWildcard ? style(bold: true, dim: false) : style()
+        grid.put(
+            TextFormat.truncate(name, width: columns.name - 1, ellipsis: glyphs.ellipsis), x: x, y: y,
+            style: nameStyle)
+        x += columns.name
+        grid.put(
+            TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
+            x: x, y: y, style: isWildcard ? style(bold: true) : style())
+        x += columns.count
+        // Rates run on the source's clock: a replay shows the recording's.
+        let sourceNow = state.sourceTime(at: now)
+        grid.put(
+            TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
+        x += columns.rate + 1
+        grid.put(
+            glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
+            style: style(color: isWildcard ? .magenta : .cyan))
+        x += columns.spark + 1
+        if columns.unheard > 0 {
+            grid.put(
+                TextFormat.right(
+                    TextFormat.count(unheard, width: columns.unheard - 1), width: columns.unheard),
+                x: x, y: y, style: unheard > 0 ? style(color: .yellow) : style(dim: true))
+        }
+    }
+
+    private func drawSubscriberRow(
+        _ grid: inout CellGrid, y: Int, tracker: SubscriberTracker, columns: TableColumns, now: Double
+    ) {
+        let counts = tracker.counts
+        let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: now) ? $0 : nil }
+        let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: now) } ?? false
+        var cells: [(String, CellStyle)] = []
+        var liveStyle = style(bold: true)
+        if let liveChange {
+            liveStyle =
+                liveChange.delta < 0
+                ? style(bold: true, reverse: true, color: .red) : style(bold: true, color: .green)
+        }
+        cells.append((String(counts.live), liveStyle))
+        if counts.dead > 0 {
+            cells.append((String(counts.dead), style(bold: true, color: .yellow)))
+        } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
+            // Cleaned up a moment ago: the count seen last, dim.
+            cells.append((String(recent.delta), style(dim: true, color: .yellow)))
+        } else {
+            cells.append(("0", style(dim: true)))
+        }
+        cells.append(
+            (String(counts.reclaimed), reclaimed ? style(bold: true, reverse: true, color: .yellow) : style())
+        )
+        if columns.wide {
+            cells.append((String(counts.unsubscribed), style()))
+            cells.append((String(counts.cancelled), style()))
+            cells.append(
+                (String(counts.duplicates), counts.duplicates > 0 ? style(color: .magenta) : style()))
+        }
+        if let liveChange {
+            let marker = (liveChange.delta < 0 ? glyphs.drop : glyphs.rise) + String(abs(liveChange.delta))
+            cells.append((marker, style(bold: true, color: liveChange.delta < 0 ? .red : .green)))
+        } else {
+            cells.append(("", style()))
+        }
+        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
+        var x = columns.subscribersX + 1
+        for ((text, cellStyle), width) in zip(cells, widths) {
+            let shown = TextFormat.right(text, width: width - 1)
+            grid.put(" " + shown, x: x, y: y)
+            grid.style(
+                x: x + 1 + shown.count - text.count, y: y, count: min(text.count, width - 1), cellStyle)
+            x += width
+        }
     }
 }
