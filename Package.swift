@@ -37,7 +37,10 @@ let package = Package(
         .target(name: "BusTap", dependencies: ["EventBus", "BusWire"]),
         // Every source busmon reads, and the recording writer.
         .target(name: "BusMonitor", dependencies: ["EventBus", "BusWire"]),
-        .target(name: "Dashboard", dependencies: ["EventBus", "BusMonitor", "BusWire"]),
+        // The grid of cells a screen is drawn on, its rectangles and the keys it takes: below
+        // both the dashboard that draws and the terminal that shows, as ratatui keeps its buffer.
+        .target(name: "ScreenGrid"),
+        .target(name: "Dashboard", dependencies: ["ScreenGrid", "EventBus", "BusMonitor", "BusWire"]),
         .target(name: "Simulator", dependencies: ["EventBus"]),
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         // macOS's own curses.h and libncurses are wide-capable; Debian puts the wide library
@@ -45,7 +48,7 @@ let package = Package(
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
         .target(name: "BusmonCore", dependencies: ["Simulator"]),
         .target(
-            name: "TerminalUI", dependencies: ["CNCurses", "Dashboard"],
+            name: "TerminalUI", dependencies: ["CNCurses", "ScreenGrid"],
             linkerSettings: [
                 .linkedLibrary("ncursesw", .when(platforms: [.linux])),
                 .linkedLibrary("ncurses", .when(platforms: [.macOS])),
@@ -54,7 +57,7 @@ let package = Package(
         .target(
             name: "BusmonApp",
             dependencies: [
-                "BusmonCore", "TerminalUI", "Dashboard", "BusMonitor", "BusWire", "EventBus", "Simulator",
+                "BusmonCore", "TerminalUI", "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator",
                 "BusMonitorNATS",
             ]),
         .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
@@ -98,9 +101,9 @@ let package = Package(
             dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus", "TestSupport"]),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "BusMonitor", "BusWire", "EventBus", "Simulator"]),
+            dependencies: ["Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator"]),
         .testTarget(
-            name: "TerminalUITests", dependencies: ["TerminalUI", "Dashboard", "CNCurses", "TestSupport"]),
+            name: "TerminalUITests", dependencies: ["TerminalUI", "ScreenGrid", "CNCurses", "TestSupport"]),
         .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore", "Simulator"]),
         .testTarget(
             name: "BusmonAppTests",

@@ -1,6 +1,7 @@
 import BusMonitor
 import BusWire
 import Dashboard
+import ScreenGrid
 import TerminalUI
 
 #if canImport(Darwin)

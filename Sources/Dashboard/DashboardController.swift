@@ -1,5 +1,6 @@
 public import BusMonitor
 import EventBus
+public import ScreenGrid
 
 /// The dashboard: takes in what a ``DashboardSource`` gathers, keeps counters, rates,
 /// sparklines and a log, answers keys, and draws onto a ``CellGrid``.

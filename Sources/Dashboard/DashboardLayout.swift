@@ -1,15 +1,5 @@
 import BusMonitor
-
-/// A rectangle of the screen, in cells.
-struct Rect: Equatable {
-    var x: Int
-    var y: Int
-    var width: Int
-    var height: Int
-
-    /// The row below the rectangle.
-    var maxY: Int { y + height }
-}
+import ScreenGrid
 
 /// Where everything goes on a screen of one size, worked out once a frame before anything is
 /// drawn. Keys are handled against the last one: paging moves by the rows it shows.

@@ -1,6 +1,7 @@
 import BusMonitor
 import BusWire
 import EventBus
+import ScreenGrid
 
 /// Everything one frame shows, as values: the state drawn, the layout, which rows are in view,
 /// the key bar. Drawing is a function of this alone; it changes nothing.

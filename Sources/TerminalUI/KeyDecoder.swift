@@ -1,5 +1,5 @@
 import CNCurses
-public import Dashboard
+public import ScreenGrid
 
 /// A key as curses reports it, before decoding.
 public enum RawKey: Sendable, Equatable {

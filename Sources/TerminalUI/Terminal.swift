@@ -1,5 +1,5 @@
 import CNCurses
-public import Dashboard
+public import ScreenGrid
 
 #if canImport(Darwin)
     import Darwin

@@ -20,6 +20,14 @@ struct ModuleBoundaryTests {
         #expect(Self.closure(of: "EventBus", in: graph) == ["EventBus"])
     }
 
+    @Test("the terminal shows a grid of cells and knows nothing of the dashboard that drew it")
+    func terminalSitsBelowTheDashboard() throws {
+        let graph = try Self.targetDependencies()
+        #expect(Self.closure(of: "TerminalUI", in: graph) == ["TerminalUI", "CNCurses", "ScreenGrid"])
+        #expect(Self.closure(of: "ScreenGrid", in: graph) == ["ScreenGrid"])
+        #expect(Self.closure(of: "Dashboard", in: graph).isDisjoint(with: ["TerminalUI", "CNCurses"]))
+    }
+
     /// Every target's direct target dependencies, from `swift package describe`.
     private static func targetDependencies() throws -> [String: [String]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,6 +1,7 @@
 import BusMonitor
 import EventBus
 import Foundation
+import ScreenGrid
 import Testing
 
 @testable import Dashboard

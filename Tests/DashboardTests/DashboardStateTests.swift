@@ -1,5 +1,6 @@
 import BusMonitor
 import EventBus
+import ScreenGrid
 import Testing
 
 @testable import Dashboard

@@ -2,6 +2,7 @@ import BusMonitor
 import BusWire
 import EventBus
 import Foundation
+import ScreenGrid
 import Testing
 
 @testable import Dashboard

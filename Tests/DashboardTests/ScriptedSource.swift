@@ -1,6 +1,7 @@
 import BusMonitor
 import Dashboard
 import EventBus
+import ScreenGrid
 
 struct UserLoggedInEvent: Event, Encodable, Equatable {
     let userId: String

@@ -1,5 +1,5 @@
 import CNCurses
-import Dashboard
+import ScreenGrid
 import TerminalUI
 import TestSupport
 import Testing

@@ -1,3 +1,5 @@
+import ScreenGrid
+
 /// A pane of the dashboard: a titled band of the screen that owns its selection and what is in
 /// view, draws its rows into the rectangle the layout gives it, takes focus, and does something
 /// on Enter.

@@ -1,6 +1,7 @@
 import BusMonitor
 import BusWire
 import EventBus
+import ScreenGrid
 
 /// The log: time, type, payload and receivers of each line, following the newest unless the
 /// person scrolls. Enter shows a line's full payload.

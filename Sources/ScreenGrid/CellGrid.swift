@@ -108,7 +108,7 @@ public struct CellGrid: Sendable, Equatable {
 
     /// Reverses `count` cells of row `y` from column `x`, keeping their other attributes, so a
     /// selected row keeps its colour (a leak suspect stays red, a gone object grey).
-    mutating func highlight(x: Int, y: Int, count: Int) {
+    public mutating func highlight(x: Int, y: Int, count: Int) {
         for column in x..<max(x, x + count) {
             var cell = self[column, y]
             cell.style.reverse = true
