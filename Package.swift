@@ -101,7 +101,9 @@ let package = Package(
             dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus", "TestSupport"]),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator"]),
+            dependencies: [
+                "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator", "BusmonApp",
+            ]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "ScreenGrid", "CNCurses", "TestSupport"]),
         .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore", "Simulator"]),

@@ -62,17 +62,33 @@ public struct SourceNotice: Sendable, Hashable {
     }
 }
 
-/// A request from the person at the monitor to the thing being watched.
-public enum SourceCommand: Sendable, Equatable {
-    /// Publish faster (the simulated app), or play faster (a replay).
-    case increaseRate
-    /// Publish slower (the simulated app), or play slower (a replay).
-    case decreaseRate
-    /// Destroy a batch of screens at once, so their cleanup can be watched.
-    case destroyScreens
-    /// Make the next screens leak (their handlers capture them strongly), or stop doing so, to
-    /// demonstrate leak detection.
-    case toggleLeakyScreens
+/// A request from the person at the monitor to the thing being watched, by name.
+///
+/// The monitor knows only the two every source may take, ``increaseRate`` and
+/// ``decreaseRate``; a source defines its own, offers them with keys in
+/// ``DashboardSource/supportedCommands``, and answers them in ``DashboardSource/perform(_:)``:
+///
+/// ```swift
+/// extension SourceCommand {
+///     static let destroyScreens = SourceCommand("destroy-screens")
+/// }
+/// ```
+public struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
+    /// The command's name, such as `destroy-screens`.
+    public let name: String
+
+    /// A command called `name`.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The name.
+    public var description: String { name }
+
+    /// Faster: publish faster (a simulated app), or play faster (a replay).
+    public static let increaseRate = SourceCommand("increase-rate")
+    /// Slower: publish slower (a simulated app), or play slower (a replay).
+    public static let decreaseRate = SourceCommand("decrease-rate")
 }
 
 /// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.

@@ -7,10 +7,16 @@ public import EventBus
 /// ``FeedSnapshot/instancesPerClass`` observer objects of each class, as a tap's snapshots do.
 ///
 /// ```swift
+/// let destroy = SourceCommand("destroy-screens")
 /// let source = LocalBusSource(
-///     bus: bus, title: "simulated app (seed 7)", supportedCommands: [.destroyScreens]
+///     bus: bus, title: "simulated app (seed 7)",
+///     supportedCommands: [
+///         SourceCommandDescription(
+///             keys: [.init(command: destroy, characters: ["c"])], keyText: "c", barLabel: "Destroy",
+///             help: "close a batch of screens at once")
+///     ]
 /// ) { command in
-///     command == .destroyScreens ? "destroyed \(app.destroyScreens()) screens" : nil
+///     command == destroy ? "destroyed \(app.destroyScreens()) screens" : nil
 /// }
 /// ```
 public final class LocalBusSource: DashboardSource {
@@ -56,13 +62,13 @@ public final class LocalBusSource: DashboardSource {
     ///   - capacity: Events buffered between two drains; later ones are dropped and counted.
     ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
     ///   - supportedCommands: The commands `commands` carries out, as the monitor offers them;
-    ///     by default the simulated app's.
+    ///     none by default.
     ///   - commands: Carries out the person's commands, returning a short message, or `nil`
     ///     when the command does not apply.
     public convenience init(
         bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
         snapshotInterval: Double = defaultSnapshotInterval,
-        supportedCommands: [SourceCommandDescription] = SourceCommandDescription.simulatedApp,
+        supportedCommands: [SourceCommandDescription] = [],
         commands: @escaping @Sendable (SourceCommand) -> String?
     ) {
         self.init(

@@ -341,7 +341,7 @@ public final class ReplaySource: FiniteSource {
             switch command {
             case .increaseRate: factor = 2
             case .decreaseRate: factor = 0.5
-            case .destroyScreens, .toggleLeakyScreens: return "replay: commands do not apply to a recording"
+            default: return "replay: commands do not apply to a recording"
             }
             let now = MonotonicClock.now()
             clock.playedBefore = position(clock, now: now)

@@ -4,7 +4,7 @@
 /// ```swift
 /// public var supportedCommands: [SourceCommandDescription] {
 ///     [SourceCommandDescription(
-///         keys: [.init(command: .destroyScreens, characters: ["c"])], keyText: "c",
+///         keys: [.init(command: SourceCommand("destroy-screens"), characters: ["c"])], keyText: "c",
 ///         barLabel: "Destroy", help: "close a batch of screens at once")]
 /// }
 /// ```
@@ -53,29 +53,13 @@ public struct SourceCommandDescription: Sendable, Equatable {
     /// The commands of the control.
     public var commands: [SourceCommand] { keys.map(\.command) }
 
-    /// `+` publishes faster and `-` slower, in the simulated app.
-    public static let publishRate = faster(
-        andSlower: "Rate", help: "publish faster / slower (simulated app)")
-
-    /// `c` destroys a batch of screens, in the simulated app.
-    public static let destroyScreens = SourceCommandDescription(
-        keys: [Keys(command: .destroyScreens, characters: ["c"])], keyText: "c", barLabel: "Destroy",
-        help: "close a batch of screens at once (simulated app)")
-
-    /// `L` makes the next screens leak, or stops it, in the simulated app.
-    public static let leakyScreens = SourceCommandDescription(
-        keys: [Keys(command: .toggleLeakyScreens, characters: ["L"])], keyText: "L", barLabel: "Leaks",
-        help: "make the next screens leak, or stop (simulated app)")
-
     /// `+` plays a recording faster and `-` slower.
     public static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
 
-    /// What the simulated app takes: its rate, destroying screens, and leaking them.
-    public static let simulatedApp: [SourceCommandDescription] = [publishRate, destroyScreens, leakyScreens]
-
     /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
-    /// ``SourceCommand/decreaseRate``, shown as `+/-`.
-    private static func faster(andSlower label: String, help: String) -> SourceCommandDescription {
+    /// ``SourceCommand/decreaseRate``, shown as `+/-`, with `label` in the key bar and `help` in
+    /// the help.
+    public static func faster(andSlower label: String, help: String) -> SourceCommandDescription {
         SourceCommandDescription(
             keys: [
                 Keys(command: .increaseRate, characters: ["+", "="]),

@@ -230,12 +230,16 @@ package enum Busmon {
         // Without --seed every run differs; the header shows the seed so a run can be repeated.
         let seed = options.seed ?? UInt64.random(in: 1...99_999)
         let app = SimulatedApp(bus: bus, seed: seed, rate: Double(options.rate))
-        let source = LocalBusSource(bus: bus, title: "simulated app (seed \(seed))") { command in
+        let source = LocalBusSource(
+            bus: bus, title: "simulated app (seed \(seed))",
+            supportedCommands: SourceCommandDescription.simulatedApp
+        ) { command in
             switch command {
             case .increaseRate: return "rate \(Int(app.increaseRate()))/s"
             case .decreaseRate: return "rate \(Int(app.decreaseRate()))/s"
             case .destroyScreens: return "destroyed \(app.destroyScreens()) screens"
             case .toggleLeakyScreens: return app.toggleLeakyScreens()
+            default: return nil
             }
         }
         app.start()

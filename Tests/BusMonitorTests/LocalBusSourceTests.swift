@@ -58,15 +58,21 @@ struct LocalBusSourceTests {
 
     @Test func forwardsCommands() {
         let received = LockedValue<[SourceCommand]>([])
-        let source = LocalBusSource(bus: EventBus(), title: "demo") { command in
+        let destroy = SourceCommand("destroy-screens")
+        let offered = [
+            SourceCommandDescription(
+                keys: [.init(command: destroy, characters: ["c"])], keyText: "c", barLabel: "Destroy",
+                help: "close a batch of screens at once")
+        ]
+        let source = LocalBusSource(bus: EventBus(), title: "demo", supportedCommands: offered) { command in
             received.withLock { $0.append(command) }
             return command == .increaseRate ? "rate 500/s" : nil
         }
         #expect(source.title == "demo")
         #expect(source.perform(.increaseRate) == "rate 500/s")
-        #expect(source.perform(.destroyScreens) == nil)
-        #expect(received.current == [.increaseRate, .destroyScreens])
-        #expect(source.supportedCommands == SourceCommandDescription.simulatedApp)
+        #expect(source.perform(destroy) == nil)
+        #expect(received.current == [.increaseRate, destroy])
+        #expect(source.supportedCommands == offered)
         // Without a handler every command is ignored, and none is offered.
         #expect(LocalBusSource(bus: EventBus()).perform(.decreaseRate) == nil)
         #expect(LocalBusSource(bus: EventBus()).supportedCommands.isEmpty)

@@ -142,7 +142,9 @@ struct RecordingTests {
         let batches = drainUntil(replay) { _ in replay.isFinished }
         #expect(batches.reduce(0) { $0 + $1.events.count } == 2)
         #expect(batches.last?.status == "replay finished")
-        #expect(replay.perform(.destroyScreens) == "replay: commands do not apply to a recording")
+        #expect(
+            replay.perform(SourceCommand("destroy-screens")) == "replay: commands do not apply to a recording"
+        )
         #expect(replay.supportedCommands == [.replaySpeed])
     }
 

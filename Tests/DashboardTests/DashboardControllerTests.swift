@@ -1,4 +1,5 @@
 import BusMonitor
+import BusmonApp
 import EventBus
 import ScreenGrid
 import Testing

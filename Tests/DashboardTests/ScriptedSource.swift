@@ -1,4 +1,5 @@
 import BusMonitor
+import BusmonApp
 import Dashboard
 import EventBus
 import ScreenGrid
@@ -45,7 +46,7 @@ final class ScriptedSource: DashboardSource {
         switch command {
         case .increaseRate: return "rate 500/s"
         case .decreaseRate: return "rate 100/s"
-        case .destroyScreens, .toggleLeakyScreens: return nil
+        default: return nil
         }
     }
 }

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusmonApp
 import EventBus
 import Foundation
 import ScreenGrid
@@ -15,8 +16,10 @@ struct SimulatedDashboardTests {
     @Test func showsTheAppsTrafficAndItsCleanup() throws {
         let bus = EventBus(name: "simulated")
         let app = SimulatedApp(bus: bus, seed: 7, rate: 200, churn: 5)
-        let source = LocalBusSource(bus: bus, title: "simulated app (seed 7)", snapshotInterval: 0) {
-            command in
+        let source = LocalBusSource(
+            bus: bus, title: "simulated app (seed 7)", snapshotInterval: 0,
+            supportedCommands: SourceCommandDescription.simulatedApp
+        ) { command in
             command == .destroyScreens ? "closed \(app.destroyScreens()) screens" : nil
         }
         let dashboard = DashboardController(source: source)

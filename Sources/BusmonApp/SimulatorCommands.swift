@@ -1,0 +1,29 @@
+public import BusMonitor
+
+/// The commands the simulated app takes from the person at busmon, beside the rate that every
+/// source may take.
+extension SourceCommand {
+    /// Destroy a batch of screens at once, so their cleanup can be watched.
+    public static let destroyScreens = SourceCommand("destroy-screens")
+    /// Make the next screens leak (their handlers capture them strongly), or stop doing so, to
+    /// demonstrate leak detection.
+    public static let toggleLeakyScreens = SourceCommand("toggle-leaky-screens")
+}
+
+extension SourceCommandDescription {
+    /// `+` publishes faster and `-` slower, in the simulated app.
+    public static let publishRate = faster(andSlower: "Rate", help: "publish faster / slower (simulated app)")
+
+    /// `c` destroys a batch of screens, in the simulated app.
+    public static let destroyScreens = SourceCommandDescription(
+        keys: [Keys(command: .destroyScreens, characters: ["c"])], keyText: "c", barLabel: "Destroy",
+        help: "close a batch of screens at once (simulated app)")
+
+    /// `L` makes the next screens leak, or stops it, in the simulated app.
+    public static let leakyScreens = SourceCommandDescription(
+        keys: [Keys(command: .toggleLeakyScreens, characters: ["L"])], keyText: "L", barLabel: "Leaks",
+        help: "make the next screens leak, or stop (simulated app)")
+
+    /// What the simulated app takes: its rate, destroying screens, and leaking them.
+    public static let simulatedApp: [SourceCommandDescription] = [publishRate, destroyScreens, leakyScreens]
+}
