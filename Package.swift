@@ -46,18 +46,18 @@ let package = Package(
         // macOS's own curses.h and libncurses are wide-capable; Debian puts the wide library
         // under another name, so the library is linked per platform by TerminalUI.
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
-        .target(name: "BusmonCore", dependencies: ["Simulator"]),
         .target(
             name: "TerminalUI", dependencies: ["CNCurses", "ScreenGrid"],
             linkerSettings: [
                 .linkedLibrary("ncursesw", .when(platforms: [.linux])),
                 .linkedLibrary("ncurses", .when(platforms: [.macOS])),
             ]),
-        // busmon's orchestration: which source, headless or dashboard, the frame loop, exit status.
+        // busmon itself: its command line, which source, headless or dashboard, the frame loop,
+        // the exit status. `busmon` is only its entry point, so that tests reach all of it.
         .target(
             name: "BusmonApp",
             dependencies: [
-                "BusmonCore", "TerminalUI", "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator",
+                "TerminalUI", "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator",
                 "BusMonitorNATS",
             ]),
         .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
@@ -66,7 +66,9 @@ let package = Package(
             path: "Examples/simapp"),
         .executableTarget(
             name: "busbench",
-            dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS"]),
+            // TestSupport: the benchmark starts its local servers (nats-server, a listening busmon
+            // side) on free loopback ports, as the tests do.
+            dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS", "TestSupport"]),
         .target(name: "CFuzzerDriver"),
         // pkg-config finds Homebrew's cnats on a Mac (its prefix is not on the default paths).
         .systemLibrary(
@@ -106,10 +108,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "ScreenGrid", "CNCurses", "TestSupport"]),
-        .testTarget(name: "BusmonCoreTests", dependencies: ["BusmonCore", "Simulator"]),
         .testTarget(
             name: "BusmonAppTests",
-            dependencies: ["BusmonApp", "BusmonCore", "BusMonitor", "BusWire", "TestSupport"]),
+            dependencies: ["BusmonApp", "BusMonitor", "BusWire", "Simulator", "TestSupport"]),
         .testTarget(
             name: "EventBusNATSTests",
             dependencies: [

@@ -1,7 +1,6 @@
 import BusMonitor
 import BusMonitorNATS
 import BusWire
-import BusmonCore
 import Dashboard
 import EventBus
 import EventBusNATS

@@ -1,7 +1,6 @@
 import BusMonitor
 import BusWire
 import BusmonApp
-import BusmonCore
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
-import BusmonCore
 import Testing
+
+@testable import BusmonApp
 
 /// The options busmon's command line `arguments` give; records an issue if they ask for help.
 func options(_ arguments: [String]) throws -> BusmonOptions {

@@ -1,7 +1,8 @@
-import BusmonCore
 import Foundation
 import Simulator
 import Testing
+
+@testable import BusmonApp
 
 @Suite struct CommandLineParserTests {
     @Test func noArgumentsGiveTheDefaults() throws {

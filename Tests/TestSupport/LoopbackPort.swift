@@ -1,3 +1,5 @@
+import BusWire
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)

@@ -1,5 +1,6 @@
-import BusmonCore
 import Testing
+
+@testable import BusmonApp
 
 /// `--attach nats://…` and `--since`: the fleet's part of busmon's command line.
 @Suite struct FleetCommandLineTests {
