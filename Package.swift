@@ -92,15 +92,17 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["EventBus", "BusWire", "BusMonitor"],
             path: "Tests/TestSupport"),
-        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting", "TestSupport"]),
+        .testTarget(
+            name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting", "Simulator", "TestSupport"]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: ["Simulator", "EventBus", "EventBusTesting", "BusWire", "TestSupport"]),
-        .testTarget(name: "BusWireTests", dependencies: ["BusWire", "BusTap", "EventBus", "TestSupport"]),
+        .testTarget(
+            name: "BusWireTests", dependencies: ["BusWire", "BusTap", "EventBus", "Simulator", "TestSupport"]),
         .testTarget(name: "BusTapTests", dependencies: ["BusTap", "BusWire", "EventBus", "TestSupport"]),
         .testTarget(
             name: "BusMonitorTests",
-            dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus", "TestSupport"]),
+            dependencies: ["BusMonitor", "BusWire", "BusTap", "EventBus", "Simulator", "TestSupport"]),
         .testTarget(
             name: "DashboardTests",
             dependencies: [

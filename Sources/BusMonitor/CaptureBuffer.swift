@@ -8,7 +8,7 @@ import Synchronization
 /// Publishers append on their own threads for every event, so an append does as little as it
 /// can: no allocation (two buffers of `capacity` slots are allocated once, and a drain swaps them
 /// instead of growing an array again) and no dynamic exclusivity check (the state is a value in
-/// a ``LockedValueBox``, not stored `var`s of the class).
+/// a ``LockedValue``, not stored `var`s of the class).
 ///
 /// A full buffer drops what comes next rather than its oldest element. Under a flood that keeps
 /// the buffer full, an append then costs two atomic operations and builds nothing, instead of
@@ -33,10 +33,10 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
         var stamps = StampClock()
     }
 
-    private let filling: LockedValueBox<Filling>
+    private let filling: LockedValue<Filling>
     /// Uninitialized slots that a drain swaps with the filling ones. A drain holds this lock for
     /// its whole length, so that drains take turns with them.
-    private let spare: LockedValueBox<UnsafeMutablePointer<Element>>
+    private let spare: LockedValue<UnsafeMutablePointer<Element>>
     /// Set by the append that fills the buffer and cleared by a drain, so that appends to a full
     /// buffer skip the lock. A stale `true` read just after a drain drops an element that would
     /// have fit, which is counted like any other drop.
@@ -50,16 +50,16 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         // Untouched pages of a large allocation cost no memory until they are written.
-        filling = LockedValueBox(Filling(slots: .allocate(capacity: self.capacity)))
-        spare = LockedValueBox(.allocate(capacity: self.capacity))
+        filling = LockedValue(Filling(slots: .allocate(capacity: self.capacity)))
+        spare = LockedValue(.allocate(capacity: self.capacity))
     }
 
     deinit {
-        filling.withLockedValue { filling in
+        filling.withLock { filling in
             filling.slots.deinitialize(count: filling.count)
             filling.slots.deallocate()
         }
-        spare.withLockedValue { $0.deallocate() }
+        spare.withLock { $0.deallocate() }
     }
 
     /// Appends `element`, or drops it when the buffer is full.
@@ -72,7 +72,7 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
         // A dropped element is destroyed on return, after the lock was let go: its `deinit`
         // may append to this buffer again.
         var pending = Optional(element)
-        let stored = filling.withLockedValue { filling in
+        let stored = filling.withLock { filling in
             guard filling.count < capacity else { return false }
             store(pending.take()!, in: &filling)
             return true
@@ -89,7 +89,7 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
             countDrop()
             return
         }
-        let stored = filling.withLockedValue { filling in
+        let stored = filling.withLock { filling in
             guard filling.count < capacity else { return false }
             store(make(filling.stamps.stamp()), in: &filling)
             return true
@@ -125,8 +125,8 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// - Complexity: O(*n*) in the elements handed over; appends wait only while two pointers
     ///   are swapped.
     func drain<Output>(_ transform: (consuming Element) -> Output) -> (elements: [Output], dropped: Int) {
-        spare.withLockedValue { spare in
-            let (taken, takenCount, dropped) = filling.withLockedValue { filling in
+        spare.withLock { spare in
+            let (taken, takenCount, dropped) = filling.withLock { filling in
                 let taken = (filling.slots, filling.count)
                 filling.slots = spare
                 filling.count = 0

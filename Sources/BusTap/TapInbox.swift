@@ -24,7 +24,7 @@ import EventBus
 /// numbers. Below that rate nothing is lost here; readers that fall behind lose their oldest
 /// records in ``TapHistory``.
 ///
-/// The guarded state is one value in a ``LockedValueBox``, reachable only under its lock; as a
+/// The guarded state is one value in a ``LockedValue``, reachable only under its lock; as a
 /// class's stored `var`s it would also pay the run-time exclusivity check on every access, which
 /// here would cost more than the work itself.
 ///
@@ -95,7 +95,7 @@ final class TapInbox: @unchecked Sendable {
 
     let capacity: Int
     let lifecycleCapacity: Int
-    private let state = LockedValueBox(State())
+    private let state = LockedValue(State())
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -103,12 +103,12 @@ final class TapInbox: @unchecked Sendable {
     }
 
     deinit {
-        state.withLockedValue { $0.active?.deallocate() }
+        state.withLock { $0.active?.deallocate() }
     }
 
     /// Starts accepting events into `ring`; the tap calls this when its first reader connects.
     func open(with ring: Ring) {
-        state.withLockedValue { state in
+        state.withLock { state in
             var ring = ring
             ring.firstSequence = state.eventsWritten + 1
             state.active = ring
@@ -117,7 +117,7 @@ final class TapInbox: @unchecked Sendable {
 
     /// Stops accepting events and hands back the ring, still holding what it had.
     func close() -> Ring? {
-        state.withLockedValue { state in
+        state.withLock { state in
             defer {
                 state.active = nil
                 state.lifecycle = []
@@ -128,13 +128,13 @@ final class TapInbox: @unchecked Sendable {
 
     /// The sequence numbers the next event and lifecycle change will get.
     func nextSequences() -> (event: Int, lifecycle: Int) {
-        state.withLockedValue { ($0.eventsWritten + 1, $0.lifecycleWritten + 1) }
+        state.withLock { ($0.eventsWritten + 1, $0.lifecycleWritten + 1) }
     }
 
     /// Called on the publisher's thread for every event.
     @inline(__always)
     func append(_ delivery: DeliveryRecord) {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.active != nil else { return }
             // Counted even when not stored, so the sequence numbers show the gap.
             state.eventsWritten += 1
@@ -147,7 +147,7 @@ final class TapInbox: @unchecked Sendable {
 
     /// Called on whichever thread changed the subscriptions; rare, so kept simple.
     func append(_ change: SubscriberLifecycleEvent) {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.active != nil else { return }
             state.lifecycleWritten += 1
             if state.lifecycle.count >= lifecycleCapacity { state.lifecycle.removeFirst() }
@@ -163,7 +163,7 @@ final class TapInbox: @unchecked Sendable {
     /// last swap, with the number of events published so far (stored or not), or nil when the
     /// inbox is closed.
     func swap(for empty: Ring) -> (events: Ring, lifecycle: [LifecycleSlot], eventsPublished: Int)? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard let full = state.active else { return nil }
             let published = state.eventsWritten
             var fresh = empty

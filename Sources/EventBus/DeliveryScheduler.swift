@@ -61,7 +61,7 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         var isRunningJobs = false
     }
 
-    private let contents = LockedValueBox(Contents())
+    private let contents = LockedValue(Contents())
     /// Whether jobs wait or run, as last set under the lock; read without it, so that a
     /// main-actor publish with nothing queued pays for no lock.
     private let isBusy = Atomic<Bool>(false)
@@ -75,14 +75,14 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         // A job scheduled by another thread right after this load is a concurrent publish,
         // which no order binds to this one.
         if !isBusy.load(ordering: .acquiring) { return true }
-        let (isNested, hasWaiting) = contents.withLockedValue { ($0.isRunningJobs, !$0.waiting.isEmpty) }
+        let (isNested, hasWaiting) = contents.withLock { ($0.isRunningJobs, !$0.waiting.isEmpty) }
         if isNested { return false }
         if hasWaiting { runWaitingJobs() }
         return true
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
-        let startsTask = contents.withLockedValue { contents in
+        let startsTask = contents.withLock { contents in
             contents.waiting.append(job)
             isBusy.store(true, ordering: .releasing)
             defer { contents.taskScheduled = true }
@@ -108,13 +108,13 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     ///   `taskScheduled` when it finds the list empty, in the same critical section, so that
     ///   the next job scheduled after that starts a new task.
     private func runWaitingJobs(endingTask: Bool = false) {
-        let wasRunning = contents.withLockedValue { contents in
+        let wasRunning = contents.withLock { contents in
             defer { contents.isRunningJobs = true }
             isBusy.store(true, ordering: .releasing)
             return contents.isRunningJobs
         }
         while true {
-            let batch = contents.withLockedValue { contents -> [@Sendable () -> Void]? in
+            let batch = contents.withLock { contents -> [@Sendable () -> Void]? in
                 guard contents.waiting.isEmpty else {
                     defer { contents.waiting = [] }
                     return contents.waiting

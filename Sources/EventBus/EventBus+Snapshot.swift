@@ -24,7 +24,7 @@ extension EventBus {
         // The counters are read under the lock; the lists are copied there and counted after it,
         // since checking a weak reference briefly holds the observer, and a `deinit` run by the
         // end of that hold must not find the lock taken.
-        let copied = state.withLockedValue { state in
+        let copied = state.withLock { state in
             let lists = state.records.map { record in
                 (
                     record.slot.copyEntries(),
@@ -168,7 +168,7 @@ extension EventBus {
         let chosen = keysPerClass.flatMap { keys in
             keys.sorted { ($0.rank, $0.newness) < ($1.rank, $1.newness) }.prefix(limit).map(\.index)
         }
-        let subscriptions = state.withLockedValue { _ in chosen.map { observers[$0].record.subscriptions } }
+        let subscriptions = state.withLock { _ in chosen.map { observers[$0].record.subscriptions } }
         var listed = zip(chosen, subscriptions).map { index, subscriptions in
             let record = observers[index].record
             let suspect = suspectBySerial[record.serial]

@@ -47,7 +47,7 @@ public final class EventBus: Sendable {
     /// what changes retired, the sweep. A publish takes no lock: it reads its type's subscriber
     /// list through a snapshot, and takes this lock only once per batch of publishes, for a
     /// step of the sweep. Changes go through ``update(_:)``.
-    let state: LockedValueBox<BusState>
+    let state: LockedValue<BusState>
     /// The wildcard observers' slot, also in ``state``; kept here too, so that a publish reaches
     /// it without the lock. Keyed by a type that is not an `Event`, so no published type's slot
     /// shares its identity.
@@ -66,7 +66,7 @@ public final class EventBus: Sendable {
             name: SubscriberLifecycleEvent.wildcardTypeName,
             qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
         self.wildcardSlot = wildcardSlot
-        state = LockedValueBox(BusState(wildcardSlot: wildcardSlot))
+        state = LockedValue(BusState(wildcardSlot: wildcardSlot))
     }
 
     // MARK: - Subscribing
@@ -316,7 +316,7 @@ public final class EventBus: Sendable {
     public func subscriberCount<T: Event>(for type: T.Type) -> Int {
         // Checking a weak reference briefly holds the observer; were that the last reference,
         // its deinit would run here, so the check happens outside the lock.
-        let entries = state.withLockedValue { $0.slot(for: ObjectIdentifier(type)) }?.copyEntries() ?? []
+        let entries = state.withLock { $0.slot(for: ObjectIdentifier(type)) }?.copyEntries() ?? []
         return entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
     }
 
@@ -328,7 +328,7 @@ public final class EventBus: Sendable {
     /// - Returns: How many subscriptions were reclaimed.
     @discardableResult
     public func reclaimDeadSubscriptions() -> Int {
-        reclaimDead(in: state.withLockedValue { $0.allSlots }, cause: .request)
+        reclaimDead(in: state.withLock { $0.allSlots }, cause: .request)
     }
 
     /// Says that `observer` should be deallocated soon, so that the bus reports it if it is not.
@@ -423,7 +423,7 @@ public final class EventBus: Sendable {
     /// Every change to the state goes through here, so nothing that can run user code runs
     /// under the lock (see ``AfterUnlock``).
     func update<Result>(_ change: (inout BusState) -> (Result, AfterUnlock)) -> Result {
-        let (result, after) = state.withLockedValue(change)
+        let (result, after) = state.withLock(change)
         after.run(on: self)
         return result
     }
@@ -604,7 +604,7 @@ public final class EventBus: Sendable {
     /// - Returns: How many entries were reclaimed.
     @discardableResult
     func reclaimDead(in slots: [TypeSlot], cause: SubscriberLifecycleEvent.ReclaimCause) -> Int {
-        let lists = state.withLockedValue { $0.listsWithObservers(in: slots) }
+        let lists = state.withLock { $0.listsWithObservers(in: slots) }
         // The copies keep the entries, and so the weak references read here, allocated until
         // the lock is released.
         defer { withExtendedLifetime(lists) {} }
@@ -624,7 +624,7 @@ public final class EventBus: Sendable {
     /// reference may end an object's life and run its `deinit`; then reports the suspects that
     /// appeared and went.
     func checkWatches() {
-        let watches = state.withLockedValue { $0.observers.watches }
+        let watches = state.withLock { $0.observers.watches }
         guard !watches.isEmpty else { return }
         let alive = watches.map(\.isAlive)
         let now = ContinuousClock.now

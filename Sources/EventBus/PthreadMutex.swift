@@ -6,7 +6,7 @@
     import Musl
 #endif
 
-/// The operations on a `pthread_mutex_t` that ``Lock`` and ``LockedValueBox`` share: how a
+/// The operations on a `pthread_mutex_t` that ``Lock`` and ``LockedValue`` share: how a
 /// mutex is set up, how much room it gets, and how it is taken and released.
 ///
 /// The bus's locks are pthread mutexes rather than `Synchronization.Mutex` because

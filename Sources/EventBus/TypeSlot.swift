@@ -22,7 +22,7 @@ final class TypeSlot: Sendable {
     let subscriberCount = Atomic<Int>(0)
     /// Subscribers in subscription order. The lock also guards publishing and retiring
     /// ``published``.
-    private let list = LockedValueBox<[SubscriberEntry]>([])
+    private let list = LockedValue<[SubscriberEntry]>([])
     /// The snapshot of the list that publishes read, when one was built since the last change.
     private let published = SnapshotPublication()
 
@@ -50,19 +50,19 @@ final class TypeSlot: Sendable {
     /// returns the current one.
     @inline(never)
     private func buildSnapshot() -> Unmanaged<EntrySnapshot> {
-        list.withLockedValue { published.publishIfNeeded($0) }
+        list.withLock { published.publishIfNeeded($0) }
     }
 
     /// A copy of the entries, in order.
     @inline(__always)
     func copyEntries() -> [SubscriberEntry] {
-        list.withLockedValue { $0 }
+        list.withLock { $0 }
     }
 
     /// Appends `entry`; returns the snapshot the change retired, for ``RetiredSnapshots``.
     /// Called by ``BusState`` only.
     func append(_ entry: SubscriberEntry) -> EntrySnapshot? {
-        list.withLockedValue { entries in
+        list.withLock { entries in
             entries.append(entry)
             subscriberCount.store(entries.count, ordering: .releasing)
             return published.retire()
@@ -74,7 +74,7 @@ final class TypeSlot: Sendable {
     func removeEntries(
         where predicate: (SubscriberEntry) -> Bool
     ) -> (removed: [SubscriberEntry], retired: EntrySnapshot?) {
-        list.withLockedValue { entries in
+        list.withLock { entries in
             var removed: [SubscriberEntry] = []
             entries.removeAll { entry in
                 guard predicate(entry) else { return false }

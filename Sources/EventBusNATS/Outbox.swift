@@ -16,7 +16,7 @@
     /// newest.
     ///
     /// The publisher's side runs inside every `publish` on the bus, so it only takes the lock
-    /// (the package's pthread-backed ``LockedValueBox``, which ThreadSanitizer understands) and
+    /// (the package's pthread-backed ``LockedValue``, which ThreadSanitizer understands) and
     /// stores the event, its receiver count and a time stamp: no encoding,
     /// no system call unless the bridge thread sleeps and must be woken. The type name and the
     /// sequence number are worked out on the bridge thread, which spares the publisher a string's
@@ -104,7 +104,7 @@
             var stopping = false
         }
 
-        private let state: LockedValueBox<State>
+        private let state: LockedValue<State>
         private let wakeSignal = DispatchSemaphore(value: 0)
         /// The ring the bridge thread fills next, swapped with the active one on each round.
         private var spare: Ring?
@@ -112,19 +112,19 @@
 
         init(capacity: Int) {
             self.capacity = max(1, capacity)
-            state = LockedValueBox(State(active: .allocate(capacity: self.capacity)))
+            state = LockedValue(State(active: .allocate(capacity: self.capacity)))
             spare = .allocate(capacity: self.capacity)
         }
 
         deinit {
-            state.withLockedValue { $0.active.deallocate() }
+            state.withLock { $0.active.deallocate() }
             spare?.deallocate()
         }
 
         /// Called on the publisher's thread for every event; drops the oldest when full.
         @inline(__always)
         func append(_ record: DeliveryRecord) {
-            let wake = state.withLockedValue { state in
+            let wake = state.withLock { state in
                 state.written &+= 1
                 let overwritten = state.active.append(
                     Pending(
@@ -145,7 +145,7 @@
         ///   ``wait(timeout:)``, so that the next publisher wakes it.
         func take(sleepingIfEmpty: Bool) -> Ring? {
             guard let empty = spare else { return nil }
-            let taken: Ring? = state.withLockedValue { state in
+            let taken: Ring? = state.withLock { state in
                 guard state.active.count > 0 else {
                     if sleepingIfEmpty && !state.stopping { state.sleeping = true }
                     return nil
@@ -180,23 +180,23 @@
 
         /// Tells the bridge thread to finish.
         func stop() {
-            state.withLockedValue { $0.stopping = true }
+            state.withLock { $0.stopping = true }
             wakeSignal.signal()
         }
 
         /// How many events publishers have stored so far, dropped ones included: the sequence
         /// number of the last.
         var written: Int {
-            state.withLockedValue { $0.written }
+            state.withLock { $0.written }
         }
 
         /// Events dropped so far because the ring was full.
         var dropped: Int {
-            state.withLockedValue { $0.dropped }
+            state.withLock { $0.dropped }
         }
 
         var isStopping: Bool {
-            state.withLockedValue { $0.stopping }
+            state.withLock { $0.stopping }
         }
     }
 #endif

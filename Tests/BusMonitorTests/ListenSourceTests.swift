@@ -1,6 +1,7 @@
 import BusMonitor
 import EventBus
 import Foundation
+import Simulator
 import TestSupport
 import Testing
 

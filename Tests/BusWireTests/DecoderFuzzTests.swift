@@ -1,5 +1,6 @@
 import BusMonitor
 import EventBus
+import Simulator
 import TestSupport
 import Testing
 

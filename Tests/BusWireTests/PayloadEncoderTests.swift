@@ -1,5 +1,6 @@
 import EventBus
 import Foundation
+import Simulator
 import TestSupport
 import Testing
 

@@ -1,9 +1,8 @@
-import BusWire
 import Foundation
 import TestSupport
 import Testing
 
-@testable import BusMonitor
+@testable import BusWire
 
 @Suite("Stamp clock")
 struct StampClockTests {

@@ -1,10 +1,8 @@
-import BusMonitor
 import EventBus
 import Foundation
 import TestSupport
 import Testing
 
-@testable import BusMonitor
 @testable import BusTap
 @testable import BusWire
 

@@ -14,14 +14,15 @@
 /// the value. Copies of the box share the value.
 ///
 /// ```swift
-/// let counts = LockedValueBox([String: Int]())
-/// counts.withLockedValue { $0["ticks", default: 0] += 1 }
+/// let counts = LockedValue([String: Int]())
+/// counts.withLock { $0["ticks", default: 0] += 1 }
+/// let ticks = counts.current["ticks"]
 /// ```
 ///
 /// The box is `Sendable` only when `Value` is. A value that is not `Sendable` (one holding
 /// non-sendable classes, say) can still be guarded by a box inside an `@unchecked Sendable` type
 /// that documents why sharing it is safe.
-package struct LockedValueBox<Value> {
+package struct LockedValue<Value> {
     @usableFromInline
     let storage: LockedValueStorage<Value>
 
@@ -40,16 +41,22 @@ package struct LockedValueBox<Value> {
     /// - Parameter body: Reads or changes the value; it may return a result.
     /// - Returns: What `body` returns.
     @inlinable @inline(__always)
-    package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try storage.withLockedValue(body)
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withLock(body)
+    }
+
+    /// A copy of the value as it is now.
+    @inlinable
+    package var current: Value {
+        withLock { $0 }
     }
 }
 
 // `@unchecked`: the storage is a `ManagedBuffer`, which is never `Sendable`; the lock makes
 // every access to the value exclusive, so sharing the box is as safe as sending its value.
-extension LockedValueBox: @unchecked Sendable where Value: Sendable {}
+extension LockedValue: @unchecked Sendable where Value: Sendable {}
 
-/// The storage of a ``LockedValueBox``: the value in the header, the mutex in the elements.
+/// The storage of a ``LockedValue``: the value in the header, the mutex in the elements.
 ///
 /// The elements are raw bytes, one cache line more than the mutex needs, and the mutex sits at
 /// the first line boundary inside them, so no other memory shares its lines.
@@ -86,7 +93,7 @@ final class LockedValueStorage<Value>: ManagedBuffer<Value, UInt8> {
     /// The header is reached through its pointer rather than the `header` property, so that
     /// the access costs no dynamic exclusivity check: the mutex already makes it exclusive.
     @inlinable @inline(__always)
-    func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         let mutex = self.mutex
         PthreadMutex.lock(mutex)
         defer { PthreadMutex.unlock(mutex) }
