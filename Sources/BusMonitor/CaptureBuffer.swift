@@ -6,7 +6,7 @@ import Synchronization
 /// counts the ones it had no room for, and hands its contents over in the order they came.
 ///
 /// Publishers append on their own threads for every event, so an append does as little as it
-/// can: no allocation (two buffers of `capacity` slots are allocated once, and a drain swaps them
+/// can: no allocation (two ``SlotRing``s of `capacity` slots are allocated once, and a drain swaps them
 /// instead of growing an array again) and no dynamic exclusivity check (the state is a value in
 /// a ``LockedValue``, not stored `var`s of the class).
 ///
@@ -25,10 +25,8 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
 
     /// What appends write, reached only under its lock, which an append holds for a few stores.
     private struct Filling {
-        /// The slots appends write to; the first `count` hold elements.
-        var slots: UnsafeMutablePointer<Element>
-        /// How many slots hold an element.
-        var count = 0
+        /// The slots appends write to.
+        var ring: SlotRing<Element>
         /// Time stamps for ``CaptureBuffer/append(stamping:)``.
         var stamps = StampClock()
     }
@@ -36,7 +34,7 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     private let filling: LockedValue<Filling>
     /// Uninitialized slots that a drain swaps with the filling ones. A drain holds this lock for
     /// its whole length, so that drains take turns with them.
-    private let spare: LockedValue<UnsafeMutablePointer<Element>>
+    private let spare: LockedValue<SlotRing<Element>>
     /// Set by the append that fills the buffer and cleared by a drain, so that appends to a full
     /// buffer skip the lock. A stale `true` read just after a drain drops an element that would
     /// have fit, which is counted like any other drop.
@@ -50,15 +48,12 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         // Untouched pages of a large allocation cost no memory until they are written.
-        filling = LockedValue(Filling(slots: .allocate(capacity: self.capacity)))
+        filling = LockedValue(Filling(ring: .allocate(capacity: self.capacity)))
         spare = LockedValue(.allocate(capacity: self.capacity))
     }
 
     deinit {
-        filling.withLock { filling in
-            filling.slots.deinitialize(count: filling.count)
-            filling.slots.deallocate()
-        }
+        filling.withLock { $0.ring.deallocate() }
         spare.withLock { $0.deallocate() }
     }
 
@@ -73,7 +68,7 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
         // may append to this buffer again.
         var pending = Optional(element)
         let stored = filling.withLock { filling in
-            guard filling.count < capacity else { return false }
+            guard !filling.ring.isFull else { return false }
             store(pending.take()!, in: &filling)
             return true
         }
@@ -90,7 +85,7 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
             return
         }
         let stored = filling.withLock { filling in
-            guard filling.count < capacity else { return false }
+            guard !filling.ring.isFull else { return false }
             store(make(filling.stamps.stamp()), in: &filling)
             return true
         }
@@ -105,9 +100,8 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     /// Stores `element` in the next slot of `filling`, which has room for it.
     @inline(__always)
     private func store(_ element: consuming Element, in filling: inout Filling) {
-        (filling.slots + filling.count).initialize(to: element)
-        filling.count += 1
-        if filling.count == capacity { isFull.store(true, ordering: .relaxed) }
+        filling.ring.append(element)
+        if filling.ring.isFull { isFull.store(true, ordering: .relaxed) }
     }
 
     /// Elements dropped since the buffer was made.
@@ -126,29 +120,25 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     ///   are swapped.
     func drain<Output>(_ transform: (consuming Element) -> Output) -> (elements: [Output], dropped: Int) {
         spare.withLock { spare in
-            let (taken, takenCount, dropped) = filling.withLock { filling in
-                let taken = (filling.slots, filling.count)
-                filling.slots = spare
-                filling.count = 0
+            let (taken, dropped) = filling.withLock { filling in
+                let taken = filling.ring
+                filling.ring = spare
                 // Read under the lock: every append that found no room before this drain has
                 // counted its drop by the time it lets the lock go or skipped it.
                 let dropped = drops.load(ordering: .relaxed)
                 isFull.store(false, ordering: .relaxed)
-                return (taken.0, taken.1, dropped)
+                return (taken, dropped)
             }
-            // Every taken slot is moved out below, so the buffer is then uninitialized and free
-            // for reuse.
+            // Every taken element is moved out below, so the ring is then empty and free for
+            // reuse.
             spare = taken
-            // An empty drain returns a plain empty array: with a capacity of 0, the initializer
-            // below writes the count into the runtime's one shared empty-array storage, which two
-            // drains doing so at once make a data race that ThreadSanitizer reports.
-            guard takenCount > 0 else { return ([], dropped) }
-            let elements = [Output](unsafeUninitializedCapacity: takenCount) { output, initialized in
-                for index in 0..<takenCount {
-                    (output.baseAddress! + index).initialize(to: transform((taken + index).move()))
-                }
-                initialized = takenCount
-            }
+            // An empty drain returns a plain empty array: reserving no capacity would write the
+            // count into the runtime's one shared empty-array storage, which two drains doing so
+            // at once make a data race that ThreadSanitizer reports.
+            guard !spare.isEmpty else { return ([], dropped) }
+            var elements: [Output] = []
+            elements.reserveCapacity(spare.count)
+            spare.drain { element, _ in elements.append(transform(element)) }
             return (elements, dropped)
         }
     }

@@ -143,27 +143,11 @@ public final class HeadlessRunner: Sendable {
     /// and which cannot tell a closed pipe from any other failure. SIGPIPE must be ignored (busmon
     /// does), so that a closed pipe shows up here as `EPIPE`.
     private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Outcome? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                Foundation.write(descriptor, buffer.baseAddress! + offset, bytes.count - offset)
-            }
-            if written > 0 {
-                offset += written
-                continue
-            }
-            let code = errno
-            switch code {
-            case EINTR: continue
-            case EAGAIN:
-                // A non-blocking descriptor whose reader is slow: wait until it takes more.
-                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, 100)
-            case EPIPE: return .outputClosed
-            default: return .outputFailed(String(cString: strerror(code)))
-            }
+        switch bytes.withUnsafeBytes({ System.writeAll(descriptor, $0) }) {
+        case nil: return nil
+        case EPIPE: return .outputClosed
+        case let code?: return .outputFailed(code == 0 ? "nothing written" : String(cString: strerror(code)))
         }
-        return nil
     }
 
     /// What the run has seen, for summaries.

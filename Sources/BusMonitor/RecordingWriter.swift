@@ -168,22 +168,12 @@ public final class RecordingWriter: Sendable {
     /// Writes all of `bytes`, or records why it could not and stops recording.
     private func append(_ bytes: [UInt8], lines: Int, _ state: inout State) {
         guard state.error == nil, state.descriptor >= 0, !bytes.isEmpty else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                System.writeDescriptor(state.descriptor, buffer.baseAddress! + offset, bytes.count - offset)
-            }
-            if count > 0 {
-                offset += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                let reason = count < 0 ? UnixSocket.errorText(errno) : "nothing written"
-                state.error = "recording to \(path) stopped: \(reason)"
-                System.closeDescriptor(state.descriptor)
-                state.descriptor = -1
-                return
-            }
+        if let code = bytes.withUnsafeBytes({ System.writeAll(state.descriptor, $0) }) {
+            let reason = code == 0 ? "nothing written" : UnixSocket.errorText(code)
+            state.error = "recording to \(path) stopped: \(reason)"
+            System.closeDescriptor(state.descriptor)
+            state.descriptor = -1
+            return
         }
         state.recordsWritten += lines
     }

@@ -46,44 +46,9 @@ final class TapInbox: @unchecked Sendable {
         var change: SubscriberLifecycleEvent
     }
 
-    /// A buffer of slots: the storage the publishers fill, or the one the tap thread reads.
-    struct Ring {
-        let slots: UnsafeMutablePointer<EventSlot>
-        let capacity: Int
-        /// Slots in use, from index 0.
-        var count = 0
-        /// The sequence number of the first slot.
-        var firstSequence = 1
-
-        static func allocate(capacity: Int) -> Ring {
-            Ring(slots: .allocate(capacity: capacity), capacity: capacity)
-        }
-
-        var isFull: Bool { count == capacity }
-
-        /// Stores an event in the next free slot, which the caller made sure exists; the fields
-        /// are passed apart so the event is copied once, straight into its slot.
-        @inline(__always)
-        mutating func append(time: Double, event: borrowing any Event, receivers: Int) {
-            (slots + count).initialize(to: EventSlot(time: time, event: copy event, receivers: receivers))
-            count += 1
-        }
-
-        /// Calls `body` with each slot, oldest first, and its sequence number, emptying the buffer.
-        mutating func drain(_ body: (Int, EventSlot) -> Void) {
-            for index in 0..<count {
-                body(firstSequence + index, (slots + index).move())
-            }
-            firstSequence += count
-            count = 0
-        }
-
-        /// Releases the events held and the storage.
-        mutating func deallocate() {
-            drain { _, _ in }
-            slots.deallocate()
-        }
-    }
+    /// A buffer of slots: the storage the publishers fill, or the one the tap thread reads,
+    /// numbered from its ``SlotRing/firstSequence``.
+    typealias Ring = SlotRing<EventSlot>
 
     private struct State {
         var active: Ring?
@@ -140,7 +105,8 @@ final class TapInbox: @unchecked Sendable {
             state.eventsWritten += 1
             if !state.active!.isFull {
                 let time = state.stamps.stamp()
-                state.active!.append(time: time, event: delivery.event, receivers: delivery.receivers)
+                state.active!.append(
+                    EventSlot(time: time, event: delivery.event, receivers: delivery.receivers))
             }
         }
     }
@@ -167,7 +133,6 @@ final class TapInbox: @unchecked Sendable {
             guard let full = state.active else { return nil }
             let published = state.eventsWritten
             var fresh = empty
-            fresh.count = 0
             fresh.firstSequence = state.eventsWritten + 1
             state.active = fresh
             let changes = state.lifecycle

@@ -382,7 +382,7 @@ final class TapServer: @unchecked Sendable {
         eventsPublished = published
         var events = full
         var changeIndex = 0
-        events.drain { sequence, slot in
+        events.drain { slot, sequence in
             while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
                 appendChange(changes[changeIndex])
                 changeIndex += 1

@@ -61,16 +61,6 @@ package enum System {
         #endif
     }
 
-    /// Sends `count` bytes at `pointer` on a blocking socket, waiting for room, without raising
-    /// `SIGPIPE`; the count sent, or -1 with `errno` set.
-    package static func sendWaiting(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Darwin)
-            return send(descriptor, pointer, count, 0)
-        #else
-            return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
-        #endif
-    }
-
     /// `accept(2)` on a listening socket: the new connection's descriptor, configured as
     /// ``configure(_:)`` does, or -1 with `errno` set.
     package static func acceptConnection(_ listener: Int32) -> Int32 {
@@ -97,6 +87,57 @@ package enum System {
     package static func writeDescriptor(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int
     {
         write(descriptor, pointer, count)
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`: carries on after a signal, and waits (in
+    /// `poll(2)`, 100 ms at a time) while a non-blocking descriptor's reader is slow.
+    ///
+    /// The one write loop of the package: a recording, headless output, busmon's error lines and
+    /// the tests' peers all go through it. A socket is written with `send(2)`, which raises no
+    /// SIGPIPE (`MSG_NOSIGNAL`; on Darwin the package's sockets are set `SO_NOSIGPIPE`); for a
+    /// pipe SIGPIPE must be ignored (busmon does), so that a closed pipe comes back as `EPIPE`
+    /// rather than ending the process.
+    ///
+    /// - Returns: `nil` once all is written; else the `errno` that stopped it, or 0 when the
+    ///   descriptor took nothing without saying why.
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        guard var next = bytes.baseAddress else { return nil }
+        var left = bytes.count
+        var isSocket = true
+        while left > 0 {
+            let written = isSocket ? sendSignalFree(descriptor, next, left) : write(descriptor, next, left)
+            if written < 0, errno == ENOTSOCK {
+                isSocket = false
+                continue
+            }
+            if written > 0 {
+                next += written
+                left -= written
+                continue
+            }
+            guard written < 0 else { return 0 }
+            let code = errno
+            switch code {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 100)
+            default:
+                return code
+            }
+        }
+        return nil
+    }
+
+    /// `send(2)` without raising SIGPIPE; the count sent, or -1 with `errno` set.
+    private static func sendSignalFree(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int
+    {
+        #if canImport(Darwin)
+            return send(descriptor, pointer, count, 0)
+        #else
+            return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
+        #endif
     }
 
     /// Ends the writing side of a connected socket: the peer reads what was sent, then end of

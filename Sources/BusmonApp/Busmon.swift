@@ -310,13 +310,7 @@ package enum Busmon {
     static func printError(_ message: String) {
         var line = message
         if !line.hasSuffix("\n") { line += "\n" }
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        // Nothing more can be done when stderr itself fails.
+        _ = line.withUTF8 { BusWire.System.writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }
     }
 }

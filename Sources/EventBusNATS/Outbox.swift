@@ -40,57 +40,8 @@
             var event: any Event
         }
 
-        /// A fixed-size ring of pending events, oldest at `head`.
-        struct Ring {
-            let slots: UnsafeMutablePointer<Pending>
-            let capacity: Int
-            var head = 0
-            var count = 0
-            /// The sequence number of the oldest event, set when the bridge thread takes the ring.
-            var firstSequence = 0
-
-            static func allocate(capacity: Int) -> Ring {
-                Ring(slots: .allocate(capacity: capacity), capacity: capacity)
-            }
-
-            /// Stores `pending`, overwriting the oldest when full. `pending` is moved into its
-            /// slot: a copy would cost a call through the event's value witnesses, and destroying
-            /// the original a second one.
-            ///
-            /// - Returns: Whether an event was overwritten.
-            @inline(__always)
-            mutating func append(_ pending: consuming Pending) -> Bool {
-                if count < capacity {
-                    var index = head + count
-                    if index >= capacity { index -= capacity }
-                    (slots + index).initialize(to: pending)
-                    count += 1
-                    return false
-                }
-                (slots + head).deinitialize(count: 1)
-                (slots + head).initialize(to: pending)
-                head += 1
-                if head == capacity { head = 0 }
-                return true
-            }
-
-            /// Calls `body` with each event and its sequence number, oldest first, emptying the ring.
-            mutating func drain(_ body: (consuming Pending, Int) -> Void) {
-                for offset in 0..<count {
-                    var index = head + offset
-                    if index >= capacity { index -= capacity }
-                    body((slots + index).move(), firstSequence + offset)
-                }
-                head = 0
-                count = 0
-            }
-
-            /// Releases the events held and the storage.
-            mutating func deallocate() {
-                drain { _, _ in }
-                slots.deallocate()
-            }
-        }
+        /// A fixed-size ring of pending events, written over from the oldest when full.
+        typealias Ring = SlotRing<Pending>
 
         private struct State {
             var active: Ring
@@ -126,7 +77,7 @@
         func append(_ record: DeliveryRecord) {
             let wake = state.withLock { state in
                 state.written &+= 1
-                let overwritten = state.active.append(
+                let overwritten = state.active.appendOverwritingOldest(
                     Pending(
                         time: state.stamps.stamp(), receivers: Int32(clamping: record.receivers),
                         event: record.event))

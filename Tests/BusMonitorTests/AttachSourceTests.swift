@@ -122,14 +122,7 @@ struct AttachSourceTests {
         bytes += [0xFF, 0xFE, 0x0A]  // invalid UTF-8
         bytes += Array(repeating: UInt8(ascii: "x"), count: FeedRecord.maximumLineLength + 10) + [0x0A]
         bytes += Array(event.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                System.sendWaiting(peer, $0.baseAddress!, $0.count)
-            }
-            guard sent > 0 else { break }
-            offset += sent
-        }
+        _ = bytes.withUnsafeBytes { System.writeAll(peer, $0) }
         let batches = drainUntil(source) { $0.reduce(0) { $0 + $1.events.count } >= 2 }
         #expect(batches.reduce(0) { $0 + $1.events.count } == 2)
         #expect(
@@ -164,14 +157,7 @@ final class FakeTap {
 
     func send(_ records: [FeedRecord]) {
         let bytes = Array(records.map { $0.encodeLine() }.joined().utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                System.sendWaiting(peer, $0.baseAddress!, $0.count)
-            }
-            guard sent > 0 else { break }
-            offset += sent
-        }
+        _ = bytes.withUnsafeBytes { System.writeAll(peer, $0) }
     }
 
     func hangUp() {

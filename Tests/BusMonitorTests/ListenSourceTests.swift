@@ -38,14 +38,7 @@ private final class Stranger {
     deinit { close(descriptor) }
 
     func say(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                System.sendWaiting(descriptor, $0.baseAddress!, $0.count)
-            }
-            guard sent > 0 else { return }
-            offset += sent
-        }
+        _ = bytes.withUnsafeBytes { System.writeAll(descriptor, $0) }
     }
 
     /// Everything the monitor sends until it closes the connection (or 10 s pass).
