@@ -29,42 +29,42 @@ final class TapServer: @unchecked Sendable {
     /// How long the thread sleeps between rounds when readers are connected but idle, in seconds.
     static let tick = 0.01
 
-    private let bus: EventBus
-    private let inbox: TapInbox
-    private let listenDescriptor: Int32
-    private let socketIdentity: UnixSocket.FileIdentity?
-    private let socketPath: String
+    let bus: EventBus
+    let inbox: TapInbox
+    let listenDescriptor: Int32
+    let socketIdentity: UnixSocket.FileIdentity?
+    let socketPath: String
     /// The tap's thread, and the pipe that wakes it to stop.
-    private let thread: StoppableThread
-    private let snapshotInterval: Double
-    private let processName: String
-    private let connectedCount = LockedValue(0)
-    private let maximumClients: Int
-    private let idleTimeout: Double
+    let thread: StoppableThread
+    let snapshotInterval: Double
+    let processName: String
+    let connectedCount = LockedValue(0)
+    let maximumClients: Int
+    let idleTimeout: Double
     /// The connection out to a monitor, for a tap that dials one instead of listening.
-    private let dialer: MonitorDialer?
+    let dialer: MonitorDialer?
 
     // Tap thread only.
-    private var clients: [Client] = []
-    private var deliveryToken: Subscription?
-    private var lifecycleToken: Subscription?
-    private var nextSnapshot = 0.0
-    private var acceptPausedUntil = 0.0
+    var clients: [Client] = []
+    var deliveryToken: Subscription?
+    var lifecycleToken: Subscription?
+    var nextSnapshot = 0.0
+    var acceptPausedUntil = 0.0
     /// Events published up to the last swap, stored or not: what a reader that has read the whole
     /// history has seen or lost.
-    private var eventsPublished = 0
-    private var history: TapHistory
-    private var spare: TapInbox.Ring?
-    private var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
-    private var lineEnds: [Int] = []
-    private let payloads: TapPayloadFormatter
+    var eventsPublished = 0
+    var history: TapHistory
+    var spare: TapInbox.Ring?
+    var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
+    var lineEnds: [Int] = []
+    let payloads: TapPayloadFormatter
     /// Connections refused because `maximumClients` readers were connected.
-    private var refusedCount = 0
+    var refusedCount = 0
     /// Readers disconnected because they took none of their waiting output for `idleTimeout`.
-    private var idleDisconnections = 0
+    var idleDisconnections = 0
 
     /// One connected reader.
-    private final class Client {
+    final class Client {
         let descriptor: Int32
         var cursor: TapHistory.Cursor
         var output: [UInt8] = []
@@ -84,7 +84,7 @@ final class TapServer: @unchecked Sendable {
     }
 
     /// Where a tap's readers come from: a listening socket, or a connection it dials.
-    private struct Endpoint {
+    struct Endpoint {
         var listenDescriptor: Int32
         var socketIdentity: UnixSocket.FileIdentity?
         /// The socket's path, or the monitor's address.
@@ -170,7 +170,7 @@ final class TapServer: @unchecked Sendable {
 
     // MARK: - The loop
 
-    private func run() {
+    func run() {
         lowerThreadPriority()
         while !thread.isStopRequested {
             var descriptors = [
@@ -230,7 +230,7 @@ final class TapServer: @unchecked Sendable {
         shutDown()
     }
 
-    private func shutDown() {
+    func shutDown() {
         sendLastRecords()
         remove(clients)
         dialer?.close()
@@ -243,7 +243,7 @@ final class TapServer: @unchecked Sendable {
 
     /// Gives connected readers what the app published up to now and its final counters, so a
     /// monitor's totals match the app's, waiting at most a moment for slow readers.
-    private func sendLastRecords() {
+    func sendLastRecords() {
         guard !clients.isEmpty else { return }
         pumpRecords()
         broadcastSnapshot()
@@ -264,7 +264,7 @@ final class TapServer: @unchecked Sendable {
 
     // MARK: - Readers
 
-    private func acceptClients() {
+    func acceptClients() {
         while true {
             let descriptor = accept(listenDescriptor, nil, nil)
             guard descriptor >= 0 else {
@@ -284,7 +284,7 @@ final class TapServer: @unchecked Sendable {
     }
 
     /// Serves a new reader: its hello and a snapshot, then every record from now on.
-    private func add(_ descriptor: Int32) {
+    func add(_ descriptor: Int32) {
         if clients.isEmpty { startCapturing() } else { collect() }
         let next = inbox.nextSequences()
         let client = Client(
@@ -302,7 +302,7 @@ final class TapServer: @unchecked Sendable {
 
     /// Tells a reader beyond the limit why it is turned away, then closes its connection. The
     /// line is short and the connection new, so it fits the socket's buffer at once.
-    private func refuse(_ descriptor: Int32) {
+    func refuse(_ descriptor: Int32) {
         refusedCount += 1
         var writer = JSONLineWriter()
         let monitors = maximumClients == 1 ? "1 monitor" : "\(maximumClients) monitors"
@@ -316,14 +316,14 @@ final class TapServer: @unchecked Sendable {
     }
 
     /// The tap's own counters, sent with every snapshot.
-    private var counters: FeedTapCounters {
+    var counters: FeedTapCounters {
         FeedTapCounters(
             monitors: clients.count, maximumMonitors: maximumClients, refused: refusedCount,
             disconnectedIdle: idleDisconnections)
     }
 
     /// Reads and ignores what a reader sends; returns false when it has gone.
-    private func discardInput(_ client: Client) -> Bool {
+    func discardInput(_ client: Client) -> Bool {
         var scratch = [UInt8](repeating: 0, count: 512)
         while true {
             let count = recv(client.descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT))
@@ -333,7 +333,7 @@ final class TapServer: @unchecked Sendable {
         }
     }
 
-    private func remove(_ gone: [Client]) {
+    func remove(_ gone: [Client]) {
         guard !gone.isEmpty else { return }
         for client in gone {
             close(client.descriptor)
@@ -348,7 +348,7 @@ final class TapServer: @unchecked Sendable {
 
     /// Subscribes to the bus; done only while someone watches, so an idle tap costs the app
     /// nothing per event.
-    private func startCapturing() {
+    func startCapturing() {
         history.allocate()
         inbox.open(with: .allocate(capacity: inbox.capacity))
         spare = .allocate(capacity: inbox.capacity)
@@ -362,7 +362,7 @@ final class TapServer: @unchecked Sendable {
         nextSnapshot = MonotonicClock.now() + snapshotInterval
     }
 
-    private func stopCapturing() {
+    func stopCapturing() {
         deliveryToken?.cancel()
         lifecycleToken?.cancel()
         deliveryToken = nil
@@ -372,262 +372,5 @@ final class TapServer: @unchecked Sendable {
         spare?.deallocate()
         spare = nil
         history.release()
-    }
-
-    // MARK: - Records
-
-    /// Moves what publishers left in the inbox into the history, in publishing order.
-    private func collect() {
-        guard let spare, let (full, changes, published) = inbox.swap(for: spare) else { return }
-        eventsPublished = published
-        var events = full
-        var changeIndex = 0
-        events.drain { slot, sequence in
-            while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
-                appendChange(changes[changeIndex])
-                changeIndex += 1
-            }
-            history.append(
-                .event(sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers))
-        }
-        while changeIndex < changes.count {
-            appendChange(changes[changeIndex])
-            changeIndex += 1
-        }
-        self.spare = events
-    }
-
-    private func appendChange(_ slot: TapInbox.LifecycleSlot) {
-        history.append(.lifecycle(sequence: slot.sequence, time: slot.time, change: slot.change))
-    }
-
-    /// Moves records to the output of every reader that has room, formatting each record once
-    /// however many readers take it.
-    private func pumpRecords() {
-        // Every round, so that the history always ends with the newest events, however far
-        // behind the readers are.
-        collect()
-        pumpHistory()
-        noteLostTail()
-    }
-
-    private func pumpHistory() {
-        let end = history.end
-        while true {
-            let wanting = clients.filter { $0.wantsRecords && $0.cursor.position < end }
-            guard let lowest = wanting.map(\.cursor.position).min() else { return }
-            let low = max(lowest, history.oldest)
-            let high = min(end, low + 256)
-            encoded.bytes.removeAll(keepingCapacity: true)
-            lineEnds.removeAll(keepingCapacity: true)
-            for position in low..<high {
-                encode(history[position], into: &encoded)
-                lineEnds.append(encoded.bytes.count)
-            }
-            for client in wanting where client.cursor.position < high {
-                let first = max(client.cursor.position, low)
-                for position in first..<high {
-                    noteGaps(before: history[position], for: client)
-                    let index = position - low
-                    let start = index == 0 ? 0 : lineEnds[index - 1]
-                    client.output.append(contentsOf: encoded.bytes[start..<lineEnds[index]])
-                }
-                client.cursor.position = high
-            }
-        }
-    }
-
-    /// Counts, for readers that have read the whole history, the events published since that
-    /// never reached it (the inbox overflowed), since no later event would reveal the gap yet.
-    private func noteLostTail() {
-        for client in clients where client.cursor.position == history.end {
-            guard eventsPublished >= client.cursor.nextEvent else { continue }
-            client.droppedEvents += eventsPublished - client.cursor.nextEvent + 1
-            client.cursor.nextEvent = eventsPublished + 1
-            appendDrops(to: client)
-        }
-    }
-
-    private func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
-        switch entry {
-        case .event(let sequence, let time, let event, let receivers):
-            // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
-            writer.beginRecord("event")
-            writer.field("seq", sequence)
-            writer.field("time", time)
-            writer.field("typeName", payloads.typeName(of: event))
-            writer.field("receivers", receivers)
-            writer.key("payload")
-            payloads.writePayload(of: event, into: &writer)
-            writer.endRecord()
-        case .lifecycle(_, let time, let change):
-            writer.writeLifecycle(time: time, change: change)
-        }
-    }
-
-    /// Counts the records a reader lost before `entry`, and tells it when the count grew.
-    private func noteGaps(before entry: TapHistory.Entry, for client: Client) {
-        var grew = false
-        switch entry {
-        case .event(let sequence, _, _, _):
-            if sequence > client.cursor.nextEvent {
-                client.droppedEvents += sequence - client.cursor.nextEvent
-                grew = true
-            }
-            client.cursor.nextEvent = max(client.cursor.nextEvent, sequence + 1)
-        case .lifecycle(let sequence, _, _):
-            if sequence > client.cursor.nextLifecycle {
-                client.droppedLifecycle += sequence - client.cursor.nextLifecycle
-                grew = true
-            }
-            client.cursor.nextLifecycle = max(client.cursor.nextLifecycle, sequence + 1)
-        }
-        if grew { appendDrops(to: client) }
-    }
-
-    private func appendDrops(to client: Client) {
-        var writer = JSONLineWriter()
-        writer.write(
-            FeedDrops(time: WallClock.now(), events: client.droppedEvents, lifecycle: client.droppedLifecycle)
-        )
-        client.output.append(contentsOf: writer.bytes)
-    }
-
-    /// The bus's counters, with up to ``FeedSnapshot/instancesPerClass`` observer objects of
-    /// each class, so a monitor can list them.
-    private func takeSnapshot() -> BusSnapshot {
-        bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass)
-    }
-
-    private func broadcastSnapshot() {
-        var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
-        // A reader far behind skips this one; the next snapshot supersedes it anyway.
-        for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
-            client.output.append(contentsOf: writer.bytes)
-        }
-    }
-
-    private func flush() {
-        var gone: [Client] = []
-        var now: Double?
-        for client in clients where client.pendingBytes > 0 {
-            guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent)
-            else {
-                gone.append(client)
-                continue
-            }
-            if sent > 0 {
-                client.stalledSince = nil
-            } else {
-                // The reader's socket buffer is full: it has taken nothing since it filled.
-                let time = now ?? MonotonicClock.now()
-                now = time
-                if let since = client.stalledSince {
-                    if time - since >= idleTimeout {
-                        idleDisconnections += 1
-                        gone.append(client)
-                        continue
-                    }
-                } else {
-                    client.stalledSince = time
-                }
-            }
-            client.sent += sent
-            if client.sent == client.output.count {
-                client.output.removeAll(keepingCapacity: client.output.capacity <= 2 * Self.outputHighWater)
-                client.sent = 0
-            } else if client.sent > Self.outputHighWater {
-                client.output.removeFirst(client.sent)
-                client.sent = 0
-            }
-        }
-        remove(gone)
-    }
-}
-
-/// Formats payloads on the tap thread as ``PayloadFormatter`` does, but faster: the fields of
-/// `Encodable` events go through ``PayloadEncoder`` straight into the line, and only types it
-/// cannot reproduce exactly go through a reused `JSONEncoder`.
-final class TapPayloadFormatter {
-    private var typeNames: [ObjectIdentifier: String] = [:]
-    /// How each type met so far encodes: `nil` for types that are not `Encodable`, or that the
-    /// fast encoder gave up on once (they take the `JSONEncoder` path from then on).
-    private var encodings: [ObjectIdentifier: EncodableEventType?] = [:]
-    private let payloadEncoder: PayloadEncoder
-    private let redaction: PayloadRedaction
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// Creates a formatter that writes `"<redacted>"` for the fields `redaction` names.
-    init(redaction: PayloadRedaction = .default) {
-        self.redaction = redaction
-        payloadEncoder = PayloadEncoder(redaction: redaction)
-    }
-
-    /// The event's type name as the bus reports it (`String(describing:)` of the type), cached;
-    /// derived here rather than stored by the publisher, to keep `publish` cheap.
-    func typeName(of event: any Event) -> String {
-        let type = type(of: event)
-        if let name = typeNames[ObjectIdentifier(type)] { return name }
-        let name = String(describing: type)
-        typeNames[ObjectIdentifier(type)] = name
-        return name
-    }
-
-    /// Writes the payload of `event` as a JSON value: its fields embedded, or a string.
-    func writePayload(of event: any Event, into writer: inout JSONLineWriter) {
-        let type = ObjectIdentifier(type(of: event))
-        let encoding: EncodableEventType?
-        if let known = encodings[type] {
-            encoding = known
-        } else {
-            encoding = EncodableEventType(of: event)
-            encodings[type] = encoding
-        }
-        if let encoding {
-            let start = writer.bytes.count
-            do throws(PayloadEncoder.Unsupported) {
-                try encoding.write(event, with: payloadEncoder, into: &writer)
-                let first = writer.bytes[start]
-                let length = writer.bytes.count - start
-                if length > FeedPayload.maximumLength
-                    || (first != UInt8(ascii: "{") && first != UInt8(ascii: "["))
-                {
-                    // Too long, or a bare value: send its text as a description.
-                    let text = String(decoding: writer.bytes[start...], as: UTF8.self)
-                    writer.bytes.removeSubrange(start...)
-                    writer.appendString(
-                        length > FeedPayload.maximumLength ? FeedPayload.truncated(text) : text)
-                }
-                return
-            } catch {
-                writer.bytes.removeSubrange(start...)
-                encodings[type] = .some(nil)
-            }
-        }
-        switch payload(for: event) {
-        case .fields(let json): writer.appendRaw(json)
-        case .description(let text): writer.appendString(text)
-        }
-    }
-
-    /// The payload as ``PayloadFormatter`` makes it, with a reused encoder.
-    func payload(for event: any Event) -> FeedPayload {
-        if let encodable = event as? any Encodable, let data = try? encoder.encode(encodable) {
-            let text = redaction.redact(json: String(decoding: data, as: UTF8.self))
-            if data.count > FeedPayload.maximumLength { return .description(FeedPayload.truncated(text)) }
-            if let first = data.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-                return .fields(json: text)
-            }
-            return .description(text)
-        }
-        var text = redaction.redact(description: String(describing: event))
-        if text.utf8.contains(0x0A) { text = text.replacingOccurrences(of: "\n", with: " ") }
-        if text.utf8.count > FeedPayload.maximumLength { text = FeedPayload.truncated(text) }
-        return .description(text)
     }
 }

@@ -1,3 +1,6 @@
+// The encoder's members the containers in PayloadEncoder+Containers.swift drive are internal
+// rather than private: BusWire is their whole world, and the two files are one encoder.
+
 import Foundation
 
 /// Encodes an `Encodable` value as compact JSON with sorted keys: the same text `JSONEncoder` with
@@ -32,31 +35,31 @@ package final class PayloadEncoder {
     // each access a run-time check (an instance is used by one thread at a time, and no access
     // overlaps another).
     /// The caller's writer while a value is encoded (swapped in, so values land in its bytes).
-    @exclusivity(unchecked) fileprivate var out = JSONLineWriter(reservingCapacity: 0)
+    @exclusivity(unchecked) var out = JSONLineWriter(reservingCapacity: 0)
     /// The members of every open object, innermost last.
-    @exclusivity(unchecked) fileprivate var members: [Member] = []
+    @exclusivity(unchecked) var members: [Member] = []
     /// The open containers, innermost last.
-    @exclusivity(unchecked) fileprivate var frames: [Frame] = []
+    @exclusivity(unchecked) var frames: [Frame] = []
     /// Where a completed object is put in order before it replaces its members.
     @exclusivity(unchecked) private var assembly: [UInt8] = []
     /// The members of the object being completed, in key order.
     @exclusivity(unchecked) private var order: [Int] = []
     /// Serial numbers of frames and value slots, so that stale containers are recognized.
-    @exclusivity(unchecked) fileprivate var serial = 0
+    @exclusivity(unchecked) var serial = 0
     /// The value slot whose `encode(to:)` runs now (its encoder may open a container).
-    @exclusivity(unchecked) fileprivate var activeSlot = 0
+    @exclusivity(unchecked) var activeSlot = 0
     /// Set when the value did something the fast path does not reproduce exactly.
-    @exclusivity(unchecked) fileprivate var failed = false
+    @exclusivity(unchecked) var failed = false
 
     /// One member of an open object, written `"key":value` into the line: where it starts (at
     /// the key's opening quote) and where the key's closing quote is.
-    fileprivate struct Member {
+    struct Member {
         var start: Int
         var keyEnd: Int
     }
 
     /// One open container.
-    fileprivate struct Frame {
+    struct Frame {
         enum Kind { case keyed, unkeyed, single }
         var kind: Kind
         var serial: Int
@@ -119,7 +122,7 @@ package final class PayloadEncoder {
     /// Writes `value` at the end of the line: the types `JSONEncoder` treats specially, common
     /// scalars directly, anything else through its own `encode(to:)`. Compares metatypes rather
     /// than casting, since a cast costs more than encoding a small value.
-    fileprivate func encodeValue<T: Encodable>(_ value: T) throws {
+    func encodeValue<T: Encodable>(_ value: T) throws {
         if T.self == String.self {
             out.appendString(unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
@@ -158,12 +161,12 @@ package final class PayloadEncoder {
     }
 
     /// Marks the encoding failed and returns the error to throw.
-    fileprivate func unsupported() -> Unsupported {
+    func unsupported() -> Unsupported {
         failed = true
         return Unsupported()
     }
 
-    fileprivate func writeDouble(_ number: Double) throws {
+    func writeDouble(_ number: Double) throws {
         guard number.isFinite else { throw unsupported() }
         // Through `TextOutputStream`, which hands over the digits without making a String
         // (`description` allocates one for 16 characters and more, such as most time stamps).
@@ -172,7 +175,7 @@ package final class PayloadEncoder {
         trimWholeNumber()
     }
 
-    fileprivate func writeFloat(_ number: Float) throws {
+    func writeFloat(_ number: Float) throws {
         guard number.isFinite else { throw unsupported() }
         var stream = NumberStream(encoder: self)
         number.write(to: &stream)
@@ -189,7 +192,7 @@ package final class PayloadEncoder {
         }
     }
 
-    fileprivate func writeUnsigned(_ number: UInt64) {
+    func writeUnsigned(_ number: UInt64) {
         if number <= UInt64(Int.max) {
             out.appendInteger(Int(number))
         } else {
@@ -203,7 +206,7 @@ package final class PayloadEncoder {
     /// one it opened before (a second `container(keyedBy:)` call adds to the same object).
     ///
     /// - Returns: The frame's serial, or 0 after marking the encoding failed.
-    fileprivate func open(_ kind: Frame.Kind, slot: Int, depth: Int) -> Int {
+    func open(_ kind: Frame.Kind, slot: Int, depth: Int) -> Int {
         // The throwaway encoder of an abandoned encoding has no place.
         guard depth >= 0 else { return fail() }
         if frames.count > depth, frames[depth].slot == slot {
@@ -217,7 +220,7 @@ package final class PayloadEncoder {
     }
 
     /// Opens a nested container at the end of the line.
-    fileprivate func push(_ kind: Frame.Kind, slot: Int) -> Int {
+    func push(_ kind: Frame.Kind, slot: Int) -> Int {
         serial += 1
         frames.append(
             Frame(
@@ -241,7 +244,7 @@ package final class PayloadEncoder {
     ///
     /// - Returns: Its index in ``frames``.
     @inline(__always)
-    fileprivate func reach(_ serial: Int) throws -> Int {
+    func reach(_ serial: Int) throws -> Int {
         let last = frames.count - 1
         if last >= 0 && frames[last].serial == serial && !frames[last].busy { return last }
         return try reachSlowly(serial)
@@ -256,7 +259,7 @@ package final class PayloadEncoder {
     }
 
     /// Completes every frame from `depth` up.
-    fileprivate func close(downTo depth: Int) throws {
+    func close(downTo depth: Int) throws {
         while frames.count > depth {
             let frame = frames.removeLast()
             switch frame.kind {
@@ -269,7 +272,7 @@ package final class PayloadEncoder {
 
     /// Writes `"key":` for a new member of the object at `index`; its value is written next.
     @inline(__always)
-    fileprivate func addMember(_ key: some CodingKey, to index: Int) throws {
+    func addMember(_ key: some CodingKey, to index: Int) throws {
         if frames[index].count > 0 { out.bytes.append(UInt8(ascii: ",")) }
         frames[index].count += 1
         let start = out.bytes.count
@@ -287,7 +290,7 @@ package final class PayloadEncoder {
 
     /// Adds the separator before the next element of the array at `index`.
     @inline(__always)
-    fileprivate func addElement(to index: Int) {
+    func addElement(to index: Int) {
         if frames[index].count > 0 { out.bytes.append(UInt8(ascii: ",")) }
         frames[index].count += 1
     }
@@ -380,274 +383,5 @@ private struct NumberStream: TextOutputStream {
     // The standard library writes numbers through this one, with no String in between.
     mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
         encoder.out.bytes.append(contentsOf: buffer)
-    }
-}
-
-// MARK: - The Encoder and its containers
-
-/// The `Encoder` handed to `encode(to:)`: a value slot at the end of the line.
-private struct StreamEncoder: Encoder {
-    let encoder: PayloadEncoder
-    let slot: Int
-    let depth: Int
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(
-            StreamKeyedContainer<Key>(encoder: encoder, frame: encoder.open(.keyed, slot: slot, depth: depth))
-        )
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        StreamUnkeyedContainer(encoder: encoder, frame: encoder.open(.unkeyed, slot: slot, depth: depth))
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        StreamSingleValueContainer(encoder: encoder, frame: encoder.open(.single, slot: slot, depth: depth))
-    }
-}
-
-private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: PayloadEncoder
-    let frame: Int
-    var codingPath: [any CodingKey] { [] }
-
-    /// Starts the member `key`; its value is written next.
-    @inline(__always)
-    private func member(_ key: Key) throws {
-        try encoder.addMember(key, to: try encoder.reach(frame))
-    }
-
-    /// Writes the member `key` with the placeholder when its name is redacted; then the caller
-    /// writes nothing more.
-    @inline(__always)
-    private func redacted(_ key: Key) throws -> Bool {
-        guard encoder.redaction.redacts(key.stringValue) else { return false }
-        try member(key)
-        encoder.out.appendString(PayloadRedaction.placeholder)
-        return true
-    }
-
-    mutating func encodeNil(forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        encoder.out.appendRaw("null")
-    }
-    mutating func encode(_ value: Bool, forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        encoder.out.appendRaw(value ? "true" : "false")
-    }
-    mutating func encode(_ value: String, forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        encoder.out.appendString(value)
-    }
-    mutating func encode(_ value: Double, forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        try encoder.writeDouble(value)
-    }
-    mutating func encode(_ value: Float, forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        try encoder.writeFloat(value)
-    }
-    mutating func encode(_ value: Int, forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        encoder.out.appendInteger(value)
-    }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try encode(UInt64(value), forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try encode(Int(value), forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        if try redacted(key) { return }
-        try member(key)
-        encoder.writeUnsigned(value)
-    }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if try redacted(key) { return }
-        let index = try encoder.reach(frame)
-        try encoder.addMember(key, to: index)
-        encoder.frames[index].busy = true
-        try encoder.encodeValue(value)
-        encoder.frames[index].busy = false
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
-    ) -> KeyedEncodingContainer<NestedKey> {
-        // A redacted member written through a nested container: JSONEncoder's path redacts it.
-        if encoder.redaction.redacts(key.stringValue) { encoder.failed = true }
-        var frame = 0
-        if (try? member(key)) != nil { frame = encoder.push(.keyed, slot: 0) } else { encoder.failed = true }
-        return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(encoder: encoder, frame: frame))
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        if encoder.redaction.redacts(key.stringValue) { encoder.failed = true }
-        var frame = 0
-        if (try? member(key)) != nil {
-            frame = encoder.push(.unkeyed, slot: 0)
-        } else {
-            encoder.failed = true
-        }
-        return StreamUnkeyedContainer(encoder: encoder, frame: frame)
-    }
-
-    // Super encoders are not reproduced: the caller falls back to JSONEncoder.
-    mutating func superEncoder() -> any Encoder { abandon() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { abandon() }
-
-    private func abandon() -> any Encoder {
-        encoder.failed = true
-        return StreamEncoder(encoder: encoder, slot: -1, depth: -1)
-    }
-}
-
-private struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
-    let encoder: PayloadEncoder
-    let frame: Int
-    var codingPath: [any CodingKey] { [] }
-    var count: Int {
-        encoder.frames.last(where: { $0.serial == frame })?.count ?? 0
-    }
-
-    /// Starts the next element; its value is written next.
-    @inline(__always)
-    private func element() throws {
-        encoder.addElement(to: try encoder.reach(frame))
-    }
-
-    mutating func encodeNil() throws {
-        try element()
-        encoder.out.appendRaw("null")
-    }
-    mutating func encode(_ value: Bool) throws {
-        try element()
-        encoder.out.appendRaw(value ? "true" : "false")
-    }
-    mutating func encode(_ value: String) throws {
-        try element()
-        encoder.out.appendString(value)
-    }
-    mutating func encode(_ value: Double) throws {
-        try element()
-        try encoder.writeDouble(value)
-    }
-    mutating func encode(_ value: Float) throws {
-        try element()
-        try encoder.writeFloat(value)
-    }
-    mutating func encode(_ value: Int) throws {
-        try element()
-        encoder.out.appendInteger(value)
-    }
-    mutating func encode(_ value: Int8) throws { try encode(Int(value)) }
-    mutating func encode(_ value: Int16) throws { try encode(Int(value)) }
-    mutating func encode(_ value: Int32) throws { try encode(Int(value)) }
-    mutating func encode(_ value: Int64) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt) throws { try encode(UInt64(value)) }
-    mutating func encode(_ value: UInt8) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt16) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt32) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt64) throws {
-        try element()
-        encoder.writeUnsigned(value)
-    }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        let index = try encoder.reach(frame)
-        encoder.addElement(to: index)
-        encoder.frames[index].busy = true
-        try encoder.encodeValue(value)
-        encoder.frames[index].busy = false
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type
-    ) -> KeyedEncodingContainer<NestedKey> {
-        var frame = 0
-        if (try? element()) != nil { frame = encoder.push(.keyed, slot: 0) } else { encoder.failed = true }
-        return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(encoder: encoder, frame: frame))
-    }
-
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        var frame = 0
-        if (try? element()) != nil { frame = encoder.push(.unkeyed, slot: 0) } else { encoder.failed = true }
-        return StreamUnkeyedContainer(encoder: encoder, frame: frame)
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        encoder.failed = true
-        return StreamEncoder(encoder: encoder, slot: -1, depth: -1)
-    }
-}
-
-private struct StreamSingleValueContainer: SingleValueEncodingContainer {
-    let encoder: PayloadEncoder
-    let frame: Int
-    var codingPath: [any CodingKey] { [] }
-
-    /// Claims the container's one value; a second one is left to JSONEncoder.
-    @inline(__always)
-    private func value() throws {
-        let index = try encoder.reach(frame)
-        guard encoder.frames[index].count == 0 else { throw encoder.unsupported() }
-        encoder.frames[index].count = 1
-    }
-
-    mutating func encodeNil() throws {
-        try value()
-        encoder.out.appendRaw("null")
-    }
-    mutating func encode(_ value: Bool) throws {
-        try self.value()
-        encoder.out.appendRaw(value ? "true" : "false")
-    }
-    mutating func encode(_ value: String) throws {
-        try self.value()
-        encoder.out.appendString(value)
-    }
-    mutating func encode(_ value: Double) throws {
-        try self.value()
-        try encoder.writeDouble(value)
-    }
-    mutating func encode(_ value: Float) throws {
-        try self.value()
-        try encoder.writeFloat(value)
-    }
-    mutating func encode(_ value: Int) throws {
-        try self.value()
-        encoder.out.appendInteger(value)
-    }
-    mutating func encode(_ value: Int8) throws { try encode(Int(value)) }
-    mutating func encode(_ value: Int16) throws { try encode(Int(value)) }
-    mutating func encode(_ value: Int32) throws { try encode(Int(value)) }
-    mutating func encode(_ value: Int64) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt) throws { try encode(UInt64(value)) }
-    mutating func encode(_ value: UInt8) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt16) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt32) throws { try encode(Int(value)) }
-    mutating func encode(_ value: UInt64) throws {
-        try self.value()
-        encoder.writeUnsigned(value)
-    }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        let index = try encoder.reach(frame)
-        guard encoder.frames[index].count == 0 else { throw encoder.unsupported() }
-        encoder.frames[index].count = 1
-        encoder.frames[index].busy = true
-        try encoder.encodeValue(value)
-        encoder.frames[index].busy = false
     }
 }

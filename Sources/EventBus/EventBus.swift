@@ -69,218 +69,6 @@ public final class EventBus: Sendable {
         state = LockedValue(BusState(wildcardSlot: wildcardSlot))
     }
 
-    // MARK: - Subscribing
-
-    /// Subscribes `observer` to events of type `T` for as long as the observer lives.
-    ///
-    /// The bus holds the observer weakly: once it is deallocated the handler is never called
-    /// again, and the subscription is reclaimed. The handler runs in the isolation it was
-    /// written in. In a `@MainActor` view controller it is a main-actor closure, so it may
-    /// update the UI; it runs before `publish` returns when the event is published on the main
-    /// actor, and is queued to the main actor, in publish order, when it is published from any
-    /// other thread:
-    ///
-    /// ```swift
-    /// @MainActor final class LoginViewController {
-    ///     func viewDidLoad() {
-    ///         EventBus.shared.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
-    ///             guard let self = self else { return }
-    ///             self.updateUI(with: event.userName)
-    ///         }
-    ///     }
-    ///     deinit { EventBus.shared.unsubscribe(observer: self) }
-    /// }
-    /// ```
-    ///
-    /// A handler written outside any actor runs on the publisher's thread, before `publish`
-    /// returns; it must be `@Sendable`, so it cannot capture state that another thread could
-    /// change at the same time. A handler isolated to another actor runs on that actor, in
-    /// publish order.
-    ///
-    /// - Parameters:
-    ///   - observer: The object whose lifetime bounds the subscription.
-    ///   - handler: Called with each event of type `T`, in the isolation it was written in.
-    /// - Returns: A token that can cancel the subscription early. Releasing it does not end
-    ///   the subscription; the observer's lifetime does.
-    @discardableResult
-    public func subscribe<T: Event>(
-        observer: AnyObject,
-        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
-    ) -> Subscription {
-        let handler = IsolatedHandler(handler)
-        return add(
-            T.self, observer: observer, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
-    }
-
-    /// Subscribes `observer` to events of type `T`, delivered on `queue`, for as long as the
-    /// observer lives.
-    ///
-    /// - Parameters:
-    ///   - observer: The object whose lifetime bounds the subscription.
-    ///   - queue: Where to run the handler, without making the publisher wait; `nil` runs it on
-    ///     the publisher's thread before `publish` returns.
-    ///   - handler: Called with each event of type `T`.
-    /// - Returns: A token that can cancel the subscription early; releasing it does not.
-    @discardableResult
-    public func subscribe<T: Event>(
-        observer: AnyObject, on queue: DispatchQueue?, handler: @escaping @Sendable (T) -> Void
-    ) -> Subscription {
-        add(T.self, observer: observer, scheduler: queue.map(QueueScheduler.init), handler: handler)
-    }
-
-    /// Subscribes to events of type `T` until the returned token is cancelled or released.
-    ///
-    /// ```swift
-    /// let token = bus.subscribe(to: DataLoadedEvent.self) { event in
-    ///     print("\(event.data.count) items")
-    /// }
-    /// ```
-    ///
-    /// The handler runs in the isolation it was written in, as with
-    /// ``subscribe(observer:handler:)``: a main-actor closure on the main actor, a closure
-    /// written outside any actor on the publisher's thread.
-    ///
-    /// - Parameters:
-    ///   - type: The event type to receive.
-    ///   - handler: Called with each event of type `T`.
-    /// - Returns: The subscription; keep it for as long as events should arrive.
-    public func subscribe<T: Event>(
-        to type: T.Type,
-        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
-    ) -> Subscription {
-        let handler = IsolatedHandler(handler)
-        return add(type, observer: nil, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
-    }
-
-    /// Subscribes to events of type `T`, delivered on `queue`, until the returned token is
-    /// cancelled or released.
-    ///
-    /// - Parameters:
-    ///   - type: The event type to receive.
-    ///   - queue: Where to run the handler, without making the publisher wait; `nil` runs it on
-    ///     the publisher's thread.
-    ///   - handler: Called with each event of type `T`.
-    /// - Returns: The subscription; keep it for as long as events should arrive.
-    public func subscribe<T: Event>(
-        to type: T.Type, on queue: DispatchQueue?, handler: @escaping @Sendable (T) -> Void
-    ) -> Subscription {
-        add(type, observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
-    }
-
-    /// Subscribes `observer` to every event published on this bus, whatever its type.
-    ///
-    /// Wildcard observers run after the typed subscribers of each event, and see each event once.
-    /// The handler runs in the isolation it was written in, as with
-    /// ``subscribe(observer:handler:)``.
-    ///
-    /// - Parameters:
-    ///   - observer: The object whose lifetime bounds the subscription.
-    ///   - handler: Called with every event.
-    /// - Returns: A token that can cancel the subscription early; releasing it does not.
-    @discardableResult
-    public func subscribeAll(
-        observer: AnyObject,
-        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (any Event) -> Void
-    ) -> Subscription {
-        let handler = IsolatedHandler(handler)
-        let call = handler.callInIsolation
-        return addWildcard(observer: observer, scheduler: scheduler(for: handler)) { call($0.event) }
-    }
-
-    /// Subscribes `observer` to every event, delivered on `queue`, for as long as it lives.
-    ///
-    /// - Parameters:
-    ///   - observer: The object whose lifetime bounds the subscription.
-    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
-    ///   - handler: Called with every event.
-    /// - Returns: A token that can cancel the subscription early; releasing it does not.
-    @discardableResult
-    public func subscribeAll(
-        observer: AnyObject, on queue: DispatchQueue?, handler: @escaping @Sendable (any Event) -> Void
-    ) -> Subscription {
-        addWildcard(observer: observer, scheduler: queue.map(QueueScheduler.init)) { handler($0.event) }
-    }
-
-    /// Subscribes to every event published on this bus until the token is cancelled or released.
-    ///
-    /// The handler runs in the isolation it was written in, as with
-    /// ``subscribe(observer:handler:)``.
-    ///
-    /// - Parameter handler: Called with every event.
-    /// - Returns: The subscription; keep it for as long as events should arrive.
-    public func subscribeAll(
-        @_inheritActorContext handler: @escaping @Sendable @isolated(any) (any Event) -> Void
-    ) -> Subscription {
-        let handler = IsolatedHandler(handler)
-        let call = handler.callInIsolation
-        return addWildcard(observer: nil, scheduler: scheduler(for: handler)) { call($0.event) }
-    }
-
-    /// Subscribes to every event, delivered on `queue`, until the token is cancelled or released.
-    ///
-    /// - Parameters:
-    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
-    ///   - handler: Called with every event.
-    /// - Returns: The subscription; keep it for as long as events should arrive.
-    public func subscribeAll(
-        on queue: DispatchQueue?, handler: @escaping @Sendable (any Event) -> Void
-    ) -> Subscription {
-        addWildcard(observer: nil, scheduler: queue.map(QueueScheduler.init)) { handler($0.event) }
-    }
-
-    /// Subscribes a monitor to every event, with what the bus knows of each delivery, for as long
-    /// as `observer` lives.
-    ///
-    /// This is a wildcard subscription whose handler also learns the event's type name and how
-    /// many typed subscribers received it, which is what a dashboard or a tap shows. Keep the
-    /// handler cheap: it runs on the publisher's thread (or `queue`) for every event.
-    ///
-    /// - Parameters:
-    ///   - observer: The object whose lifetime bounds the subscription.
-    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
-    ///   - handler: Called with every delivery.
-    /// - Returns: A token that can cancel the subscription early; releasing it does not.
-    @discardableResult
-    public func observeDeliveries(
-        observer: AnyObject, on queue: DispatchQueue? = nil,
-        handler: @escaping @Sendable (DeliveryRecord) -> Void
-    ) -> Subscription {
-        addWildcard(observer: observer, scheduler: queue.map(QueueScheduler.init), handler: handler)
-    }
-
-    /// Subscribes a monitor to every event, with what the bus knows of each delivery, until the
-    /// returned token is cancelled or released.
-    ///
-    /// The token is the subscription: the compiler warns when it is dropped, since a token
-    /// released at once would never see an event.
-    ///
-    /// ```swift
-    /// let monitor = bus.observeDeliveries { record in
-    ///     print(record.eventTypeName, record.receivers)
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
-    ///   - handler: Called with every delivery.
-    /// - Returns: The subscription; keep it for as long as deliveries should arrive.
-    public func observeDeliveries(
-        on queue: DispatchQueue? = nil, handler: @escaping @Sendable (DeliveryRecord) -> Void
-    ) -> Subscription {
-        addWildcard(observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
-    }
-
-    /// Removes every subscription `observer` made, typed and wildcard.
-    ///
-    /// Safe to call from the observer's `deinit`: the bus matches observers by identity, not
-    /// through the weak reference that already reads `nil` there.
-    ///
-    /// - Parameter observer: The object passed to `subscribe(observer:)`.
-    public func unsubscribe(observer: AnyObject) {
-        let removed = update { $0.unsubscribe(observer) }
-        waitForDeliveries(to: removed)
-    }
-
     // MARK: - Publishing
 
     /// Delivers `event` to the subscribers of its type, then to wildcard observers.
@@ -307,86 +95,16 @@ public final class EventBus: Sendable {
         }
     }
 
-    // MARK: - Introspection
-
-    /// The number of live subscriptions to `type`, wildcard observers not included.
-    ///
-    /// - Parameter type: The event type.
-    /// - Returns: Subscriptions that would receive an event of this type now.
-    public func subscriberCount<T: Event>(for type: T.Type) -> Int {
-        // Checking a weak reference briefly holds the observer; were that the last reference,
-        // its deinit would run here, so the check happens outside the lock.
-        let entries = state.withLock { $0.slot(for: ObjectIdentifier(type)) }?.copyEntries() ?? []
-        return entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
-    }
-
-    /// Removes every subscription whose observer has been deallocated, now.
-    ///
-    /// The bus does this by itself, a little at every operation; call this to see the effect at
-    /// once, in a test or a monitor.
-    ///
-    /// - Returns: How many subscriptions were reclaimed.
-    @discardableResult
-    public func reclaimDeadSubscriptions() -> Int {
-        reclaimDead(in: state.withLock { $0.allSlots }, cause: .request)
-    }
-
-    /// Says that `observer` should be deallocated soon, so that the bus reports it if it is not.
-    ///
-    /// Call it where an object's life should end: when a screen is closed, a session ends, a
-    /// task finishes. If the object is still alive once `within` has passed, it becomes a leak
-    /// suspect: a ``SubscriberLifecycleEvent`` of kind `.leakSuspected` goes to lifecycle
-    /// observers, and it is listed in ``BusSnapshot/leakSuspects`` with the event types it is
-    /// still subscribed to. If it goes later, `.leakCleared` follows. The usual culprit is a
-    /// handler that captures its observer strongly, which the bus then keeps alive:
-    ///
-    /// ```swift
-    /// bus.subscribe(observer: self) { (event: UserLoggedInEvent) in
-    ///     self.show(event)              // leaks: the bus holds the handler, the handler holds self
-    /// }
-    /// bus.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
-    ///     self?.show(event)             // does not
-    /// }
-    /// ```
-    ///
-    /// The bus holds `observer` weakly and runs no thread for this: it checks at ``snapshot()``
-    /// and, at most every 100 ms, during its other operations. Calling this again for the same
-    /// object starts its time again, with the new reason.
-    ///
-    /// - Parameters:
-    ///   - observer: The object expected to go, subscribed or not.
-    ///   - within: How long it may take; objects that finish some work first need longer.
-    ///   - reason: Why it should go, shown with the report ("screen closed").
-    public func expectDeallocation(
-        of observer: AnyObject, within: Duration = .seconds(5), reason: String = ""
-    ) {
-        update { ((), $0.expectDeallocation(of: observer, within: within, reason: reason)) }
-    }
-
-    /// Reports every later change in who listens on this bus.
-    ///
-    /// The handler runs on the thread that made the change (a subscriber's, a publisher's, or
-    /// the one that released an observer), outside the bus's lock.
-    ///
-    /// - Parameter handler: Called with each change.
-    /// - Returns: The subscription; keep it for as long as changes should arrive.
-    public func observeLifecycle(
-        _ handler: @escaping @Sendable (SubscriberLifecycleEvent) -> Void
-    ) -> Subscription {
-        let entry = update { $0.observeLifecycle(handler) }
-        return Subscription(bus: self, entry: entry, location: .lifecycle)
-    }
-
     // MARK: - Internals
 
     /// Where a handler with `handler`'s isolation runs: `nil` (on the publisher's thread) for a
     /// nonisolated one, this bus's main-actor mailbox, or a mailbox of its own on another actor.
-    private func scheduler<Payload>(for handler: IsolatedHandler<Payload>) -> (any DeliveryScheduler)? {
+    func scheduler<Payload>(for handler: IsolatedHandler<Payload>) -> (any DeliveryScheduler)? {
         guard let isolation = handler.isolation else { return nil }
         return handler.isMainActor ? mainActorMailbox : ActorMailbox(.actor(isolation))
     }
 
-    private func add<T: Event>(
+    func add<T: Event>(
         _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
@@ -402,7 +120,7 @@ public final class EventBus: Sendable {
         return Subscription(bus: self, entry: entry, location: .type(slot))
     }
 
-    private func addWildcard(
+    func addWildcard(
         observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
@@ -637,7 +355,7 @@ public final class EventBus: Sendable {
         waitForDeliveries(to: [entry])
     }
 
-    private func waitForDeliveries(to entries: [SubscriberEntry]) {
+    func waitForDeliveries(to entries: [SubscriberEntry]) {
         // Inside a handler this thread may itself be one of the deliveries; waiting there could
         // deadlock, so the promise there is only that no new delivery starts.
         guard !entries.isEmpty, !ThreadDeliveryState.current.isDelivering else { return }

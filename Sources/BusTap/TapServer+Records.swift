@@ -1,0 +1,175 @@
+import BusWire
+import EventBus
+
+extension TapServer {
+    // MARK: - Records
+
+    /// Moves what publishers left in the inbox into the history, in publishing order.
+    func collect() {
+        guard let spare, let (full, changes, published) = inbox.swap(for: spare) else { return }
+        eventsPublished = published
+        var events = full
+        var changeIndex = 0
+        events.drain { slot, sequence in
+            while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
+                appendChange(changes[changeIndex])
+                changeIndex += 1
+            }
+            history.append(
+                .event(sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers))
+        }
+        while changeIndex < changes.count {
+            appendChange(changes[changeIndex])
+            changeIndex += 1
+        }
+        self.spare = events
+    }
+
+    func appendChange(_ slot: TapInbox.LifecycleSlot) {
+        history.append(.lifecycle(sequence: slot.sequence, time: slot.time, change: slot.change))
+    }
+
+    /// Moves records to the output of every reader that has room, formatting each record once
+    /// however many readers take it.
+    func pumpRecords() {
+        // Every round, so that the history always ends with the newest events, however far
+        // behind the readers are.
+        collect()
+        pumpHistory()
+        noteLostTail()
+    }
+
+    func pumpHistory() {
+        let end = history.end
+        while true {
+            let wanting = clients.filter { $0.wantsRecords && $0.cursor.position < end }
+            guard let lowest = wanting.map(\.cursor.position).min() else { return }
+            let low = max(lowest, history.oldest)
+            let high = min(end, low + 256)
+            encoded.bytes.removeAll(keepingCapacity: true)
+            lineEnds.removeAll(keepingCapacity: true)
+            for position in low..<high {
+                encode(history[position], into: &encoded)
+                lineEnds.append(encoded.bytes.count)
+            }
+            for client in wanting where client.cursor.position < high {
+                let first = max(client.cursor.position, low)
+                for position in first..<high {
+                    noteGaps(before: history[position], for: client)
+                    let index = position - low
+                    let start = index == 0 ? 0 : lineEnds[index - 1]
+                    client.output.append(contentsOf: encoded.bytes[start..<lineEnds[index]])
+                }
+                client.cursor.position = high
+            }
+        }
+    }
+
+    /// Counts, for readers that have read the whole history, the events published since that
+    /// never reached it (the inbox overflowed), since no later event would reveal the gap yet.
+    func noteLostTail() {
+        for client in clients where client.cursor.position == history.end {
+            guard eventsPublished >= client.cursor.nextEvent else { continue }
+            client.droppedEvents += eventsPublished - client.cursor.nextEvent + 1
+            client.cursor.nextEvent = eventsPublished + 1
+            appendDrops(to: client)
+        }
+    }
+
+    func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
+        switch entry {
+        case .event(let sequence, let time, let event, let receivers):
+            // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
+            writer.beginRecord("event")
+            writer.field("seq", sequence)
+            writer.field("time", time)
+            writer.field("typeName", payloads.typeName(of: event))
+            writer.field("receivers", receivers)
+            writer.key("payload")
+            payloads.writePayload(of: event, into: &writer)
+            writer.endRecord()
+        case .lifecycle(_, let time, let change):
+            writer.writeLifecycle(time: time, change: change)
+        }
+    }
+
+    /// Counts the records a reader lost before `entry`, and tells it when the count grew.
+    func noteGaps(before entry: TapHistory.Entry, for client: Client) {
+        var grew = false
+        switch entry {
+        case .event(let sequence, _, _, _):
+            if sequence > client.cursor.nextEvent {
+                client.droppedEvents += sequence - client.cursor.nextEvent
+                grew = true
+            }
+            client.cursor.nextEvent = max(client.cursor.nextEvent, sequence + 1)
+        case .lifecycle(let sequence, _, _):
+            if sequence > client.cursor.nextLifecycle {
+                client.droppedLifecycle += sequence - client.cursor.nextLifecycle
+                grew = true
+            }
+            client.cursor.nextLifecycle = max(client.cursor.nextLifecycle, sequence + 1)
+        }
+        if grew { appendDrops(to: client) }
+    }
+
+    func appendDrops(to client: Client) {
+        var writer = JSONLineWriter()
+        writer.write(
+            FeedDrops(time: WallClock.now(), events: client.droppedEvents, lifecycle: client.droppedLifecycle)
+        )
+        client.output.append(contentsOf: writer.bytes)
+    }
+
+    /// The bus's counters, with up to ``FeedSnapshot/instancesPerClass`` observer objects of
+    /// each class, so a monitor can list them.
+    func takeSnapshot() -> BusSnapshot {
+        bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass)
+    }
+
+    func broadcastSnapshot() {
+        var writer = JSONLineWriter(reservingCapacity: 4096)
+        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
+        // A reader far behind skips this one; the next snapshot supersedes it anyway.
+        for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
+            client.output.append(contentsOf: writer.bytes)
+        }
+    }
+
+    func flush() {
+        var gone: [Client] = []
+        var now: Double?
+        for client in clients where client.pendingBytes > 0 {
+            guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent)
+            else {
+                gone.append(client)
+                continue
+            }
+            if sent > 0 {
+                client.stalledSince = nil
+            } else {
+                // The reader's socket buffer is full: it has taken nothing since it filled.
+                let time = now ?? MonotonicClock.now()
+                now = time
+                if let since = client.stalledSince {
+                    if time - since >= idleTimeout {
+                        idleDisconnections += 1
+                        gone.append(client)
+                        continue
+                    }
+                } else {
+                    client.stalledSince = time
+                }
+            }
+            client.sent += sent
+            if client.sent == client.output.count {
+                client.output.removeAll(keepingCapacity: client.output.capacity <= 2 * Self.outputHighWater)
+                client.sent = 0
+            } else if client.sent > Self.outputHighWater {
+                client.output.removeFirst(client.sent)
+                client.sent = 0
+            }
+        }
+        remove(gone)
+    }
+}

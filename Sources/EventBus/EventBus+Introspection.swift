@@ -1,0 +1,74 @@
+import Dispatch
+import Synchronization
+
+extension EventBus {
+    // MARK: - Introspection
+
+    /// The number of live subscriptions to `type`, wildcard observers not included.
+    ///
+    /// - Parameter type: The event type.
+    /// - Returns: Subscriptions that would receive an event of this type now.
+    public func subscriberCount<T: Event>(for type: T.Type) -> Int {
+        // Checking a weak reference briefly holds the observer; were that the last reference,
+        // its deinit would run here, so the check happens outside the lock.
+        let entries = state.withLock { $0.slot(for: ObjectIdentifier(type)) }?.copyEntries() ?? []
+        return entries.reduce(0) { $0 + ($1.isDead || $1.isCancelled ? 0 : 1) }
+    }
+
+    /// Removes every subscription whose observer has been deallocated, now.
+    ///
+    /// The bus does this by itself, a little at every operation; call this to see the effect at
+    /// once, in a test or a monitor.
+    ///
+    /// - Returns: How many subscriptions were reclaimed.
+    @discardableResult
+    public func reclaimDeadSubscriptions() -> Int {
+        reclaimDead(in: state.withLock { $0.allSlots }, cause: .request)
+    }
+
+    /// Says that `observer` should be deallocated soon, so that the bus reports it if it is not.
+    ///
+    /// Call it where an object's life should end: when a screen is closed, a session ends, a
+    /// task finishes. If the object is still alive once `within` has passed, it becomes a leak
+    /// suspect: a ``SubscriberLifecycleEvent`` of kind `.leakSuspected` goes to lifecycle
+    /// observers, and it is listed in ``BusSnapshot/leakSuspects`` with the event types it is
+    /// still subscribed to. If it goes later, `.leakCleared` follows. The usual culprit is a
+    /// handler that captures its observer strongly, which the bus then keeps alive:
+    ///
+    /// ```swift
+    /// bus.subscribe(observer: self) { (event: UserLoggedInEvent) in
+    ///     self.show(event)              // leaks: the bus holds the handler, the handler holds self
+    /// }
+    /// bus.subscribe(observer: self) { [weak self] (event: UserLoggedInEvent) in
+    ///     self?.show(event)             // does not
+    /// }
+    /// ```
+    ///
+    /// The bus holds `observer` weakly and runs no thread for this: it checks at ``snapshot()``
+    /// and, at most every 100 ms, during its other operations. Calling this again for the same
+    /// object starts its time again, with the new reason.
+    ///
+    /// - Parameters:
+    ///   - observer: The object expected to go, subscribed or not.
+    ///   - within: How long it may take; objects that finish some work first need longer.
+    ///   - reason: Why it should go, shown with the report ("screen closed").
+    public func expectDeallocation(
+        of observer: AnyObject, within: Duration = .seconds(5), reason: String = ""
+    ) {
+        update { ((), $0.expectDeallocation(of: observer, within: within, reason: reason)) }
+    }
+
+    /// Reports every later change in who listens on this bus.
+    ///
+    /// The handler runs on the thread that made the change (a subscriber's, a publisher's, or
+    /// the one that released an observer), outside the bus's lock.
+    ///
+    /// - Parameter handler: Called with each change.
+    /// - Returns: The subscription; keep it for as long as changes should arrive.
+    public func observeLifecycle(
+        _ handler: @escaping @Sendable (SubscriberLifecycleEvent) -> Void
+    ) -> Subscription {
+        let entry = update { $0.observeLifecycle(handler) }
+        return Subscription(bus: self, entry: entry, location: .lifecycle)
+    }
+}
