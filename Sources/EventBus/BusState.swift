@@ -28,12 +28,18 @@ struct BusState {
     private var sweepBudget = 0
     /// The position, in ``records`` then the wildcard record, of the next list to sweep.
     private var sweepCursor = 0
+    /// The bus's clock, read here only to check deallocation deadlines, and only while
+    /// something is watched; every other time comes in as an argument.
+    private let clock: BusClock
 
     /// Creates the state of a bus with no subscriptions.
     ///
-    /// - Parameter wildcardSlot: The slot of the bus's wildcard observers.
-    init(wildcardSlot: TypeSlot) {
+    /// - Parameters:
+    ///   - wildcardSlot: The slot of the bus's wildcard observers.
+    ///   - clock: Where the time of deadline checks comes from.
+    init(wildcardSlot: TypeSlot, clock: BusClock) {
         wildcard = SlotRecord(slot: wildcardSlot)
+        self.clock = clock
     }
 
     // MARK: - Reading
@@ -87,13 +93,15 @@ struct BusState {
     /// What runs after the lock reports the subscription, as a duplicate if `observer` already
     /// had a live entry there (which only a check outside the lock can tell).
     ///
-    /// - Parameter observer: The observer, held strongly by the caller for the whole call.
+    /// - Parameters:
+    ///   - observer: The observer, held strongly by the caller for the whole call.
+    ///   - now: The time of the subscription, an observer's first subscription's time.
     mutating func subscribe(
-        to slot: TypeSlot, observer: AnyObject?,
+        to slot: TypeSlot, observer: AnyObject?, now: ContinuousClock.Instant,
         makeEntry: (_ id: UInt64, _ observerRecord: ObserverRecord?) -> SubscriberEntry
     ) -> (SubscriberEntry, AfterUnlock) {
         lastID += 1
-        let record = observer.map { observers.record(for: $0, now: .now) }
+        let record = observer.map { observers.record(for: $0, now: now) }
         record?.noteAdded(to: slot)
         let entry = makeEntry(lastID, record)
         let twins = self[record: slot].noteAdded(entry)
@@ -105,9 +113,11 @@ struct BusState {
         return (entry, after)
     }
 
-    /// Watches `object`, which the caller holds, to report it if it outlives `within`.
-    mutating func expectDeallocation(of object: AnyObject, within: Duration, reason: String) -> AfterUnlock {
-        _ = observers.watch(object, within: within, reason: reason, now: .now)
+    /// Watches `object`, which the caller holds, to report it if it outlives `within` from `now`.
+    mutating func expectDeallocation(
+        of object: AnyObject, within: Duration, reason: String, now: ContinuousClock.Instant
+    ) -> AfterUnlock {
+        _ = observers.watch(object, within: within, reason: reason, now: now)
         return AfterUnlock()
     }
 
@@ -336,7 +346,7 @@ struct BusState {
         skippingWildcards: Bool = false
     ) {
         collectRetired(&changes)
-        if observers.isWatchCheckDue() { changes.checkWatches() }
+        if observers.isWatchCheckDue(clock: clock) { changes.checkWatches() }
         sweepBudget = min(sweepBudget + credit, 1 << 30)
         let slotCount = records.count + 1
         // A step standing for a batch of publishes may pay for several lists; one round at most.

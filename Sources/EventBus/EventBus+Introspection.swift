@@ -55,7 +55,8 @@ extension EventBus {
     public func expectDeallocation(
         of observer: AnyObject, within: Duration = .seconds(5), reason: String = ""
     ) {
-        update { ((), $0.expectDeallocation(of: observer, within: within, reason: reason)) }
+        let now = clock.now()
+        update { ((), $0.expectDeallocation(of: observer, within: within, reason: reason, now: now)) }
     }
 
     /// Reports every later change in who listens on this bus.

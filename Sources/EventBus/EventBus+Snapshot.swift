@@ -57,7 +57,7 @@ extension EventBus {
             return counters.with(liveSubscribers: live, deadSubscribers: dead)
         }
         let (wildcardLive, wildcardDead) = Self.countLiveAndDead(copied.wildcardEntries)
-        let now = ContinuousClock.now
+        let now = clock.now()
         var alive = [Bool](repeating: false, count: copied.observers.count)
         var newlyDead: [UInt64] = []
         copied.observers.withUnsafeBufferPointer { observers in

@@ -55,18 +55,26 @@ public final class EventBus: Sendable {
     /// Deliveries waiting for the main actor, for every main-actor handler of this bus, so that
     /// they run in the order they were published.
     let mainActorMailbox = ActorMailbox(.mainActor)
+    /// Where the bus reads the time (never while publishing).
+    let clock: BusClock
 
     /// Creates an independent bus.
     ///
     /// - Parameter name: A name that monitors show for this bus.
-    public init(name: String = "EventBus") {
+    public convenience init(name: String = "EventBus") {
+        self.init(name: name, clock: .continuous)
+    }
+
+    /// Creates an independent bus that reads the time from `clock`.
+    package init(name: String = "EventBus", clock: BusClock) {
         self.name = name
+        self.clock = clock
         let wildcardSlot = TypeSlot(
             typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
             name: SubscriberLifecycleEvent.wildcardTypeName,
             qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
         self.wildcardSlot = wildcardSlot
-        state = LockedValue(BusState(wildcardSlot: wildcardSlot))
+        state = LockedValue(BusState(wildcardSlot: wildcardSlot, clock: clock))
     }
 
     // MARK: - Publishing
@@ -108,9 +116,10 @@ public final class EventBus: Sendable {
         _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
         handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
+        let now = clock.now()
         let (entry, slot) = update { state in
             let slot = state.slot(for: type)
-            let (entry, after) = state.subscribe(to: slot, observer: observer) { id, record in
+            let (entry, after) = state.subscribe(to: slot, observer: observer, now: now) { id, record in
                 Entry<T>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
                     scheduler: scheduler, handler: handler)
@@ -125,8 +134,9 @@ public final class EventBus: Sendable {
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
         let slot = wildcardSlot
+        let now = clock.now()
         let entry = update { state in
-            state.subscribe(to: slot, observer: observer) { id, record in
+            state.subscribe(to: slot, observer: observer, now: now) { id, record in
                 Entry<DeliveryRecord>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
                     scheduler: scheduler, handler: handler)
@@ -334,7 +344,7 @@ public final class EventBus: Sendable {
             }
         }
         guard !dead.isEmpty else { return 0 }
-        let now = ContinuousClock.now
+        let now = clock.now()
         return update { $0.reclaim(observers: dead, cause: cause, now: now) }
     }
 
@@ -345,7 +355,7 @@ public final class EventBus: Sendable {
         let watches = state.withLock { $0.observers.watches }
         guard !watches.isEmpty else { return }
         let alive = watches.map(\.isAlive)
-        let now = ContinuousClock.now
+        let now = clock.now()
         update { ((), $0.settleWatches(watches, alive: alive, now: now)) }
     }
 

@@ -105,10 +105,10 @@ struct ObserverTable {
     }
 
     /// Whether bus operations should check the watches now; if so, the next check is put off by
-    /// ``watchCheckInterval``. Reads the clock only while something is watched.
-    mutating func isWatchCheckDue() -> Bool {
+    /// ``watchCheckInterval``. Reads `clock` only while something is watched.
+    mutating func isWatchCheckDue(clock: BusClock) -> Bool {
         guard !watchesBySerial.isEmpty, let due = nextWatchCheck else { return false }
-        let now = ContinuousClock.now
+        let now = clock.now()
         guard now >= due else { return false }
         nextWatchCheck = now + Self.watchCheckInterval
         return true

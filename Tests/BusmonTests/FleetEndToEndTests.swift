@@ -149,9 +149,21 @@
             // stream), and one that is still publishing while busmon replays
             let alpha = try simapp(server, app: "alpha", rate: 200, duration: 2, stream: true).wait()
             #expect(alpha.status == 0, "\(alpha.standardError)")
-            let beta = try simapp(server, app: "beta", rate: 200, duration: 4, stream: true)
-            usleep(1_500_000)
-            let monitor = try busmon(server, ["--since", "10m", "--duration", "6"])
+            let beta = try simapp(server, app: "beta", rate: 200, duration: 8, stream: true)
+            // (beta's events are on the server, which a live watcher sees, so the stream has
+            // them too)
+            let watcher = try busmon(server, ["--duration", "8"])
+            try waitFor("beta's events on the server") {
+                FleetOutput(watcher.standardOutput).events(of: "beta").count > 50
+            }
+            watcher.send(SIGKILL)
+            let monitor = try busmon(server, ["--since", "10m", "--duration", "10"])
+            // The seam is crossed while beta still publishes: its events come from the history,
+            // then live.
+            try waitFor("busmon to replay the history and go live") {
+                monitor.standardErrorText.contains("from history; now live")
+            }
+            #expect(beta.isRunning, "beta stopped before busmon went live: the seam was not tested")
             let betaResult = try beta.wait()
             let result = try monitor.wait()
             #expect(result.status == 0, "\(result.standardError)")

@@ -170,7 +170,8 @@ struct ObserverRecordTests {
 struct LeakSuspectTests {
     @Test("an object alive past its time becomes a suspect, and clears when it goes")
     func suspectAppearsAndClears() throws {
-        let bus = EventBus()
+        let clock = ManualBusClock()
+        let bus = clock.makeBus()
         let changes = Journal<SubscriberLifecycleEvent>()
         let monitor = bus.observeLifecycle { changes.append($0) }
         var screen: LeakyScreen? = LeakyScreen()
@@ -181,7 +182,7 @@ struct LeakSuspectTests {
         // The bus's subscriptions keep it alive.
         #expect(watched != nil)
 
-        Thread.sleep(forTimeInterval: 0.060)
+        clock.advance(by: .milliseconds(60))
         let snapshot = bus.snapshot()
         let suspect = try #require(snapshot.leakSuspects.first)
         #expect(suspect.className == "LeakyScreen")
@@ -207,7 +208,8 @@ struct LeakSuspectTests {
 
     @Test("an object that dies inside its time is never a suspect")
     func noFalseSuspect() {
-        let bus = EventBus()
+        let clock = ManualBusClock()
+        let bus = clock.makeBus()
         let changes = Journal<SubscriberLifecycleEvent>()
         let monitor = bus.observeLifecycle { changes.append($0) }
         // Alive, inside its time: not a suspect.
@@ -219,7 +221,7 @@ struct LeakSuspectTests {
         bus.subscribe(observer: slow!) { (_: Tick) in }
         bus.expectDeallocation(of: slow!, within: .milliseconds(50), reason: "finishing an upload")
         slow = nil
-        Thread.sleep(forTimeInterval: 0.1)
+        clock.advance(by: .milliseconds(100))
         #expect(bus.snapshot().leakSuspects.isEmpty)
         bus.publish(Tick(value: 1))
         #expect(!changes.entries.contains { $0.kind == .leakSuspected || $0.kind == .leakCleared })
@@ -229,13 +231,14 @@ struct LeakSuspectTests {
 
     @Test("bus operations check watched objects without a snapshot")
     func checkedByOperations() {
-        let bus = EventBus()
+        let clock = ManualBusClock()
+        let bus = clock.makeBus()
         let changes = Journal<SubscriberLifecycleEvent>()
         let monitor = bus.observeLifecycle { changes.append($0) }
         let screen = LeakyScreen()
         screen.open(on: bus)
         bus.expectDeallocation(of: screen, within: .milliseconds(10))
-        Thread.sleep(forTimeInterval: 0.150)
+        clock.advance(by: .milliseconds(150))
         // Subscribing is an operation; so is each batch of publishes.
         let token = bus.subscribe(to: Tick.self) { _ in }
         #expect(changes.entries.contains { $0.kind == .leakSuspected })
@@ -247,7 +250,8 @@ struct LeakSuspectTests {
 
     @Test("a watched object that never subscribed is a suspect too, and watching does not retain it")
     func unsubscribedObject() {
-        let bus = EventBus()
+        let clock = ManualBusClock()
+        let bus = clock.makeBus()
         let kept = Screen("kept")
         var released: Screen? = Screen("released")
         bus.expectDeallocation(of: kept, within: .milliseconds(5), reason: "kept by a cache")
@@ -255,7 +259,7 @@ struct LeakSuspectTests {
         weak let watched = released
         released = nil
         #expect(watched == nil)
-        Thread.sleep(forTimeInterval: 0.030)
+        clock.advance(by: .milliseconds(30))
         let suspects = bus.snapshot(instancesPerClass: 5).leakSuspects
         #expect(suspects.map(\.reason) == ["kept by a cache"])
         #expect(suspects.first?.subscriptions == [])
@@ -264,10 +268,11 @@ struct LeakSuspectTests {
 
     @Test("watching an object again restarts its time")
     func watchAgain() {
-        let bus = EventBus()
+        let clock = ManualBusClock()
+        let bus = clock.makeBus()
         let screen = Screen()
         bus.expectDeallocation(of: screen, within: .milliseconds(5), reason: "first")
-        Thread.sleep(forTimeInterval: 0.020)
+        clock.advance(by: .milliseconds(20))
         #expect(bus.snapshot().leakSuspects.map(\.reason) == ["first"])
         bus.expectDeallocation(of: screen, within: .seconds(60), reason: "second")
         #expect(bus.snapshot().leakSuspects.isEmpty)

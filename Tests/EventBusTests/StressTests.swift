@@ -18,8 +18,10 @@ struct StressTests {
     @Test("4 threads of mixed operations: exactly-once while live, nothing after cancel")
     func mixedOperations() {
         // Given four threads that each publish, subscribe by token and by observer, cancel,
-        // unsubscribe, let observers die and add and drop wildcard observers, all on one bus.
-        let bus = EventBus()
+        // unsubscribe, let observers die and add and drop wildcard observers, all on one bus
+        // (whose clock runs, so that deadlines fall due during the operations too).
+        let clock = ManualBusClock(followingRealTime: true)
+        let bus = clock.makeBus()
         let handlerCalls = Atomic<Int>(0)
         let wildcardCalls = Atomic<Int>(0)
         let published = Atomic<Int>(0)
@@ -95,8 +97,9 @@ struct StressTests {
             for token in wildcards { token.cancel() }
         }
 
-        // Then exactly the observers kept alive are leak suspects, until they go.
-        Thread.sleep(forTimeInterval: 0.01)
+        // Then, once every deadline has passed, exactly the observers kept alive are leak
+        // suspects, until they go.
+        clock.advance(by: .milliseconds(10))
         let kept = keptAlive.withLock { $0.map(ObjectIdentifier.init) }
         #expect(bus.snapshot().leakSuspects.count == Set(kept).count)
         keptAlive.withLock { $0.removeAll() }
