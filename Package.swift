@@ -29,7 +29,9 @@ let package = Package(
         .default(enabledTraits: []),
     ],
     targets: [
+        // The bus: typed publish/subscribe with weak observers, isolation, introspection, leak checks.
         .target(name: "EventBus"),
+        // What tests of code that publishes use: a recorder of what a bus delivered.
         .target(name: "EventBusTesting", dependencies: ["EventBus"]),
         // The wire format and the socket both ends use; the tap and the monitor each build on it.
         .target(name: "BusWire", dependencies: ["EventBus"]),
@@ -40,12 +42,16 @@ let package = Package(
         // The grid of cells a screen is drawn on, its rectangles and the keys it takes: below
         // both the dashboard that draws and the terminal that shows, as ratatui keeps its buffer.
         .target(name: "ScreenGrid"),
+        // The dashboard: its state, panes, keys and drawing onto a grid, knowing no terminal.
         .target(name: "Dashboard", dependencies: ["ScreenGrid", "EventBus", "BusMonitor", "BusWire"]),
+        // A simulated app (services publishing, screens coming and going, some leaking) to watch.
         .target(name: "Simulator", dependencies: ["EventBus"]),
+        // The article's login scenario without UIKit: `swift run LoginFlow`.
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
         // macOS's own curses.h and libncurses are wide-capable; Debian puts the wide library
         // under another name, so the library is linked per platform by TerminalUI.
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
+        // The terminal: copies a grid to the screen through ncurses and decodes keys.
         .target(
             name: "TerminalUI", dependencies: ["CNCurses", "ScreenGrid"],
             linkerSettings: [
@@ -61,14 +67,17 @@ let package = Package(
                 "BusMonitorNATS",
             ]),
         .executableTarget(name: "busmon", dependencies: ["BusmonApp"]),
+        // The simulated app with a tap, a dial-in and a NATS bridge, to watch from another process.
         .executableTarget(
             name: "simapp", dependencies: ["BusTap", "EventBus", "EventBusNATS", "Simulator"],
             path: "Examples/simapp"),
+        // The benchmark: every speed and memory goal, measured side by side in one run.
         .executableTarget(
             name: "busbench",
             // TestSupport: the benchmark starts its local servers (nats-server, a listening busmon
             // side) on free loopback ports, as the tests do.
             dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS", "TestSupport"]),
+        // libFuzzer's driver, declared for wirefuzz.
         .target(name: "CFuzzerDriver"),
         // pkg-config finds Homebrew's cnats on a Mac (its prefix is not on the default paths).
         .systemLibrary(
@@ -86,6 +95,7 @@ let package = Package(
                 "BusMonitor", "BusWire", "EventBus", "EventBusNATS",
                 .target(name: "CNATS", condition: .when(traits: ["NATS"])),
             ]),
+        // The libFuzzer entry point for the wire and recording reader.
         .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
         // What the test suites share: fixtures, waiting, seeded randomness, temporary folders,
         // and running the built executables.
