@@ -21,7 +21,7 @@ import Synchronization
 /// wildcard, as hazard pointers (see ``SnapshotHazard``).
 final class DeliveryMarker: Sendable {
     /// The entry being delivered, unretained (the list being read holds it), or `nil`.
-    private let deliveredEntry = Atomic<Unmanaged<SubscriberEntry>?>(nil)
+    private let deliveredEntry = Atomic<UnsafeReference<SubscriberEntry>?>(nil)
     /// The typed subscribers' ``EntrySnapshot`` being read.
     let typedSnapshot = SnapshotHazard()
     /// The wildcard observers' ``EntrySnapshot`` being read.
@@ -53,7 +53,7 @@ final class DeliveryMarker: Sendable {
     /// a sequentially consistent load, as ``SubscriberEntry/beginDelivery(_:)`` does, and by ``end()``.
     @inline(__always)
     func begin(_ entry: SubscriberEntry) {
-        deliveredEntry.store(Unmanaged.passUnretained(entry), ordering: .sequentiallyConsistent)
+        deliveredEntry.store(UnsafeReference(unretained: entry), ordering: .sequentiallyConsistent)
     }
 
     /// Announces that the handler announced by ``begin(_:)`` returned or was skipped.
@@ -96,7 +96,7 @@ final class DeliveryMarker: Sendable {
 
     /// Whether this marker's thread is running `entry`'s handler as its outermost delivery.
     func isDelivering(_ entry: SubscriberEntry) -> Bool {
-        deliveredEntry.load(ordering: .sequentiallyConsistent)?.toOpaque()
-            == Unmanaged.passUnretained(entry).toOpaque()
+        deliveredEntry.load(ordering: .sequentiallyConsistent)?.opaque
+            == UnsafeReference(unretained: entry).opaque
     }
 }

@@ -145,7 +145,7 @@ enum MainActorCheck {
 
     /// Whether the caller runs on the main actor's executor; within a publish, asked once.
     static var isCurrent: Bool {
-        ThreadDeliveryState.currentUnretained._withUnsafeGuaranteedRef { thread in
+        ThreadDeliveryState.currentUnretained.borrow { thread in
             if let known = thread.isOnMainActor { return known }
             let isCurrent = DispatchQueue.getSpecific(key: key) == true
             if !thread.frames.isEmpty { thread.isOnMainActor = isCurrent }

@@ -18,7 +18,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ///   delivery loop, or `nil` to count the delivery in the entry instead.
     @inline(__always)
     func offer(
-        _ event: Payload, marker: Unmanaged<DeliveryMarker>? = nil
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil
     ) -> DeliveryOutcome where Payload: Sendable {
         if let scheduler, let outcome = offerThroughScheduler(event, scheduler) {
             return outcome
@@ -36,7 +36,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         endDelivery(marker)
         // Not `withExtendedLifetime(observer) {}`, whose generic body is not inlined here (a call
         // per delivery); this keeps the same guarantee.
-        _fixLifetime(observer)
+        UnsafeReference.keepAlive(observer)
         return .delivered
     }
 

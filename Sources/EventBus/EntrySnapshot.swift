@@ -9,14 +9,14 @@
 final class EntrySnapshot: @unchecked Sendable {
     /// How many entries the snapshot holds.
     let count: Int
-    private let storage: UnsafeMutablePointer<Unmanaged<SubscriberEntry>>
+    private let storage: UnsafeMutablePointer<UnsafeReference<SubscriberEntry>>
 
     /// Copies `entries`, in order.
     init(_ entries: [SubscriberEntry]) {
         count = entries.count
         storage = .allocate(capacity: max(1, entries.count))
         for (index, entry) in entries.enumerated() {
-            (storage + index).initialize(to: Unmanaged.passUnretained(entry))
+            (storage + index).initialize(to: UnsafeReference(unretained: entry))
         }
     }
 
@@ -26,12 +26,12 @@ final class EntrySnapshot: @unchecked Sendable {
 
     /// The entry at `index`, unretained.
     @inline(__always)
-    subscript(index: Int) -> Unmanaged<SubscriberEntry> {
+    subscript(index: Int) -> UnsafeReference<SubscriberEntry> {
         storage[index]
     }
 
     /// The addresses of the entries the snapshot holds, to compare with retired entries.
     var entryAddresses: [UnsafeMutableRawPointer] {
-        (0..<count).map { storage[$0].toOpaque() }
+        (0..<count).map { storage[$0].opaque }
     }
 }

@@ -93,7 +93,7 @@ public final class EventBus: Sendable {
     ///
     /// - Parameter event: The event to deliver.
     public func publish<T: Event>(_ event: T) {
-        ThreadDeliveryState.currentUnretained._withUnsafeGuaranteedRef { thread in
+        ThreadDeliveryState.currentUnretained.borrow { thread in
             let busID = ObjectIdentifier(self)
             if let index = thread.frameIndex(of: busID) {
                 thread.frames[index].pending.append { self.deliver(event, on: thread) }
@@ -171,23 +171,24 @@ public final class EventBus: Sendable {
         let type = ObjectIdentifier(T.self)
         // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
         // or a `deinit` it triggers, may publish on another bus and replace cache entries.
-        let slot: Unmanaged<TypeSlot>
+        let slot: UnsafeReference<TypeSlot>
         if let index = thread.cachedSlotIndex(bus: serialNumber, type: type) {
             slot = thread.slotCache[index].slot
             thread.slotCache[index].uncountedPublishes += 1
             if thread.slotCache[index].uncountedPublishes >= Self.publishesPerSweepStep {
                 thread.slotCache[index].uncountedPublishes = 0
-                slot._withUnsafeGuaranteedRef {
+                slot.borrow {
                     stepSweep(credit: 2 * Self.publishesPerSweepStep, delivering: $0)
                 }
             }
         } else {
             let found = slotAfterCacheMiss(of: T.self)
             thread.cache(found, bus: serialNumber)
-            slot = Unmanaged.passUnretained(found)
+            slot = UnsafeReference(unretained: found)
         }
-        // The bus keeps its slots for as long as it lives, and it is alive here.
-        slot._withUnsafeGuaranteedRef { deliver(event, to: $0, on: thread) }
+        // The bus keeps its slots for as long as it lives, and it is alive here (UnsafeReference,
+        // invariant 1).
+        slot.borrow { deliver(event, to: $0, on: thread) }
     }
 
     /// Finds the slot of `type` under the lock, for a publish that missed the thread's cache,
@@ -215,9 +216,10 @@ public final class EventBus: Sendable {
     /// a subscription made during the delivery does not receive the event.
     @inline(__always)
     private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: ThreadDeliveryState) {
-        // Borrowed, like the thread's state: the counters keep their stripes for their lifetime.
+        // Borrowed, like the thread's state: the counters keep their stripes for their lifetime
+        // (UnsafeReference, invariant 3).
         let stripe = slot.counters.stripe(thread.counterStripe)
-        stripe._withUnsafeGuaranteedRef { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
+        stripe.borrow { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
@@ -225,8 +227,8 @@ public final class EventBus: Sendable {
         // path (see docs/publish-path.md).
         @inline(__always)
         func offer(
-            typedCount: Int, typedEntry: (Int) -> Unmanaged<SubscriberEntry>, watcherCount: Int,
-            watcher: (Int) -> Unmanaged<SubscriberEntry>, marker: DeliveryMarker?
+            typedCount: Int, typedEntry: (Int) -> UnsafeReference<SubscriberEntry>, watcherCount: Int,
+            watcher: (Int) -> UnsafeReference<SubscriberEntry>, marker: DeliveryMarker?
         ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
             let typed = Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
             guard watcherCount > 0 else { return (typed, DeliveryTally()) }
@@ -238,17 +240,18 @@ public final class EventBus: Sendable {
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
         if let marker = thread.markerForDelivery {
-            tallies = marker._withUnsafeGuaranteedRef { marker in
+            tallies = marker.borrow { marker in
                 let entries = slot.protectedSnapshot(announcingIn: marker.typedSnapshot)
                 let watchers =
                     hasWildcards ? wildcardSlot.protectedSnapshot(announcingIn: marker.wildcardSnapshot) : nil
                 // The announcements keep both snapshots and their entries allocated until they
-                // are withdrawn, so the snapshots are borrowed, not retained.
+                // are withdrawn, so the snapshots are borrowed, not retained (UnsafeReference,
+                // invariants 4 and 5).
                 let tallies = offer(
-                    typedCount: entries._withUnsafeGuaranteedRef { $0.count },
-                    typedEntry: { index in entries._withUnsafeGuaranteedRef { $0[index] } },
-                    watcherCount: watchers?._withUnsafeGuaranteedRef { $0.count } ?? 0,
-                    watcher: { index in watchers!._withUnsafeGuaranteedRef { $0[index] } }, marker: marker)
+                    typedCount: entries.borrow { $0.count },
+                    typedEntry: { index in entries.borrow { $0[index] } },
+                    watcherCount: watchers?.borrow { $0.count } ?? 0,
+                    watcher: { index in watchers!.borrow { $0[index] } }, marker: marker)
                 if hasWildcards { marker.wildcardSnapshot.withdraw() }
                 marker.typedSnapshot.withdraw()
                 return tallies
@@ -259,18 +262,18 @@ public final class EventBus: Sendable {
             // The copies hold every entry until the end of the delivery.
             tallies = withExtendedLifetime((entries, watchers)) {
                 offer(
-                    typedCount: entries.count, typedEntry: { Unmanaged.passUnretained(entries[$0]) },
-                    watcherCount: watchers.count, watcher: { Unmanaged.passUnretained(watchers[$0]) },
+                    typedCount: entries.count, typedEntry: { UnsafeReference(unretained: entries[$0]) },
+                    watcherCount: watchers.count, watcher: { UnsafeReference(unretained: watchers[$0]) },
                     marker: nil)
             }
         }
         let (typed, wildcards) = tallies
-        stripe._withUnsafeGuaranteedRef { stripe in
+        stripe.borrow { stripe in
             if typed.delivered > 0 { stripe.delivered.wrappingAdd(typed.delivered, ordering: .relaxed) }
             if typed.delivered + typed.scheduled == 0 { stripe.unheard.wrappingAdd(1, ordering: .relaxed) }
         }
         if wildcards.delivered > 0 {
-            wildcardSlot.counters.stripe(thread.counterStripe)._withUnsafeGuaranteedRef {
+            wildcardSlot.counters.stripe(thread.counterStripe).borrow {
                 _ = $0.delivered.wrappingAdd(wildcards.delivered, ordering: .relaxed)
             }
         }
@@ -299,14 +302,13 @@ public final class EventBus: Sendable {
     @inline(__always)
     private static func offer<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
-        entry: (Int) -> Unmanaged<SubscriberEntry>
+        entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
         var tally = DeliveryTally()
-        let marker = marker.map { Unmanaged.passUnretained($0) }
+        let marker = marker.map { UnsafeReference(unretained: $0) }
         for index in 0..<count {
-            let outcome = entry(index)._withUnsafeGuaranteedRef {
-                unsafeDowncast($0, to: entryType).offer(payload, marker: marker)
-            }
+            // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
+            let outcome = entry(index).borrow(as: entryType) { $0.offer(payload, marker: marker) }
             switch outcome {
             case .delivered: tally.delivered += 1
             case .scheduled: tally.scheduled += 1

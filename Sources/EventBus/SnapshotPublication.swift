@@ -1,8 +1,8 @@
 import Synchronization
 
 // How a publish reads a subscriber list without taking a lock, and how a change to the list
-// frees what the publish may still be reading: every manual reference count and every hazard
-// pointer of the bus is in this file.
+// frees what the publish may still be reading: every hazard pointer of the bus is in this file,
+// and its references are counted through UnsafeReference (invariants 4 and 5 there).
 //
 // Invariants:
 // 1. A slot's current snapshot is owned by its ``SnapshotPublication``: one reference, taken in
@@ -27,7 +27,7 @@ import Synchronization
 /// outermost delivery; a collection reads them all (see ``DeliveryMarker/announcedSnapshots()``).
 struct SnapshotHazard: ~Copyable, Sendable {
     /// The snapshot being read, or `nil`.
-    private let announced = Atomic<Unmanaged<EntrySnapshot>?>(nil)
+    private let announced = Atomic<UnsafeReference<EntrySnapshot>?>(nil)
 
     /// Creates a hazard that announces nothing.
     init() {}
@@ -35,12 +35,12 @@ struct SnapshotHazard: ~Copyable, Sendable {
     /// The announced snapshot's address, to compare with retired ones; never dereferenced, since
     /// the snapshot may already be freed.
     var announcedAddress: UnsafeMutableRawPointer? {
-        announced.load(ordering: .sequentiallyConsistent)?.toOpaque()
+        announced.load(ordering: .sequentiallyConsistent)?.opaque
     }
 
     /// Announces `snapshot`, before checking that it is still current.
     @inline(__always)
-    fileprivate func announce(_ snapshot: Unmanaged<EntrySnapshot>) {
+    fileprivate func announce(_ snapshot: UnsafeReference<EntrySnapshot>) {
         announced.store(snapshot, ordering: .sequentiallyConsistent)
     }
 
@@ -58,7 +58,7 @@ struct SnapshotHazard: ~Copyable, Sendable {
 /// the list, call ``publishIfNeeded(_:)`` to build one and ``retire()`` when the list changes.
 struct SnapshotPublication: ~Copyable, Sendable {
     /// The current snapshot, retained, or `nil` when none was built since the last change.
-    private let current = Atomic<Unmanaged<EntrySnapshot>?>(nil)
+    private let current = Atomic<UnsafeReference<EntrySnapshot>?>(nil)
 
     /// Creates a publication with no snapshot yet.
     init() {}
@@ -82,8 +82,8 @@ struct SnapshotPublication: ~Copyable, Sendable {
     /// - Returns: The snapshot, unretained: the announcement keeps it.
     @inline(__always)
     func snapshot(
-        announcingIn hazard: borrowing SnapshotHazard, building build: () -> Unmanaged<EntrySnapshot>
-    ) -> Unmanaged<EntrySnapshot> {
+        announcingIn hazard: borrowing SnapshotHazard, building build: () -> UnsafeReference<EntrySnapshot>
+    ) -> UnsafeReference<EntrySnapshot> {
         #if DEBUG
             assert(hazard.announcedAddress == nil, "a hazard announces one snapshot at a time")
         #endif
@@ -92,7 +92,7 @@ struct SnapshotPublication: ~Copyable, Sendable {
             let candidate = snapshot ?? build()
             hazard.announce(candidate)
             let again = current.load(ordering: .sequentiallyConsistent)
-            if again?.toOpaque() == candidate.toOpaque() { return candidate }
+            if again?.opaque == candidate.opaque { return candidate }
             snapshot = again
         }
     }
@@ -100,9 +100,9 @@ struct SnapshotPublication: ~Copyable, Sendable {
     /// Publishes a snapshot of `entries` unless one is current; returns the current one.
     ///
     /// The caller holds the lock that guards the list `entries` is.
-    func publishIfNeeded(_ entries: [SubscriberEntry]) -> Unmanaged<EntrySnapshot> {
+    func publishIfNeeded(_ entries: [SubscriberEntry]) -> UnsafeReference<EntrySnapshot> {
         if let existing = current.load(ordering: .acquiring) { return existing }
-        let snapshot = Unmanaged.passRetained(EntrySnapshot(entries))
+        let snapshot = UnsafeReference.retaining(EntrySnapshot(entries))
         current.store(snapshot, ordering: .sequentiallyConsistent)
         return snapshot
     }
@@ -111,7 +111,7 @@ struct SnapshotPublication: ~Copyable, Sendable {
     /// ``RetiredSnapshots/retire(_:removing:)``. The caller holds the lock that guards the list,
     /// and is changing it.
     func retire() -> EntrySnapshot? {
-        current.exchange(nil, ordering: .sequentiallyConsistent)?.takeRetainedValue()
+        current.exchange(nil, ordering: .sequentiallyConsistent)?.takeRetained()
     }
 }
 
@@ -149,7 +149,7 @@ struct RetiredSnapshots {
         let announced = DeliveryMarker.announcedSnapshots()
         var inUse: [EntrySnapshot] = []
         for snapshot in snapshots {
-            if announced.contains(Unmanaged.passUnretained(snapshot).toOpaque()) {
+            if announced.contains(UnsafeReference(unretained: snapshot).opaque) {
                 inUse.append(snapshot)
             } else {
                 released.append(snapshot)
@@ -163,7 +163,7 @@ struct RetiredSnapshots {
             let reachable = Set(inUse.flatMap(\.entryAddresses))
             var stillReachable: [SubscriberEntry] = []
             for entry in entries {
-                if reachable.contains(Unmanaged.passUnretained(entry).toOpaque()) {
+                if reachable.contains(UnsafeReference(unretained: entry).opaque) {
                     stillReachable.append(entry)
                 } else {
                     released.append(entry)

@@ -93,9 +93,9 @@ class SubscriberEntry: @unchecked Sendable {
     /// The marker is passed unretained: the thread's state owns it for the thread's lifetime,
     /// and retaining it here would add two atomic operations per delivery.
     @inline(__always)
-    func beginDelivery(_ marker: Unmanaged<DeliveryMarker>?) -> Bool {
+    func beginDelivery(_ marker: UnsafeReference<DeliveryMarker>?) -> Bool {
         guard let marker else { return beginDelivery() }
-        return marker._withUnsafeGuaranteedRef { marker in
+        return marker.borrow { marker in
             marker.begin(self)
             // Sequentially consistent, to pair with `markCancelled()` and the canceller's
             // reading of the marker; on x86 and arm64 this costs no more than an acquiring load.
@@ -108,9 +108,9 @@ class SubscriberEntry: @unchecked Sendable {
     }
 
     @inline(__always)
-    func endDelivery(_ marker: Unmanaged<DeliveryMarker>?) {
+    func endDelivery(_ marker: UnsafeReference<DeliveryMarker>?) {
         if let marker {
-            marker._withUnsafeGuaranteedRef { $0.end() }
+            marker.borrow { $0.end() }
         } else {
             endDelivery()
         }

@@ -32,7 +32,7 @@ final class ThreadDeliveryState {
         /// Unretained, so that a publish writes no reference count on a line other threads
         /// read. Safe only while bus `bus` lives, which it does when it looks the slot up, and it
         /// keeps every slot for its whole life; entries of dead buses are never dereferenced.
-        let slot: Unmanaged<TypeSlot>
+        let slot: UnsafeReference<TypeSlot>
         /// Publishes through this entry since the bus last counted them for its sweep.
         var uncountedPublishes: Int
     }
@@ -58,8 +58,8 @@ final class ThreadDeliveryState {
     /// delivery nested in a handler would overwrite the entry that handler's caller announced.
     /// Unretained: this state keeps it alive for as long as the thread runs.
     @inline(__always)
-    var markerForDelivery: Unmanaged<DeliveryMarker>? {
-        frames.count == 1 ? Unmanaged.passUnretained(deliveryMarker) : nil
+    var markerForDelivery: UnsafeReference<DeliveryMarker>? {
+        frames.count == 1 ? UnsafeReference(unretained: deliveryMarker) : nil
     }
 
     /// Whether this thread is inside any handler of any bus.
@@ -72,19 +72,20 @@ final class ThreadDeliveryState {
 
     /// The calling thread's state, created on first use and freed when the thread exits.
     static var current: ThreadDeliveryState {
-        currentUnretained.takeUnretainedValue()
+        currentUnretained.object
     }
 
     /// The calling thread's state, unretained: the thread keeps it until it exits, so code on
-    /// the thread can borrow it with `_withUnsafeGuaranteedRef` instead of retaining and
+    /// the thread can borrow it (UnsafeReference, invariant 2) instead of retaining and
     /// releasing it (two atomic operations) on every publish.
     @inline(__always)
-    static var currentUnretained: Unmanaged<ThreadDeliveryState> {
+    static var currentUnretained: UnsafeReference<ThreadDeliveryState> {
         if let pointer = System.threadValue(for: threadDeliveryStateKey) {
-            return Unmanaged.fromOpaque(pointer)
+            return UnsafeReference(opaque: pointer)
         }
-        let state = Unmanaged.passRetained(ThreadDeliveryState())
-        System.setThreadValue(state.toOpaque(), for: threadDeliveryStateKey)
+        // Retained once, released by the thread key's destructor (UnsafeReference, invariant 2).
+        let state = UnsafeReference.retaining(ThreadDeliveryState())
+        System.setThreadValue(state.opaque, for: threadDeliveryStateKey)
         return state
     }
 
@@ -112,7 +113,7 @@ final class ThreadDeliveryState {
     /// Caches `slot`, replacing the oldest entry when the cache is full.
     func cache(_ slot: TypeSlot, bus: UInt64) {
         let entry = CachedSlot(
-            bus: bus, type: slot.typeID, slot: Unmanaged.passUnretained(slot), uncountedPublishes: 0)
+            bus: bus, type: slot.typeID, slot: UnsafeReference(unretained: slot), uncountedPublishes: 0)
         if slotCache.count < Self.slotCacheCapacity {
             slotCache.append(entry)
             return
@@ -155,7 +156,7 @@ private let threadDeliveryStateKey = System.makeThreadKey { pointer in
     // Optional on Linux, not on Darwin; taken as optional so that both read the same.
     let value: UnsafeMutableRawPointer? = pointer
     guard let value else { return }
-    let state = Unmanaged<ThreadDeliveryState>.fromOpaque(value)
-    DeliveryMarker.unregister(state.takeUnretainedValue().deliveryMarker)
+    let state = UnsafeReference<ThreadDeliveryState>(opaque: value)
+    DeliveryMarker.unregister(state.object.deliveryMarker)
     state.release()
 }

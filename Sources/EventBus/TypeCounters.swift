@@ -18,10 +18,11 @@ final class TypeCounters: Sendable {
 
     /// Retained here and released in `deinit`, so that a publish can borrow its stripe
     /// instead of retaining and releasing it.
-    private let stripes: [Unmanaged<CounterStripe>]
+    private let stripes: [UnsafeReference<CounterStripe>]
 
     init() {
-        stripes = (0..<Self.stripeCount).map { _ in Unmanaged.passRetained(CounterStripe()) }
+        // Retained here, released in deinit (UnsafeReference, invariant 3).
+        stripes = (0..<Self.stripeCount).map { _ in UnsafeReference.retaining(CounterStripe()) }
     }
 
     deinit {
@@ -31,7 +32,7 @@ final class TypeCounters: Sendable {
     /// The stripe a thread with the given stripe number adds to, unretained: it lives as long
     /// as these counters.
     @inline(__always)
-    func stripe(_ number: Int) -> Unmanaged<CounterStripe> {
+    func stripe(_ number: Int) -> UnsafeReference<CounterStripe> {
         // The mask comes from the array, not from `stripeCount`: a `static let` is initialized
         // lazily, and every read of it calls `swift_once`, twice per publish here.
         stripes[number & (stripes.count - 1)]
@@ -39,7 +40,7 @@ final class TypeCounters: Sendable {
 
     /// Counts deliveries made on the calling thread, outside a publish's own counting.
     func recordDeliveries(_ count: Int) {
-        stripe(ThreadDeliveryState.current.counterStripe)._withUnsafeGuaranteedRef {
+        stripe(ThreadDeliveryState.current.counterStripe).borrow {
             _ = $0.delivered.wrappingAdd(count, ordering: .relaxed)
         }
     }
@@ -49,6 +50,6 @@ final class TypeCounters: Sendable {
     var unheardCount: Int { sum { $0.unheard.load(ordering: .relaxed) } }
 
     private func sum(_ counter: (CounterStripe) -> Int) -> Int {
-        stripes.reduce(0) { total, stripe in total + stripe._withUnsafeGuaranteedRef(counter) }
+        stripes.reduce(0) { total, stripe in total + stripe.borrow(counter) }
     }
 }

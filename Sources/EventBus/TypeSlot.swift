@@ -42,14 +42,14 @@ final class TypeSlot: Sendable {
     /// every entry in it, until the caller withdraws the announcement (see
     /// ``SnapshotPublication/snapshot(announcingIn:building:)``).
     @inline(__always)
-    func protectedSnapshot(announcingIn hazard: borrowing SnapshotHazard) -> Unmanaged<EntrySnapshot> {
+    func protectedSnapshot(announcingIn hazard: borrowing SnapshotHazard) -> UnsafeReference<EntrySnapshot> {
         published.snapshot(announcingIn: hazard) { buildSnapshot() }
     }
 
     /// Builds the snapshot of the list unless another publish did since the last change;
     /// returns the current one.
     @inline(never)
-    private func buildSnapshot() -> Unmanaged<EntrySnapshot> {
+    private func buildSnapshot() -> UnsafeReference<EntrySnapshot> {
         list.withLock { published.publishIfNeeded($0) }
     }
 
