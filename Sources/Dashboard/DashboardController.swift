@@ -59,8 +59,6 @@ public final class DashboardController {
     var panes = DashboardController.panes
     /// The layout of the last frame; keys are handled against it.
     private(set) var layout: DashboardLayout?
-    /// Log lines the last frame showed.
-    var logRows: Int { Self.index(of: LogPane.self).map(rows(ofPane:)) ?? 10 }
 
     /// Lines pane `index` showed in the last frame (10 before the first); paging moves by this much.
     func rows(ofPane index: Int) -> Int {

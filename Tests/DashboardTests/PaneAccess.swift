@@ -7,6 +7,9 @@ extension DashboardController {
     static var observersPane: Int { index(of: ObserversPane.self) ?? -1 }
     static var fleetPane: Int { index(of: FleetPane.self) ?? -1 }
 
+    /// Log lines the last frame showed.
+    var logRows: Int { rows(ofPane: Self.logPane) }
+
     private var logPaneState: LogPane { pane(LogPane.self) ?? LogPane() }
     var isFollowing: Bool { logPaneState.isFollowing }
     var selectedSequence: Int? { logPaneState.selectedSequence }

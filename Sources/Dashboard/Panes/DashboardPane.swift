@@ -160,17 +160,8 @@ struct ListSelection<ID: Equatable & Sendable>: Sendable {
         let found = selected.flatMap { rows.firstIndex(of: $0) }
         index = max(0, min(rows.count - 1, found ?? index))
         selected = rows[index]
-        top = Self.top(top, keeping: index, inView: height, of: rows.count)
+        top = ListViewport.top(top, keeping: index, inView: height, of: rows.count)
         return ListViewport(rows: top..<min(rows.count, top + height), selected: index)
-    }
-
-    /// The first of `count` items to show in `rows` rows so that `selected` is among them:
-    /// `top` moved as little as that takes, and no further down than a full last page.
-    static func top(_ top: Int, keeping selected: Int, inView rows: Int, of count: Int) -> Int {
-        var top = top
-        if selected < top { top = selected }
-        if selected >= top + rows { top = selected - rows + 1 }
-        return max(0, min(top, count - rows))
     }
 }
 
@@ -180,6 +171,15 @@ struct ListViewport: Equatable, Sendable {
     let rows: Range<Int>
     /// The selected row's index, if any row is.
     let selected: Int?
+
+    /// The first of `count` items to show in `rows` rows so that `selected` is among them:
+    /// `top` moved as little as that takes, and no further down than a full last page.
+    static func top(_ top: Int, keeping selected: Int, inView rows: Int, of count: Int) -> Int {
+        var top = top
+        if selected < top { top = selected }
+        if selected >= top + rows { top = selected - rows + 1 }
+        return max(0, min(top, count - rows))
+    }
 }
 
 extension DashboardController {

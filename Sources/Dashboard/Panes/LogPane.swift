@@ -50,7 +50,7 @@ struct LogPane: DashboardPane {
         }
         let selected = lines.index(atOrAfter: selectedSequence ?? 0)
         var top = lines.index(atOrAfter: topSequence ?? 0)
-        top = ListSelection<Int>.top(top, keeping: selected, inView: rows, of: lines.count)
+        top = ListViewport.top(top, keeping: selected, inView: rows, of: lines.count)
         selectedSequence = lines.sequence(at: selected)
         topSequence = lines.sequence(at: top)
         let shownLines = (top..<min(lines.count, top + rows)).map(lines.sequence(at:))
