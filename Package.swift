@@ -76,25 +76,26 @@ let package = Package(
             name: "busbench",
             // TestSupport: the benchmark starts its local servers (nats-server, a listening busmon
             // side) on free loopback ports, as the tests do.
-            dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS", "TestSupport"]),
+            dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS", "NATSClient", "TestSupport"]),
         // libFuzzer's driver, declared for wirefuzz.
         .target(name: "CFuzzerDriver"),
         // pkg-config finds Homebrew's cnats on a Mac (its prefix is not on the default paths).
         .systemLibrary(
             name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
+        // The package's one NATS client: connections, subscriptions, JetStream streams and
+        // replays, and a bare probe for measuring, over nats.c. It alone imports CNATS, whose
+        // copies of system types would otherwise leak into every module that does.
+        .target(
+            name: "NATSClient",
+            dependencies: ["EventBus", .target(name: "CNATS", condition: .when(traits: ["NATS"]))]),
         // The app-side NATS bridge. Without the trait it still compiles (its initializer throws),
         // so code that imports it builds either way.
-        .target(
-            name: "EventBusNATS",
-            dependencies: ["EventBus", "BusWire", .target(name: "CNATS", condition: .when(traits: ["NATS"]))]),
+        .target(name: "EventBusNATS", dependencies: ["EventBus", "BusWire", "NATSClient"]),
         // The monitor's side of the fleet: every bridged app's events, snapshots and presence, read
         // from NATS. Without the trait it still compiles (its source's initializer throws).
         .target(
             name: "BusMonitorNATS",
-            dependencies: [
-                "BusMonitor", "BusWire", "EventBus", "EventBusNATS",
-                .target(name: "CNATS", condition: .when(traits: ["NATS"])),
-            ]),
+            dependencies: ["BusMonitor", "BusWire", "EventBus", "EventBusNATS", "NATSClient"]),
         // The libFuzzer entry point for the wire and recording reader.
         .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
         // What the test suites share: fixtures, waiting, seeded randomness, temporary folders,

@@ -3,6 +3,7 @@
     import Dispatch
     import EventBus
     import Foundation
+    internal import NATSClient
     import Synchronization
 
     /// The running bridge behind a ``NATSBridge``: the connection, the bus observer, the queue,
@@ -42,7 +43,7 @@
             let outbox = Outbox(capacity: options.queueCapacity)
             self.outbox = outbox
             let events = ConnectionEvents(onConnected: { outbox.wake() })
-            connection = try NATSConnection(url: url, name: app, options: options, events: events)
+            connection = try NATSConnection.connect(url: url, name: app, options: options, events: events)
             streamCheckedAt = Atomic(stream == nil ? Int.max : 0)
             marker = RepublishMarker(owner: outbox)
             if let stream, events.state == .connected {
@@ -66,7 +67,7 @@
         }
 
         var state: NATSBridgeState {
-            closeStarted.load(ordering: .acquiring) ? .closed : connection.events.state
+            closeStarted.load(ordering: .acquiring) ? .closed : connection.bridgeState
         }
 
         var statistics: NATSBridgeStatistics {
@@ -89,7 +90,9 @@
                 let receiver = TypedReceiver<T>(
                     bus: bus, origin: sender.origin, counters: counters, marker: marker)
                 do throws(NATSBridgeError) {
-                    subscriptions[typeName] = try connection.subscribe(subject, receiver: receiver)
+                    subscriptions[typeName] = try connection.subscribeForBridge(subject) { bytes in
+                        receiver.deliver(bytes)
+                    }
                 } catch {
                     problem.withLock { $0 = error }
                 }

@@ -3,6 +3,7 @@
     import Dispatch
     import EventBus
     import Foundation
+    internal import NATSClient
     import Synchronization
 
     /// Publishes what a monitor shows of a bridged app: its bus's snapshots on
@@ -69,7 +70,7 @@
             var connectionOptions = options
             connectionOptions.whenUnreachable = .keepTrying
             let wake = self.wake
-            connection = try NATSConnection(
+            connection = try NATSConnection.connect(
                 url: url, name: app + " monitoring", options: connectionOptions,
                 events: ConnectionEvents(onConnected: { wake.signal() }))
             let pending = self.pending

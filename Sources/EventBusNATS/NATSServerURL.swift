@@ -1,9 +1,9 @@
 /// Checks server addresses before nats.c sees them, so that a typing mistake gets a message
 /// that names it rather than a connection error.
-enum NATSServerURL {
+package enum NATSServerURL {
     /// Throws unless `text` is one or more comma-separated `nats://` (or `tls://`) URLs with a
     /// host and, if given, a port from 1 to 65535.
-    static func validate(_ text: String) throws(NATSBridgeError) {
+    package static func validate(_ text: String) throws(NATSBridgeError) {
         guard !text.isEmpty else { throw .invalidURL(text, reason: "it is empty") }
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let url = part.trimmingSpaces()

@@ -7,7 +7,7 @@
     ///
     /// Runs on the nats.c delivery thread of its subscription, one message at a time, so the
     /// decoder is used by one thread only.
-    final class TypedReceiver<T: Event & Decodable>: MessageReceiver, @unchecked Sendable {
+    final class TypedReceiver<T: Event & Decodable>: @unchecked Sendable {
         // `@unchecked`: the decoder is used only by the one delivery thread (see above); the rest
         // is immutable, atomic or `Sendable`.
         private let bus: EventBus
@@ -29,9 +29,8 @@
             self.marker = marker
         }
 
-        override func deliver(_ bytes: UnsafeRawBufferPointer) {
-            deliveringThread.store(currentThreadID(), ordering: .releasing)
-            defer { deliveringThread.store(0, ordering: .releasing) }
+        /// Decodes one message (its bytes valid only during the call) and republishes it.
+        func deliver(_ bytes: UnsafeRawBufferPointer) {
             guard !counters.closed.load(ordering: .acquiring) else { return }
             let envelope: Envelope
             do {

@@ -2,6 +2,7 @@ import BusWire
 import EventBus
 import EventBusNATS
 import Foundation
+import NATSClient
 import TestSupport
 
 #if canImport(Darwin)

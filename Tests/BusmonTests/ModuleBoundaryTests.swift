@@ -28,10 +28,38 @@ struct ModuleBoundaryTests {
         #expect(Self.closure(of: "Dashboard", in: graph).isDisjoint(with: ["TerminalUI", "CNCurses"]))
     }
 
+    @Test("the app-side NATS bridge carries nothing of the monitor, and one module speaks to nats.c")
+    func natsClientSitsBelowBothEnds() throws {
+        let graph = try Self.targetDependencies()
+        #expect(
+            Self.closure(of: "EventBusNATS", in: graph) == [
+                "EventBusNATS", "NATSClient", "BusWire", "EventBus",
+            ])
+        #expect(Self.closure(of: "BusMonitorNATS", in: graph).contains("NATSClient"))
+        // `swift package describe` leaves out dependencies behind a trait, so the imports are read.
+        let sources = Self.packageRoot.appendingPathComponent("Sources")
+        var importers: Set<String> = []
+        for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            let folder = sources.appendingPathComponent(module)
+            for file in FileManager.default.enumerator(atPath: folder.path)?.compactMap({ $0 as? String })
+                ?? []
+            where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                if text.contains("import CNATS") { importers.insert(module) }
+            }
+        }
+        #expect(importers == ["NATSClient"])
+    }
+
+    /// The package's folder.
+    private static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
     /// Every target's direct target dependencies, from `swift package describe`.
     private static func targetDependencies() throws -> [String: [String]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = packageRoot
         // A scratch folder of its own: the package's .build is locked by the `swift test` running
         // this, and describing needs no build products.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(

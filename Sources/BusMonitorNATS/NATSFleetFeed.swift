@@ -1,9 +1,10 @@
 #if NATS
-    internal import CNATS
     import BusWire
     import Dispatch
     import EventBus
+    import EventBusNATS
     import Foundation
+    import NATSClient
     import Synchronization
 
     /// A monitor's view of a whole fleet: every message on `eventbus.>`, optionally preceded by
@@ -63,11 +64,11 @@
             self.core = core
             var options = NATSBridgeOptions(whenUnreachable: .keepTrying, reconnectDelay: 0.1...2)
             options.monitoring = false
-            connection = try NATSConnection(
+            connection = try NATSConnection.connect(
                 url: url, name: "busmon", options: options, events: ConnectionEvents(onConnected: {}))
             do throws(NATSBridgeError) {
-                live = try connection.subscribe(
-                    NATSSubject.root + ".>", receiver: LiveReceiver(core: core))
+                live = try connection.subscribeForBridge(NATSSubject.root + ".>") { bytes in core.live(bytes)
+                }
             } catch {
                 connection.close()
                 throw error
@@ -90,7 +91,7 @@
         }
 
         /// Where the connection stands: `connected`, or `reconnecting` while the server is away.
-        package var state: NATSBridgeState { connection.events.state }
+        package var state: NATSBridgeState { connection.bridgeState }
 
         /// Connections made so far; it grows by one with each reconnection.
         package var connections: Int { connection.events.connections.load(ordering: .relaxed) }
@@ -121,90 +122,25 @@
                 usleep(50_000)
             }
             guard !closing.load(ordering: .acquiring) else { return }
-            var context: OpaquePointer?
-            let created = natsConnection_JetStream(&context, connection.handle, nil)
-            guard created == NATS_OK, let context else {
-                core.finish(.unavailable("no JetStream context: \(NATSConnection.text(created))"))
+            let core = self.core
+            let replay: NATSHistoryReplay
+            do throws(NATSHistoryUnavailable) {
+                replay = try NATSHistoryReplay(
+                    connection: connection, subject: NATSSubject.root + ".>", from: startTime,
+                    deliver: { bytes, pending in core.replayed(bytes, pending: pending) })
+            } catch {
+                core.finish(.unavailable(error.description))
                 return
             }
-            defer { jsCtx_Destroy(context) }
-            let receiver = ReplayReceiver(core: core)
-            let reference = Unmanaged.passRetained(receiver)
-            var subscription: OpaquePointer?
-            var errorCode = jsErrCode(0)
-            var subscribeOptions = jsSubOptions()
-            jsSubOptions_Init(&subscribeOptions)
-            subscribeOptions.Ordered = true
-            subscribeOptions.Config.DeliverPolicy = js_DeliverByStartTime
-            subscribeOptions.Config.OptStartTime = Int64(startTime * 1e9)
-            let status = js_Subscribe(
-                &subscription, context, NATSSubject.root + ".>",
-                { _, _, message, closure in
-                    let receiver = Unmanaged<ReplayReceiver>.fromOpaque(closure!).takeUnretainedValue()
-                    var metadata: UnsafeMutablePointer<jsMsgMetaData>?
-                    var pending: UInt64?
-                    if natsMsg_GetMetaData(&metadata, message) == NATS_OK, let metadata {
-                        pending = metadata.pointee.NumPending
-                        jsMsgMetaData_Destroy(metadata)
-                    }
-                    let data = natsMsg_GetData(message)
-                    let length = Int(natsMsg_GetDataLength(message))
-                    receiver.core.replayed(
-                        UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: length),
-                        pending: pending)
-                    natsMsg_Destroy(message)
-                }, reference.toOpaque(), nil, &subscribeOptions, &errorCode)
-            guard status == NATS_OK, let subscription else {
-                reference.release()
-                core.finish(.unavailable(Self.explain(status: status, errorCode: errorCode)))
-                return
-            }
-            natsSubscription_SetOnCompleteCB(
-                subscription,
-                { closure in
-                    let reference = Unmanaged<ReplayReceiver>.fromOpaque(closure!)
-                    reference.takeUnretainedValue().completed.signal()
-                    reference.release()
-                }, reference.toOpaque())
             // Nothing at all to replay: the consumer has no message from that time on.
-            var info: UnsafeMutablePointer<jsConsumerInfo>?
-            if natsSubscription_GetConsumerInfo(&info, subscription, nil, nil) == NATS_OK, let info {
-                let empty = info.pointee.NumPending == 0 && info.pointee.Delivered.Consumer == 0
-                jsConsumerInfo_Destroy(info)
-                if empty { core.finish(.finished(messages: 0)) }
-            }
+            if replay.wasEmptyAtStart { core.finish(.finished(messages: 0)) }
             while !closing.load(ordering: .acquiring), !core.hasEnded {
                 if MonotonicClock.now() - core.lastReplayActivity > Self.stallTimeout {
                     core.finish(.finished(messages: core.replayedCount))
                 }
                 usleep(50_000)
             }
-            natsSubscription_Unsubscribe(subscription)
-            _ = receiver.completed.wait(timeout: .now() + 5)
-            natsSubscription_Destroy(subscription)
-        }
-
-        /// Why a replay could not start, for people.
-        private static func explain(status: natsStatus, errorCode: jsErrCode) -> String {
-            switch errorCode {
-            case JSStreamNotFoundErr:
-                return
-                    "no JetStream stream keeps \(NATSSubject.root).> on this server (bridges make one when "
-                    + "given a stream, such as simapp --stream)"
-            case JSNotEnabledErr, JSNotEnabledForAccountErr:
-                return "JetStream is not enabled on this server (nats-server -js)"
-            default:
-                let text = NATSConnection.text(status)
-                if status == NATS_NOT_FOUND || text.localizedCaseInsensitiveContains("no stream") {
-                    return "no JetStream stream keeps \(NATSSubject.root).> on this server (bridges make one "
-                        + "when given a stream, such as simapp --stream)"
-                }
-                if status == NATS_NO_RESPONDERS {
-                    return "JetStream is not enabled on this server (nats-server -js)"
-                }
-                return "the history cannot be replayed: \(text)"
-                    + (errorCode.rawValue != 0 ? " (JetStream error \(errorCode.rawValue))" : "")
-            }
+            replay.cancel()
         }
     }
 
@@ -310,30 +246,4 @@
         }
     }
 
-    /// Hands live messages to the seam.
-    private final class LiveReceiver: MessageReceiver, @unchecked Sendable {
-        // `@unchecked`: as its superclass; `core` is `Sendable`.
-        let core: FleetFeedCore
-
-        init(core: FleetFeedCore) {
-            self.core = core
-        }
-
-        override func deliver(_ bytes: UnsafeRawBufferPointer) {
-            deliveringThread.store(currentThreadID(), ordering: .releasing)
-            defer { deliveringThread.store(0, ordering: .releasing) }
-            core.live(bytes)
-        }
-    }
-
-    /// What the replay's C callback reaches through its closure pointer.
-    private final class ReplayReceiver: Sendable {
-        let core: FleetFeedCore
-        /// Signalled once nats.c will not call the replay's handler again.
-        let completed = DispatchSemaphore(value: 0)
-
-        init(core: FleetFeedCore) {
-            self.core = core
-        }
-    }
 #endif

@@ -20,17 +20,18 @@
     ///   - ``ConnectionEvents`` (connected, disconnected, reconnected, closed): released after the
     ///     closed callback, which nats.c's callback thread runs last, in order, after every other
     ///     connection callback; and after `natsConnection_Destroy`.
-    ///   - ``MessageReceiver`` (one per subscription): released by the subscription's completion
-    ///     callback, which nats.c runs once the subscription is closed and its handler returned.
+    ///   - ``NATSMessageReceiver`` (one per subscription, plain or JetStream): released by the
+    ///     subscription's completion callback, which nats.c runs once the subscription is closed
+    ///     and its handler returned.
     /// - The reconnect-delay callback gets no object at all: its two bounds travel in the closure
     ///   pointer's bits, so nothing can be freed under it while the reconnect thread winds down.
     /// - The connection and subscription handles are used only until ``NATSConnection/close()``
     ///   and ``NATSSubscription/cancel(waiting:)``, which run once each.
-    final class NATSConnection: @unchecked Sendable {
+    package final class NATSConnection: @unchecked Sendable {
         // `@unchecked`: `handle` is an opaque pointer; nats.c connections are thread-safe, and
         // `closed` makes sure it is destroyed once, after which no method uses it.
-        /// The nats.c connection; also used by ``NATSFleetFeed`` for its JetStream replay, and
-        /// by nothing after ``close()``.
+        /// The nats.c connection; also used by ``NATSHistoryReplay``, and by nothing after
+        /// ``close()``.
         let handle: OpaquePointer
         private let eventsReference: Unmanaged<ConnectionEvents>
         private let closed = Atomic<Bool>(false)
@@ -38,12 +39,12 @@
         /// ``close()`` waits for before it destroys the handle.
         private let users = Atomic<Int>(0)
         /// What the callbacks report.
-        let events: ConnectionEvents
+        package let events: ConnectionEvents
 
-        /// Connects, or starts trying to, as `options.whenUnreachable` says.
-        init(
-            url: String, name: String, options: NATSBridgeOptions, events: ConnectionEvents
-        ) throws(NATSBridgeError) {
+        /// Connects, or starts trying to, as `options.keepTryingWhenUnreachable` says.
+        package init(
+            url: String, name: String, options: NATSConnectionOptions, events: ConnectionEvents
+        ) throws(NATSClientError) {
             var optionsHandle: OpaquePointer?
             try Self.check(natsOptions_Create(&optionsHandle), "natsOptions_Create")
             defer { natsOptions_Destroy(optionsHandle) }
@@ -72,7 +73,7 @@
                 closure)
             natsOptions_SetClosedCB(
                 optionsHandle, { _, closure in ConnectionEvents.from(closure).closed() }, closure)
-            if options.whenUnreachable == .keepTrying {
+            if options.keepTryingWhenUnreachable {
                 natsOptions_SetRetryOnFailedConnect(
                     optionsHandle, true,
                     { _, closure in ConnectionEvents.from(closure).connected(again: false) },
@@ -112,7 +113,7 @@
         /// - Returns: Whether nats.c took it (it refuses when its reconnect buffer is full, or the
         ///   message is longer than the server allows).
         @inline(__always)
-        func publish(subject: UnsafePointer<CChar>, bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        package func publish(subject: UnsafePointer<CChar>, bytes: UnsafeBufferPointer<UInt8>) -> Bool {
             natsConnection_Publish(handle, subject, bytes.baseAddress, Int32(clamping: bytes.count))
                 == NATS_OK
         }
@@ -120,7 +121,7 @@
         /// Waits up to `seconds` for the server to have everything published so far.
         ///
         /// - Returns: Whether the server answered in time.
-        func flush(timeout seconds: Double) -> Bool {
+        package func flush(timeout seconds: Double) -> Bool {
             // Counted before checking `closed`, so that `close` either sees this call or this call
             // sees `closed`: never a destroyed handle.
             users.add(1, ordering: .sequentiallyConsistent)
@@ -129,34 +130,24 @@
             return natsConnection_FlushTimeout(handle, max(1, Int64(seconds * 1000))) == NATS_OK
         }
 
-        /// Subscribes `receiver` to `subject`; its ``MessageReceiver/deliver(_:)`` runs on a
-        /// delivery thread of nats.c's, one message at a time.
-        func subscribe(
-            _ subject: String, receiver: MessageReceiver
-        ) throws(NATSBridgeError) -> NATSSubscription {
+        /// Subscribes to `subject`: `deliver` runs on a delivery thread of nats.c's, one message
+        /// at a time, with the message's bytes (valid only during the call).
+        package func subscribe(
+            _ subject: String, deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+        ) throws(NATSClientError) -> NATSSubscription {
+            let receiver = NATSMessageReceiver(deliver: { bytes, _ in deliver(bytes) })
             let reference = Unmanaged.passRetained(receiver)
             var subscription: OpaquePointer?
             let status = natsConnection_Subscribe(
                 &subscription, handle, subject,
                 { _, _, message, closure in
-                    let receiver = Unmanaged<MessageReceiver>.fromOpaque(closure!).takeUnretainedValue()
-                    let data = natsMsg_GetData(message)
-                    let length = Int(natsMsg_GetDataLength(message))
-                    receiver.deliver(
-                        UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: length))
-                    natsMsg_Destroy(message)
+                    NATSMessageReceiver.from(closure).receive(message!, pending: nil)
                 }, reference.toOpaque())
             guard status == NATS_OK, let subscription else {
                 reference.release()
                 throw .client(operation: "natsConnection_Subscribe(\(subject))", detail: Self.text(status))
             }
-            let completion = natsSubscription_SetOnCompleteCB(
-                subscription,
-                { closure in
-                    let reference = Unmanaged<MessageReceiver>.fromOpaque(closure!)
-                    reference.takeUnretainedValue().completed.signal()
-                    reference.release()
-                }, reference.toOpaque())
+            let completion = NATSMessageReceiver.releaseOnCompletion(of: subscription, reference)
             guard completion == NATS_OK else {
                 // Without a completion callback there is no safe moment to release the receiver:
                 // unsubscribe, and keep it alive for good (a few bytes, on a path never seen).
@@ -167,27 +158,30 @@
             return NATSSubscription(handle: subscription, receiver: receiver)
         }
 
-        /// Makes sure a JetStream stream with `stream.name` captures `eventbus.>`.
-        func ensureStream(_ stream: NATSStreamOptions) throws(NATSBridgeError) {
-            let allowed = stream.name.utf8.allSatisfy { byte in
+        /// Makes sure a JetStream stream named `name` captures `subject`, keeping messages for at
+        /// most `maximumAge` seconds and `maximumBytes` bytes, the oldest going first.
+        package func ensureStream(
+            name: String, subject: String, maximumAge: Double, maximumBytes: Int64
+        ) throws(NATSClientError) {
+            let allowed = name.utf8.allSatisfy { byte in
                 (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                     || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                     || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
             }
-            guard allowed, !stream.name.isEmpty else {
+            guard allowed, !name.isEmpty else {
                 throw .streamFailed(
-                    name: stream.name, detail: "a stream name holds only letters, digits, - and _")
+                    name: name, detail: "a stream name holds only letters, digits, - and _")
             }
             var context: OpaquePointer?
             let created = natsConnection_JetStream(&context, handle, nil)
             guard created == NATS_OK, let context else {
-                throw .streamFailed(name: stream.name, detail: Self.text(created))
+                throw .streamFailed(name: name, detail: Self.text(created))
             }
             defer { jsCtx_Destroy(context) }
             var errorCode = jsErrCode(0)
-            let status = stream.name.withCString { name in
-                (NATSSubject.root + ".>").withCString { subject in
+            let status = name.withCString { name in
+                subject.withCString { subject in
                     var subjects: [UnsafePointer<CChar>?] = [subject]
                     return subjects.withUnsafeMutableBufferPointer { subjects in
                         var config = jsStreamConfig()
@@ -195,8 +189,8 @@
                         config.Name = name
                         config.Subjects = subjects.baseAddress
                         config.SubjectsLen = 1
-                        config.MaxAge = Int64(max(0, stream.maximumAge) * 1e9)
-                        config.MaxBytes = stream.maximumBytes
+                        config.MaxAge = Int64(max(0, maximumAge) * 1e9)
+                        config.MaxBytes = maximumBytes
                         config.Storage = js_FileStorage
                         config.Discard = js_DiscardOld
                         return js_AddStream(nil, context, &config, nil, &errorCode)
@@ -212,14 +206,14 @@
                 {
                     detail += "; is JetStream enabled on the server (nats-server -js)?"
                 }
-                throw .streamFailed(name: stream.name, detail: detail)
+                throw .streamFailed(name: name, detail: detail)
             }
         }
 
         /// Closes the connection and waits (up to five seconds) for nats.c's last callback.
         ///
         /// Calling it again does nothing.
-        func close() {
+        package func close() {
             guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
             events.closing.store(true, ordering: .releasing)
             // Closing releases flushes that are waiting; they return at once.
@@ -233,7 +227,7 @@
             events.setState(.closed)
         }
 
-        private static func check(_ status: natsStatus, _ operation: String) throws(NATSBridgeError) {
+        private static func check(_ status: natsStatus, _ operation: String) throws(NATSClientError) {
             guard status == NATS_OK else { throw .client(operation: operation, detail: text(status)) }
         }
 
@@ -250,13 +244,13 @@
     }
 
     /// One subscription, and the receiver nats.c calls for its messages.
-    final class NATSSubscription: @unchecked Sendable {
+    package final class NATSSubscription: @unchecked Sendable {
         // `@unchecked`: `handle` is an opaque pointer used once more, by `cancel`, which runs once.
         private let handle: OpaquePointer
-        private let receiver: MessageReceiver
+        private let receiver: NATSMessageReceiver
         private let cancelled = Atomic<Bool>(false)
 
-        init(handle: OpaquePointer, receiver: MessageReceiver) {
+        init(handle: OpaquePointer, receiver: NATSMessageReceiver) {
             self.handle = handle
             self.receiver = receiver
         }
@@ -265,7 +259,7 @@
         ///
         /// Does not wait when called from the handler itself (it would wait for itself): the
         /// completion callback then runs once the handler returns.
-        func cancel(waiting: Bool = true) {
+        package func cancel(waiting: Bool = true) {
             guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
             natsSubscription_Unsubscribe(handle)
             if waiting && receiver.deliveringThread.load(ordering: .acquiring) != currentThreadID() {
@@ -275,24 +269,56 @@
         }
     }
 
-    /// What nats.c calls with each message of a subscription; subclasses decode and act.
-    class MessageReceiver: @unchecked Sendable {
-        // `@unchecked`: subclasses are used by one delivery thread at a time; what they share
-        // with other threads is atomic or a `Sendable` bus.
-        /// Signalled once nats.c will not call ``deliver(_:)`` again.
+    /// What nats.c's message callbacks reach through their closure pointer: the handler, and
+    /// what tells a subscription's owner that it will not run again.
+    final class NATSMessageReceiver: Sendable {
+        /// Called with each message's bytes, and with how many more the JetStream consumer has
+        /// after it (`nil` on a plain subscription, or when nats.c cannot tell).
+        private let deliver: @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void
+        /// Signalled once nats.c will not call the handler again.
         let completed = DispatchSemaphore(value: 0)
-        /// The thread inside ``deliver(_:)`` now, or 0.
+        /// The thread inside the handler now, or 0: cancelling from the handler must not wait
+        /// for itself.
         let deliveringThread = Atomic<UInt>(0)
 
-        /// Handles one message's bytes, which are valid only during the call.
-        func deliver(_ bytes: UnsafeRawBufferPointer) {}
+        init(deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void) {
+            self.deliver = deliver
+        }
+
+        static func from(_ closure: UnsafeMutableRawPointer?) -> NATSMessageReceiver {
+            Unmanaged<NATSMessageReceiver>.fromOpaque(closure!).takeUnretainedValue()
+        }
+
+        /// Hands `message`'s bytes to the handler, then destroys the message.
+        func receive(_ message: OpaquePointer, pending: UInt64?) {
+            deliveringThread.store(currentThreadID(), ordering: .releasing)
+            let data = natsMsg_GetData(message)
+            let length = Int(natsMsg_GetDataLength(message))
+            deliver(UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: length), pending)
+            deliveringThread.store(0, ordering: .releasing)
+            natsMsg_Destroy(message)
+        }
+
+        /// Has nats.c release `reference` (and signal ``completed``) once `subscription` is closed
+        /// and its handler has returned for the last time.
+        static func releaseOnCompletion(
+            of subscription: OpaquePointer, _ reference: Unmanaged<NATSMessageReceiver>
+        ) -> natsStatus {
+            natsSubscription_SetOnCompleteCB(
+                subscription,
+                { closure in
+                    let reference = Unmanaged<NATSMessageReceiver>.fromOpaque(closure!)
+                    reference.takeUnretainedValue().completed.signal()
+                    reference.release()
+                }, reference.toOpaque())
+        }
     }
 
     /// What nats.c's connection callbacks report: the state, and reconnections.
-    final class ConnectionEvents: Sendable {
-        private let stateCode = Atomic<UInt8>(NATSBridgeState.reconnecting.code)
+    package final class ConnectionEvents: Sendable {
+        private let stateCode = Atomic<UInt8>(NATSConnectionState.reconnecting.rawValue)
         /// Connections made so far, the first one included.
-        let connections = Atomic<Int>(0)
+        package let connections = Atomic<Int>(0)
         /// Set by ``NATSConnection/close()`` before it closes, so that the closed callback knows
         /// the bridge was closed rather than given up on.
         let closing = Atomic<Bool>(false)
@@ -301,7 +327,8 @@
         /// Called once connected, the first time and after each reconnection.
         private let onConnected: @Sendable () -> Void
 
-        init(onConnected: @escaping @Sendable () -> Void) {
+        /// Creates the events of a connection to be made; `onConnected` runs on nats.c's thread.
+        package init(onConnected: @escaping @Sendable () -> Void) {
             self.onConnected = onConnected
         }
 
@@ -309,10 +336,13 @@
             Unmanaged<ConnectionEvents>.fromOpaque(closure!).takeUnretainedValue()
         }
 
-        var state: NATSBridgeState { NATSBridgeState(code: stateCode.load(ordering: .acquiring)) }
+        /// Where the connection stands now.
+        package var state: NATSConnectionState {
+            NATSConnectionState(rawValue: stateCode.load(ordering: .acquiring)) ?? .closed
+        }
 
-        func setState(_ state: NATSBridgeState) {
-            stateCode.store(state.code, ordering: .releasing)
+        func setState(_ state: NATSConnectionState) {
+            stateCode.store(state.rawValue, ordering: .releasing)
         }
 
         func connected(again: Bool) {
@@ -361,26 +391,6 @@
             let base = min(maximum, minimum << UInt(doublings))
             let jitter = UInt.random(in: 0...max(1, base / 5))
             return Int64(base + jitter)
-        }
-    }
-
-    extension NATSBridgeState {
-        fileprivate var code: UInt8 {
-            switch self {
-            case .connected: 0
-            case .reconnecting: 1
-            case .disconnected: 2
-            case .closed: 3
-            }
-        }
-
-        fileprivate init(code: UInt8) {
-            switch code {
-            case 0: self = .connected
-            case 1: self = .reconnecting
-            case 2: self = .disconnected
-            default: self = .closed
-            }
         }
     }
 

@@ -36,7 +36,7 @@
         }
 
         /// Connects to `url`.
-        package init(url: String) throws(NATSBridgeError) {
+        package init(url: String) throws(NATSClientError) {
             var connection: OpaquePointer?
             let status = natsConnection_ConnectTo(&connection, url)
             guard status == NATS_OK, let connection else {
