@@ -28,8 +28,8 @@ struct SubscriberCounts: Equatable {
         case .reclaimed:
             live = max(0, live - change.count)
             reclaimed += change.count
-        case .leakSuspected, .leakCleared:
-            // About an object, not a type's subscriptions.
+        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler:
+            // About an object or a delivery, not a type's subscriptions.
             break
         }
     }

@@ -201,6 +201,8 @@ struct DashboardView {
         case .reclaimed: return style(bold: true, color: .yellow)
         case .leakSuspected: return style(bold: true, color: .red)
         case .leakCleared: return style(color: .green)
+        case .cascadeStopped, .handlerFailed: return style(bold: true, color: .red)
+        case .slowHandler: return style(bold: true, color: .yellow)
         }
     }
 

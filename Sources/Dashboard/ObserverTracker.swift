@@ -101,7 +101,7 @@ struct ObserverTracker {
             reportedSuspects[id] = change
         case .leakCleared:
             reportedSuspects[id] = nil
-        case .subscribed, .duplicateSubscription, .cancelled:
+        case .subscribed, .duplicateSubscription, .cancelled, .cascadeStopped, .handlerFailed, .slowHandler:
             break
         }
     }

@@ -25,14 +25,17 @@ public struct EventTypeStatistics: Sendable, Hashable {
     /// Publishes that reached no subscriber of this type (wildcard observers do not count, so a
     /// monitor does not hide events nobody handles).
     public let unheard: Int
+    /// Handler calls for events of this type that threw.
+    public let handlerFailures: Int
 
     /// Creates statistics; the bus makes these, and tests and replays may too.
     public init(
         typeName: String, qualifiedTypeName: String? = nil, liveSubscribers: Int = 0,
         deadSubscribers: Int = 0, reclaimedSubscribers: Int = 0, unsubscribedSubscribers: Int = 0,
         cancelledSubscribers: Int = 0, duplicateSubscriptions: Int = 0, published: Int = 0,
-        delivered: Int = 0, unheard: Int = 0
+        delivered: Int = 0, unheard: Int = 0, handlerFailures: Int = 0
     ) {
+        self.handlerFailures = handlerFailures
         self.typeName = typeName
         self.qualifiedTypeName = qualifiedTypeName ?? typeName
         self.liveSubscribers = liveSubscribers
@@ -78,14 +81,18 @@ public struct BusSnapshot: Sendable, Hashable {
     /// ``EventBus/snapshot(instancesPerClass:)``: per class, the leak suspects, then the dead,
     /// then the newest live ones; empty otherwise.
     public let instances: [ObserverInstance]
+    /// Handler calls per observer class (or token) and event type, worst first: timed while
+    /// anything watched the bus, failures always. Subscriptions that ended keep their counts.
+    public let handlers: [HandlerStatistics]
 
     /// Creates a snapshot; the bus makes these, and tests and replays may too.
     public init(
         busName: String, eventTypes: [EventTypeStatistics], wildcardObservers: Int,
         deadWildcardObservers: Int = 0, reclaimedWildcardObservers: Int = 0, wildcardDeliveries: Int = 0,
         observers: [ObserverStatistics] = [], leakSuspects: [LeakSuspect] = [],
-        instances: [ObserverInstance] = []
+        instances: [ObserverInstance] = [], handlers: [HandlerStatistics] = []
     ) {
+        self.handlers = handlers
         self.observers = observers
         self.leakSuspects = leakSuspects
         self.instances = instances

@@ -18,8 +18,14 @@ struct BusState {
     private(set) var wildcard: SlotRecord
     /// The observer objects holding subscriptions, and the objects expected to be deallocated.
     private(set) var observers = ObserverTable()
+    /// The handler counts of subscriptions that ended, so that a snapshot keeps them.
+    private(set) var endedHandlers: [HandlerKey: HandlerTotals] = [:]
     /// Observers of changes in who listens, called after the lock is released.
-    private(set) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = []
+    private(set) var lifecycleObservers: [Entry<SubscriberLifecycleEvent>] = [] {
+        didSet { lifecycleWatch.set(!lifecycleObservers.isEmpty) }
+    }
+    /// Whether there are lifecycle observers, for publishes to read without the lock.
+    private let lifecycleWatch: WatchFlag
     /// Snapshots that changes retired, and entries they removed, that publishes may still read.
     private var retired = RetiredSnapshots()
     /// The identifier of the last subscription made.
@@ -37,9 +43,10 @@ struct BusState {
     /// - Parameters:
     ///   - wildcardSlot: The slot of the bus's wildcard observers.
     ///   - clock: Where the time of deadline checks comes from.
-    init(wildcardSlot: TypeSlot, clock: BusClock) {
+    init(wildcardSlot: TypeSlot, clock: BusClock, lifecycleWatch: WatchFlag) {
         wildcard = SlotRecord(slot: wildcardSlot)
         self.clock = clock
+        self.lifecycleWatch = lifecycleWatch
     }
 
     // MARK: - Reading
@@ -306,6 +313,13 @@ struct BusState {
         return counts
     }
 
+    /// Tells lifecycle observers of `event`, once the lock is released.
+    func report(_ event: SubscriberLifecycleEvent) -> AfterUnlock {
+        var changes = startChanges()
+        changes.append(event)
+        return changes.finish(notifying: lifecycleObservers)
+    }
+
     /// An empty list of changes, which records lifecycle events only if someone observes them.
     private func startChanges() -> LifecycleChanges {
         LifecycleChanges(enabled: !lifecycleObservers.isEmpty)
@@ -318,6 +332,12 @@ struct BusState {
     ) -> [SubscriberEntry] {
         let (removed, snapshot) = slot.removeEntries(where: predicate)
         self[record: slot].noteRemoved(removed)
+        for entry in removed {
+            let totals = entry.measurements.totals
+            guard !totals.isEmpty else { continue }
+            let key = HandlerKey(observerTypeName: entry.observerTypeName, eventTypeName: slot.name)
+            endedHandlers[key] = (endedHandlers[key] ?? HandlerTotals()) + totals
+        }
         retired.retire(snapshot, removing: removed)
         return removed
     }

@@ -1,4 +1,5 @@
-/// One event as a wildcard monitor sees it: the event, its type's name, and its reach.
+/// One event as a wildcard monitor sees it: the event, its type's name, its reach, and where it
+/// came from.
 public struct DeliveryRecord: Sendable {
     /// The event that was published.
     public let event: any Event
@@ -7,11 +8,26 @@ public struct DeliveryRecord: Sendable {
     /// How many typed subscribers received the event (or had it queued to them); wildcard
     /// observers are not counted.
     public let receivers: Int
+    /// The event's number on its bus: unique, and increasing in the order of the `publish`
+    /// calls. Numbers are given while someone watches the bus, so they may skip.
+    public let eventID: UInt64
+    /// The ``eventID`` of the event whose handler published this one, on the same thread or
+    /// through a queued or main-actor delivery; `nil` for a publish made outside any handler
+    /// of this bus.
+    public let causeID: UInt64?
+    /// Where `publish` was called, when the caller's site is known.
+    public let site: PublishSite?
 
-    /// Creates a record; the bus makes these, and tests may too.
-    public init(event: any Event, eventTypeName: String, receivers: Int) {
+    /// Creates a record; the bus makes these, and tests and replays may too.
+    public init(
+        event: any Event, eventTypeName: String, receivers: Int, eventID: UInt64 = 0,
+        causeID: UInt64? = nil, site: PublishSite? = nil
+    ) {
         self.event = event
         self.eventTypeName = eventTypeName
         self.receivers = receivers
+        self.eventID = eventID
+        self.causeID = causeID
+        self.site = site
     }
 }

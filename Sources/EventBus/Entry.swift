@@ -12,6 +12,16 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
             scheduler: scheduler)
     }
 
+    /// Offers `event` to the handler, on this thread or through the entry's scheduler, timing
+    /// the call when `timer` is given.
+    @inline(__always)
+    func offer(
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?
+    ) -> DeliveryOutcome where Payload: Sendable {
+        if let timer { return offerTimed(event, marker: marker, timer: timer) }
+        return offer(event, marker: marker)
+    }
+
     /// Offers `event` to the handler, on this thread or through the entry's scheduler.
     ///
     /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
@@ -20,7 +30,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     func offer(
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil
     ) -> DeliveryOutcome where Payload: Sendable {
-        if let scheduler, let outcome = offerThroughScheduler(event, scheduler) {
+        if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: nil) {
             return outcome
         }
         if observerID == nil {
@@ -46,30 +56,65 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     /// plain handlers' path stays as small as it was without this branch.
     @inline(never)
     private func offerThroughScheduler(
-        _ event: Payload, _ scheduler: any DeliveryScheduler
+        _ event: Payload, _ scheduler: any DeliveryScheduler, timer: HandlerTimer?
     ) -> DeliveryOutcome? where Payload: Sendable {
         if isCancelled { return .skipped }
         if observerID != nil && observer == nil { return .observerDied }
         // A main-actor handler offered an event on the main actor runs now, like the plain
         // handlers around it; everything else waits for its queue or actor.
         if scheduler.runsInlineNow() { return nil }
-        scheduler.schedule { self.deliverScheduled(event) }
+        let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
+        scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
         return .scheduled
     }
 
     /// Runs the handler for a delivery that waited on a queue or an actor, unless the entry was
     /// cancelled or its observer died meanwhile. The waiting job holds the entry, never the
     /// observer, so a queued delivery does not keep a screen alive.
-    private func deliverScheduled(_ event: Payload) {
+    ///
+    /// - Parameter cause: The event being delivered when this one was scheduled; what the
+    ///   handler publishes names it as its cause and counts in its cascade.
+    private func deliverScheduled(_ event: Payload, cause: ScheduledCause?, timer: HandlerTimer?) {
         let observer = self.observer
         if observerID != nil && observer == nil { return }
         guard beginDelivery() else { return }
         let thread = ThreadDeliveryState.current
         thread.queuedHandlerDepth += 1
-        handler(event)
+        let outerCause = thread.scheduledCause
+        thread.scheduledCause = cause
+        if let timer {
+            let start = System.handlerClockNanoseconds()
+            handler(event)
+            timer.record(System.handlerClockNanoseconds() - start, for: self)
+        } else {
+            handler(event)
+        }
+        thread.scheduledCause = outerCause
         thread.queuedHandlerDepth -= 1
         endDelivery()
         withExtendedLifetime(observer) {}
         counters.recordDeliveries(1)
+    }
+
+    /// ``offer(_:marker:)`` with the call timed, while someone watches the bus. Kept out of line,
+    /// so that the path with nobody watching stays as small as it was.
+    @inline(never)
+    private func offerTimed(
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer
+    ) -> DeliveryOutcome where Payload: Sendable {
+        if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: timer) {
+            return outcome
+        }
+        // Held strongly for the call, which keeps the observer alive until the handler returns.
+        let observer = self.observer
+        if observerID != nil && observer == nil { return .observerDied }
+        guard beginDelivery(marker) else { return .skipped }
+        let start = System.handlerClockNanoseconds()
+        handler(event)
+        let elapsed = System.handlerClockNanoseconds() - start
+        endDelivery(marker)
+        withExtendedLifetime(observer) {}
+        timer.record(elapsed, for: self)
+        return .delivered
     }
 }

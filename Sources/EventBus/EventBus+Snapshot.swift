@@ -41,7 +41,7 @@ extension EventBus {
             observers.reserveCapacity(state.observers.records.count)
             for record in state.observers.records.values { observers.append(ObserverCopy(record)) }
             return (
-                lists: lists, wildcardEntries: state.wildcard.slot.copyEntries(),
+                lists: lists, wildcardEntries: state.wildcard.slot.copyEntries(), endedHandlers: state.endedHandlers,
                 wildcardReclaimed: state.wildcard.reclaimed, observers: observers,
                 classNames: state.observers.classNames, reclaimedPerClass: state.observers.reclaimedPerClass,
                 suspects: state.observers.watches.compactMap { watch in
@@ -52,9 +52,22 @@ extension EventBus {
             )
         }
 
+        let handlers = Self.handlerStatistics(
+            lists: copied.lists.map { ($0.1.typeName, $0.0) } + [
+                (SubscriberLifecycleEvent.wildcardTypeName, copied.wildcardEntries)
+            ],
+            ended: copied.endedHandlers)
+        var failuresPerType: [String: Int] = [:]
+        var failuresPerClass: [String: Int] = [:]
+        for row in handlers where row.failures > 0 {
+            failuresPerType[row.eventTypeName, default: 0] += row.failures
+            if let name = row.observerTypeName { failuresPerClass[name, default: 0] += row.failures }
+        }
         let types = copied.lists.map { entries, counters in
             let (live, dead) = Self.countLiveAndDead(entries)
-            return counters.with(liveSubscribers: live, deadSubscribers: dead)
+            return counters.with(
+                liveSubscribers: live, deadSubscribers: dead,
+                handlerFailures: failuresPerType[counters.typeName] ?? 0)
         }
         let (wildcardLive, wildcardDead) = Self.countLiveAndDead(copied.wildcardEntries)
         let now = clock.now()
@@ -77,7 +90,7 @@ extension EventBus {
         }.sorted { $0.overdue > $1.overdue }
         let observers = Self.observerStatistics(
             copied.observers, alive: alive, classNames: copied.classNames,
-            reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects)
+            reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects, failuresPerClass: failuresPerClass)
         let instances =
             instancesPerClass > 0
             ? instances(
@@ -89,7 +102,29 @@ extension EventBus {
             wildcardObservers: wildcardLive, deadWildcardObservers: wildcardDead,
             reclaimedWildcardObservers: copied.wildcardReclaimed,
             wildcardDeliveries: wildcardSlot.counters.deliveredCount, observers: observers,
-            leakSuspects: suspects, instances: instances)
+            leakSuspects: suspects, instances: instances, handlers: handlers)
+    }
+
+    /// The handler counts of every subscription in `lists` (type name and entries), with those
+    /// of subscriptions that ended, per observer class (or token) and type, worst first.
+    private static func handlerStatistics(
+        lists: [(String, [SubscriberEntry])], ended: [HandlerKey: HandlerTotals]
+    ) -> [HandlerStatistics] {
+        var totals = ended
+        for (typeName, entries) in lists {
+            for entry in entries {
+                let measured = entry.measurements.totals
+                guard !measured.isEmpty else { continue }
+                let key = HandlerKey(observerTypeName: entry.observerTypeName, eventTypeName: typeName)
+                totals[key] = (totals[key] ?? HandlerTotals()) + measured
+            }
+        }
+        return totals.map { key, totals in
+            HandlerStatistics(
+                observerTypeName: key.observerTypeName, eventTypeName: key.eventTypeName, calls: totals.calls,
+                total: .nanoseconds(totals.nanoseconds), maximum: .nanoseconds(totals.maximum),
+                slowCalls: totals.slowCalls, failures: totals.failures)
+        }.sorted { $0.isWorse(than: $1) }
     }
 
     /// What a snapshot copies of an observer's record under the lock: one retain, and no
@@ -113,7 +148,7 @@ extension EventBus {
     private static func observerStatistics(
         _ observers: ContiguousArray<ObserverCopy>, alive: [Bool], classNames: [String],
         reclaimedPerClass: [Int],
-        suspects: [LeakSuspect]
+        suspects: [LeakSuspect], failuresPerClass: [String: Int]
     ) -> [ObserverStatistics] {
         var live = [Int](repeating: 0, count: classNames.count)
         var dead = live
@@ -140,7 +175,8 @@ extension EventBus {
                 liveSubscriptions: liveSubscriptions[classIndex],
                 deadSubscriptions: deadSubscriptions[classIndex],
                 reclaimedInstances: reclaimedPerClass[classIndex],
-                leakSuspects: suspectsPerClass[classNames[classIndex]] ?? 0)
+                leakSuspects: suspectsPerClass[classNames[classIndex]] ?? 0,
+                handlerFailures: failuresPerClass[classNames[classIndex]] ?? 0)
         }.filter { row in
             // Classes whose objects only ever cancelled their tokens while alive leave nothing to
             // show.
@@ -209,12 +245,12 @@ extension EventBus {
 
 extension EventTypeStatistics {
     /// These counters with the given subscriber counts.
-    func with(liveSubscribers: Int, deadSubscribers: Int) -> EventTypeStatistics {
+    func with(liveSubscribers: Int, deadSubscribers: Int, handlerFailures: Int) -> EventTypeStatistics {
         EventTypeStatistics(
             typeName: typeName, qualifiedTypeName: qualifiedTypeName, liveSubscribers: liveSubscribers,
             deadSubscribers: deadSubscribers, reclaimedSubscribers: reclaimedSubscribers,
             unsubscribedSubscribers: unsubscribedSubscribers, cancelledSubscribers: cancelledSubscribers,
             duplicateSubscriptions: duplicateSubscriptions, published: published, delivered: delivered,
-            unheard: unheard)
+            unheard: unheard, handlerFailures: handlerFailures)
     }
 }

@@ -57,24 +57,60 @@ public final class EventBus: Sendable {
     let mainActorMailbox = ActorMailbox(.mainActor)
     /// Where the bus reads the time (never while publishing).
     let clock: BusClock
+    /// The numbers given to events published while someone watches the bus.
+    let eventNumbers = EventNumbers()
+    /// Set while the bus has lifecycle observers; with wildcard observers, what makes the bus
+    /// time its handlers.
+    let lifecycleWatch = WatchFlag()
+    /// ``slowHandlerThreshold`` in nanoseconds, as handler times are measured.
+    let slowHandlerNanoseconds: Int
+    /// Paces the reports of slow calls and of failures.
+    let slowCallReports = ReportPacer(perSecond: 10)
+    let failureReports = ReportPacer(perSecond: 100)
+
+    /// How many events one top-level publish may set off, directly or through handlers that
+    /// publish in turn, before the bus stops delivering that cascade; `nil` for no limit.
+    ///
+    /// Two handlers that publish each other's event would otherwise never let `publish` return.
+    /// Past the limit the bus delivers no more of the cascade, reports a
+    /// ``SubscriberLifecycleEvent/Kind/cascadeStopped`` event naming the loop, and goes on
+    /// serving every other publish.
+    public let cascadeLimit: Int?
+    /// How long a handler call may take before the bus reports it as slow, while someone
+    /// watches the bus: 16 ms, a frame at 60 Hz, by default.
+    public let slowHandlerThreshold: Duration
 
     /// Creates an independent bus.
     ///
-    /// - Parameter name: A name that monitors show for this bus.
-    public convenience init(name: String = "EventBus") {
-        self.init(name: name, clock: .continuous)
+    /// - Parameters:
+    ///   - name: A name that monitors show for this bus.
+    ///   - cascadeLimit: How many events one top-level publish may set off before the bus stops
+    ///     the cascade (see ``cascadeLimit``); `nil` for no limit.
+    ///   - slowHandlerThreshold: How long a handler call may take before it is reported as slow.
+    public convenience init(
+        name: String = "EventBus", cascadeLimit: Int? = 10_000, slowHandlerThreshold: Duration = .milliseconds(16)
+    ) {
+        self.init(
+            name: name, clock: .continuous, cascadeLimit: cascadeLimit, slowHandlerThreshold: slowHandlerThreshold)
     }
 
     /// Creates an independent bus that reads the time from `clock`.
-    package init(name: String = "EventBus", clock: BusClock) {
+    package init(
+        name: String = "EventBus", clock: BusClock, cascadeLimit: Int? = 10_000,
+        slowHandlerThreshold: Duration = .milliseconds(16)
+    ) {
         self.name = name
         self.clock = clock
+        self.cascadeLimit = cascadeLimit.map { max(0, $0) }
+        self.slowHandlerThreshold = slowHandlerThreshold
+        let (seconds, attoseconds) = slowHandlerThreshold.components
+        slowHandlerNanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
         let wildcardSlot = TypeSlot(
             typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
             name: SubscriberLifecycleEvent.wildcardTypeName,
             qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
         self.wildcardSlot = wildcardSlot
-        state = LockedValue(BusState(wildcardSlot: wildcardSlot, clock: clock))
+        state = LockedValue(BusState(wildcardSlot: wildcardSlot, clock: clock, lifecycleWatch: lifecycleWatch))
     }
 
     // MARK: - Publishing
@@ -84,23 +120,189 @@ public final class EventBus: Sendable {
     /// Synchronous subscribers have run when this returns, unless it is called from inside a
     /// handler: then the event is delivered right after the current one, on this thread.
     ///
-    /// - Parameter event: The event to deliver.
-    public func publish<T: Event>(event: T) {
-        publish(event)
+    /// - Parameters:
+    ///   - event: The event to deliver.
+    ///   - fileID: The calling file, which monitors show; leave it to the default.
+    ///   - line: The calling line, which monitors show; leave it to the default.
+    public func publish<T: Event>(event: T, fileID: StaticString = #fileID, line: UInt = #line) {
+        publish(event, fileID: fileID, line: line)
     }
 
     /// Delivers `event` to the subscribers of its type, then to wildcard observers.
     ///
-    /// - Parameter event: The event to deliver.
-    public func publish<T: Event>(_ event: T) {
+    /// - Parameters:
+    ///   - event: The event to deliver.
+    ///   - fileID: The calling file, which monitors show; leave it to the default.
+    ///   - line: The calling line, which monitors show; leave it to the default.
+    public func publish<T: Event>(_ event: T, fileID: StaticString = #fileID, line: UInt = #line) {
         ThreadDeliveryState.currentUnretained.borrow { thread in
             let busID = ObjectIdentifier(self)
             if let index = thread.frameIndex(of: busID) {
-                thread.frames[index].pending.append { self.deliver(event, on: thread) }
+                publishFromHandler(event, fileID: fileID, line: line, frame: index, on: thread)
                 return
             }
-            thread.runDeliveryLoop(for: busID) { deliver(event, on: thread) }
+            if let cause = thread.scheduledCause {
+                publishFromScheduledHandler(event, fileID: fileID, line: line, cause: cause, on: thread)
+                return
+            }
+            let origin = PublishOrigin(
+                eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: 0, type: T.self,
+                fileID: fileID, line: line)
+            let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: nil) {
+                deliver(event, origin, on: thread)
+            }
+            if let cascade { finish(cascade) }
         }
+    }
+
+    // MARK: - Cascades
+
+    /// Queues `event`, published by a handler of the delivery loop running in `frame`, behind
+    /// the current event, unless its cascade has reached the limit. Kept out of line, so that a
+    /// top-level publish stays small.
+    @inline(never)
+    private func publishFromHandler<T: Event>(
+        _ event: T, fileID: StaticString, line: UInt, frame index: Int, on thread: ThreadDeliveryState
+    ) {
+        guard !thread.frames[index].halted else { return }
+        let parent: (eventID: UInt64, type: any Event.Type)
+        if let scheduled = thread.scheduledCause, scheduled.bus == ObjectIdentifier(self) {
+            // A queued delivery that this loop ran in place, on the main actor.
+            parent = (scheduled.eventID, scheduled.type)
+        } else {
+            parent = (thread.frames[index].current.eventID, thread.frames[index].current.type)
+        }
+        let origin = PublishOrigin(
+            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID, type: T.self,
+            fileID: fileID, line: line)
+        if let cascadeLimit {
+            guard admit(origin, parentType: parent.type, limit: cascadeLimit, frame: index, on: thread) else {
+                return
+            }
+        }
+        thread.frames[index].pending.append(
+            ThreadDeliveryState.PendingDelivery(origin: origin) { self.deliver(event, origin, on: thread) })
+    }
+
+    /// Counts one more event in the cascade of the loop running in `frame`; notes its step once
+    /// the cascade is past half its limit, and stops the cascade past the limit.
+    ///
+    /// - Returns: Whether the event may be delivered.
+    private func admit(
+        _ origin: PublishOrigin, parentType: any Event.Type, limit: Int, frame index: Int,
+        on thread: ThreadDeliveryState
+    ) -> Bool {
+        let shared = thread.frames[index].record?.shared
+        let count: Int
+        if let shared {
+            if shared.stopped.load(ordering: .acquiring) {
+                halt(frame: index, on: thread)
+                return false
+            }
+            count = shared.published.wrappingAdd(1, ordering: .relaxed).newValue
+        } else {
+            thread.frames[index].cascadeCount += 1
+            count = thread.frames[index].cascadeCount
+        }
+        // A cascade this large is probably a loop: from here on its steps are noted, so that its
+        // report can name the loop. Smaller cascades note nothing.
+        guard count > limit / 2 else { return true }
+        let step = CascadeStep(type: origin.type, site: origin.site, parentType: parentType)
+        let record = thread.frames[index].record ?? CascadeRecord()
+        thread.frames[index].record = record
+        if count <= limit {
+            if let shared {
+                shared.steps.withLock { $0[ObjectIdentifier(origin.type)] = step }
+            } else {
+                record.steps[ObjectIdentifier(origin.type)] = step
+            }
+            return true
+        }
+        halt(frame: index, on: thread)
+        // On several threads, the first to stop it reports it.
+        if shared.map({ !$0.stopped.exchange(true, ordering: .acquiringAndReleasing) }) ?? true {
+            record.stop = CascadeStop(refused: step, count: count - 1)
+        }
+        return false
+    }
+
+    /// Stops the loop running in `frame`: what is queued goes, and nothing more is queued.
+    private func halt(frame index: Int, on thread: ThreadDeliveryState) {
+        thread.frames[index].halted = true
+        thread.frames[index].pending.removeAll()
+    }
+
+    /// Publishes `event` from the handler of a delivery that waited on a queue or an actor: it
+    /// is counted in the cascade of the event that was delivered, and names it as its cause.
+    @inline(never)
+    private func publishFromScheduledHandler<T: Event>(
+        _ event: T, fileID: StaticString, line: UInt, cause: ScheduledCause, on thread: ThreadDeliveryState
+    ) {
+        let busID = ObjectIdentifier(self)
+        let sameBus = cause.bus == busID
+        let origin = PublishOrigin(
+            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: sameBus ? cause.eventID : 0,
+            type: T.self, fileID: fileID, line: line)
+        var record: CascadeRecord?
+        if sameBus, let cascadeLimit {
+            let shared = cause.cascade
+            guard !shared.stopped.load(ordering: .acquiring) else { return }
+            let count = shared.published.wrappingAdd(1, ordering: .relaxed).newValue
+            let step = CascadeStep(type: T.self, site: origin.site, parentType: cause.type)
+            if count > cascadeLimit {
+                if !shared.stopped.exchange(true, ordering: .acquiringAndReleasing) {
+                    report(CascadeStop(refused: step, count: count - 1), steps: shared.steps.current)
+                }
+                return
+            }
+            if count > cascadeLimit / 2 { shared.steps.withLock { $0[ObjectIdentifier(T.self)] = step } }
+            let continued = CascadeRecord()
+            continued.shared = shared
+            record = continued
+        }
+        let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: record) {
+            deliver(event, origin, on: thread)
+        }
+        if let cascade { finish(cascade) }
+    }
+
+    /// Reports the cascade `record` stopped, if it stopped one.
+    @inline(never)
+    private func finish(_ record: CascadeRecord) {
+        guard let stop = record.stop else { return }
+        var steps = record.steps
+        if let shared = record.shared {
+            steps.merge(shared.steps.current) { local, _ in local }
+        }
+        report(stop, steps: steps)
+    }
+
+    /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most.
+    func reportSlowCall(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
+        guard slowCallReports.allows(now: System.handlerClockNanoseconds()) else { return }
+        let event = SubscriberLifecycleEvent(
+            kind: .slowHandler, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
+            observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
+        update { ((), $0.report(event)) }
+    }
+
+    /// Counts a handler's failure and reports it, a hundred a second at most.
+    func reportFailure(of entry: SubscriberEntry, typeName: String, error: any Error) {
+        entry.measurements.failures.wrappingAdd(1, ordering: .relaxed)
+        guard failureReports.allows(now: System.handlerClockNanoseconds()) else { return }
+        let event = SubscriberLifecycleEvent(
+            kind: .handlerFailed, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
+            observerID: entry.observerRecord?.serial, reason: String(describing: error))
+        update { ((), $0.report(event)) }
+    }
+
+    /// Tells lifecycle observers that a cascade was stopped, and which loop it was.
+    private func report(_ stop: CascadeStop, steps: [ObjectIdentifier: CascadeStep]) {
+        let account = stop.account(steps: steps) { String(describing: $0) }
+        let event = SubscriberLifecycleEvent(
+            kind: .cascadeStopped, eventTypeName: String(describing: stop.refused.type), count: stop.count,
+            reason: account)
+        update { ((), $0.report(event)) }
     }
 
     // MARK: - Internals
@@ -114,15 +316,17 @@ public final class EventBus: Sendable {
 
     func add<T: Event>(
         _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
-        handler: @escaping @Sendable (T) -> Void
+        failureSink: FailureSink? = nil, handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
         let now = clock.now()
         let (entry, slot) = update { state in
             let slot = state.slot(for: type)
             let (entry, after) = state.subscribe(to: slot, observer: observer, now: now) { id, record in
-                Entry<T>(
+                let entry = Entry<T>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
                     scheduler: scheduler, handler: handler)
+                failureSink?.entry = entry
+                return entry
             }
             return ((entry, slot), after)
         }
@@ -130,16 +334,18 @@ public final class EventBus: Sendable {
     }
 
     func addWildcard(
-        observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
+        observer: AnyObject?, scheduler: (any DeliveryScheduler)?, failureSink: FailureSink? = nil,
         handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
         let slot = wildcardSlot
         let now = clock.now()
         let entry = update { state in
             state.subscribe(to: slot, observer: observer, now: now) { id, record in
-                Entry<DeliveryRecord>(
+                let entry = Entry<DeliveryRecord>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
                     scheduler: scheduler, handler: handler)
+                failureSink?.entry = entry
+                return entry
             }
         }
         return Subscription(bus: self, entry: entry, location: .wildcard)
@@ -167,7 +373,7 @@ public final class EventBus: Sendable {
     static let publishesPerSweepStep = 256
 
     /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
-    private func deliver<T: Event>(_ event: T, on thread: ThreadDeliveryState) {
+    private func deliver<T: Event>(_ event: T, _ origin: PublishOrigin, on thread: ThreadDeliveryState) {
         let type = ObjectIdentifier(T.self)
         // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
         // or a `deinit` it triggers, may publish on another bus and replace cache entries.
@@ -188,7 +394,7 @@ public final class EventBus: Sendable {
         }
         // The bus keeps its slots for as long as it lives, and it is alive here (UnsafeReference,
         // invariant 1).
-        slot.borrow { deliver(event, to: $0, on: thread) }
+        slot.borrow { deliver(event, origin, to: $0, on: thread) }
     }
 
     /// Finds the slot of `type` under the lock, for a publish that missed the thread's cache,
@@ -215,12 +421,17 @@ public final class EventBus: Sendable {
     /// its outer delivery's lists. Either way both lists are taken before any handler runs, so
     /// a subscription made during the delivery does not receive the event.
     @inline(__always)
-    private func deliver<T: Event>(_ event: T, to slot: TypeSlot, on thread: ThreadDeliveryState) {
+    private func deliver<T: Event>(
+        _ event: T, _ origin: PublishOrigin, to slot: TypeSlot, on thread: ThreadDeliveryState
+    ) {
         // Borrowed, like the thread's state: the counters keep their stripes for their lifetime
         // (UnsafeReference, invariant 3).
         let stripe = slot.counters.stripe(thread.counterStripe)
         stripe.borrow { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
+        // While anything watches the bus, every handler call is timed (out of line).
+        let timer =
+            hasWildcards || lifecycleWatch.isSet ? HandlerTimer(bus: self, typeName: slot.name) : nil
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
         // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
@@ -230,12 +441,14 @@ public final class EventBus: Sendable {
             typedCount: Int, typedEntry: (Int) -> UnsafeReference<SubscriberEntry>, watcherCount: Int,
             watcher: (Int) -> UnsafeReference<SubscriberEntry>, marker: DeliveryMarker?
         ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
-            let typed = Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
+            let typed = Self.offer(
+                event, to: typedCount, Entry<T>.self, marker: marker, timer: timer, entry: typedEntry)
             guard watcherCount > 0 else { return (typed, DeliveryTally()) }
             let record = DeliveryRecord(
-                event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled)
+                event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
+                eventID: origin.eventID, causeID: origin.causeID == 0 ? nil : origin.causeID, site: origin.site)
             let wildcards = Self.offer(
-                record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, entry: watcher)
+                record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, timer: timer, entry: watcher)
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -302,13 +515,13 @@ public final class EventBus: Sendable {
     @inline(__always)
     private static func offer<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
-        entry: (Int) -> UnsafeReference<SubscriberEntry>
+        timer: HandlerTimer?, entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         for index in 0..<count {
             // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome = entry(index).borrow(as: entryType) { $0.offer(payload, marker: marker) }
+            let outcome = entry(index).borrow(as: entryType) { $0.offer(payload, marker: marker, timer: timer) }
             switch outcome {
             case .delivered: tally.delivered += 1
             case .scheduled: tally.scheduled += 1

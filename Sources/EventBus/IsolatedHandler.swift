@@ -48,6 +48,30 @@ struct IsolatedHandler<Payload>: Sendable {
         callInIsolation = plain.handler
     }
 
+    /// A handler that may throw, its errors handed to `failed` with the payload, in the
+    /// handler's isolation; read as a plain one as ``init(_:)`` explains.
+    init(
+        throwing handler: @escaping @Sendable @isolated(any) (Payload) throws -> Void,
+        failed: @escaping @Sendable (Payload, any Error) -> Void
+    ) {
+        isolation = handler.isolation
+        precondition(
+            MemoryLayout<IsolatedThrowingStorage<Payload>>.size == MemoryLayout<PlainThrowingStorage<Payload>>.size,
+            "an @isolated(any) function no longer has the layout of a plain one")
+        var stored = IsolatedThrowingStorage(handler: handler)
+        let plain = withUnsafePointer(to: &stored) { pointer in
+            UnsafeRawPointer(pointer).load(as: PlainThrowingStorage<Payload>.self)
+        }
+        let call = plain.handler
+        callInIsolation = { payload in
+            do {
+                try call(payload)
+            } catch {
+                failed(payload, error)
+            }
+        }
+    }
+
     /// Whether the handler is isolated to the main actor.
     var isMainActor: Bool {
         guard let isolation else { return false }
@@ -63,4 +87,14 @@ private struct IsolatedStorage<Payload> {
 /// A stored plain handler, the same shape as ``IsolatedStorage``.
 private struct PlainStorage<Payload> {
     let handler: @Sendable (Payload) -> Void
+}
+
+/// A stored throwing `@isolated(any)` handler, to be read as a ``PlainThrowingStorage``.
+private struct IsolatedThrowingStorage<Payload> {
+    let handler: @Sendable @isolated(any) (Payload) throws -> Void
+}
+
+/// A stored throwing plain handler, the same shape as ``IsolatedThrowingStorage``.
+private struct PlainThrowingStorage<Payload> {
+    let handler: @Sendable (Payload) throws -> Void
 }

@@ -21,12 +21,15 @@ public struct ObserverStatistics: Sendable, Hashable {
     /// Instances still alive after the time ``EventBus/expectDeallocation(of:within:reason:)``
     /// gave them.
     public let leakSuspects: Int
+    /// Handler calls of the class's subscriptions that threw.
+    public let handlerFailures: Int
 
     /// Creates statistics; the bus makes these, and tests and replays may too.
     public init(
         className: String, liveInstances: Int = 0, deadInstances: Int = 0, liveSubscriptions: Int = 0,
-        deadSubscriptions: Int = 0, reclaimedInstances: Int = 0, leakSuspects: Int = 0
+        deadSubscriptions: Int = 0, reclaimedInstances: Int = 0, leakSuspects: Int = 0, handlerFailures: Int = 0
     ) {
+        self.handlerFailures = handlerFailures
         self.className = className
         self.liveInstances = liveInstances
         self.deadInstances = deadInstances
@@ -130,5 +133,58 @@ extension Duration {
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         let tenths = milliseconds / 100
         return "\(tenths / 10).\(tenths % 10) s"
+    }
+}
+
+/// The handler calls of one observer class's subscriptions (or of token subscriptions) to one
+/// event type, as ``EventBus/snapshot()`` reports them.
+///
+/// Calls are timed while anything watches the bus (a delivery or lifecycle observer, a tap, a
+/// bridge's monitoring); failures are counted always. Times come from a clock cheap enough for
+/// every call, which on Linux advances once a kernel tick (1-4 ms): a single short call may
+/// read 0 or a whole tick, totals and averages over many calls come out right, and one long
+/// call comes out right to a tick.
+public struct HandlerStatistics: Sendable, Hashable {
+    /// The observer's class, or `nil` for subscriptions made with a token and no observer.
+    public let observerTypeName: String?
+    /// The event type, or ``SubscriberLifecycleEvent/wildcardTypeName`` for wildcard handlers.
+    public let eventTypeName: String
+    /// Calls timed.
+    public let calls: Int
+    /// Their total time.
+    public let total: Duration
+    /// The longest call.
+    public let maximum: Duration
+    /// Calls longer than ``EventBus/slowHandlerThreshold``.
+    public let slowCalls: Int
+    /// Calls that threw.
+    public let failures: Int
+
+    /// Creates statistics; the bus makes these, and tests and replays may too.
+    public init(
+        observerTypeName: String?, eventTypeName: String, calls: Int = 0, total: Duration = .zero,
+        maximum: Duration = .zero, slowCalls: Int = 0, failures: Int = 0
+    ) {
+        self.observerTypeName = observerTypeName
+        self.eventTypeName = eventTypeName
+        self.calls = calls
+        self.total = total
+        self.maximum = maximum
+        self.slowCalls = slowCalls
+        self.failures = failures
+    }
+
+    /// The mean time of a call, or `nil` before any was timed.
+    public var average: Duration? { calls > 0 ? total / calls : nil }
+
+    /// Whether `self` should be listed before `other`: more slow calls and failures first, then
+    /// the longer maximum, then the longer total.
+    public func isWorse(than other: HandlerStatistics) -> Bool {
+        let trouble = slowCalls + failures
+        let otherTrouble = other.slowCalls + other.failures
+        if trouble != otherTrouble { return trouble > otherTrouble }
+        if maximum != other.maximum { return maximum > other.maximum }
+        if total != other.total { return total > other.total }
+        return (observerTypeName ?? "", eventTypeName) < (other.observerTypeName ?? "", other.eventTypeName)
     }
 }

@@ -22,6 +22,16 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
         case leakSuspected
         /// A leak suspect was deallocated after all.
         case leakCleared
+        /// A publish set off more events than ``EventBus/cascadeLimit`` allows; the bus delivered
+        /// no more of them. ``eventTypeName`` is the type refused, ``count`` the events set off,
+        /// and ``reason`` names the loop with its call sites, such as `Ping → Pong → Ping`.
+        case cascadeStopped
+        /// A handler threw. ``eventTypeName`` and the observer say whose; ``reason`` is the
+        /// error's description. The publisher and the other subscribers never see the error.
+        case handlerFailed
+        /// A handler call took longer than ``EventBus/slowHandlerThreshold``; ``duration`` says
+        /// how long. Reported while someone watches the bus, ten a second at most.
+        case slowHandler
     }
 
     /// What removed a dead observer's subscriptions.
@@ -74,13 +84,15 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
     public let overdue: Duration?
     /// For `.leakSuspected`: the event types the object is still subscribed to.
     public let subscriptions: [String]
+    /// For `.slowHandler`: how long the call took.
+    public let duration: Duration?
 
     /// Creates a lifecycle event; the bus makes these, and tests and replays may too.
     public init(
         kind: Kind, eventTypeName: String, count: Int = 1, observerTypeName: String? = nil,
         observerID: UInt64? = nil, deadFor: Duration? = nil, reclaimedBy: ReclaimCause? = nil,
         reason: String? = nil, expectedWithin: Duration? = nil, overdue: Duration? = nil,
-        subscriptions: [String] = []
+        subscriptions: [String] = [], duration: Duration? = nil
     ) {
         self.kind = kind
         self.eventTypeName = eventTypeName
@@ -93,6 +105,7 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
         self.expectedWithin = expectedWithin
         self.overdue = overdue
         self.subscriptions = subscriptions
+        self.duration = duration
     }
 
     /// The observer as a monitor names it: `LoginScreen #41`, or just the class or the serial.
@@ -136,6 +149,15 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
             return "leak suspected: \(name) still alive\(late)\(why)\(subscribed)"
         case .leakCleared:
             return "leak cleared: \(observerName ?? "an observer") deallocated"
+        case .cascadeStopped:
+            return "cascade stopped: \(reason ?? "\(count) events set off by one publish")"
+        case .handlerFailed:
+            let who = observerName ?? "a token's handler"
+            return "\(who) failed on \(type): \(reason ?? "an error")"
+        case .slowHandler:
+            let who = observerName ?? "a token's handler"
+            let took = duration.map { " took \($0.secondsText)" } ?? " was slow"
+            return "slow handler: \(who)\(took) on \(type)"
         }
     }
 }

@@ -8,9 +8,28 @@ import Synchronization
 /// per thread, so it needs no lock.
 final class ThreadDeliveryState {
     /// One bus whose delivery loop is running on this thread, and the events queued behind it.
+    ///
+    /// The loop's events are one cascade: the event published at top level and every event its
+    /// handlers set off, which the bus counts against its cascade limit.
     struct Frame {
         let bus: ObjectIdentifier
-        var pending: [() -> Void] = []
+        var pending: [PendingDelivery] = []
+        /// The event being delivered now: what a handler publishing names as its cause.
+        var current: PublishOrigin
+        /// Events set off so far by the loop's top-level event, while the cascade stays on this
+        /// thread (afterwards its ``CascadeRecord/shared`` part counts).
+        var cascadeCount = 0
+        /// Set once the cascade is stopped: nothing more is queued or delivered.
+        var halted = false
+        /// Allocated only for a cascade that grew past half its limit, went on through a queue
+        /// or an actor, or was stopped.
+        var record: CascadeRecord?
+    }
+
+    /// An event published from inside a handler, waiting for the current one to finish.
+    struct PendingDelivery {
+        let origin: PublishOrigin
+        let deliver: () -> Void
     }
 
     // `@exclusivity(unchecked)`: only the owning thread touches these, and never while a
@@ -23,6 +42,10 @@ final class ThreadDeliveryState {
 
     /// How many handlers delivered through a queue are running on this thread right now.
     @exclusivity(unchecked) var queuedHandlerDepth = 0
+
+    /// The event whose queued, actor or main-actor delivery is running on this thread, if any:
+    /// what its handler publishes is counted in its cascade and names it as the cause.
+    @exclusivity(unchecked) var scheduledCause: ScheduledCause?
 
     /// A slot this thread published to lately, and its publishes not yet counted by the bus.
     struct CachedSlot {
@@ -123,21 +146,49 @@ final class ThreadDeliveryState {
     }
 
     /// Runs `deliver` as the outermost delivery of `bus` on this thread, then everything that
-    /// handlers queued behind it, in order.
+    /// handlers queued behind it, in order, until the queue is empty or the cascade is stopped.
+    ///
+    /// - Parameters:
+    ///   - origin: The top-level event's origin.
+    ///   - record: The cascade's record when it continues one from another thread.
+    /// - Returns: The cascade's record when it has one (a stopped cascade's report is in it).
     @inline(__always)
-    func runDeliveryLoop(for bus: ObjectIdentifier, _ deliver: () -> Void) {
+    func runDeliveryLoop(
+        for bus: ObjectIdentifier, origin: PublishOrigin, record: CascadeRecord?, _ deliver: () -> Void
+    ) -> CascadeRecord? {
         if frames.isEmpty { isOnMainActor = nil }
-        frames.append(Frame(bus: bus))
+        // A handler of this loop that publishes names the loop's event as its cause, not the
+        // queued delivery this thread may be running.
+        let outerCause = scheduledCause
+        if outerCause != nil { scheduledCause = nil }
+        frames.append(Frame(bus: bus, current: origin, record: record))
         let index = frames.count - 1
         deliver()
         var next = 0
         while next < frames[index].pending.count {
             let job = frames[index].pending[next]
             next += 1
-            job()
+            frames[index].current = job.origin
+            job.deliver()
         }
-        frames.removeLast()
+        let finished = frames.removeLast().record
+        if outerCause != nil { scheduledCause = outerCause }
         if frames.isEmpty { isOnMainActor = nil }
+        return finished
+    }
+
+    /// What a delivery handed to a queue or an actor now carries of the event being delivered,
+    /// so that its handler's publishes join this cascade; `nil` outside any delivery loop.
+    func causeForScheduledDelivery() -> ScheduledCause? {
+        guard !frames.isEmpty else { return scheduledCause }
+        let index = frames.count - 1
+        let record = frames[index].record ?? CascadeRecord()
+        frames[index].record = record
+        let shared = record.shared ?? SharedCascade(published: frames[index].cascadeCount)
+        record.shared = shared
+        return ScheduledCause(
+            bus: frames[index].bus, eventID: frames[index].current.eventID, type: frames[index].current.type,
+            cascade: shared)
     }
 
     /// Whether the outermost delivery loop running on this thread runs on the main actor, once

@@ -1,0 +1,110 @@
+import Synchronization
+
+/// One subscription's handler calls as the bus measured them: counted and timed while someone
+/// watches the bus, and its failures always.
+///
+/// Relaxed atomics on the entry: a subscription's handler runs on one thread at a time unless
+/// several threads publish its type at once, and nothing is ordered by these counts.
+struct HandlerMeasurements: ~Copyable, Sendable {
+    /// Calls timed.
+    let calls = Atomic<Int>(0)
+    /// Their total time, in nanoseconds.
+    let nanoseconds = Atomic<Int>(0)
+    /// The longest, in nanoseconds.
+    let maximum = Atomic<Int>(0)
+    /// Calls that took longer than the bus's slow-handler threshold.
+    let slowCalls = Atomic<Int>(0)
+    /// Calls that threw.
+    let failures = Atomic<Int>(0)
+
+    /// Counts a call that took `nanoseconds`; returns whether it was slow.
+    @inline(__always)
+    func record(_ nanoseconds: Int, threshold: Int) -> Bool {
+        calls.wrappingAdd(1, ordering: .relaxed)
+        if nanoseconds > 0 {
+            self.nanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
+            var longest = maximum.load(ordering: .relaxed)
+            while nanoseconds > longest {
+                let (exchanged, found) = maximum.weakCompareExchange(
+                    expected: longest, desired: nanoseconds, ordering: .relaxed)
+                if exchanged { break }
+                longest = found
+            }
+        }
+        guard nanoseconds > threshold else { return false }
+        slowCalls.wrappingAdd(1, ordering: .relaxed)
+        return true
+    }
+
+    /// The counts now.
+    var totals: HandlerTotals {
+        HandlerTotals(
+            calls: calls.load(ordering: .relaxed), nanoseconds: nanoseconds.load(ordering: .relaxed),
+            maximum: maximum.load(ordering: .relaxed), slowCalls: slowCalls.load(ordering: .relaxed),
+            failures: failures.load(ordering: .relaxed))
+    }
+}
+
+/// Whose handler calls a row of ``HandlerStatistics`` adds up.
+struct HandlerKey: Hashable {
+    let observerTypeName: String?
+    let eventTypeName: String
+}
+
+/// Counts of handler calls, added up over subscriptions.
+struct HandlerTotals: Sendable, Hashable {
+    var calls = 0
+    var nanoseconds = 0
+    var maximum = 0
+    var slowCalls = 0
+    var failures = 0
+
+    static func + (left: HandlerTotals, right: HandlerTotals) -> HandlerTotals {
+        HandlerTotals(
+            calls: left.calls + right.calls, nanoseconds: left.nanoseconds + right.nanoseconds,
+            maximum: max(left.maximum, right.maximum), slowCalls: left.slowCalls + right.slowCalls,
+            failures: left.failures + right.failures)
+    }
+
+    var isEmpty: Bool { calls == 0 && failures == 0 }
+}
+
+/// What a delivery needs to time its handlers, made once per publish while someone watches the
+/// bus; `nil` otherwise, and then nothing is timed.
+struct HandlerTimer: Sendable {
+    let bus: EventBus
+    /// The type being delivered, for reports.
+    let typeName: String
+
+    /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
+    @inline(__always)
+    func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
+        if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
+            bus.reportSlowCall(of: entry, typeName: typeName, nanoseconds: nanoseconds)
+        }
+    }
+}
+
+/// Lets through at most a number of reports a second, for reports that a storm could repeat
+/// thousands of times a second; the counts in `snapshot()` keep every call.
+final class ReportPacer: Sendable {
+    private let perSecond: Int
+    private let window = LockedValue((start: Int.min, reports: 0))
+
+    /// - Parameter perSecond: Reports let through in any one second.
+    init(perSecond: Int) {
+        self.perSecond = perSecond
+    }
+
+    /// Whether a report may go now, as read from `now` (nanoseconds).
+    func allows(now: Int) -> Bool {
+        window.withLock { window in
+            if now &- window.start >= 1_000_000_000 || window.start == Int.min {
+                window = (now, 0)
+            }
+            guard window.reports < perSecond else { return false }
+            window.reports += 1
+            return true
+        }
+    }
+}

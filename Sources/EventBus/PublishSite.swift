@@ -1,0 +1,56 @@
+/// Where `publish` was called: a file of a module and a line, such as `LoginService.swift:42`.
+///
+/// The publish methods take it from their call site (`#fileID` and `#line`), so monitors can
+/// say which code sent each event; a publish costs no more for it, since the site stays a
+/// static string until a monitor asks for its text.
+public struct PublishSite: Sendable, Hashable, CustomStringConvertible {
+    /// The file as `#fileID` names it: `MyApp/LoginService.swift`.
+    public var fileID: String { storage.text }
+    /// The line of the call.
+    public let line: Int
+    private let storage: FileText
+
+    /// A site from text, as a recording or another process reports it.
+    public init(fileID: String, line: Int) {
+        storage = .dynamic(fileID)
+        self.line = line
+    }
+
+    /// A site from the literals a call site gives, with no copy of the file's name.
+    init(fileID: StaticString, line: UInt) {
+        storage = .literal(fileID)
+        self.line = Int(truncatingIfNeeded: line)
+    }
+
+    /// The file's name without its module: `LoginService.swift`.
+    public var fileName: String {
+        let text = fileID
+        guard let slash = text.lastIndex(of: "/") else { return text }
+        return String(text[text.index(after: slash)...])
+    }
+
+    /// `LoginService.swift:42`.
+    public var description: String { "\(fileName):\(line)" }
+
+    public static func == (left: PublishSite, right: PublishSite) -> Bool {
+        left.line == right.line && left.fileID == right.fileID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fileID)
+        hasher.combine(line)
+    }
+
+    /// The file's text, kept as the literal it came as until someone reads it.
+    private enum FileText: Sendable {
+        case literal(StaticString)
+        case dynamic(String)
+
+        var text: String {
+            switch self {
+            case .literal(let literal): literal.description
+            case .dynamic(let text): text
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import EventBus
+import TestSupport
+import Testing
+
+struct LoadFailed: Error, CustomStringConvertible {
+    let item: Int
+    var description: String { "item \(item) is corrupt" }
+}
+
+final class FailingScreen: Sendable {}
+
+@Suite("Throwing handlers")
+struct HandlerFailureTests {
+    @Test("a thrown error reaches neither the publisher nor the other subscribers, and is reported")
+    func failureIsContained() {
+        let bus = EventBus()
+        let changes = Journal<SubscriberLifecycleEvent>()
+        let watch = bus.observeLifecycle { if $0.kind == .handlerFailed { changes.append($0) } }
+        let screen = FailingScreen()
+        let after = Journal<Int>()
+        bus.subscribe(observer: screen) { (tick: Tick) throws in
+            if tick.value == 2 { throw LoadFailed(item: tick.value) }
+        }
+        let others = bus.subscribe(to: Tick.self) { after.append($0.value) }
+
+        for value in 1...3 { bus.publish(Tick(value: value)) }
+
+        #expect(after.entries == [1, 2, 3])
+        #expect(changes.count == 1)
+        let failure = changes.entries.first
+        #expect(failure?.eventTypeName == "Tick")
+        #expect(failure?.observerTypeName == "FailingScreen")
+        #expect(failure?.observerID != nil)
+        #expect(failure?.reason == "item 2 is corrupt")
+        #expect(failure?.description == "FailingScreen #\(failure?.observerID ?? 0) failed on Tick: item 2 is corrupt")
+
+        let snapshot = bus.snapshot()
+        #expect(snapshot[Tick.self]?.handlerFailures == 1)
+        #expect(snapshot.observers.first { $0.className == "FailingScreen" }?.handlerFailures == 1)
+        let row = snapshot.handlers.first { $0.observerTypeName == "FailingScreen" }
+        #expect(row?.failures == 1)
+        #expect(row?.eventTypeName == "Tick")
+        _ = (watch, others, screen)
+    }
+
+    @Test("token, queued and wildcard handlers may throw too; non-throwing ones compile unchanged")
+    func everyFormMayThrow() {
+        let bus = EventBus()
+        let failures = Journal<String>()
+        let watch = bus.observeLifecycle { change in
+            if change.kind == .handlerFailed { failures.append(change.eventTypeName) }
+        }
+        let queue = DispatchQueue(label: "throwing")
+        let token = bus.subscribe(to: Tick.self) { (_: Tick) throws in throw LoadFailed(item: 1) }
+        let queued = bus.subscribe(to: Tick.self, on: queue) { (_: Tick) throws in throw LoadFailed(item: 2) }
+        let wildcard = bus.subscribeAll { (_: any Event) throws in throw LoadFailed(item: 3) }
+        let plain = bus.subscribe(to: Tick.self) { _ in }
+        bus.publish(Tick(value: 1))
+        queue.sync {}
+        #expect(eventually { failures.count == 3 })
+        #expect(failures.entries.allSatisfy { $0 == "Tick" })
+        #expect(bus.snapshot()[Tick.self]?.handlerFailures == 2)
+        _ = (watch, token, queued, wildcard, plain)
+    }
+
+    @Test("a main-actor handler may throw; its error is reported from the main actor")
+    @MainActor
+    func mainActorHandlerMayThrow() async {
+        let bus = EventBus()
+        let failures = Journal<String?>()
+        let watch = bus.observeLifecycle { change in
+            if change.kind == .handlerFailed { failures.append(change.reason) }
+        }
+        let screen = FailingScreen()
+        bus.subscribe(observer: screen) { @MainActor (tick: Tick) throws in
+            throw LoadFailed(item: tick.value)
+        }
+        await Task.detached { bus.publish(Tick(value: 9)) }.value
+        while failures.count < 1 { await Task.yield() }
+        #expect(failures.entries == ["item 9 is corrupt"])
+        _ = (watch, screen)
+    }
+}

@@ -1,0 +1,96 @@
+import Dispatch
+import EventBus
+import Foundation
+import TestSupport
+import Testing
+
+final class SlowScreen: Sendable {}
+
+@Suite("Handler timing")
+struct HandlerTimingTests {
+    @Test("while watched, handler calls are counted per observer class and type; slow ones reported")
+    func slowCallsAreReported() {
+        let bus = EventBus(slowHandlerThreshold: .milliseconds(5))
+        let slow = Journal<SubscriberLifecycleEvent>()
+        let watch = bus.observeLifecycle { if $0.kind == .slowHandler { slow.append($0) } }
+        let screen = SlowScreen()
+        bus.subscribe(observer: screen) { (tick: Tick) in
+            if tick.value == 3 { usleep(30_000) }
+        }
+        let quick = bus.subscribe(to: Tick.self) { _ in }
+        for value in 1...5 { bus.publish(Tick(value: value)) }
+
+        #expect(slow.count == 1)
+        let report = slow.entries.first
+        #expect(report?.observerTypeName == "SlowScreen")
+        #expect(report?.eventTypeName == "Tick")
+        // The clock is coarse (a kernel tick at most); 30 ms comes out at 25 ms or more.
+        #expect((report?.duration ?? .zero) >= .milliseconds(25))
+        #expect(report?.description.hasPrefix("slow handler: SlowScreen #") == true)
+
+        let rows = bus.snapshot().handlers
+        let screenRow = rows.first { $0.observerTypeName == "SlowScreen" && $0.eventTypeName == "Tick" }
+        #expect(screenRow?.calls == 5)
+        #expect(screenRow?.slowCalls == 1)
+        #expect((screenRow?.maximum ?? .zero) >= .milliseconds(25))
+        #expect((screenRow?.total ?? .zero) >= .milliseconds(25))
+        let tokenRow = rows.first { $0.observerTypeName == nil && $0.eventTypeName == "Tick" }
+        #expect(tokenRow?.calls == 5)
+        #expect(tokenRow?.slowCalls == 0)
+        // Worst first.
+        #expect(rows.first?.observerTypeName == "SlowScreen")
+        _ = (watch, quick, screen)
+    }
+
+    @Test("with nothing watching, nothing is timed")
+    func unwatchedIsNotTimed() {
+        let bus = EventBus()
+        let token = bus.subscribe(to: Tick.self) { _ in }
+        for value in 1...5 { bus.publish(Tick(value: value)) }
+        #expect(bus.snapshot().handlers.isEmpty)
+        _ = token
+    }
+
+    @Test("queued handlers are timed where they run")
+    func queuedHandlersAreTimed() {
+        let bus = EventBus()
+        let watch = bus.observeDeliveries { _ in }
+        let queue = DispatchQueue(label: "timed")
+        let token = bus.subscribe(to: Tick.self, on: queue) { _ in }
+        for value in 1...4 { bus.publish(Tick(value: value)) }
+        queue.sync {}
+        let row = bus.snapshot().handlers.first { $0.eventTypeName == "Tick" }
+        #expect(row?.calls == 4)
+        _ = (watch, token)
+    }
+
+    @Test("a storm of slow calls is reported a few times a second, and counted whole")
+    func slowReportsArePaced() {
+        let bus = EventBus(slowHandlerThreshold: .zero)
+        let slow = Journal<SubscriberLifecycleEvent>()
+        let watch = bus.observeLifecycle { if $0.kind == .slowHandler { slow.append($0) } }
+        let token = bus.subscribe(to: Tick.self) { _ in usleep(5_000) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        for value in 1...20 { bus.publish(Tick(value: value)) }
+        let elapsed = clock.now - start
+        let row = bus.snapshot().handlers.first { $0.eventTypeName == "Tick" }
+        #expect(row?.calls == 20)
+        #expect(row?.slowCalls ?? 0 > 0)
+        // Ten reports in any one second at most (more only if the calls took over a second).
+        #expect(slow.count == 10 || (slow.count > 10 && elapsed > .seconds(1)))
+        _ = (watch, token)
+    }
+
+    @Test("counts of a subscription that ended stay in the snapshot")
+    func endedSubscriptionsKeepTheirCounts() {
+        let bus = EventBus()
+        let watch = bus.observeDeliveries { _ in }
+        let token = bus.subscribe(to: Tick.self) { _ in }
+        for value in 1...3 { bus.publish(Tick(value: value)) }
+        token.cancel()
+        let row = bus.snapshot().handlers.first { $0.eventTypeName == "Tick" }
+        #expect(row?.calls == 3)
+        _ = watch
+    }
+}
