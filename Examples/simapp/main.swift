@@ -218,10 +218,11 @@ let signalSources = [SIGINT, SIGTERM].map { number in
     source.resume()
     return source
 }
-if let duration = options.duration {
-    _ = stop.wait(timeout: .now() + duration)
-} else {
-    stop.wait()
+// The main thread runs what waits for the main actor (the app's main-actor handlers) while it
+// waits for the signal or the end of the duration.
+let deadline = options.duration.map { Date(timeIntervalSinceNow: $0) } ?? .distantFuture
+while Date() < deadline, stop.wait(timeout: .now() + 0.02) == .timedOut {
+    RunLoop.main.run(until: Date())
 }
 
 app.stop()

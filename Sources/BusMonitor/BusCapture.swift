@@ -67,7 +67,7 @@ public final class BusCapture: Sendable {
                 events.append(
                     CapturedEvent(
                         time: clock(), typeName: record.eventTypeName, payload: .value(record.event),
-                        receivers: record.receivers))
+                        receivers: record.receivers, trace: record.trace))
             }
         } else {
             // The system clock, read under the ring's lock through its stamp clock: this handler
@@ -76,7 +76,7 @@ public final class BusCapture: Sendable {
                 events.append(stamping: { time in
                     CapturedEvent(
                         time: time, typeName: record.eventTypeName, payload: .value(record.event),
-                        receivers: record.receivers)
+                        receivers: record.receivers, trace: record.trace)
                 })
             }
         }

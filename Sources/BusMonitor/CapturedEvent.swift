@@ -26,10 +26,15 @@ public struct CapturedEvent: Sendable {
     /// The process that published it, when the source watches several (a fleet bridged through
     /// NATS); `nil` for a single app.
     public let origin: EventOrigin?
+    /// The event's number, its cause's and its call site, as far as the source knows them.
+    public let trace: PublishTrace
 
     /// Creates a captured event.
-    public init(time: Double, typeName: String, payload: Payload, receivers: Int, origin: EventOrigin? = nil)
-    {
+    public init(
+        time: Double, typeName: String, payload: Payload, receivers: Int, origin: EventOrigin? = nil,
+        trace: PublishTrace = PublishTrace()
+    ) {
+        self.trace = trace
         self.time = time
         self.typeName = typeName
         self.payload = payload

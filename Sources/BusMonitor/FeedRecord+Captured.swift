@@ -10,14 +10,14 @@ extension FeedEvent {
         self.init(
             sequence: sequence, time: captured.time, typeName: captured.typeName,
             payload: FeedPayload(formatted: captured.payloadText), receivers: captured.receivers,
-            origin: captured.origin)
+            origin: captured.origin, trace: captured.trace)
     }
 
     /// The event as a dashboard source delivers it, with its payload as text.
     public var captured: CapturedEvent {
         CapturedEvent(
             time: time, typeName: typeName, payload: .text(payload.text), receivers: receivers,
-            origin: origin)
+            origin: origin, trace: trace)
     }
 }
 

@@ -8,7 +8,7 @@ import EventBus
 struct TapHistory {
     /// One record, not formatted yet.
     enum Entry {
-        case event(sequence: Int, time: Double, event: any Event, receivers: Int)
+        case event(sequence: Int, time: Double, event: any Event, receivers: Int, trace: PublishTrace)
         case lifecycle(sequence: Int, time: Double, change: SubscriberLifecycleEvent)
     }
 

@@ -36,6 +36,7 @@ final class TapInbox: @unchecked Sendable {
         var time: Double
         var event: any Event
         var receivers: Int
+        var trace: PublishTrace
     }
 
     /// A lifecycle change, with the number of events published before it, to keep the order.
@@ -106,7 +107,8 @@ final class TapInbox: @unchecked Sendable {
             if !state.active!.isFull {
                 let time = state.stamps.stamp()
                 state.active!.append(
-                    EventSlot(time: time, event: delivery.event, receivers: delivery.receivers))
+                    EventSlot(
+                        time: time, event: delivery.event, receivers: delivery.receivers, trace: delivery.trace))
             }
         }
     }

@@ -16,7 +16,9 @@ extension TapServer {
                 changeIndex += 1
             }
             history.append(
-                .event(sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers))
+                .event(
+                    sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers,
+                    trace: slot.trace))
         }
         while changeIndex < changes.count {
             appendChange(changes[changeIndex])
@@ -78,13 +80,14 @@ extension TapServer {
 
     func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
         switch entry {
-        case .event(let sequence, let time, let event, let receivers):
+        case .event(let sequence, let time, let event, let receivers, let trace):
             // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
             writer.beginRecord("event")
             writer.field("seq", sequence)
             writer.field("time", time)
             writer.field("typeName", payloads.typeName(of: event))
             writer.field("receivers", receivers)
+            writer.field(trace: trace)
             writer.key("payload")
             payloads.writePayload(of: event, into: &writer)
             writer.endRecord()
@@ -97,7 +100,7 @@ extension TapServer {
     func noteGaps(before entry: TapHistory.Entry, for client: Client) {
         var grew = false
         switch entry {
-        case .event(let sequence, _, _, _):
+        case .event(let sequence, _, _, _, _):
             if sequence > client.cursor.nextEvent {
                 client.droppedEvents += sequence - client.cursor.nextEvent
                 grew = true

@@ -108,7 +108,8 @@ extension FeedRecord {
                 FeedEvent(
                     sequence: try fields.count("seq"), time: try fields.time("time"),
                     typeName: try fields.string("typeName"), payload: try fields.payload("payload"),
-                    receivers: try fields.count("receivers"), origin: try fields.origin()))
+                    receivers: try fields.count("receivers"), origin: try fields.origin(),
+                    trace: try fields.trace()))
         case "lifecycle":
             let changeName = try fields.string("change")
             guard let change = SubscriberLifecycleEvent.Kind(rawValue: changeName) else {
@@ -127,7 +128,8 @@ extension FeedRecord {
                         reason: try fields.optionalString("reason"),
                         expectedWithin: try fields.optionalDuration("expectedWithin"),
                         overdue: try fields.optionalDuration("overdue"),
-                        subscriptions: try fields.optionalStrings("subscriptions") ?? []),
+                        subscriptions: try fields.optionalStrings("subscriptions") ?? [],
+                        duration: try fields.optionalDuration("duration")),
                     origin: try fields.origin()))
         case "snapshot":
             return .snapshot(try decodeSnapshot(fields))
@@ -166,7 +168,8 @@ extension FeedRecord {
                     cancelledSubscribers: try type.count("cancelledSubscribers"),
                     duplicateSubscriptions: try type.count("duplicateSubscriptions"),
                     published: try type.count("published"), delivered: try type.count("delivered"),
-                    unheard: try type.count("unheard")))
+                    unheard: try type.count("unheard"),
+                    handlerFailures: try type.optionalCount("handlerFailures") ?? 0))
         }
         let observers = try fields.objects("observers") { row throws(FeedDecodingError) in
             ObserverStatistics(
@@ -175,7 +178,15 @@ extension FeedRecord {
                 liveSubscriptions: try row.count("liveSubscriptions"),
                 deadSubscriptions: try row.count("deadSubscriptions"),
                 reclaimedInstances: try row.count("reclaimedInstances"),
-                leakSuspects: try row.count("leakSuspects"))
+                leakSuspects: try row.count("leakSuspects"),
+                handlerFailures: try row.optionalCount("handlerFailures") ?? 0)
+        }
+        let handlers = try fields.objects("handlers") { row throws(FeedDecodingError) in
+            HandlerStatistics(
+                observerTypeName: try row.optionalString("observerTypeName"),
+                eventTypeName: try row.string("eventTypeName"), calls: try row.count("calls"),
+                total: try row.duration("total"), maximum: try row.duration("maximum"),
+                slowCalls: try row.count("slowCalls"), failures: try row.count("failures"))
         }
         let suspects = try fields.objects("leakSuspects") { row throws(FeedDecodingError) in
             LeakSuspect(
@@ -210,7 +221,7 @@ extension FeedRecord {
                 deadWildcardObservers: try fields.count("deadWildcardObservers"),
                 reclaimedWildcardObservers: try fields.count("reclaimedWildcardObservers"),
                 wildcardDeliveries: try fields.count("wildcardDeliveries"), observers: observers,
-                leakSuspects: suspects, instances: instances),
+                leakSuspects: suspects, instances: instances, handlers: handlers),
             tap: tap, omittedLeakSuspects: try fields.optionalCount("leakSuspectsOmitted") ?? 0,
             omittedInstances: try fields.optionalCount("instancesOmitted") ?? 0, origin: try fields.origin())
     }
@@ -304,6 +315,19 @@ private struct RecordFields {
             let pid = try optionalCount("pid")
         else { return nil }
         return FeedOrigin(app: app, host: host, pid: pid)
+    }
+
+    /// An event's number, its cause's and its call site, from the fields wire version 3 added;
+    /// empty for older records.
+    func trace() throws(FeedDecodingError) -> PublishTrace {
+        let site: PublishSite?
+        if let file = try optionalString("fileID"), let line = try optionalCount("line") {
+            site = PublishSite(fileID: file, line: line)
+        } else {
+            site = nil
+        }
+        return PublishTrace(
+            eventID: try optionalID("eventID") ?? 0, causeID: try optionalID("causeID"), site: site)
     }
 
     /// An observer serial: a whole number from 0 up to `Int.max`.

@@ -19,7 +19,7 @@ extension JSONLineWriter {
         case .event(let event):
             writeEvent(
                 sequence: event.sequence, time: event.time, typeName: event.typeName, payload: event.payload,
-                receivers: event.receivers, origin: event.origin)
+                receivers: event.receivers, origin: event.origin, trace: event.trace)
         case .lifecycle(let lifecycle):
             writeLifecycle(time: lifecycle.time, change: lifecycle.change, origin: lifecycle.origin)
         case .snapshot(let snapshot):
@@ -45,13 +45,14 @@ extension JSONLineWriter {
 
     package mutating func writeEvent(
         sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int,
-        origin: FeedOrigin? = nil
+        origin: FeedOrigin? = nil, trace: PublishTrace = PublishTrace()
     ) {
         beginRecord("event")
         field("seq", sequence)
         field("time", time)
         field("typeName", typeName)
         field("receivers", receivers)
+        field(trace: trace)
         // Where the bridge's envelope has them too, so that both read alike.
         field(origin: origin)
         switch payload {
@@ -91,8 +92,19 @@ extension JSONLineWriter {
         }
         if let overdue = change.overdue { field("overdue", Self.seconds(overdue)) }
         if !change.subscriptions.isEmpty { field("subscriptions", strings: change.subscriptions) }
+        if let duration = change.duration { field("duration", Self.seconds(duration)) }
         field(origin: origin)
         endRecord()
+    }
+
+    /// An event's number, its cause's and its call site, each left out when unknown.
+    package mutating func field(trace: PublishTrace) {
+        if trace.eventID != 0 { field("eventID", Self.wireID(trace.eventID)) }
+        if let cause = trace.causeID { field("causeID", Self.wireID(cause)) }
+        if let site = trace.site {
+            field("fileID", site.fileID)
+            field("line", site.line)
+        }
     }
 
     /// A duration as the wire writes it: seconds, from 0 (a negative duration, which only clock
@@ -135,6 +147,7 @@ extension JSONLineWriter {
             field("published", type.published)
             field("delivered", type.delivered)
             field("unheard", type.unheard)
+            if type.handlerFailures > 0 { field("handlerFailures", type.handlerFailures) }
             endObject()
         }
         endArray()
@@ -148,9 +161,25 @@ extension JSONLineWriter {
             field("deadSubscriptions", observer.deadSubscriptions)
             field("reclaimedInstances", observer.reclaimedInstances)
             field("leakSuspects", observer.leakSuspects)
+            if observer.handlerFailures > 0 { field("handlerFailures", observer.handlerFailures) }
             endObject()
         }
         endArray()
+        if !snapshot.handlers.isEmpty {
+            beginArray("handlers")
+            for handler in snapshot.handlers {
+                beginObject(nil)
+                field("observerTypeName", handler.observerTypeName)
+                field("eventTypeName", handler.eventTypeName)
+                field("calls", handler.calls)
+                field("total", Self.seconds(handler.total))
+                field("maximum", Self.seconds(handler.maximum))
+                field("slowCalls", handler.slowCalls)
+                field("failures", handler.failures)
+                endObject()
+            }
+            endArray()
+        }
         let isWithinBudget = { (writer: JSONLineWriter) in
             writer.bytes.count - recordStart <= FeedSnapshot.listBudget
         }

@@ -27,12 +27,14 @@ public enum FeedRecord: Sendable, Hashable {
     /// The version of the wire format this library writes.
     ///
     /// Version 2 added observers, leak suspects and observer instances to snapshots, and the
-    /// observer's serial, leak and reclaim details to lifecycle records.
-    public static let wireVersion = 2
+    /// observer's serial, leak and reclaim details to lifecycle records. Version 3 added each
+    /// event's number, cause and call site, handler times and failures to snapshots, and the
+    /// cascade, failure and slow-handler lifecycle records.
+    public static let wireVersion = 3
 
-    /// The versions this library reads: its own, and version 1, whose records are version 2's
-    /// without the fields version 2 added (they read as empty or absent).
-    public static let readableWireVersions: ClosedRange<Int> = 1...2
+    /// The versions this library reads: its own, and the earlier ones, whose records are the
+    /// later ones' without the fields added since (they read as empty or absent).
+    public static let readableWireVersions: ClosedRange<Int> = 1...3
 
     /// What a reader says about a `hello` it cannot read, such as "tap speaks wire version 3,
     /// this reads versions 1 and 2"; nil when it can.
@@ -160,12 +162,16 @@ public struct FeedEvent: Sendable, Hashable {
     public var receivers: Int
     /// The process that published it, when the record names one (it came through NATS).
     public var origin: FeedOrigin?
+    /// The event's number on its bus, its cause's and its call site; empty in recordings made
+    /// before wire version 3.
+    public var trace: PublishTrace
 
     /// Creates an event record.
     public init(
         sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int,
-        origin: FeedOrigin? = nil
+        origin: FeedOrigin? = nil, trace: PublishTrace = PublishTrace()
     ) {
+        self.trace = trace
         self.sequence = sequence
         self.time = time
         self.typeName = typeName

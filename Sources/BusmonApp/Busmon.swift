@@ -238,6 +238,7 @@ package enum Busmon {
             case .decreaseRate: return "rate \(Int(app.decreaseRate()))/s"
             case .destroyScreens: return "destroyed \(app.destroyScreens()) screens"
             case .toggleLeakyScreens: return app.toggleLeakyScreens()
+            case .startPublishLoop: return app.startRefreshLoop()
             default: return nil
             }
         }

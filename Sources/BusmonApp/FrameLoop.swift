@@ -1,6 +1,7 @@
 import BusMonitor
 import BusWire
 import Dashboard
+import Foundation
 import ScreenGrid
 import TerminalUI
 
@@ -81,6 +82,10 @@ struct FrameLoop {
                 now = MonotonicClock.now()
                 if nextFrame < now { nextFrame = now + interval }
             }
+
+            // This loop is the process's main loop: what waits for the main actor (the simulated
+            // app's main-actor handlers) runs here, between frames.
+            RunLoop.main.run(until: Date())
 
             let waitUntil = min(nextFrame, deadline ?? nextFrame)
             let waitMilliseconds = Int(((waitUntil - now) * 1000).rounded(.up))

@@ -8,6 +8,8 @@ extension SourceCommand {
     /// Make the next screens leak (their handlers capture them strongly), or stop doing so, to
     /// demonstrate leak detection.
     public static let toggleLeakyScreens = SourceCommand("toggle-leaky-screens")
+    /// Set off a publish loop (two handlers that publish each other's event), which the bus stops.
+    public static let startPublishLoop = SourceCommand("start-publish-loop")
 }
 
 extension SourceCommandDescription {
@@ -24,6 +26,13 @@ extension SourceCommandDescription {
         keys: [Keys(command: .toggleLeakyScreens, characters: ["L"])], keyText: "L", barLabel: "Leaks",
         help: "make the next screens leak, or stop (simulated app)")
 
-    /// What the simulated app takes: its rate, destroying screens, and leaking them.
-    public static let simulatedApp: [SourceCommandDescription] = [publishRate, destroyScreens, leakyScreens]
+    /// `R` sets off a token refresh loop, which the bus stops, in the simulated app.
+    public static let publishLoop = SourceCommandDescription(
+        keys: [Keys(command: .startPublishLoop, characters: ["R"])], keyText: "R", barLabel: "Loop",
+        help: "set off a publish loop, which the bus stops (simulated app)")
+
+    /// What the simulated app takes: its rate, destroying screens, leaking them, and a loop.
+    public static let simulatedApp: [SourceCommandDescription] = [
+        publishRate, destroyScreens, leakyScreens, publishLoop,
+    ]
 }

@@ -54,3 +54,27 @@ public struct PublishSite: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// Where an event came from: its number on its bus, the event whose handler published it, and
+/// the `publish` call's site. What a ``DeliveryRecord`` says of an event's origin, in one value
+/// that monitors carry along.
+public struct PublishTrace: Sendable, Hashable {
+    /// The event's ``DeliveryRecord/eventID``; 0 when it has none.
+    public var eventID: UInt64
+    /// The ``DeliveryRecord/causeID``.
+    public var causeID: UInt64?
+    /// The ``DeliveryRecord/site``.
+    public var site: PublishSite?
+
+    /// Creates a trace; by default, one that knows nothing.
+    public init(eventID: UInt64 = 0, causeID: UInt64? = nil, site: PublishSite? = nil) {
+        self.eventID = eventID
+        self.causeID = causeID
+        self.site = site
+    }
+}
+
+extension DeliveryRecord {
+    /// The record's ``eventID``, ``causeID`` and ``site`` together.
+    public var trace: PublishTrace { PublishTrace(eventID: eventID, causeID: causeID, site: site) }
+}

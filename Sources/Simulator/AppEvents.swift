@@ -88,3 +88,25 @@ public struct NetworkStatusChangedEvent: Event, Encodable, Equatable {
         self.isOnline = isOnline
     }
 }
+
+/// The app asks for a fresh session token; in the refresh loop, the failure handler asks again.
+public struct TokenRefreshRequestedEvent: Event, Encodable, Equatable {
+    /// Which attempt this is.
+    public let attempt: Int
+
+    /// Creates the event.
+    public init(attempt: Int) {
+        self.attempt = attempt
+    }
+}
+
+/// A token refresh failed; in the refresh loop, its handler requests another at once.
+public struct TokenRefreshFailedEvent: Event, Encodable, Equatable {
+    /// The attempt that failed.
+    public let attempt: Int
+
+    /// Creates the event.
+    public init(attempt: Int) {
+        self.attempt = attempt
+    }
+}

@@ -1,6 +1,14 @@
 import EventBus
 import Synchronization
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Counts handler calls across every screen, so a run can show that handlers really ran.
 ///
 /// Handlers capture this rather than their screen: a handler that held its screen strongly
@@ -196,15 +204,98 @@ final class ChatViewController: SimulatedScreen {
 /// Long-lived parts of the app that listen for as long as it runs.
 final class AppServices: Sendable {
     private let tokens = LockedValue<[Subscription]>([])
+    private let home = HomeViewController()
+    private let cache = PhotoCache()
+    private let refreshLoopInstalled = LockedValue(false)
 
-    /// Subscribes the session store (tokens) and the analytics tracker (a wildcard observer).
+    /// Every this many data loads, the photo cache finds one corrupt and its handler throws.
+    static let dataLoadsPerCacheFailure = 150
+    /// Every this many data loads, the home screen's main-actor handler takes
+    /// ``slowRenderTime``: at the default rate, every few seconds.
+    static let dataLoadsPerSlowRender = 400
+    /// How long a slow render takes: two frames at 60 Hz.
+    static let slowRenderTime: UInt32 = 30_000
+
+    /// Subscribes the session store (tokens, whose sign-in handler loads the user's session:
+    /// a cascade), the photo cache (whose handler throws now and then), the home screen (a
+    /// main-actor handler, slow now and then) and the analytics tracker (a wildcard observer).
     func start(on bus: EventBus, counter: HandlerCounter) {
         let made = [
-            bus.subscribe(to: UserLoggedInEvent.self) { _ in counter.record() },
+            bus.subscribe(to: UserLoggedInEvent.self) { login in
+                counter.record()
+                bus.publish(DataLoadedEvent(data: ["session:\(login.userId)"]))
+            },
             bus.subscribe(to: UserLoggedOutEvent.self) { _ in counter.record() },
             bus.subscribe(to: SessionExpiredEvent.self) { _ in counter.record() },
         ]
         tokens.withLock { $0 += made }
+        let cache = cache
+        bus.subscribe(observer: cache) { (load: DataLoadedEvent) throws in
+            counter.record()
+            try cache.store(load)
+        }
+        home.open(on: bus, counter: counter)
         bus.subscribeAll(observer: self) { _ in counter.record() }
+    }
+
+    /// Makes the token refresh loop (once) and sets it off: the request's handler fails and
+    /// publishes a failure, whose handler requests again, until the bus stops the cascade.
+    func startRefreshLoop(on bus: EventBus, counter: HandlerCounter) {
+        let install = refreshLoopInstalled.withLock { installed in
+            defer { installed = true }
+            return !installed
+        }
+        if install {
+            let made = [
+                bus.subscribe(to: TokenRefreshRequestedEvent.self) { request in
+                    counter.record()
+                    bus.publish(TokenRefreshFailedEvent(attempt: request.attempt))
+                },
+                bus.subscribe(to: TokenRefreshFailedEvent.self) { failure in
+                    counter.record()
+                    bus.publish(TokenRefreshRequestedEvent(attempt: failure.attempt + 1))
+                },
+            ]
+            tokens.withLock { $0 += made }
+        }
+        bus.publish(TokenRefreshRequestedEvent(attempt: 1))
+    }
+}
+
+/// Why the photo cache refused a load.
+struct CacheCorrupted: Error, CustomStringConvertible {
+    let resources: [String]
+    var description: String { "cache entry for \(resources.joined(separator: ", ")) is corrupt" }
+}
+
+/// Stores what loads; every ``AppServices/dataLoadsPerCacheFailure``th load finds its entry
+/// corrupt, and the handler throws.
+final class PhotoCache: Sendable {
+    private let loads = Atomic<Int>(0)
+
+    func store(_ load: DataLoadedEvent) throws {
+        let count = loads.wrappingAdd(1, ordering: .relaxed).newValue
+        if count % AppServices.dataLoadsPerCacheFailure == 0 { throw CacheCorrupted(resources: load.data) }
+    }
+}
+
+/// The app's home screen: a main-actor view controller whose data-load handler renders, and
+/// every ``AppServices/dataLoadsPerSlowRender``th render is slow enough to drop frames.
+@MainActor
+final class HomeViewController {
+    private var renders = 0
+
+    nonisolated init() {}
+
+    nonisolated func open(on bus: EventBus, counter: HandlerCounter) {
+        bus.subscribe(observer: self) { @MainActor (load: DataLoadedEvent) in
+            counter.record()
+            self.render(load)
+        }
+    }
+
+    private func render(_ load: DataLoadedEvent) {
+        renders += 1
+        if renders % AppServices.dataLoadsPerSlowRender == 0 { usleep(AppServices.slowRenderTime) }
     }
 }

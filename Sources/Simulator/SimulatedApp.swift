@@ -159,6 +159,16 @@ public final class SimulatedApp: Sendable {
         return leaking ? "new screens leak (\(cap))" : "leaks rare again (\(cap))"
     }
 
+    /// Sets off the token refresh loop: two handlers that publish each other's event, which the
+    /// bus stops at its cascade limit and reports as `cascadeStopped`.
+    ///
+    /// - Returns: A line saying what happened.
+    @discardableResult
+    public func startRefreshLoop() -> String {
+        services.startRefreshLoop(on: bus, counter: counter)
+        return "token refresh loop started; the bus stops it at \(bus.cascadeLimit.map(String.init) ?? "no") events"
+    }
+
     /// What the app has done so far.
     public var statistics: SimulationStatistics {
         var statistics = core.withLock { core in

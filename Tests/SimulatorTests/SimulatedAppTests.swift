@@ -11,6 +11,11 @@ import Testing
 struct SimulatedAppTests {
     /// Runs an app for `seconds` in uneven steps and returns what its bus saw: each event with
     /// its payload, each lifecycle change, and the final counters (which include deliveries).
+    ///
+    /// On the main actor, so that the home screen's main-actor handler runs in publish order
+    /// rather than whenever the main actor gets to it; handler times, which the clock decides,
+    /// are left out.
+    @MainActor
     private func run(
         seed: UInt64, seconds: Double
     ) -> (deliveries: [String], changes: [String], snapshot: BusSnapshot) {
@@ -26,10 +31,26 @@ struct SimulatedAppTests {
         }
         app.destroyScreens(count: 4)
         let events = recorder.events.map { "\(type(of: $0)) \(PayloadFormatter.format($0))" }
-        return (events, recorder.lifecycleEvents.map(\.description), bus.snapshot())
+        let changes = recorder.lifecycleEvents.filter { $0.kind != .slowHandler }.map(\.description)
+        return (events, changes, Self.withoutTimes(bus.snapshot()))
     }
 
-    @Test func sameSeedGivesTheSameRun() {
+    /// `snapshot` with its handler rows' times and slow calls left out.
+    private static func withoutTimes(_ snapshot: BusSnapshot) -> BusSnapshot {
+        BusSnapshot(
+            busName: snapshot.busName, eventTypes: snapshot.eventTypes, wildcardObservers: snapshot.wildcardObservers,
+            deadWildcardObservers: snapshot.deadWildcardObservers,
+            reclaimedWildcardObservers: snapshot.reclaimedWildcardObservers,
+            wildcardDeliveries: snapshot.wildcardDeliveries, observers: snapshot.observers,
+            leakSuspects: snapshot.leakSuspects, instances: snapshot.instances,
+            handlers: snapshot.handlers.map {
+                HandlerStatistics(
+                    observerTypeName: $0.observerTypeName, eventTypeName: $0.eventTypeName, calls: $0.calls,
+                    failures: $0.failures)
+            }.sorted { ($0.observerTypeName ?? "", $0.eventTypeName) < ($1.observerTypeName ?? "", $1.eventTypeName) })
+    }
+
+    @Test @MainActor func sameSeedGivesTheSameRun() {
         // Given two apps with the same seed, driven the same way
         let first = run(seed: 42, seconds: 3)
         let second = run(seed: 42, seconds: 3)
@@ -42,7 +63,9 @@ struct SimulatedAppTests {
         #expect(run(seed: 43, seconds: 3).deliveries != first.deliveries)
     }
 
-    @Test func everyLifecyclePathHappens() {
+    /// On the main actor, so that the home screen's main-actor handler runs as events are
+    /// published.
+    @Test @MainActor func everyLifecyclePathHappens() {
         let bus = EventBus(name: "test")
         let recorder = EventRecorder(bus: bus)
         let app = SimulatedApp(bus: bus, seed: 7, rate: 200, churn: 10)
@@ -50,12 +73,21 @@ struct SimulatedAppTests {
         app.advance(by: 10)
         app.destroyScreens(count: 10)
         app.advance(by: 1)
+        app.startRefreshLoop()
 
         let changes = recorder.lifecycleEvents
         let kinds = Set(changes.map(\.kind))
         // Leak reports need real time to pass; `leaksAreReportedAndCapped` checks them.
         #expect(
             kinds == Set(SubscriberLifecycleEvent.Kind.allCases).subtracting([.leakSuspected, .leakCleared]))
+        // The session store's sign-in handler loads the session: a cascade with a cause.
+        let slow = changes.filter { $0.kind == .slowHandler }
+        #expect(slow.allSatisfy { $0.observerTypeName == "HomeViewController" && $0.eventTypeName == "DataLoadedEvent" })
+        let failures = changes.filter { $0.kind == .handlerFailed }
+        #expect(failures.allSatisfy { $0.observerTypeName == "PhotoCache" && $0.reason?.contains("is corrupt") == true })
+        let loop = changes.first { $0.kind == .cascadeStopped }
+        #expect(loop?.reason?.contains("TokenRefreshRequestedEvent → TokenRefreshFailedEvent") == true)
+        #expect(loop?.count == bus.cascadeLimit)
         let observers = Set(changes.compactMap(\.observerTypeName))
         // Token subscriptions have no observer, so the settings screen goes unnamed.
         for kind in ScreenKind.allCases where kind != .cancelsTokens {
@@ -168,7 +200,9 @@ struct SimulatedAppTests {
         let app = SimulatedApp(bus: bus, seed: 1, rate: 100, churn: 0)
         func trafficPublished() -> Int {
             let snapshot = bus.snapshot()
+            // Screens' own events and the session loads each sign-in sets off are not traffic.
             return snapshot.totalPublished - (snapshot["ScreenViewedEvent"]?.published ?? 0)
+                - (snapshot["UserLoggedInEvent"]?.published ?? 0)
         }
 
         app.advance(by: 2)
