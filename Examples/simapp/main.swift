@@ -232,7 +232,8 @@ bridge?.close()
 tap?.close()
 dialler?.close()
 let seconds = Date().timeIntervalSince(started)
-let published = app.statistics.eventsPublished
+// Everything published on the bus: the traffic, and the events its handlers set off.
+let published = bus.snapshot().totalPublished
 let perType = bus.snapshot().eventTypes.filter { $0.published > 0 }.sorted { $0.typeName < $1.typeName }
 print("simapp: by type " + perType.map { "\($0.typeName)=\($0.published)" }.joined(separator: " "))
 print(

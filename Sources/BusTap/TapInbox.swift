@@ -108,7 +108,8 @@ final class TapInbox: @unchecked Sendable {
                 let time = state.stamps.stamp()
                 state.active!.append(
                     EventSlot(
-                        time: time, event: delivery.event, receivers: delivery.receivers, trace: delivery.trace))
+                        time: time, event: delivery.event, receivers: delivery.receivers,
+                        trace: delivery.trace))
             }
         }
     }

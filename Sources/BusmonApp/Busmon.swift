@@ -110,6 +110,16 @@ package enum Busmon {
                     writer.close()
                 }, eventsPublished: recorded.eventsPublished, stopPublishing: recorded.stopPublishing)
         }
+        if let graphPath = options.graphPath {
+            let graphed = session
+            let graphing = try GraphingSource(wrapping: graphed.source, path: graphPath)
+            session = Session(
+                source: graphing,
+                stop: {
+                    graphed.stop()
+                    _ = graphing.drainLast()
+                }, eventsPublished: graphed.eventsPublished, stopPublishing: graphed.stopPublishing)
+        }
         return session
     }
 
@@ -151,7 +161,7 @@ package enum Busmon {
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
     private static func runHeadless(session: Session, options: BusmonOptions) -> Int32 {
-        if let replay = session.source as? ReplaySource, replay.isEmpty {
+        if let replay = session.watchedSource as? ReplaySource, replay.isEmpty {
             // Its warnings (a cut-off line, say) explain what little there was.
             replay.warnings.forEach { printError("busmon: warning: \($0)") }
             printError("busmon: \(replay.path): the recording is empty")
@@ -178,16 +188,16 @@ package enum Busmon {
         }
         let outcome = runner.run()
         sources.forEach { $0.cancel() }
-        if let attach = session.source as? AttachSource, attach.hello == nil {
+        if let attach = session.watchedSource as? AttachSource, attach.hello == nil {
             // A script must not mistake a run that never saw the app for a quiet one.
             printError("busmon: never attached to \(attach.socketPath): \(attach.drain().status ?? "no app")")
             return 1
         }
-        if let listen = session.source as? ListenSource, !listen.anyAppConnected {
+        if let listen = session.watchedSource as? ListenSource, !listen.anyAppConnected {
             printError("busmon: no app dialled in to \(listen.address)")
             return 1
         }
-        if let fleet = session.source as? NATSFleetSource, !fleet.hasConnected {
+        if let fleet = session.watchedSource as? NATSFleetSource, !fleet.hasConnected {
             printError("busmon: never reached the NATS server at \(fleet.url)")
             return 1
         }
@@ -212,6 +222,21 @@ package enum Busmon {
 
     /// What the dashboard watches, and how to stop it when busmon quits.
     package struct Session {
+        /// The source under the recording and the graph wrapped around it, if any: what is
+        /// watched.
+        var watchedSource: any DashboardSource {
+            var source = self.source
+            while true {
+                if let recording = source as? RecordingSource {
+                    source = recording.wrapped
+                } else if let graphing = source as? GraphingSource {
+                    source = graphing.wrapped
+                } else {
+                    return source
+                }
+            }
+        }
+
         /// Where the dashboard's data comes from.
         package let source: any DashboardSource
         /// Stops the source (and the simulated app or the recording behind it).
@@ -244,7 +269,7 @@ package enum Busmon {
         }
         app.start()
         return Session(
-            source: source, stop: { app.stop() }, eventsPublished: { app.statistics.eventsPublished },
+            source: source, stop: { app.stop() }, eventsPublished: { bus.snapshot().totalPublished },
             stopPublishing: { app.stop() })
     }
 

@@ -24,6 +24,8 @@ public struct BusmonOptions: Sendable, Equatable {
     public var since: Double?
     /// File to write what is watched to (`--record`).
     public var recordPath: String?
+    /// Where `--graph` writes the flow graph (Graphviz DOT), or `nil` for no graph.
+    public var graphPath: String?
     /// Recording to play back instead of watching live (`--replay`).
     public var replayPath: String?
     /// Replay speed factor (`--speed`), greater than 0; only used with ``replayPath``.

@@ -50,6 +50,8 @@ public enum CommandLineParser {
           --replay FILE       play back a recording made with --record, read as it plays
           --speed X           replay speed factor, with --replay (default 1)
           --record FILE       also write what is watched to FILE (not with --replay)
+          --graph FILE        also write a Graphviz graph of who publishes what to whom to FILE
+                              (call sites, event types, observer classes; dot -Tsvg FILE)
 
         Display:
           --ascii             draw with ASCII only (automatic when the locale is not UTF-8)
@@ -124,6 +126,8 @@ public enum CommandLineParser {
                 options.since = seconds
             case "--record":
                 options.recordPath = try path(of: name, inline: inlineValue, from: &remaining)
+            case "--graph":
+                options.graphPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--replay":
                 options.replayPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--listen":

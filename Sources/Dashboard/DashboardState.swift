@@ -157,6 +157,8 @@ struct DashboardState {
     var wildcard = SubscriberTracker()
     /// Observer objects per class, leak suspects, and the objects listed.
     var observers = ObserverTracker()
+    /// Handler calls, times and failures, and the stopped cascades.
+    private(set) var handlers = HandlerTracker()
     /// The processes of the fleet, for a source that watches several; `nil` for one app.
     private(set) var fleet: FleetTracker?
     /// Whether any event so far said which process published it: the log then has an app column.
@@ -219,6 +221,7 @@ struct DashboardState {
         for captured in batch.lifecycle {
             let change = captured.change
             observers.apply(change, at: now)
+            handlers.apply(change)
             // Leak reports are about an object, not an event type: they make no type row.
             if change.kind == .leakSuspected || change.kind == .leakCleared { continue }
             if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
@@ -242,6 +245,7 @@ struct DashboardState {
                 take(snapshot, eventsAfter: afterSnapshot)
             }
             observers.take(snapshot, at: now, readingTime: readingTime)
+            handlers.take(snapshot)
         }
 
         for index in rows.indices {

@@ -112,6 +112,27 @@ struct DashboardView {
                     text: "\(suspects) leak \(suspects == 1 ? "suspect" : "suspects")",
                     style: style(bold: true, reverse: true, color: .red)))
         }
+        // Like leaks, what went wrong in handlers asks for attention.
+        let handlers = state.handlers
+        if handlers.cascadesStopped > 0 {
+            let count = handlers.cascadesStopped
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 1, text: "\(count) \(count == 1 ? "cascade" : "cascades") stopped",
+                    style: style(bold: true, reverse: true, color: .red)))
+        }
+        if handlers.failures > 0 {
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 2, text: "\(TextFormat.grouped(handlers.failures)) failed",
+                    style: style(bold: true, color: .red)))
+        }
+        if handlers.slowCalls > 0 {
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 2, text: "\(TextFormat.grouped(handlers.slowCalls)) slow",
+                    style: style(bold: true, color: .yellow)))
+        }
         if let filter {
             items.append(
                 HeaderItem(
@@ -310,6 +331,7 @@ struct DashboardView {
                 lines.append(("origin    app \(origin.app), host \(origin.host), pid \(origin.pid)", style()))
             }
             lines.append(("receivers \(event.receivers)", style()))
+            lines += lineageLines(of: event, width: width)
             lines.append(("", style()))
             for line in TextFormat.wrap(event.payloadText, width: width) { lines.append((line, style())) }
         case .lifecycle(let change):
@@ -360,5 +382,60 @@ struct DashboardView {
                 text, x: max(0, (grid.width - text.count) / 2), y: top + index,
                 style: index == 0 ? style(bold: true, color: .yellow) : style())
         }
+    }
+}
+
+extension DashboardView {
+    /// Where `event` was published, what led to it and what it set off, from the log, and the
+    /// times of its type's handlers, from the newest snapshot: the lines of a detail view.
+    func lineageLines(of event: CapturedEvent, width: Int) -> [(String, CellStyle)] {
+        var lines: [(String, CellStyle)] = []
+        let trace = event.trace
+        if trace.eventID != 0 { lines.append(("event     #\(trace.eventID)", style())) }
+        if let site = trace.site { lines.append(("site      \(site)", style(bold: true))) }
+        guard trace.eventID != 0 || trace.site != nil else { return lines }
+        let lineage = EventLineage(of: event, in: state.log)
+        func describe(_ other: CapturedEvent) -> String {
+            let site = other.trace.site.map { " at \($0)" } ?? ""
+            return "#\(other.trace.eventID) \(other.typeName)\(site)"
+        }
+        if trace.causeID == nil {
+            lines.append(("cause     none: published outside any handler", style()))
+        } else {
+            for (index, cause) in lineage.causes.enumerated() {
+                lines.append(((index == 0 ? "cause     " : "          ") + describe(cause), style()))
+            }
+            if !lineage.reachesTopLevel {
+                let missing = lineage.causes.last?.trace.causeID ?? trace.causeID ?? 0
+                lines.append(("          #\(missing), no longer in the log", style(dim: true)))
+            } else {
+                lines.append(("          (top-level publish)", style(dim: true)))
+            }
+        }
+        if !lineage.setOff.isEmpty {
+            let shown = lineage.setOff.prefix(10)
+            for (index, effect) in shown.enumerated() {
+                lines.append(((index == 0 ? "set off   " : "          ") + describe(effect), style()))
+            }
+            if lineage.setOff.count > shown.count {
+                lines.append(("          and \(lineage.setOff.count - shown.count) more", style(dim: true)))
+            }
+        }
+        let handlers = state.handlers.rows(for: event.typeName)
+        for (index, handler) in handlers.prefix(8).enumerated() {
+            let who = handler.observerTypeName ?? "token"
+            let average = handler.average.map(TextFormat.milliseconds) ?? "-"
+            var text =
+                "\(who): \(handler.calls) calls, avg \(average), max \(TextFormat.milliseconds(handler.maximum))"
+            if handler.slowCalls > 0 { text += ", \(handler.slowCalls) slow" }
+            if handler.failures > 0 { text += ", \(handler.failures) failed" }
+            let trouble = handler.slowCalls + handler.failures > 0
+            lines.append(
+                (
+                    (index == 0 ? "handlers  " : "          ") + text,
+                    trouble ? style(bold: true, color: handler.failures > 0 ? .red : .yellow) : style()
+                ))
+        }
+        return lines
     }
 }

@@ -41,7 +41,8 @@ extension EventBus {
             observers.reserveCapacity(state.observers.records.count)
             for record in state.observers.records.values { observers.append(ObserverCopy(record)) }
             return (
-                lists: lists, wildcardEntries: state.wildcard.slot.copyEntries(), endedHandlers: state.endedHandlers,
+                lists: lists, wildcardEntries: state.wildcard.slot.copyEntries(),
+                endedHandlers: state.endedHandlers,
                 wildcardReclaimed: state.wildcard.reclaimed, observers: observers,
                 classNames: state.observers.classNames, reclaimedPerClass: state.observers.reclaimedPerClass,
                 suspects: state.observers.watches.compactMap { watch in
@@ -90,7 +91,8 @@ extension EventBus {
         }.sorted { $0.overdue > $1.overdue }
         let observers = Self.observerStatistics(
             copied.observers, alive: alive, classNames: copied.classNames,
-            reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects, failuresPerClass: failuresPerClass)
+            reclaimedPerClass: copied.reclaimedPerClass, suspects: suspects,
+            failuresPerClass: failuresPerClass)
         let instances =
             instancesPerClass > 0
             ? instances(

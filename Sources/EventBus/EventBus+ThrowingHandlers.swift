@@ -94,7 +94,8 @@ extension EventBus {
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (any Event) throws -> Void
     ) -> Subscription {
         let sink = FailureSink(bus: self)
-        let handler = IsolatedHandler(throwing: handler) { event, error in sink.report(type(of: event), error) }
+        let handler = IsolatedHandler(throwing: handler) { event, error in sink.report(type(of: event), error)
+        }
         let call = handler.callInIsolation
         return addWildcard(observer: observer, scheduler: scheduler(for: handler), failureSink: sink) {
             call($0.event)
@@ -109,7 +110,8 @@ extension EventBus {
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (any Event) throws -> Void
     ) -> Subscription {
         let sink = FailureSink(bus: self)
-        let handler = IsolatedHandler(throwing: handler) { event, error in sink.report(type(of: event), error) }
+        let handler = IsolatedHandler(throwing: handler) { event, error in sink.report(type(of: event), error)
+        }
         let call = handler.callInIsolation
         return addWildcard(observer: nil, scheduler: scheduler(for: handler), failureSink: sink) {
             call($0.event)

@@ -88,10 +88,12 @@ public final class EventBus: Sendable {
     ///     the cascade (see ``cascadeLimit``); `nil` for no limit.
     ///   - slowHandlerThreshold: How long a handler call may take before it is reported as slow.
     public convenience init(
-        name: String = "EventBus", cascadeLimit: Int? = 10_000, slowHandlerThreshold: Duration = .milliseconds(16)
+        name: String = "EventBus", cascadeLimit: Int? = 10_000,
+        slowHandlerThreshold: Duration = .milliseconds(16)
     ) {
         self.init(
-            name: name, clock: .continuous, cascadeLimit: cascadeLimit, slowHandlerThreshold: slowHandlerThreshold)
+            name: name, clock: .continuous, cascadeLimit: cascadeLimit,
+            slowHandlerThreshold: slowHandlerThreshold)
     }
 
     /// Creates an independent bus that reads the time from `clock`.
@@ -110,7 +112,8 @@ public final class EventBus: Sendable {
             name: SubscriberLifecycleEvent.wildcardTypeName,
             qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
         self.wildcardSlot = wildcardSlot
-        state = LockedValue(BusState(wildcardSlot: wildcardSlot, clock: clock, lifecycleWatch: lifecycleWatch))
+        state = LockedValue(
+            BusState(wildcardSlot: wildcardSlot, clock: clock, lifecycleWatch: lifecycleWatch))
     }
 
     // MARK: - Publishing
@@ -173,7 +176,8 @@ public final class EventBus: Sendable {
             parent = (thread.frames[index].current.eventID, thread.frames[index].current.type)
         }
         let origin = PublishOrigin(
-            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID, type: T.self,
+            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID,
+            type: T.self,
             fileID: fileID, line: line)
         if let cascadeLimit {
             guard admit(origin, parentType: parent.type, limit: cascadeLimit, frame: index, on: thread) else {
@@ -241,7 +245,8 @@ public final class EventBus: Sendable {
         let busID = ObjectIdentifier(self)
         let sameBus = cause.bus == busID
         let origin = PublishOrigin(
-            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: sameBus ? cause.eventID : 0,
+            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0,
+            causeID: sameBus ? cause.eventID : 0,
             type: T.self, fileID: fileID, line: line)
         var record: CascadeRecord?
         if sameBus, let cascadeLimit {
@@ -446,9 +451,11 @@ public final class EventBus: Sendable {
             guard watcherCount > 0 else { return (typed, DeliveryTally()) }
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
-                eventID: origin.eventID, causeID: origin.causeID == 0 ? nil : origin.causeID, site: origin.site)
+                eventID: origin.eventID, causeID: origin.causeID == 0 ? nil : origin.causeID,
+                site: origin.site)
             let wildcards = Self.offer(
-                record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, timer: timer, entry: watcher)
+                record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, timer: timer,
+                entry: watcher)
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -521,7 +528,9 @@ public final class EventBus: Sendable {
         let marker = marker.map { UnsafeReference(unretained: $0) }
         for index in 0..<count {
             // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome = entry(index).borrow(as: entryType) { $0.offer(payload, marker: marker, timer: timer) }
+            let outcome = entry(index).borrow(as: entryType) {
+                $0.offer(payload, marker: marker, timer: timer)
+            }
             switch outcome {
             case .delivered: tally.delivered += 1
             case .scheduled: tally.scheduled += 1

@@ -56,7 +56,8 @@ struct IsolatedHandler<Payload>: Sendable {
     ) {
         isolation = handler.isolation
         precondition(
-            MemoryLayout<IsolatedThrowingStorage<Payload>>.size == MemoryLayout<PlainThrowingStorage<Payload>>.size,
+            MemoryLayout<IsolatedThrowingStorage<Payload>>.size
+                == MemoryLayout<PlainThrowingStorage<Payload>>.size,
             "an @isolated(any) function no longer has the layout of a plain one")
         var stored = IsolatedThrowingStorage(handler: handler)
         let plain = withUnsafePointer(to: &stored) { pointer in

@@ -27,7 +27,8 @@ public struct ObserverStatistics: Sendable, Hashable {
     /// Creates statistics; the bus makes these, and tests and replays may too.
     public init(
         className: String, liveInstances: Int = 0, deadInstances: Int = 0, liveSubscriptions: Int = 0,
-        deadSubscriptions: Int = 0, reclaimedInstances: Int = 0, leakSuspects: Int = 0, handlerFailures: Int = 0
+        deadSubscriptions: Int = 0, reclaimedInstances: Int = 0, leakSuspects: Int = 0,
+        handlerFailures: Int = 0
     ) {
         self.handlerFailures = handlerFailures
         self.className = className

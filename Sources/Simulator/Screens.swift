@@ -211,8 +211,11 @@ final class AppServices: Sendable {
     /// Every this many data loads, the photo cache finds one corrupt and its handler throws.
     static let dataLoadsPerCacheFailure = 150
     /// Every this many data loads, the home screen's main-actor handler takes
-    /// ``slowRenderTime``: at the default rate, every few seconds.
+    /// ``slowRenderTime``, but not again within ``slowRenderInterval``: at the default rate, every
+    /// few seconds, and at any rate a small share of the main actor's time.
     static let dataLoadsPerSlowRender = 400
+    /// Real seconds between two slow renders at least.
+    static let slowRenderInterval = 3.0
     /// How long a slow render takes: two frames at 60 Hz.
     static let slowRenderTime: UInt32 = 30_000
 
@@ -284,6 +287,7 @@ final class PhotoCache: Sendable {
 @MainActor
 final class HomeViewController {
     private var renders = 0
+    private var lastSlowRender: ContinuousClock.Instant?
 
     nonisolated init() {}
 
@@ -296,6 +300,10 @@ final class HomeViewController {
 
     private func render(_ load: DataLoadedEvent) {
         renders += 1
-        if renders % AppServices.dataLoadsPerSlowRender == 0 { usleep(AppServices.slowRenderTime) }
+        guard renders % AppServices.dataLoadsPerSlowRender == 0 else { return }
+        let now = ContinuousClock.now
+        if let lastSlowRender, now - lastSlowRender < .seconds(AppServices.slowRenderInterval) { return }
+        lastSlowRender = now
+        usleep(AppServices.slowRenderTime)
     }
 }

@@ -166,7 +166,8 @@ public final class SimulatedApp: Sendable {
     @discardableResult
     public func startRefreshLoop() -> String {
         services.startRefreshLoop(on: bus, counter: counter)
-        return "token refresh loop started; the bus stops it at \(bus.cascadeLimit.map(String.init) ?? "no") events"
+        return
+            "token refresh loop started; the bus stops it at \(bus.cascadeLimit.map(String.init) ?? "no") events"
     }
 
     /// What the app has done so far.
@@ -231,7 +232,7 @@ public final class SimulatedApp: Sendable {
     private func perform(_ actions: [AppAction]) {
         for action in actions {
             switch action {
-            case .publish(let event): bus.publish(event)
+            case .publish(let event): AppTraffic.publish(event, on: bus)
             case .open(let screen): screen.open()
             case .close(let screen):
                 screen.close()

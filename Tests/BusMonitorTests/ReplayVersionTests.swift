@@ -48,16 +48,16 @@ struct ReplayVersionTests {
     @Test("a recording of a wire version this does not read is refused, naming the line")
     func newerVersionRefused() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("v3.jsonl")
+        let path = directory.file("v4.jsonl")
         let recording = Self.versionOneRecording.replacingOccurrences(
-            of: #""version":1"#, with: #""version":3"#)
+            of: #""version":1"#, with: #""version":4"#)
         try recording.write(toFile: path, atomically: true, encoding: .utf8)
 
-        #expect(throws: RecordingError.unreadableVersion(path: path, line: 1, version: 3)) {
+        #expect(throws: RecordingError.unreadableVersion(path: path, line: 1, version: 4)) {
             try ReplaySource(path: path)
         }
         #expect(
-            RecordingError.unreadableVersion(path: "v3.jsonl", line: 1, version: 3).description
-                == "v3.jsonl:1: recording speaks wire version 3, this reads versions 1 and 2")
+            RecordingError.unreadableVersion(path: "v4.jsonl", line: 1, version: 4).description
+                == "v4.jsonl:1: recording speaks wire version 4, this reads versions 1 to 3")
     }
 }

@@ -4,25 +4,78 @@ import Testing
 
 @testable import BusWire
 
-@Suite("Wire format version 2")
+@Suite("Wire format versions")
 struct WireVersionTests {
     /// A version-1 snapshot line, as a version-1 tap wrote it: no observers, suspects or instances.
     static let versionOneSnapshot =
         #"{"kind":"snapshot","time":1,"busName":"b","wildcardObservers":1,"deadWildcardObservers":0,"#
         + #""reclaimedWildcardObservers":0,"wildcardDeliveries":0,"eventTypes":[]"#
 
-    @Test("this library writes version 2 and reads versions 1 and 2")
+    @Test("this library writes version 3 and reads versions 1 to 3")
     func versions() {
-        #expect(FeedRecord.wireVersion == 2)
-        #expect(FeedHello(pid: 1, process: "p", bus: "b", time: 1).version == 2)
+        #expect(FeedRecord.wireVersion == 3)
+        #expect(FeedHello(pid: 1, process: "p", bus: "b", time: 1).version == 3)
         #expect(FeedRecord.unreadableVersionMessage(1, speaker: "tap") == nil)
         #expect(FeedRecord.unreadableVersionMessage(2, speaker: "tap") == nil)
+        #expect(FeedRecord.unreadableVersionMessage(3, speaker: "tap") == nil)
         #expect(
-            FeedRecord.unreadableVersionMessage(3, speaker: "tap")
-                == "tap speaks wire version 3, this reads versions 1 and 2")
+            FeedRecord.unreadableVersionMessage(4, speaker: "tap")
+                == "tap speaks wire version 4, this reads versions 1 to 3")
         #expect(
             FeedRecord.unreadableVersionMessage(0, speaker: "recording")
-                == "recording speaks wire version 0, this reads versions 1 and 2")
+                == "recording speaks wire version 0, this reads versions 1 to 3")
+    }
+
+    @Test("version-2 event lines read with no number, cause or site; version 3 carries them")
+    func eventTraces() throws {
+        let old = try FeedRecord.decode(
+            line: #"{"kind":"event","seq":1,"time":1,"typeName":"Tick","receivers":1,"payload":{"value":1}}"#)
+        guard case .event(let event) = old else {
+            Issue.record("not an event: \(old)")
+            return
+        }
+        #expect(event.trace == PublishTrace())
+        let traced = FeedRecord.event(
+            FeedEvent(
+                sequence: 2, time: 2, typeName: "Tick", payload: .fields(json: #"{"value":2}"#), receivers: 1,
+                trace: PublishTrace(
+                    eventID: 7, causeID: 5, site: PublishSite(fileID: "App/LoginService.swift", line: 42))))
+        let line = traced.encodeLine()
+        #expect(line.contains(#""eventID":7,"causeID":5,"fileID":"App/LoginService.swift","line":42"#))
+        #expect(try FeedRecord.decode(line: line) == traced)
+    }
+
+    @Test("handler rows, failures and the new lifecycle records survive a round trip")
+    func handlerRecords() throws {
+        let snapshot = FeedRecord.snapshot(
+            FeedSnapshot(
+                time: 3,
+                snapshot: BusSnapshot(
+                    busName: "b",
+                    eventTypes: [EventTypeStatistics(typeName: "Tick", published: 4, handlerFailures: 1)],
+                    wildcardObservers: 0,
+                    observers: [ObserverStatistics(className: "Screen", handlerFailures: 1)],
+                    handlers: [
+                        HandlerStatistics(
+                            observerTypeName: "Screen", eventTypeName: "Tick", calls: 4,
+                            total: .milliseconds(40),
+                            maximum: .milliseconds(31), slowCalls: 1, failures: 1),
+                        HandlerStatistics(observerTypeName: nil, eventTypeName: "Tick", calls: 4),
+                    ])))
+        #expect(try FeedRecord.decode(line: snapshot.encodeLine()) == snapshot)
+        for change in [
+            SubscriberLifecycleEvent(
+                kind: .cascadeStopped, eventTypeName: "Ping", count: 10_000, reason: "Ping → Pong → Ping"),
+            SubscriberLifecycleEvent(
+                kind: .handlerFailed, eventTypeName: "Tick", observerTypeName: "Screen", observerID: 3,
+                reason: "item 2 is corrupt"),
+            SubscriberLifecycleEvent(
+                kind: .slowHandler, eventTypeName: "Tick", observerTypeName: "Screen", observerID: 3,
+                duration: .milliseconds(32)),
+        ] {
+            let record = FeedRecord.lifecycle(FeedLifecycle(time: 4, change: change))
+            #expect(try FeedRecord.decode(line: record.encodeLine()) == record)
+        }
     }
 
     @Test("version-1 lines read with the new fields absent or empty")

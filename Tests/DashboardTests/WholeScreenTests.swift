@@ -44,7 +44,7 @@ struct WholeScreenTests {
 
 
 
-                q Quit ? Help Space Pause / Filter o Suspects +/- Rate c Destroy L Leaks
+                q Quit ? Help Space Pause / Filter o Suspects +/- Rate c Destroy L Leaks R Loop
                 """)
     }
 
@@ -78,7 +78,7 @@ struct WholeScreenTests {
 
 
 
-                q Quit ? Help Space Pause / Filter o Suspects +/- Rate c Destroy L Leaks
+                q Quit ? Help Space Pause / Filter o Suspects +/- Rate c Destroy L Leaks R Loop
                 """)
     }
 

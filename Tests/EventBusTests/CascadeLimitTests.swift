@@ -77,7 +77,11 @@ struct CascadeLimitTests {
         let bus = EventBus(cascadeLimit: nil)
         let last = Journal<Int>()
         let relay = bus.subscribe(to: Tick.self) { tick in
-            if tick.value < 20_000 { bus.publish(Tick(value: tick.value + 1)) } else { last.append(tick.value) }
+            if tick.value < 20_000 {
+                bus.publish(Tick(value: tick.value + 1))
+            } else {
+                last.append(tick.value)
+            }
         }
         bus.publish(Tick(value: 0))
         #expect(last.entries == [20_000])

@@ -14,7 +14,10 @@ struct CauseAndSiteTests {
         bus.publish(Tick(value: 1))
         bus.publish(event: Tick(value: 2))
         let sites = records.entries.map(\.site)
-        #expect(sites.map { $0?.description } == ["CauseAndSiteTests.swift:\(line)", "CauseAndSiteTests.swift:\(line + 1)"])
+        #expect(
+            sites.map { $0?.description } == [
+                "CauseAndSiteTests.swift:\(line)", "CauseAndSiteTests.swift:\(line + 1)",
+            ])
         #expect(sites.first??.fileID == "EventBusTests/CauseAndSiteTests.swift")
         #expect(sites.first??.line == line)
         _ = watch

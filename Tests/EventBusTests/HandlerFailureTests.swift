@@ -33,7 +33,9 @@ struct HandlerFailureTests {
         #expect(failure?.observerTypeName == "FailingScreen")
         #expect(failure?.observerID != nil)
         #expect(failure?.reason == "item 2 is corrupt")
-        #expect(failure?.description == "FailingScreen #\(failure?.observerID ?? 0) failed on Tick: item 2 is corrupt")
+        #expect(
+            failure?.description
+                == "FailingScreen #\(failure?.observerID ?? 0) failed on Tick: item 2 is corrupt")
 
         let snapshot = bus.snapshot()
         #expect(snapshot[Tick.self]?.handlerFailures == 1)

@@ -38,7 +38,8 @@ struct SimulatedAppTests {
     /// `snapshot` with its handler rows' times and slow calls left out.
     private static func withoutTimes(_ snapshot: BusSnapshot) -> BusSnapshot {
         BusSnapshot(
-            busName: snapshot.busName, eventTypes: snapshot.eventTypes, wildcardObservers: snapshot.wildcardObservers,
+            busName: snapshot.busName, eventTypes: snapshot.eventTypes,
+            wildcardObservers: snapshot.wildcardObservers,
             deadWildcardObservers: snapshot.deadWildcardObservers,
             reclaimedWildcardObservers: snapshot.reclaimedWildcardObservers,
             wildcardDeliveries: snapshot.wildcardDeliveries, observers: snapshot.observers,
@@ -47,7 +48,9 @@ struct SimulatedAppTests {
                 HandlerStatistics(
                     observerTypeName: $0.observerTypeName, eventTypeName: $0.eventTypeName, calls: $0.calls,
                     failures: $0.failures)
-            }.sorted { ($0.observerTypeName ?? "", $0.eventTypeName) < ($1.observerTypeName ?? "", $1.eventTypeName) })
+            }.sorted {
+                ($0.observerTypeName ?? "", $0.eventTypeName) < ($1.observerTypeName ?? "", $1.eventTypeName)
+            })
     }
 
     @Test @MainActor func sameSeedGivesTheSameRun() {
@@ -82,9 +85,15 @@ struct SimulatedAppTests {
             kinds == Set(SubscriberLifecycleEvent.Kind.allCases).subtracting([.leakSuspected, .leakCleared]))
         // The session store's sign-in handler loads the session: a cascade with a cause.
         let slow = changes.filter { $0.kind == .slowHandler }
-        #expect(slow.allSatisfy { $0.observerTypeName == "HomeViewController" && $0.eventTypeName == "DataLoadedEvent" })
+        #expect(
+            slow.allSatisfy {
+                $0.observerTypeName == "HomeViewController" && $0.eventTypeName == "DataLoadedEvent"
+            })
         let failures = changes.filter { $0.kind == .handlerFailed }
-        #expect(failures.allSatisfy { $0.observerTypeName == "PhotoCache" && $0.reason?.contains("is corrupt") == true })
+        #expect(
+            failures.allSatisfy {
+                $0.observerTypeName == "PhotoCache" && $0.reason?.contains("is corrupt") == true
+            })
         let loop = changes.first { $0.kind == .cascadeStopped }
         #expect(loop?.reason?.contains("TokenRefreshRequestedEvent → TokenRefreshFailedEvent") == true)
         #expect(loop?.count == bus.cascadeLimit)

@@ -185,7 +185,9 @@ struct ListViewport: Equatable, Sendable {
 extension DashboardController {
     /// The panes, top to bottom: the one list the layout, focus, Tab order and help come from.
     /// Each dashboard starts from these values and keeps its own copies.
-    static let panes: [any DashboardPane] = [FleetPane(), TablePane(), ObserversPane(), LogPane()]
+    static let panes: [any DashboardPane] = [
+        FleetPane(), TablePane(), ObserversPane(), HandlersPane(), LogPane(),
+    ]
 
     /// Every part that takes focus, in Tab order; Tab passes over the parts of panes not shown.
     static let focusOrder: [PaneFocus] = panes.enumerated().flatMap { index, pane in

@@ -1,0 +1,149 @@
+import EventBus
+
+/// Who publishes what to whom, gathered from what a source delivers: call sites publish event
+/// types, observer classes handle them, and an event type's handlers publish other types.
+/// ``dot(title:)`` writes it for Graphviz.
+///
+/// ```swift
+/// var graph = FlowGraph()
+/// graph.take(source.drain())
+/// try graph.dot(title: "simapp").write(toFile: "flow.dot", atomically: true, encoding: .utf8)
+/// // dot -Tsvg flow.dot > flow.svg
+/// ```
+public struct FlowGraph: Sendable {
+    /// One arrow of the graph, between two named nodes.
+    public struct Edge: Hashable, Sendable {
+        /// Where it starts: a call site, or an event type.
+        public let from: String
+        /// Where it ends: an event type, or an observer class.
+        public let to: String
+    }
+
+    /// Events published from each call site, per event type.
+    public private(set) var publishes: [Edge: Int] = [:]
+    /// Handler calls of each observer class (`token` for subscriptions without one), per event
+    /// type, from the newest snapshot; 0 for a subscription seen only as it was made.
+    public private(set) var handles: [Edge: Int] = [:]
+    /// Events of each type published by the handlers of another type.
+    public private(set) var triggers: [Edge: Int] = [:]
+    /// Failed and slow handler calls, per event type and observer class.
+    public private(set) var troubles: [Edge: Int] = [:]
+
+    /// The types of recent events, by app and number, to name the type of an event's cause;
+    /// two generations, so that memory stays bounded (``recentLimit`` entries each).
+    private var recent: [RecentEvent: String] = [:]
+    private var older: [RecentEvent: String] = [:]
+    /// Events remembered per generation.
+    static let recentLimit = 50_000
+
+    private struct RecentEvent: Hashable, Sendable {
+        let origin: EventOrigin?
+        let eventID: UInt64
+    }
+
+    /// An empty graph.
+    public init() {}
+
+    /// Whether nothing was gathered yet.
+    public var isEmpty: Bool { publishes.isEmpty && handles.isEmpty && triggers.isEmpty }
+
+    /// Takes in one batch.
+    public mutating func take(_ batch: SourceBatch) {
+        for event in batch.events {
+            let trace = event.trace
+            if let site = trace.site {
+                publishes[Edge(from: site.description, to: event.typeName), default: 0] += 1
+            }
+            if let cause = trace.causeID {
+                let key = RecentEvent(origin: event.origin, eventID: cause)
+                if let causeType = recent[key] ?? older[key] {
+                    triggers[Edge(from: causeType, to: event.typeName), default: 0] += 1
+                }
+            }
+            if trace.eventID != 0 {
+                remember(RecentEvent(origin: event.origin, eventID: trace.eventID), event.typeName)
+            }
+        }
+        for captured in batch.lifecycle {
+            let change = captured.change
+            switch change.kind {
+            case .subscribed, .duplicateSubscription:
+                guard change.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName else { continue }
+                let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
+                if handles[edge] == nil { handles[edge] = 0 }
+            case .handlerFailed, .slowHandler:
+                troubles[
+                    Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0] += 1
+            default:
+                break
+            }
+        }
+        if let snapshot = batch.snapshot {
+            for row in snapshot.handlers where row.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName
+            {
+                let edge = Edge(from: row.eventTypeName, to: row.observerTypeName ?? "token")
+                handles[edge] = max(handles[edge] ?? 0, row.calls)
+                let trouble = row.failures + row.slowCalls
+                if trouble > 0 { troubles[edge] = max(troubles[edge] ?? 0, trouble) }
+            }
+        }
+    }
+
+    private mutating func remember(_ key: RecentEvent, _ typeName: String) {
+        if recent.count >= Self.recentLimit {
+            older = recent
+            recent = [:]
+        }
+        recent[key] = typeName
+    }
+
+    /// The graph in Graphviz's DOT language: call sites (notes) → event types (boxes) →
+    /// observer classes (ellipses), and dashed red arrows from a type to the types its handlers
+    /// publish; each arrow labelled with its count, and handlers that failed or were slow in red.
+    public func dot(title: String) -> String {
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+        }
+        func id(_ kind: String, _ name: String) -> String { quoted(kind + ":" + name) }
+        var lines = [
+            "digraph busmon {",
+            "  label=\(quoted(title)); labelloc=t; rankdir=LR;",
+            "  node [fontname=\"Helvetica\", fontsize=11]; edge [fontname=\"Helvetica\", fontsize=9];",
+        ]
+        let sites = Set(publishes.keys.map(\.from)).sorted()
+        let types = Set(
+            publishes.keys.map(\.to) + handles.keys.map(\.from) + triggers.keys.flatMap { [$0.from, $0.to] }
+        )
+        .sorted()
+        let classes = Set(handles.keys.map(\.to)).sorted()
+        for site in sites { lines.append("  \(id("site", site)) [label=\(quoted(site)), shape=note];") }
+        for type in types {
+            lines.append("  \(id("type", type)) [label=\(quoted(type)), shape=box, style=\"rounded,bold\"];")
+        }
+        for name in classes {
+            let troubled = troubles.keys.contains { $0.to == name }
+            let color = troubled ? ", color=red, fontcolor=red" : ""
+            lines.append("  \(id("class", name)) [label=\(quoted(name)), shape=ellipse\(color)];")
+        }
+        for (edge, count) in publishes.sorted(by: { ($0.key.from, $0.key.to) < ($1.key.from, $1.key.to) }) {
+            lines.append("  \(id("site", edge.from)) -> \(id("type", edge.to)) [label=\"\(count)\"];")
+        }
+        for (edge, calls) in handles.sorted(by: { ($0.key.from, $0.key.to) < ($1.key.from, $1.key.to) }) {
+            var label = calls > 0 ? "\(calls) calls" : ""
+            var style = ""
+            if let trouble = troubles[edge] {
+                label += (label.isEmpty ? "" : ", ") + "\(trouble) failed or slow"
+                style = ", color=red, fontcolor=red"
+            }
+            lines.append(
+                "  \(id("type", edge.from)) -> \(id("class", edge.to)) [label=\(quoted(label))\(style)];")
+        }
+        for (edge, count) in triggers.sorted(by: { ($0.key.from, $0.key.to) < ($1.key.from, $1.key.to) }) {
+            lines.append(
+                "  \(id("type", edge.from)) -> \(id("type", edge.to)) [label=\"\(count)\", style=dashed, color=red];"
+            )
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

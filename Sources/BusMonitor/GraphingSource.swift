@@ -1,0 +1,122 @@
+import BusWire
+import EventBus
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Gathers a ``FlowGraph`` of everything another source delivers, writes it to a DOT file every
+/// few seconds and at the end, and passes the batches on unchanged.
+///
+/// ```swift
+/// let source = try GraphingSource(wrapping: AttachSource(socketPath: "/tmp/app.bus"), path: "flow.dot")
+/// ```
+///
+/// The file is replaced whole each time (written beside it, then renamed), so a reader never
+/// sees half a graph. When writing fails, the batch's status says so and the monitor goes on.
+public final class GraphingSource: FiniteSource {
+    /// The source being graphed.
+    public let wrapped: any DashboardSource
+    /// Where the graph goes.
+    public let path: String
+    /// Seconds between two writes of the file.
+    public static let writeInterval = 2.0
+
+    private struct State {
+        var graph = FlowGraph()
+        var lastWrite = -Double.infinity
+        var error: String?
+    }
+
+    private let state = LockedValue(State())
+
+    /// Wraps `source`; writes an empty graph to `path` at once, so that a path that cannot be
+    /// written is refused before anything runs.
+    ///
+    /// - Throws: ``GraphFileError`` when `path` cannot be written.
+    public init(wrapping source: any DashboardSource, path: String) throws(GraphFileError) {
+        wrapped = source
+        self.path = path
+        if let error = Self.write(FlowGraph().dot(title: source.title), to: path) {
+            throw GraphFileError(description: "cannot write the graph to \(path): \(error)")
+        }
+    }
+
+    /// The wrapped source's title.
+    public var title: String { wrapped.title }
+
+    /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
+    public var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
+
+    /// The wrapped source's commands.
+    public var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
+
+    /// Passes the command to the wrapped source.
+    public func perform(_ command: SourceCommand) -> String? {
+        wrapped.perform(command)
+    }
+
+    /// The graph so far.
+    public var graph: FlowGraph { state.withLock { $0.graph } }
+
+    /// Drains the wrapped source, adds the batch to the graph, and returns it.
+    public func drain() -> SourceBatch {
+        take(wrapped.drain(), forceWrite: false)
+    }
+
+    /// Drains the wrapped source for the last time and writes the graph.
+    public func drainLast() -> SourceBatch {
+        take(wrapped.drainLast(), forceWrite: true)
+    }
+
+    /// Writes the graph as it is now.
+    public func writeNow() {
+        let (text, title) = state.withLock { ($0.graph, wrapped.title) }
+        let error = Self.write(text.dot(title: title), to: path)
+        state.withLock {
+            $0.error = error.map { "graph to \(path) not written: \($0)" }
+            $0.lastWrite = MonotonicClock.now()
+        }
+    }
+
+    private func take(_ drained: SourceBatch, forceWrite: Bool) -> SourceBatch {
+        var batch = drained
+        let now = MonotonicClock.now()
+        let due = state.withLock { state in
+            state.graph.take(batch)
+            return forceWrite || now - state.lastWrite >= Self.writeInterval
+        }
+        if due { writeNow() }
+        if let error = state.withLock({ $0.error }) {
+            batch.status = (batch.status.map { $0 + "; " } ?? "") + error
+        }
+        return batch
+    }
+
+    /// Writes `text` beside `path` and renames it over `path`; returns why it could not.
+    private static func write(_ text: String, to path: String) -> String? {
+        let temporary = path + ".partial"
+        do {
+            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        } catch {
+            return (error as NSError).localizedDescription
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return reason
+        }
+        return nil
+    }
+}
+
+/// Why busmon cannot write the flow graph where `--graph` asked.
+public struct GraphFileError: Error, CustomStringConvertible, Equatable {
+    /// The message busmon prints.
+    public let description: String
+}

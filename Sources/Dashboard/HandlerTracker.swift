@@ -1,0 +1,89 @@
+import BusMonitor
+import EventBus
+
+/// What the dashboard knows of handlers: their calls, times and failures per observer class and
+/// type from the newest snapshot, and the stopped cascades, failures and slow calls reported.
+struct HandlerTracker {
+    /// The newest snapshot's rows, worst first.
+    private(set) var rows: [HandlerStatistics] = []
+    /// Cascades the bus stopped, as reported.
+    private(set) var cascadesStopped = 0
+    /// Handler failures reported (the bus reports a hundred a second at most; the snapshot's
+    /// rows count every one).
+    private(set) var failuresReported = 0
+    /// Slow handler calls reported (ten a second at most).
+    private(set) var slowCallsReported = 0
+
+    /// Whether there is anything for the Handlers pane to list.
+    var hasRows: Bool { !rows.isEmpty }
+
+    /// Failures: the snapshot's exact count when there is one, else those reported.
+    var failures: Int {
+        max(failuresReported, rows.reduce(0) { $0 + $1.failures })
+    }
+
+    /// Slow calls: the snapshot's exact count when there is one, else those reported.
+    var slowCalls: Int {
+        max(slowCallsReported, rows.reduce(0) { $0 + $1.slowCalls })
+    }
+
+    /// Counts a reported change.
+    mutating func apply(_ change: SubscriberLifecycleEvent) {
+        switch change.kind {
+        case .cascadeStopped: cascadesStopped += 1
+        case .handlerFailed: failuresReported += 1
+        case .slowHandler: slowCallsReported += 1
+        default: break
+        }
+    }
+
+    /// Takes the handler rows of `snapshot`.
+    mutating func take(_ snapshot: BusSnapshot) {
+        rows = snapshot.handlers.sorted { $0.isWorse(than: $1) }
+    }
+
+    /// The rows for `typeName`, worst first.
+    func rows(for typeName: String) -> [HandlerStatistics] {
+        rows.filter { $0.eventTypeName == typeName }
+    }
+}
+
+/// The events of the log related to one event by cause: what led to it and what it set off.
+struct EventLineage {
+    /// The event's causes, the direct one first, up to the top-level publish or the oldest line
+    /// the log still holds.
+    let causes: [CapturedEvent]
+    /// Whether the chain reached a top-level publish (the last cause has none).
+    let reachesTopLevel: Bool
+    /// Events whose cause is this one.
+    let setOff: [CapturedEvent]
+
+    /// Causes followed at most, so that a runaway cascade does not make a detail view endless.
+    static let maximumCauses = 20
+
+    /// The lineage of `event` among the events `log` holds; events of other apps in a fleet are
+    /// never taken for its causes, whose numbers are their own bus's.
+    init(of event: CapturedEvent, in log: EventLog) {
+        var byID: [UInt64: CapturedEvent] = [:]
+        var setOff: [CapturedEvent] = []
+        let id = event.trace.eventID
+        for sequence in log.sequences {
+            guard case .event(let other)? = log[sequence]?.content, other.origin == event.origin else {
+                continue
+            }
+            if other.trace.eventID != 0 { byID[other.trace.eventID] = other }
+            if id != 0, other.trace.causeID == id { setOff.append(other) }
+        }
+        var causes: [CapturedEvent] = []
+        var next = event.trace.causeID
+        var reachesTopLevel = next == nil
+        while let causeID = next, causes.count < Self.maximumCauses, let cause = byID[causeID] {
+            causes.append(cause)
+            next = cause.trace.causeID
+            if next == nil { reachesTopLevel = true }
+        }
+        self.causes = causes
+        self.reachesTopLevel = reachesTopLevel
+        self.setOff = setOff
+    }
+}

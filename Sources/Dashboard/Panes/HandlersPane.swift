@@ -1,0 +1,158 @@
+import EventBus
+import ScreenGrid
+
+/// The handlers: one row per observer class (or token subscriptions) and event type, with its
+/// calls, average and longest time, slow calls and failures, worst first. Shown once a snapshot
+/// has handler rows (the bus times handlers while it is watched); Enter filters the log by the
+/// row's type.
+struct HandlersPane: DashboardPane {
+    let focusTitles = ["Handlers"]
+    let name = "handlers"
+    let enterHelp = "filter the log by the handler's event type"
+    let columnHelp = [
+        KeyHint(
+            keys: "Handlers",
+            text: "per observer class (token for subscriptions without one) and type: CALLS timed, "
+                + "AVG and MAX time, SLOW calls (over the bus's threshold, 16 ms by default), FAILED (threw)"),
+        KeyHint(keys: "SLOW, FAILED", text: "yellow and red; the worst handlers come first"),
+    ]
+
+    /// Rows the pane lists at most before it scrolls.
+    static let listedRows = 5
+
+    /// The selected row, by its class and type, so that it stays put as rows move.
+    private(set) var selection = ListSelection<HandlerRowID>()
+    /// The rows in view in the last frame.
+    private(set) var inView = ListViewport(rows: 0..<0, selected: nil)
+
+    /// A row's identity: its observer class (`nil` for tokens) and event type.
+    struct HandlerRowID: Hashable, Sendable {
+        let observerTypeName: String?
+        let eventTypeName: String
+    }
+
+    private static func rows(in state: DashboardState) -> [HandlerRowID] {
+        state.handlers.rows.map {
+            HandlerRowID(observerTypeName: $0.observerTypeName, eventTypeName: $0.eventTypeName)
+        }
+    }
+
+    func isShown(in state: DashboardState) -> Bool { state.handlers.hasRows }
+
+    /// A title rule, column titles and up to ``listedRows`` rows.
+    func height(screenHeight: Int, state: DashboardState) -> Int? {
+        2 + min(Self.listedRows, max(1, state.handlers.rows.count))
+    }
+
+    /// On a short screen the pane keeps its titles and one row, so the log keeps its lines.
+    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { 3 }
+
+    func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
+
+    mutating func layOut(rows: Int, in context: PaneContext) {
+        inView = selection.viewport(height: rows, of: Self.rows(in: context.state))
+    }
+
+    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
+        view.drawHandlers(&grid, area: area, pane: self, focused: focusedPart != nil)
+    }
+
+    mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
+        selection.move(by: delta, of: Self.rows(in: context.state))
+    }
+
+    mutating func moveToFirst(in context: PaneContext) {
+        move(by: Int.min / 2, rows: 0, in: context)
+    }
+
+    mutating func moveToLast(in context: PaneContext) {
+        move(by: Int.max / 2, rows: 0, in: context)
+    }
+
+    mutating func open(in context: PaneContext) -> PaneEffect? {
+        let rows = context.state.handlers.rows
+        guard !rows.isEmpty else { return nil }
+        let typeName = rows[min(selection.index, rows.count - 1)].eventTypeName
+        return .filter(typeName == SubscriberLifecycleEvent.wildcardTypeName ? nil : LogFilter(typeName))
+    }
+}
+
+extension DashboardView {
+    /// Column widths of the Handlers pane: the observer and the type share what the six counts
+    /// leave.
+    private struct HandlerColumns {
+        static let counts = [("CALLS", 9), ("AVG", 10), ("MAX", 9), ("SLOW", 7), ("FAILED", 8)]
+        let observer: Int
+        let type: Int
+
+        init(width: Int) {
+            let left = max(20, width - Self.counts.reduce(0) { $0 + $1.1 })
+            observer = left / 2
+            type = left - observer
+        }
+    }
+
+    func drawHandlers(_ grid: inout CellGrid, area: Rect, pane: HandlersPane, focused: Bool) {
+        guard area.height > 0 else { return }
+        let tracker = state.handlers
+        let title = pane.focusTitles[0]
+        drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
+        var notes: [String] = ["\(tracker.rows.count) \(tracker.rows.count == 1 ? "handler" : "handlers")"]
+        if tracker.slowCalls > 0 { notes.append("\(TextFormat.grouped(tracker.slowCalls)) slow") }
+        if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
+        let trouble = tracker.slowCalls + tracker.failures > 0
+        putRuleNote(
+            &grid, notes.joined(separator: ", "), y: area.y, after: title,
+            style: trouble ? warningStyle : style())
+        guard area.height > 1 else { return }
+
+        let columns = HandlerColumns(width: grid.width)
+        let headerY = area.y + 1
+        let headerStyle = style(bold: true)
+        grid.put("OBSERVER", x: 0, y: headerY, style: headerStyle)
+        grid.put("TYPE", x: columns.observer, y: headerY, style: headerStyle)
+        var x = columns.observer + columns.type
+        for (text, width) in HandlerColumns.counts {
+            grid.put(TextFormat.right(text, width: width), x: x, y: headerY, style: headerStyle)
+            x += width
+        }
+        for (offset, index) in pane.inView.rows.enumerated() {
+            let row = tracker.rows[index]
+            let y = area.y + 2 + offset
+            guard y < area.maxY else { break }
+            let base =
+                row.failures > 0
+                ? warningStyle : row.slowCalls > 0 ? style(bold: true, color: .yellow) : style()
+            let observer = row.observerTypeName ?? "token"
+            grid.put(
+                TextFormat.truncate(observer, width: columns.observer - 1, ellipsis: glyphs.ellipsis), x: 0,
+                y: y,
+                style: row.observerTypeName == nil ? style(dim: true) : style(bold: true))
+            let type =
+                row.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName
+                ? "* any type" : row.eventTypeName
+            grid.put(
+                TextFormat.truncate(type, width: columns.type - 1, ellipsis: glyphs.ellipsis),
+                x: columns.observer,
+                y: y, style: style(color: .cyan))
+            let cells: [(String, CellStyle)] = [
+                (TextFormat.count(row.calls, width: 8), style()),
+                (row.average.map(TextFormat.milliseconds) ?? "-", style()),
+                (TextFormat.milliseconds(row.maximum), row.slowCalls > 0 ? base : style()),
+                (TextFormat.count(row.slowCalls, width: 6), row.slowCalls > 0 ? base : style(dim: true)),
+                (
+                    TextFormat.count(row.failures, width: 7),
+                    row.failures > 0 ? warningStyle : style(dim: true)
+                ),
+            ]
+            x = columns.observer + columns.type
+            for ((text, cellStyle), (_, width)) in zip(cells, HandlerColumns.counts) {
+                grid.put(TextFormat.right(text, width: width), x: x, y: y, style: cellStyle)
+                x += width
+            }
+            if index == pane.inView.selected, focused {
+                grid.highlight(x: 0, y: y, count: grid.width)
+            }
+        }
+    }
+}
