@@ -32,10 +32,12 @@ public struct PublishSite: Sendable, Hashable, CustomStringConvertible {
     /// `LoginService.swift:42`.
     public var description: String { "\(fileName):\(line)" }
 
+    /// Whether two sites name the same file and line, however each was made.
     public static func == (left: PublishSite, right: PublishSite) -> Bool {
         left.line == right.line && left.fileID == right.fileID
     }
 
+    /// Hashes the file and the line.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(fileID)
         hasher.combine(line)
