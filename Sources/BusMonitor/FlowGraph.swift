@@ -17,6 +17,12 @@ public struct FlowGraph: Sendable {
         public let from: String
         /// Where it ends: an event type, or an observer class.
         public let to: String
+
+        /// An arrow from `from` to `to`.
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
     }
 
     /// Events published from each call site, per event type.

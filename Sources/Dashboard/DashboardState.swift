@@ -222,8 +222,12 @@ struct DashboardState {
             let change = captured.change
             observers.apply(change, at: now)
             handlers.apply(change)
-            // Leak reports are about an object, not an event type: they make no type row.
-            if change.kind == .leakSuspected || change.kind == .leakCleared { continue }
+            // Leak reports are about an object, and handler reports about a delivery, not an
+            // event type's subscriptions: they make no type row.
+            switch change.kind {
+            case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler: continue
+            default: break
+            }
             if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
                 wildcard.apply(change)
             } else {

@@ -34,9 +34,12 @@ final class SharedCascade: Sendable {
     let stopped = Atomic<Bool>(false)
     /// Steps noted past half the limit, by the type they published.
     let steps = LockedValue<[ObjectIdentifier: CascadeStep]>([:])
+    /// The type of the top-level event that set the cascade off.
+    let rootType: any Event.Type
 
-    init(published: Int) {
+    init(published: Int, rootType: any Event.Type) {
         self.published = Atomic(published)
+        self.rootType = rootType
     }
 }
 
@@ -54,6 +57,8 @@ struct CascadeStop {
     let refused: CascadeStep
     /// Events the cascade had set off.
     let count: Int
+    /// The type of the top-level event that set it off: a loop is told from there.
+    let rootType: any Event.Type
 }
 
 /// What a delivery waiting on a queue or an actor carries of the event that set it off, so that
@@ -92,8 +97,13 @@ extension CascadeStop {
         }
         // The chain runs newest first; a loop's oldest step was published by the type it ends with.
         if let loopStart, let start = chain.firstIndex(where: { ObjectIdentifier($0.type) == loopStart }) {
-            let loop = chain[start...].reversed()
-            let types = [name(chain[start].type)] + loop.map { name($0.type) }
+            // Each step published the next; the last step's type published the first. Told
+            // from the type the cascade started with, when the loop passes through it.
+            var loop = Array(chain[start...].reversed())
+            if let root = loop.firstIndex(where: { ObjectIdentifier($0.type) == ObjectIdentifier(rootType) }) {
+                loop = Array(loop[(root + 1)...] + loop[...root])
+            }
+            let types = [name(loop[loop.count - 1].type)] + loop.map { name($0.type) }
             let sites = loop.map { "\(name($0.type)) at \($0.site)" }
             return "\(types.joined(separator: " → ")) (\(sites.joined(separator: ", "))), stopped after "
                 + "\(count) events"

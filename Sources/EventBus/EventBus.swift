@@ -225,7 +225,8 @@ public final class EventBus: Sendable {
         halt(frame: index, on: thread)
         // On several threads, the first to stop it reports it.
         if shared.map({ !$0.stopped.exchange(true, ordering: .acquiringAndReleasing) }) ?? true {
-            record.stop = CascadeStop(refused: step, count: count - 1)
+            record.stop = CascadeStop(
+                refused: step, count: count - 1, rootType: shared?.rootType ?? thread.frames[index].rootType)
         }
         return false
     }
@@ -256,7 +257,9 @@ public final class EventBus: Sendable {
             let step = CascadeStep(type: T.self, site: origin.site, parentType: cause.type)
             if count > cascadeLimit {
                 if !shared.stopped.exchange(true, ordering: .acquiringAndReleasing) {
-                    report(CascadeStop(refused: step, count: count - 1), steps: shared.steps.current)
+                    report(
+                        CascadeStop(refused: step, count: count - 1, rootType: shared.rootType),
+                        steps: shared.steps.current)
                 }
                 return
             }

@@ -16,6 +16,8 @@ final class ThreadDeliveryState {
         var pending: [PendingDelivery] = []
         /// The event being delivered now: what a handler publishing names as its cause.
         var current: PublishOrigin
+        /// The type of the loop's top-level event, which a stopped cascade's account starts from.
+        let rootType: any Event.Type
         /// Events set off so far by the loop's top-level event, while the cascade stays on this
         /// thread (afterwards its ``CascadeRecord/shared`` part counts).
         var cascadeCount = 0
@@ -161,7 +163,7 @@ final class ThreadDeliveryState {
         // queued delivery this thread may be running.
         let outerCause = scheduledCause
         if outerCause != nil { scheduledCause = nil }
-        frames.append(Frame(bus: bus, current: origin, record: record))
+        frames.append(Frame(bus: bus, current: origin, rootType: record?.shared?.rootType ?? origin.type, record: record))
         let index = frames.count - 1
         deliver()
         var next = 0
@@ -184,7 +186,9 @@ final class ThreadDeliveryState {
         let index = frames.count - 1
         let record = frames[index].record ?? CascadeRecord()
         frames[index].record = record
-        let shared = record.shared ?? SharedCascade(published: frames[index].cascadeCount)
+        let shared =
+            record.shared
+            ?? SharedCascade(published: frames[index].cascadeCount, rootType: frames[index].rootType)
         record.shared = shared
         return ScheduledCause(
             bus: frames[index].bus, eventID: frames[index].current.eventID, type: frames[index].current.type,

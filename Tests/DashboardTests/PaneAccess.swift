@@ -6,6 +6,7 @@ extension DashboardController {
     static var logPane: Int { index(of: LogPane.self) ?? -1 }
     static var observersPane: Int { index(of: ObserversPane.self) ?? -1 }
     static var fleetPane: Int { index(of: FleetPane.self) ?? -1 }
+    static var handlersPane: Int { index(of: HandlersPane.self) ?? -1 }
 
     /// Log lines the last frame showed.
     var logRows: Int { rows(ofPane: Self.logPane) }

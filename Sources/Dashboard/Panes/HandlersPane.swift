@@ -20,21 +20,14 @@ struct HandlersPane: DashboardPane {
     /// Rows the pane lists at most before it scrolls.
     static let listedRows = 5
 
-    /// The selected row, by its class and type, so that it stays put as rows move.
-    private(set) var selection = ListSelection<HandlerRowID>()
+    /// The selected row, by its place in the ranking: the rows change places as their counts
+    /// move, and a selection that followed one row down would scroll the worst out of view.
+    private(set) var selection = ListSelection<Int>()
     /// The rows in view in the last frame.
     private(set) var inView = ListViewport(rows: 0..<0, selected: nil)
 
-    /// A row's identity: its observer class (`nil` for tokens) and event type.
-    struct HandlerRowID: Hashable, Sendable {
-        let observerTypeName: String?
-        let eventTypeName: String
-    }
-
-    private static func rows(in state: DashboardState) -> [HandlerRowID] {
-        state.handlers.rows.map {
-            HandlerRowID(observerTypeName: $0.observerTypeName, eventTypeName: $0.eventTypeName)
-        }
+    private static func rows(in state: DashboardState) -> [Int] {
+        Array(state.handlers.rows.indices)
     }
 
     func isShown(in state: DashboardState) -> Bool { state.handlers.hasRows }

@@ -1,0 +1,66 @@
+import BusMonitor
+import BusWire
+import EventBus
+import Testing
+
+@Suite("Flow graph")
+struct FlowGraphTests {
+    private func event(
+        _ type: String, id: UInt64, cause: UInt64? = nil, file: String = "App/Auth.swift", line: Int = 1,
+        app: String? = nil
+    ) -> CapturedEvent {
+        CapturedEvent(
+            time: 1, typeName: type, payload: .text("{}"), receivers: 1,
+            origin: app.map { FeedOrigin(app: $0, host: "h", pid: 1) },
+            trace: PublishTrace(eventID: id, causeID: cause, site: PublishSite(fileID: file, line: line)))
+    }
+
+    @Test("call sites publish types, classes handle them, and handlers' publishes link types")
+    func edges() {
+        var graph = FlowGraph()
+        graph.take(
+            SourceBatch(
+                events: [
+                    event("Login", id: 1, line: 10), event("Load", id: 2, cause: 1, file: "App/Store.swift", line: 5),
+                    event("Login", id: 3, line: 10),
+                ],
+                lifecycle: [
+                    CapturedLifecycle(
+                        time: 1,
+                        change: SubscriberLifecycleEvent(
+                            kind: .subscribed, eventTypeName: "Load", observerTypeName: "Cache", observerID: 1)),
+                    CapturedLifecycle(
+                        time: 1,
+                        change: SubscriberLifecycleEvent(
+                            kind: .handlerFailed, eventTypeName: "Load", observerTypeName: "Cache", observerID: 1,
+                            reason: "bad \"quote\"")),
+                ],
+                snapshot: BusSnapshot(
+                    busName: "b", eventTypes: [], wildcardObservers: 0,
+                    handlers: [HandlerStatistics(observerTypeName: nil, eventTypeName: "Login", calls: 2)])))
+        #expect(graph.publishes[FlowGraph.Edge(from: "Auth.swift:10", to: "Login")] == 2)
+        #expect(graph.publishes[FlowGraph.Edge(from: "Store.swift:5", to: "Load")] == 1)
+        #expect(graph.triggers == [FlowGraph.Edge(from: "Login", to: "Load"): 1])
+        #expect(graph.handles[FlowGraph.Edge(from: "Load", to: "Cache")] == 0)
+        #expect(graph.handles[FlowGraph.Edge(from: "Login", to: "token")] == 2)
+        #expect(graph.troubles[FlowGraph.Edge(from: "Load", to: "Cache")] == 1)
+
+        let dot = graph.dot(title: "an \"app\"")
+        #expect(dot.hasPrefix("digraph busmon {\n  label=\"an \\\"app\\\"\";"))
+        #expect(dot.contains(#""site:Auth.swift:10" -> "type:Login" [label="2"];"#))
+        #expect(dot.contains(#""type:Login" -> "type:Load" [label="1", style=dashed, color=red];"#))
+        #expect(dot.contains(#""type:Load" -> "class:Cache" [label="1 failed or slow", color=red, fontcolor=red];"#))
+        #expect(dot.hasSuffix("}\n"))
+    }
+
+    @Test("causes are looked up in the app that published them")
+    func causesStayInTheirApp() {
+        var graph = FlowGraph()
+        graph.take(
+            SourceBatch(events: [
+                event("Login", id: 1, app: "a"), event("Tick", id: 1, app: "b"),
+                event("Load", id: 2, cause: 1, app: "b"),
+            ]))
+        #expect(graph.triggers == [FlowGraph.Edge(from: "Tick", to: "Load"): 1])
+    }
+}

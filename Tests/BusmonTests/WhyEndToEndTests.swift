@@ -1,0 +1,123 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// busmon's answers to why, run as a person would: the simulated app's cascades, failures and
+/// slow main-actor calls in the headless output and on screen, the refresh loop stopped on `R`,
+/// and `--graph` rendered by Graphviz.
+@Suite(.serialized) struct WhyEndToEndTests {
+    private var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm"
+        return environment
+    }
+
+    @Test func headlessOutputAndTheGraphSayWhoPublishedWhatToWhom() throws {
+        let directory = TemporaryDirectory()
+        let graph = directory.file("flow.dot")
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--seed", "3", "--duration", "8", "--graph", graph],
+            environment: environment, timeout: 120)
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let events = lines.filter { $0["kind"] as? String == "event" }
+        // Every event says where it was published; a sign-in's session load names its cause.
+        #expect(!events.isEmpty && events.allSatisfy { $0["fileID"] is String && $0["line"] is Int })
+        let signIns = Dictionary(
+            events.filter { $0["typeName"] as? String == "UserLoggedInEvent" }.compactMap { event in
+                (event["eventID"] as? Int).map { ($0, event) }
+            }, uniquingKeysWith: { first, _ in first })
+        let sessionLoads = events.filter { event in
+            (event["causeID"] as? Int).map { signIns[$0] != nil } ?? false
+        }
+        #expect(!sessionLoads.isEmpty)
+        #expect(sessionLoads.allSatisfy { $0["typeName"] as? String == "DataLoadedEvent" })
+        let changes = Set(lines.compactMap { $0["change"] as? String })
+        #expect(changes.contains("handlerFailed"))
+        #expect(changes.contains("slowHandler"))
+        let snapshot = try #require(lines.last { $0["kind"] as? String == "snapshot" })
+        let handlers = try #require(snapshot["handlers"] as? [[String: Any]])
+        #expect(handlers.contains { $0["observerTypeName"] as? String == "HomeViewController" })
+
+        let dot = try String(contentsOfFile: graph, encoding: .utf8)
+        #expect(dot.hasPrefix("digraph busmon {"))
+        #expect(dot.contains(#""site:Services.swift:"#))
+        #expect(dot.contains(#""type:UserLoggedInEvent" -> "type:DataLoadedEvent""#))
+        #expect(dot.contains(#""type:DataLoadedEvent" -> "class:PhotoCache""#))
+        #expect(dot.contains(#""class:HomeViewController""#))
+        let svg = try ChildProcess.run("/usr/bin/env", ["dot", "-Tsvg", graph], environment: environment)
+        #expect(svg.status == 0, "dot: \(svg.standardError)")
+        #expect(svg.standardOutput.contains("<svg"))
+        #expect(svg.standardOutput.contains("PhotoCache"))
+    }
+
+    @Test func aGraphThatCannotBeWrittenIsRefusedAtOnce() throws {
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", "/nonexistent/flow.dot"],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("busmon: cannot write the graph to /nonexistent/flow.dot: "))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func aReplayDrawsTheSameGraph() throws {
+        let directory = TemporaryDirectory()
+        let recording = directory.file("run.jsonl")
+        let record = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--seed", "5", "--duration", "3", "--record", recording],
+            environment: environment, timeout: 120)
+        #expect(record.status == 0, "stderr: \(record.standardError)")
+        let graph = directory.file("replayed.dot")
+        let replay = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--replay", recording, "--speed", "100", "--graph", graph],
+            environment: environment, timeout: 120)
+        #expect(replay.status == 0, "stderr: \(replay.standardError)")
+        let dot = try String(contentsOfFile: graph, encoding: .utf8)
+        #expect(dot.contains(#""type:UserLoggedInEvent" -> "type:DataLoadedEvent""#))
+        #expect(dot.contains(#""site:Services.swift:"#))
+    }
+}
+
+/// The refresh loop and the Handlers pane on a real terminal.
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
+struct WhyInTmuxTests {
+    @Test func rSetsOffALoopTheBusStopsAndTheScreenSaysSo() async throws {
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--seed", "7"], width: 140, height: 44,
+            environment: ["LC_ALL": "C.UTF-8", "NO_COLOR": nil])
+        defer { pane.close() }
+        try await pane.waitForScreen("the Handlers pane with the photo cache") {
+            $0.contains("─ Handlers ─") && $0.contains("PhotoCache")
+        }
+        try pane.press("R")
+        let screen = try await pane.waitForScreen("the stopped cascade in the header") { screen in
+            (screen.split(separator: "\n").first.map(String.init) ?? "").contains("1 cascade stopped")
+        }
+        #expect(screen.contains("token refresh loop started"), "the key's message in the bar")
+        // The report's line went by in the log; a filter finds it again.
+        try pane.press("/")
+        try pane.type("cascade stopped")
+        try pane.press("Enter")
+        try await pane.waitForScreen("the log's cascade line") {
+            $0.contains("cascade stopped: TokenRefreshRequestedEvent → TokenRefreshFailedEvent")
+        }
+        try pane.press("Escape")
+        // The app goes on: its failing cache and its slow main-actor screen show too.
+        try await pane.waitForScreen("failures and slow calls in the header") { screen in
+            let header = screen.split(separator: "\n").first.map(String.init) ?? ""
+            return header.contains(" failed") && header.contains(" slow")
+        }
+        // Worst first: the failing cache and the slow home screen lead the Handlers pane.
+        try await pane.waitForScreen("the troubled handlers first") { screen in
+            let lines = screen.split(separator: "\n").map(String.init)
+            guard let title = lines.firstIndex(where: { $0.hasPrefix("─ Handlers ─") }), lines.count > title + 3
+            else { return false }
+            let top = lines[(title + 2)...(title + 3)]
+            return top.contains { $0.hasPrefix("PhotoCache") } && top.contains { $0.hasPrefix("HomeViewController") }
+        }
+        try pane.press("q")
+        _ = try await pane.waitForExit()
+    }
+}
