@@ -100,7 +100,8 @@ extension CascadeStop {
             // Each step published the next; the last step's type published the first. Told
             // from the type the cascade started with, when the loop passes through it.
             var loop = Array(chain[start...].reversed())
-            if let root = loop.firstIndex(where: { ObjectIdentifier($0.type) == ObjectIdentifier(rootType) }) {
+            if let root = loop.firstIndex(where: { ObjectIdentifier($0.type) == ObjectIdentifier(rootType) })
+            {
                 loop = Array(loop[(root + 1)...] + loop[...root])
             }
             let types = [name(loop[loop.count - 1].type)] + loop.map { name($0.type) }

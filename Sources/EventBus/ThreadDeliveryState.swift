@@ -163,7 +163,9 @@ final class ThreadDeliveryState {
         // queued delivery this thread may be running.
         let outerCause = scheduledCause
         if outerCause != nil { scheduledCause = nil }
-        frames.append(Frame(bus: bus, current: origin, rootType: record?.shared?.rootType ?? origin.type, record: record))
+        frames.append(
+            Frame(
+                bus: bus, current: origin, rootType: record?.shared?.rootType ?? origin.type, record: record))
         let index = frames.count - 1
         deliver()
         var next = 0

@@ -4,6 +4,8 @@ enum BenchSection: String, CaseIterable, Sendable {
     case mainactor
     case threads
     case monitor
+    /// What the cascade limit and handler timing cost.
+    case why
     case churn
     case snapshot
     case attach

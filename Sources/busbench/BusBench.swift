@@ -45,6 +45,11 @@ struct BusBench {
         if sections.contains(.mainactor) { await measureMainActorDelivery() }
         if sections.contains(.threads) { measureThreadScaling() }
         if sections.contains(.monitor) { measureMonitorOverhead() }
+        if sections.contains(.why) {
+            let why = WhyCosts.run(sampler: sampler)
+            checks += why.checks
+            sanityFailures += why.failures
+        }
         if sections.contains(.churn) { measureObserverChurn() }
         if sections.contains(.snapshot) { measureSnapshotCost() }
         if sections.contains(.attach) { measureAttach() }
@@ -229,6 +234,7 @@ struct BusBench {
         let overhead = MonitorOverhead(subscribers: subscribers)
         var rows: [[String]] = []
         var busmonRatio = Double.nan
+        var everyEventRatio = Double.nan
         for interval in [CaptureDrainer.defaultInterval, MonitorOverhead.keepingEveryEventInterval] {
             let monitored = overhead.monitored(drainInterval: interval)
             let medians = sampler.medianNanosecondsPerUnit([overhead.withoutMonitor, monitored.workload])
@@ -237,7 +243,7 @@ struct BusBench {
             monitored.tearDown()
             let ratio = medians[1] / medians[0]
             let isBusmon = interval == CaptureDrainer.defaultInterval
-            if isBusmon { busmonRatio = ratio }
+            if isBusmon { busmonRatio = ratio } else { everyEventRatio = ratio }
             let label =
                 isBusmon
                 ? "drained \(Int((1 / interval).rounded()))/s (busmon)" : "every event kept"
@@ -262,6 +268,10 @@ struct BusBench {
                 + " it keeps each event, its full cost per event.)")
         print()
         checks.append(.atMost("publish with monitor / without, \(subscribers) subscribers", busmonRatio, 1.5))
+        checks.append(
+            .atMost(
+                "publish with monitor keeping every event / without, \(subscribers) subscribers",
+                everyEventRatio, 2))
     }
 
     private static func milliseconds(_ seconds: Double) -> String {

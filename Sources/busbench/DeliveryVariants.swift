@@ -72,10 +72,12 @@ enum DeliveryVariantKind: CaseIterable {
 /// `bus.subscribe(to:)` tokens, kept for the whole measurement.
 final class BusTokenVariant: DeliveryVariant {
     let accumulators: Accumulators
-    let bus = EventBus(name: "busbench-token")
+    let bus: EventBus
     private var tokens: [Subscription] = []
 
-    init(subscribers: Int) {
+    /// - Parameter cascadeLimit: The bus's limit; the default is the bus's own.
+    init(subscribers: Int, cascadeLimit: Int? = 10_000) {
+        bus = EventBus(name: "busbench-token", cascadeLimit: cascadeLimit)
         accumulators = Accumulators(subscribers: subscribers)
         tokens = (0..<subscribers).map { index in
             let cell = accumulators.cell(index)

@@ -21,18 +21,21 @@ struct FlowGraphTests {
         graph.take(
             SourceBatch(
                 events: [
-                    event("Login", id: 1, line: 10), event("Load", id: 2, cause: 1, file: "App/Store.swift", line: 5),
+                    event("Login", id: 1, line: 10),
+                    event("Load", id: 2, cause: 1, file: "App/Store.swift", line: 5),
                     event("Login", id: 3, line: 10),
                 ],
                 lifecycle: [
                     CapturedLifecycle(
                         time: 1,
                         change: SubscriberLifecycleEvent(
-                            kind: .subscribed, eventTypeName: "Load", observerTypeName: "Cache", observerID: 1)),
+                            kind: .subscribed, eventTypeName: "Load", observerTypeName: "Cache", observerID: 1
+                        )),
                     CapturedLifecycle(
                         time: 1,
                         change: SubscriberLifecycleEvent(
-                            kind: .handlerFailed, eventTypeName: "Load", observerTypeName: "Cache", observerID: 1,
+                            kind: .handlerFailed, eventTypeName: "Load", observerTypeName: "Cache",
+                            observerID: 1,
                             reason: "bad \"quote\"")),
                 ],
                 snapshot: BusSnapshot(
@@ -49,7 +52,9 @@ struct FlowGraphTests {
         #expect(dot.hasPrefix("digraph busmon {\n  label=\"an \\\"app\\\"\";"))
         #expect(dot.contains(#""site:Auth.swift:10" -> "type:Login" [label="2"];"#))
         #expect(dot.contains(#""type:Login" -> "type:Load" [label="1", style=dashed, color=red];"#))
-        #expect(dot.contains(#""type:Load" -> "class:Cache" [label="1 failed or slow", color=red, fontcolor=red];"#))
+        #expect(
+            dot.contains(
+                #""type:Load" -> "class:Cache" [label="1 failed or slow", color=red, fontcolor=red];"#))
         #expect(dot.hasSuffix("}\n"))
     }
 

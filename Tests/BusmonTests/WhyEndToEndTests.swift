@@ -71,7 +71,8 @@ import Testing
         #expect(record.status == 0, "stderr: \(record.standardError)")
         let graph = directory.file("replayed.dot")
         let replay = try ChildProcess.run(
-            BusmonBinary.require(), ["--headless", "--replay", recording, "--speed", "100", "--graph", graph],
+            BusmonBinary.require(),
+            ["--headless", "--replay", recording, "--speed", "100", "--graph", graph],
             environment: environment, timeout: 120)
         #expect(replay.status == 0, "stderr: \(replay.standardError)")
         let dot = try String(contentsOfFile: graph, encoding: .utf8)
@@ -112,10 +113,12 @@ struct WhyInTmuxTests {
         // Worst first: the failing cache and the slow home screen lead the Handlers pane.
         try await pane.waitForScreen("the troubled handlers first") { screen in
             let lines = screen.split(separator: "\n").map(String.init)
-            guard let title = lines.firstIndex(where: { $0.hasPrefix("─ Handlers ─") }), lines.count > title + 3
+            guard let title = lines.firstIndex(where: { $0.hasPrefix("─ Handlers ─") }),
+                lines.count > title + 3
             else { return false }
             let top = lines[(title + 2)...(title + 3)]
-            return top.contains { $0.hasPrefix("PhotoCache") } && top.contains { $0.hasPrefix("HomeViewController") }
+            return top.contains { $0.hasPrefix("PhotoCache") }
+                && top.contains { $0.hasPrefix("HomeViewController") }
         }
         try pane.press("q")
         _ = try await pane.waitForExit()

@@ -55,7 +55,7 @@ struct DashboardLayoutTests {
         let titles = DashboardController.focusOrder.map {
             DashboardController.panes[$0.pane].focusTitles[$0.part]
         }
-        #expect(titles == ["Fleet", "Event types", "Subscribers", "Observers", "Log"])
+        #expect(titles == ["Fleet", "Event types", "Subscribers", "Observers", "Handlers", "Log"])
         let dashboard = dashboard()
         // A single app shows no Fleet pane, and its help says nothing of one.
         #expect(

@@ -32,7 +32,8 @@ struct WhyTests {
                     observerTypeName: "PhotoCache", eventTypeName: "DataLoadedEvent", calls: 20,
                     total: .microseconds(80), maximum: .microseconds(9), failures: 3),
                 HandlerStatistics(
-                    observerTypeName: nil, eventTypeName: "UserLoggedInEvent", calls: 5, total: .microseconds(5),
+                    observerTypeName: nil, eventTypeName: "UserLoggedInEvent", calls: 5,
+                    total: .microseconds(5),
                     maximum: .microseconds(2)),
             ])
     }
@@ -49,7 +50,9 @@ struct WhyTests {
         let changes = [
             SubscriberLifecycleEvent(
                 kind: .cascadeStopped, eventTypeName: "Ping", count: 10_000,
-                reason: "Ping → Pong → Ping (Pong at Loop.swift:3, Ping at Loop.swift:9), stopped after 10000 events"),
+                reason:
+                    "Ping → Pong → Ping (Pong at Loop.swift:3, Ping at Loop.swift:9), stopped after 10000 events"
+            ),
             SubscriberLifecycleEvent(
                 kind: .handlerFailed, eventTypeName: "DataLoadedEvent", observerTypeName: "PhotoCache",
                 observerID: 4, reason: "cache entry for photos is corrupt"),
@@ -71,7 +74,8 @@ struct WhyTests {
         #expect(header.contains("3 failed"), "\(header)")
         #expect(header.contains("2 slow"), "\(header)")
         #expect(grid.text.contains("cascade stopped: Ping → Pong → Ping"))
-        #expect(grid.text.contains("PhotoCache #4 failed on DataLoadedEvent: cache entry for photos is corrupt"))
+        #expect(
+            grid.text.contains("PhotoCache #4 failed on DataLoadedEvent: cache entry for photos is corrupt"))
         #expect(grid.text.contains("slow handler: HomeViewController #2 took 32 ms on DataLoadedEvent"))
     }
 
@@ -80,7 +84,8 @@ struct WhyTests {
         let (dashboard, _) = Self.dashboard()
         let grid = rendered(dashboard, width: 100, height: 30, now: startTime + 1)
         let lines = grid.text.split(separator: "\n").map(String.init)
-        let title = try #require(lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers, 2 slow, 3 failed") })
+        let title = try #require(
+            lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers, 2 slow, 3 failed") })
         #expect(lines[title + 1].hasPrefix("OBSERVER"))
         #expect(lines[title + 1].hasSuffix("CALLS       AVG      MAX   SLOW  FAILED"))
         // Worst first: the most slow calls and failures.
@@ -96,7 +101,9 @@ struct WhyTests {
     func enterFilters() {
         let (dashboard, _) = Self.dashboard()
         _ = rendered(dashboard, width: 100, height: 30, now: startTime + 1)
-        let handlers = DashboardController.focusOrder.firstIndex { $0.pane == DashboardController.handlersPane }!
+        let handlers = DashboardController.focusOrder.firstIndex {
+            $0.pane == DashboardController.handlersPane
+        }!
         while dashboard.focusIndex != handlers { _ = dashboard.handle(.tab) }
         _ = dashboard.handle(.enter)
         let grid = rendered(dashboard, width: 100, height: 30, now: startTime + 1)
@@ -104,7 +111,9 @@ struct WhyTests {
         #expect(grid.text.contains("DataLoadedEvent ") && !grid.text.contains("id-ada"))
     }
 
-    @Test("an event's detail names its call site, its causes up to the top-level publish, what it set off and its handlers")
+    @Test(
+        "an event's detail names its call site, its causes up to the top-level publish, what it set off and its handlers"
+    )
     func detailView() {
         let (dashboard, _) = Self.dashboard()
         _ = rendered(dashboard, width: 100, height: 40, now: startTime + 1)

@@ -65,7 +65,9 @@ struct CascadeLimitTests {
         bus.publish(Tick(value: 0))
         // The cascade started with a Tick, which is not in the loop: the loop is told as found.
         let reason = stopped.entries.first?.reason ?? ""
-        let loops = ["Ping → Pong → Saved → Ping", "Pong → Saved → Ping → Pong", "Saved → Ping → Pong → Saved"]
+        let loops = [
+            "Ping → Pong → Saved → Ping", "Pong → Saved → Ping → Pong", "Saved → Ping → Pong → Saved",
+        ]
         #expect(loops.contains { reason.hasPrefix($0 + " (") }, "\(reason)")
         bus.publish(Ping(hop: 0))
         #expect(stopped.entries.last?.reason?.hasPrefix("Ping → Pong → Saved → Ping (") == true)

@@ -1,0 +1,114 @@
+import EventBus
+import Foundation
+
+/// What the bus's answers to why cost: the cascade limit on a top-level publish and on a
+/// publish from a handler, and timing every handler call while something watches the bus.
+enum WhyCosts {
+    struct Outcome {
+        var checks: [TargetCheck] = []
+        var failures: [String] = []
+    }
+
+    static let subscribers = 10
+
+    static func run(sampler: Sampler) -> Outcome {
+        var outcome = Outcome()
+        var rows: [[String]] = []
+
+        // A top-level publish: the limit is only read where a handler publishes.
+        let limited = BusTokenVariant(subscribers: subscribers)
+        let unlimited = BusTokenVariant(subscribers: subscribers, cascadeLimit: nil)
+        let topLevel = sampler.medianNanosecondsPerUnit([unlimited.workload, limited.workload])
+        for variant in [limited, unlimited] {
+            if !variant.accumulators.verify() || !variant.countersAreExact() {
+                outcome.failures.append("cascade limit: handler sums or bus counters are wrong")
+            }
+            variant.tearDown()
+        }
+        let topLevelRatio = topLevel[1] / topLevel[0]
+        rows.append([
+            "top-level publish, token form", TextTable.nanoseconds(topLevel[0]),
+            TextTable.nanoseconds(topLevel[1]),
+            TargetCheck.format(topLevelRatio) + "x",
+        ])
+
+        // A publish from a handler: counted against the limit.
+        let nested = [nil, 10_000].map { NestedPublish(cascadeLimit: $0) }
+        let nestedCost = sampler.medianNanosecondsPerUnit(nested.map(\.workload))
+        for variant in nested where !variant.verify() {
+            outcome.failures.append("cascade limit: a nested publish was not delivered")
+        }
+        nested.forEach { $0.tearDown() }
+        rows.append([
+            "a handler publishes one more", TextTable.nanoseconds(nestedCost[0]),
+            TextTable.nanoseconds(nestedCost[1]),
+            TargetCheck.format(nestedCost[1] / nestedCost[0]) + "x",
+        ])
+        print("The cascade limit, token form, \(subscribers) subscribers")
+        print(TextTable.render(header: ["publish", "no limit", "limit 10,000", "limit / none"], rows: rows))
+        print("(ns per handler call; a top-level publish never reads the limit.)\n")
+        outcome.checks.append(.atMost("cascade limit on a top-level publish / none", topLevelRatio, 1.05))
+
+        // Handler timing, which a lifecycle observer (no capture) turns on.
+        let plain = BusTokenVariant(subscribers: subscribers)
+        let watched = BusTokenVariant(subscribers: subscribers)
+        let watch = watched.bus.observeLifecycle { _ in }
+        let timing = sampler.medianNanosecondsPerUnit([plain.workload, watched.workload])
+        watch.cancel()
+        let timed = watched.bus.snapshot().handlers.reduce(0) { $0 + $1.calls }
+        if timed == 0 { outcome.failures.append("handler timing: a watched bus timed no handler call") }
+        if !plain.bus.snapshot().handlers.isEmpty {
+            outcome.failures.append("handler timing: a bus nobody watched timed its handlers")
+        }
+        plain.tearDown()
+        watched.tearDown()
+        print("Handler timing, token form, \(subscribers) subscribers")
+        print(
+            TextTable.render(
+                header: ["nobody watching", "a lifecycle observer watching", "watched / not"],
+                rows: [
+                    [
+                        TextTable.nanoseconds(timing[0]), TextTable.nanoseconds(timing[1]),
+                        TargetCheck.format(timing[1] / timing[0]) + "x",
+                    ]
+                ]))
+        print(
+            "(ns per handler call: each call read the clock twice and counted; nothing is timed unwatched.)\n"
+        )
+        return outcome
+    }
+}
+
+/// A bus whose handler publishes one nested event for each top-level one, quoted per handler
+/// call of the two.
+final class NestedPublish {
+    struct Outer: Event {}
+    struct Inner: Event {}
+
+    let bus: EventBus
+    private var tokens: [Subscription] = []
+    private let delivered = LockedValue(0)
+    private var published = 0
+
+    init(cascadeLimit: Int?) {
+        bus = EventBus(name: "busbench-nested", cascadeLimit: cascadeLimit)
+        let bus = bus
+        let delivered = delivered
+        tokens.append(bus.subscribe(to: Outer.self) { _ in bus.publish(Inner()) })
+        tokens.append(bus.subscribe(to: Inner.self) { _ in delivered.withLock { $0 += 1 } })
+    }
+
+    var workload: Workload {
+        Workload(unitsPerIteration: 2) { count in
+            for _ in 0..<count { self.bus.publish(Outer()) }
+            self.published += count
+        }
+    }
+
+    func verify() -> Bool { delivered.current == published }
+
+    func tearDown() {
+        tokens.forEach { $0.cancel() }
+        tokens = []
+    }
+}
