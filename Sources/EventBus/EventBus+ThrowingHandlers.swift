@@ -14,7 +14,7 @@ import Dispatch
 /// }
 /// ```
 extension EventBus {
-    /// ``subscribe(observer:handler:)`` for a handler that may throw.
+    /// ``subscribe(observer:handler:)-5cdeo`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
@@ -66,7 +66,7 @@ extension EventBus {
             handler: handler.callInIsolation)
     }
 
-    /// ``subscribe(to:on:handler:)`` for a handler that may throw.
+    /// ``subscribe(to:on:handler:)-3pz4v`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - type: The event type to receive.
