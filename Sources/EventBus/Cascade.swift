@@ -15,6 +15,11 @@ struct PublishOrigin {
     var line: UInt
 
     var site: PublishSite { PublishSite(fileID: fileID, line: line) }
+
+    /// The number, cause and site, as a record carries them.
+    var trace: PublishTrace {
+        PublishTrace(eventID: eventID, causeID: causeID == 0 ? nil : causeID, site: site)
+    }
 }
 
 /// One step of a cascade noted for its account once it grew past half its limit: which type

@@ -31,3 +31,12 @@ public struct DeliveryRecord: Sendable {
         self.site = site
     }
 }
+
+extension DeliveryRecord {
+    /// A record whose number, cause and site come from `trace`.
+    init(event: any Event, eventTypeName: String, receivers: Int, trace: PublishTrace) {
+        self.init(
+            event: event, eventTypeName: eventTypeName, receivers: receivers, eventID: trace.eventID,
+            causeID: trace.causeID, site: trace.site)
+    }
+}

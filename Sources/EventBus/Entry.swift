@@ -12,16 +12,6 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
             scheduler: scheduler)
     }
 
-    /// Offers `event` to the handler, on this thread or through the entry's scheduler, timing
-    /// the call when `timer` is given.
-    @inline(__always)
-    func offer(
-        _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?
-    ) -> DeliveryOutcome where Payload: Sendable {
-        if let timer { return offerTimed(event, marker: marker, timer: timer) }
-        return offer(event, marker: marker)
-    }
-
     /// Offers `event` to the handler, on this thread or through the entry's scheduler.
     ///
     /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
@@ -64,6 +54,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         // handlers around it; everything else waits for its queue or actor.
         if scheduler.runsInlineNow() { return nil }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
+        let timer = timer?.scheduled
         scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
         return .scheduled
     }
@@ -74,7 +65,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ///
     /// - Parameter cause: The event being delivered when this one was scheduled; what the
     ///   handler publishes names it as its cause and counts in its cascade.
-    private func deliverScheduled(_ event: Payload, cause: ScheduledCause?, timer: HandlerTimer?) {
+    private func deliverScheduled(_ event: Payload, cause: ScheduledCause?, timer: ScheduledTimer?) {
         let observer = self.observer
         if observerID != nil && observer == nil { return }
         guard beginDelivery() else { return }
@@ -96,10 +87,9 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         counters.recordDeliveries(1)
     }
 
-    /// ``offer(_:marker:)`` with the call timed, while someone watches the bus. Kept out of line,
-    /// so that the path with nobody watching stays as small as it was.
-    @inline(never)
-    private func offerTimed(
+    /// ``offer(_:marker:)`` with the call timed, while someone watches the bus; only the timed
+    /// delivery loop calls it, so the path with nobody watching stays as small as it was.
+    func offerTimed(
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer
     ) -> DeliveryOutcome where Payload: Sendable {
         if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: timer) {

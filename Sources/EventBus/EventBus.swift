@@ -144,7 +144,7 @@ public final class EventBus: Sendable {
                 publishFromHandler(event, fileID: fileID, line: line, frame: index, on: thread)
                 return
             }
-            if let cause = thread.scheduledCause {
+            if thread.hasScheduledCause, let cause = thread.scheduledCause {
                 publishFromScheduledHandler(event, fileID: fileID, line: line, cause: cause, on: thread)
                 return
             }
@@ -152,7 +152,7 @@ public final class EventBus: Sendable {
                 eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: 0, type: T.self,
                 fileID: fileID, line: line)
             let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: nil) {
-                deliver(event, origin, on: thread)
+                deliver(event, on: thread)
             }
             if let cascade { finish(cascade) }
         }
@@ -185,7 +185,7 @@ public final class EventBus: Sendable {
             }
         }
         thread.frames[index].pending.append(
-            ThreadDeliveryState.PendingDelivery(origin: origin) { self.deliver(event, origin, on: thread) })
+            ThreadDeliveryState.PendingDelivery(origin: origin) { self.deliver(event, on: thread) })
     }
 
     /// Counts one more event in the cascade of the loop running in `frame`; notes its step once
@@ -269,7 +269,7 @@ public final class EventBus: Sendable {
             record = continued
         }
         let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: record) {
-            deliver(event, origin, on: thread)
+            deliver(event, on: thread)
         }
         if let cascade { finish(cascade) }
     }
@@ -381,7 +381,7 @@ public final class EventBus: Sendable {
     static let publishesPerSweepStep = 256
 
     /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
-    private func deliver<T: Event>(_ event: T, _ origin: PublishOrigin, on thread: ThreadDeliveryState) {
+    private func deliver<T: Event>(_ event: T, on thread: ThreadDeliveryState) {
         let type = ObjectIdentifier(T.self)
         // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
         // or a `deinit` it triggers, may publish on another bus and replace cache entries.
@@ -402,7 +402,7 @@ public final class EventBus: Sendable {
         }
         // The bus keeps its slots for as long as it lives, and it is alive here (UnsafeReference,
         // invariant 1).
-        slot.borrow { deliver(event, origin, to: $0, on: thread) }
+        slot.borrow { deliver(event, to: $0, on: thread) }
     }
 
     /// Finds the slot of `type` under the lock, for a publish that missed the thread's cache,
@@ -430,7 +430,7 @@ public final class EventBus: Sendable {
     /// a subscription made during the delivery does not receive the event.
     @inline(__always)
     private func deliver<T: Event>(
-        _ event: T, _ origin: PublishOrigin, to slot: TypeSlot, on thread: ThreadDeliveryState
+        _ event: T, to slot: TypeSlot, on thread: ThreadDeliveryState
     ) {
         // Borrowed, like the thread's state: the counters keep their stripes for their lifetime
         // (UnsafeReference, invariant 3).
@@ -439,7 +439,9 @@ public final class EventBus: Sendable {
         let hasWildcards = wildcardSlot.hasSubscribers
         // While anything watches the bus, every handler call is timed (out of line).
         let timer =
-            hasWildcards || lifecycleWatch.isSet ? HandlerTimer(bus: self, typeName: slot.name) : nil
+            hasWildcards || lifecycleWatch.isSet
+            ? HandlerTimer(bus: UnsafeReference(unretained: self), slot: UnsafeReference(unretained: slot))
+            : nil
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
         // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
@@ -449,16 +451,28 @@ public final class EventBus: Sendable {
             typedCount: Int, typedEntry: (Int) -> UnsafeReference<SubscriberEntry>, watcherCount: Int,
             watcher: (Int) -> UnsafeReference<SubscriberEntry>, marker: DeliveryMarker?
         ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
-            let typed = Self.offer(
-                event, to: typedCount, Entry<T>.self, marker: marker, timer: timer, entry: typedEntry)
+            // Timed deliveries take a loop of their own, out of line, so that this one stays as
+            // small as it was.
+            let typed =
+                if let timer {
+                    Self.offerTimed(
+                        event, to: typedCount, Entry<T>.self, marker: marker, timer: timer, entry: typedEntry)
+                } else {
+                    Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
+                }
             guard watcherCount > 0 else { return (typed, DeliveryTally()) }
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
-                eventID: origin.eventID, causeID: origin.causeID == 0 ? nil : origin.causeID,
-                site: origin.site)
-            let wildcards = Self.offer(
-                record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, timer: timer,
-                entry: watcher)
+                trace: thread.currentOrigin.trace)
+            let wildcards =
+                if let timer {
+                    Self.offerTimed(
+                        record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, timer: timer,
+                        entry: watcher)
+                } else {
+                    Self.offer(
+                        record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, entry: watcher)
+                }
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -515,6 +529,16 @@ public final class EventBus: Sendable {
         var delivered = 0
         var scheduled = 0
         var sawDeadObserver = false
+
+        @inline(__always)
+        mutating func add(_ outcome: DeliveryOutcome) {
+            switch outcome {
+            case .delivered: delivered += 1
+            case .scheduled: scheduled += 1
+            case .skipped: break
+            case .observerDied: sawDeadObserver = true
+            }
+        }
     }
 
     /// Offers `payload` to the `count` entries `entry(_:)` returns, in order.
@@ -525,21 +549,33 @@ public final class EventBus: Sendable {
     @inline(__always)
     private static func offer<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
-        timer: HandlerTimer?, entry: (Int) -> UnsafeReference<SubscriberEntry>
+        entry: (Int) -> UnsafeReference<SubscriberEntry>
+    ) -> DeliveryTally {
+        var tally = DeliveryTally()
+        let marker = marker.map { UnsafeReference(unretained: $0) }
+        for index in 0..<count {
+            // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
+            let outcome = entry(index).borrow(as: entryType) { $0.offer(payload, marker: marker) }
+            tally.add(outcome)
+        }
+        return tally
+    }
+
+    /// ``offer(_:to:_:marker:entry:)`` with every handler call timed, while something watches
+    /// the bus.
+    @inline(never)
+    private static func offerTimed<Payload: Sendable>(
+        _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
+        timer: HandlerTimer, entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         for index in 0..<count {
             // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
             let outcome = entry(index).borrow(as: entryType) {
-                $0.offer(payload, marker: marker, timer: timer)
+                $0.offerTimed(payload, marker: marker, timer: timer)
             }
-            switch outcome {
-            case .delivered: tally.delivered += 1
-            case .scheduled: tally.scheduled += 1
-            case .skipped: break
-            case .observerDied: tally.sawDeadObserver = true
-            }
+            tally.add(outcome)
         }
         return tally
     }

@@ -71,13 +71,37 @@ struct HandlerTotals: Sendable, Hashable {
 
 /// What a delivery needs to time its handlers, made once per publish while someone watches the
 /// bus; `nil` otherwise, and then nothing is timed.
-struct HandlerTimer: Sendable {
-    let bus: EventBus
-    /// The type being delivered, for reports.
-    let typeName: String
+///
+/// Unretained, so that making and passing it writes no reference count: the publish runs while
+/// its caller holds the bus, which keeps its slots (UnsafeReference, invariant 1). A delivery
+/// that waits on a queue or an actor takes a ``ScheduledTimer`` instead.
+struct HandlerTimer {
+    let bus: UnsafeReference<EventBus>
+    /// The slot of the type being delivered, for reports.
+    let slot: UnsafeReference<TypeSlot>
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     @inline(__always)
+    func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
+        bus.borrow { bus in
+            if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
+                bus.reportSlowCall(of: entry, typeName: slot.borrow(\.name), nanoseconds: nanoseconds)
+            }
+        }
+    }
+
+    /// The timer for a delivery that outlives the publish: it holds what it uses.
+    var scheduled: ScheduledTimer {
+        ScheduledTimer(bus: bus.object, typeName: slot.borrow(\.name))
+    }
+}
+
+/// A ``HandlerTimer`` for a delivery waiting on a queue or an actor, which holds its bus.
+struct ScheduledTimer: Sendable {
+    let bus: EventBus
+    let typeName: String
+
+    /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
         if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
             bus.reportSlowCall(of: entry, typeName: typeName, nanoseconds: nanoseconds)

@@ -47,7 +47,11 @@ final class ThreadDeliveryState {
 
     /// The event whose queued, actor or main-actor delivery is running on this thread, if any:
     /// what its handler publishes is counted in its cascade and names it as the cause.
-    @exclusivity(unchecked) var scheduledCause: ScheduledCause?
+    @exclusivity(unchecked) var scheduledCause: ScheduledCause? {
+        didSet { hasScheduledCause = scheduledCause != nil }
+    }
+    /// Whether ``scheduledCause`` is set: a flag a publish reads without copying the cause.
+    @exclusivity(unchecked) private(set) var hasScheduledCause = false
 
     /// A slot this thread published to lately, and its publishes not yet counted by the bus.
     struct CachedSlot {
@@ -161,8 +165,9 @@ final class ThreadDeliveryState {
         if frames.isEmpty { isOnMainActor = nil }
         // A handler of this loop that publishes names the loop's event as its cause, not the
         // queued delivery this thread may be running.
-        let outerCause = scheduledCause
-        if outerCause != nil { scheduledCause = nil }
+        let hadCause = hasScheduledCause
+        let outerCause = hadCause ? scheduledCause : nil
+        if hadCause { scheduledCause = nil }
         frames.append(
             Frame(
                 bus: bus, current: origin, rootType: record?.shared?.rootType ?? origin.type, record: record))
@@ -176,9 +181,15 @@ final class ThreadDeliveryState {
             job.deliver()
         }
         let finished = frames.removeLast().record
-        if outerCause != nil { scheduledCause = outerCause }
+        if hadCause { scheduledCause = outerCause }
         if frames.isEmpty { isOnMainActor = nil }
         return finished
+    }
+
+    /// Where the event being delivered came from: its delivery loop's current event. Read only
+    /// to build a record for wildcard observers, so that a publish passes nothing for it.
+    var currentOrigin: PublishOrigin {
+        frames[frames.count - 1].current
     }
 
     /// What a delivery handed to a queue or an actor now carries of the event being delivered,

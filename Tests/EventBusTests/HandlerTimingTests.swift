@@ -10,35 +10,34 @@ final class SlowScreen: Sendable {}
 struct HandlerTimingTests {
     @Test("while watched, handler calls are counted per observer class and type; slow ones reported")
     func slowCallsAreReported() {
-        let bus = EventBus(slowHandlerThreshold: .milliseconds(5))
+        let bus = EventBus(slowHandlerThreshold: .milliseconds(12))
         let slow = Journal<SubscriberLifecycleEvent>()
         let watch = bus.observeLifecycle { if $0.kind == .slowHandler { slow.append($0) } }
         let screen = SlowScreen()
         bus.subscribe(observer: screen) { (tick: Tick) in
-            if tick.value == 3 { usleep(30_000) }
+            if tick.value == 3 { usleep(40_000) }
         }
         let quick = bus.subscribe(to: Tick.self) { _ in }
         for value in 1...5 { bus.publish(Tick(value: value)) }
 
-        #expect(slow.count == 1)
-        let report = slow.entries.first
-        #expect(report?.observerTypeName == "SlowScreen")
+        // The clock is coarse (a kernel tick at most); 40 ms comes out at 36 ms or more. A quick
+        // call that lost its core for a while could be slow too, so the reports are searched.
+        let report = slow.entries.first { $0.observerTypeName == "SlowScreen" }
         #expect(report?.eventTypeName == "Tick")
-        // The clock is coarse (a kernel tick at most); 30 ms comes out at 25 ms or more.
-        #expect((report?.duration ?? .zero) >= .milliseconds(25))
+        #expect((report?.duration ?? .zero) >= .milliseconds(36))
         #expect(report?.description.hasPrefix("slow handler: SlowScreen #") == true)
 
         let rows = bus.snapshot().handlers
         let screenRow = rows.first { $0.observerTypeName == "SlowScreen" && $0.eventTypeName == "Tick" }
         #expect(screenRow?.calls == 5)
-        #expect(screenRow?.slowCalls == 1)
-        #expect((screenRow?.maximum ?? .zero) >= .milliseconds(25))
-        #expect((screenRow?.total ?? .zero) >= .milliseconds(25))
+        #expect((screenRow?.slowCalls ?? 0) >= 1)
+        #expect((screenRow?.maximum ?? .zero) >= .milliseconds(36))
+        #expect((screenRow?.total ?? .zero) >= .milliseconds(36))
+        #expect(screenRow?.average == (screenRow.map { $0.total / 5 }))
         let tokenRow = rows.first { $0.observerTypeName == nil && $0.eventTypeName == "Tick" }
         #expect(tokenRow?.calls == 5)
-        #expect(tokenRow?.slowCalls == 0)
         // Worst first.
-        #expect(rows.first?.observerTypeName == "SlowScreen")
+        #expect(rows == rows.sorted { $0.isWorse(than: $1) })
         _ = (watch, quick, screen)
     }
 
