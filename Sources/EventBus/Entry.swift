@@ -16,11 +16,13 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ///
     /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
     ///   delivery loop, or `nil` to count the delivery in the entry instead.
+    ///   - scheduledTimer: What times the call if it waits on a queue or an actor, while
+    ///     something watches the bus; a call made here is timed by the caller.
     @inline(__always)
     func offer(
-        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil, scheduledTimer: ScheduledTimer? = nil
     ) -> DeliveryOutcome where Payload: Sendable {
-        if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: nil) {
+        if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: scheduledTimer) {
             return outcome
         }
         if observerID == nil {
@@ -46,7 +48,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     /// plain handlers' path stays as small as it was without this branch.
     @inline(never)
     private func offerThroughScheduler(
-        _ event: Payload, _ scheduler: any DeliveryScheduler, timer: HandlerTimer?
+        _ event: Payload, _ scheduler: any DeliveryScheduler, timer: ScheduledTimer?
     ) -> DeliveryOutcome? where Payload: Sendable {
         if isCancelled { return .skipped }
         if observerID != nil && observer == nil { return .observerDied }
@@ -54,7 +56,6 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         // handlers around it; everything else waits for its queue or actor.
         if scheduler.runsInlineNow() { return nil }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
-        let timer = timer?.scheduled
         scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
         return .scheduled
     }
@@ -85,26 +86,5 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         endDelivery()
         withExtendedLifetime(observer) {}
         counters.recordDeliveries(1)
-    }
-
-    /// ``offer(_:marker:)`` with the call timed, while someone watches the bus; only the timed
-    /// delivery loop calls it, so the path with nobody watching stays as small as it was.
-    func offerTimed(
-        _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer
-    ) -> DeliveryOutcome where Payload: Sendable {
-        if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: timer) {
-            return outcome
-        }
-        // Held strongly for the call, which keeps the observer alive until the handler returns.
-        let observer = self.observer
-        if observerID != nil && observer == nil { return .observerDied }
-        guard beginDelivery(marker) else { return .skipped }
-        let start = System.handlerClockNanoseconds()
-        handler(event)
-        let elapsed = System.handlerClockNanoseconds() - start
-        endDelivery(marker)
-        withExtendedLifetime(observer) {}
-        timer.record(elapsed, for: self)
-        return .delivered
     }
 }

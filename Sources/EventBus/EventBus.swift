@@ -440,8 +440,7 @@ public final class EventBus: Sendable {
         // While anything watches the bus, every handler call is timed (out of line).
         let timer =
             hasWildcards || lifecycleWatch.isSet
-            ? HandlerTimer(bus: UnsafeReference(unretained: self), slot: UnsafeReference(unretained: slot))
-            : nil
+            ? HandlerTimer(bus: self, slot: slot) : nil
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
         // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
@@ -562,7 +561,8 @@ public final class EventBus: Sendable {
     }
 
     /// ``offer(_:to:_:marker:entry:)`` with every handler call timed, while something watches
-    /// the bus.
+    /// the bus: one clock reading after each call, the previous one its start. A delivery handed
+    /// to a queue or an actor is timed where it runs.
     @inline(never)
     private static func offerTimed<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
@@ -570,11 +570,19 @@ public final class EventBus: Sendable {
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
+        var last = System.handlerClockNanoseconds()
         for index in 0..<count {
+            let reference = entry(index)
             // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome = entry(index).borrow(as: entryType) {
-                $0.offerTimed(payload, marker: marker, timer: timer)
-            }
+            let outcome =
+                reference.borrow { $0.scheduler == nil }
+                ? reference.borrow(as: entryType) { $0.offer(payload, marker: marker) }
+                : reference.borrow(as: entryType) {
+                    $0.offer(payload, marker: marker, scheduledTimer: timer.scheduled)
+                }
+            let now = System.handlerClockNanoseconds()
+            if outcome == .delivered { reference.borrow { timer.record(now - last, for: $0) } }
+            last = now
             tally.add(outcome)
         }
         return tally

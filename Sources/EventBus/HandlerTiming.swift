@@ -3,8 +3,11 @@ import Synchronization
 /// One subscription's handler calls as the bus measured them: counted and timed while someone
 /// watches the bus, and its failures always.
 ///
-/// Relaxed atomics on the entry: a subscription's handler runs on one thread at a time unless
-/// several threads publish its type at once, and nothing is ordered by these counts.
+/// Relaxed atomics on the entry, and the two written on every call (``calls``,
+/// ``nanoseconds``) are read and written back rather than added to with a locked instruction,
+/// which costs several times as much: a subscription's handler runs on one thread at a time
+/// unless several threads publish its type at once, and then two calls that end at the same
+/// instant may count as one. Nothing is ordered by these counts.
 struct HandlerMeasurements: ~Copyable, Sendable {
     /// Calls timed.
     let calls = Atomic<Int>(0)
@@ -20,9 +23,9 @@ struct HandlerMeasurements: ~Copyable, Sendable {
     /// Counts a call that took `nanoseconds`; returns whether it was slow.
     @inline(__always)
     func record(_ nanoseconds: Int, threshold: Int) -> Bool {
-        calls.wrappingAdd(1, ordering: .relaxed)
+        calls.store(calls.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         if nanoseconds > 0 {
-            self.nanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
+            self.nanoseconds.store(self.nanoseconds.load(ordering: .relaxed) &+ nanoseconds, ordering: .relaxed)
             var longest = maximum.load(ordering: .relaxed)
             while nanoseconds > longest {
                 let (exchanged, found) = maximum.weakCompareExchange(
@@ -72,27 +75,27 @@ struct HandlerTotals: Sendable, Hashable {
 /// What a delivery needs to time its handlers, made once per publish while someone watches the
 /// bus; `nil` otherwise, and then nothing is timed.
 ///
-/// Unretained, so that making and passing it writes no reference count: the publish runs while
-/// its caller holds the bus, which keeps its slots (UnsafeReference, invariant 1). A delivery
-/// that waits on a queue or an actor takes a ``ScheduledTimer`` instead.
+/// Unowned and unchecked, so that making and passing it writes no reference count and, in the
+/// unspecialized code a publish from another module runs, asks for no generic metadata: the
+/// publish runs while its caller holds the bus, which keeps its slots for its whole life (the
+/// same rule as UnsafeReference's invariant 1). A delivery that waits on a queue or an actor
+/// takes a ``ScheduledTimer`` instead.
 struct HandlerTimer {
-    let bus: UnsafeReference<EventBus>
+    unowned(unsafe) let bus: EventBus
     /// The slot of the type being delivered, for reports.
-    let slot: UnsafeReference<TypeSlot>
+    unowned(unsafe) let slot: TypeSlot
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     @inline(__always)
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
-        bus.borrow { bus in
-            if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
-                bus.reportSlowCall(of: entry, typeName: slot.borrow(\.name), nanoseconds: nanoseconds)
-            }
+        if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
+            bus.reportSlowCall(of: entry, typeName: slot.name, nanoseconds: nanoseconds)
         }
     }
 
     /// The timer for a delivery that outlives the publish: it holds what it uses.
     var scheduled: ScheduledTimer {
-        ScheduledTimer(bus: bus.object, typeName: slot.borrow(\.name))
+        ScheduledTimer(bus: bus, typeName: slot.name)
     }
 }
 
