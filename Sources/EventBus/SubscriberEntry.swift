@@ -34,14 +34,15 @@ class SubscriberEntry: @unchecked Sendable {
     /// objects, needs no care about reuse, and no lookup. Stored last, so that the fields a
     /// delivery reads keep their places.
     let observerRecord: ObserverRecord?
-    /// What the bus measured of the handler while someone watched it, and its failures.
-    let measurements = HandlerMeasurements()
 
     /// The observer's serial on its bus, or 0 for a subscription without an observer.
     var observerSerial: UInt64 { observerRecord?.serial ?? 0 }
 
     /// The observer's class name, as monitors show it; `nil` for a token's subscription.
     var observerTypeName: String? { observerType.map { String(describing: $0) } }
+
+    /// What the bus measured of the handler while someone watched it, and its failures.
+    let measurements = HandlerMeasurements()
 
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord?,
