@@ -20,7 +20,8 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ///     something watches the bus; a call made here is timed by the caller.
     @inline(__always)
     func offer(
-        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil, scheduledTimer: ScheduledTimer? = nil
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil,
+        scheduledTimer: ScheduledTimer? = nil
     ) -> DeliveryOutcome where Payload: Sendable {
         if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: scheduledTimer) {
             return outcome

@@ -28,7 +28,8 @@ final class HandlerMeasurements: Sendable {
     func record(_ nanoseconds: Int, threshold: Int) -> Bool {
         calls.store(calls.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         if nanoseconds > 0 {
-            self.nanoseconds.store(self.nanoseconds.load(ordering: .relaxed) &+ nanoseconds, ordering: .relaxed)
+            self.nanoseconds.store(
+                self.nanoseconds.load(ordering: .relaxed) &+ nanoseconds, ordering: .relaxed)
             var longest = maximum.load(ordering: .relaxed)
             while nanoseconds > longest {
                 let (exchanged, found) = maximum.weakCompareExchange(
