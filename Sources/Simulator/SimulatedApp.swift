@@ -23,6 +23,13 @@ public import EventBus
 /// The same seed and the same calls publish the same events and open and close the same
 /// screens. Every method may be called from any thread; the app decides what happens under its
 /// lock and publishes after releasing it.
+///
+/// Its services also show what goes wrong in handlers: a sign-in's handler loads the session
+/// (a cascade), the photo cache's handler throws now and then, and the home screen, a
+/// `@MainActor` view controller, renders slowly now and then; ``startRefreshLoop()`` sets off a
+/// loop that the bus stops. The home screen's handler runs on the main actor, so the process
+/// must run it (a run loop, `dispatchMain()`, or an async `main`), as an app does; busmon and
+/// simapp run the main run loop between frames.
 public final class SimulatedApp: Sendable {
     /// Events per second when none is given: fast enough to look alive, slow enough to read.
     public static let defaultRate = 200.0
