@@ -123,14 +123,15 @@ struct DashboardView {
         }
         if handlers.failures > 0 {
             items.append(
+                // Below the filter: a narrow header keeps what the person typed.
                 HeaderItem(
-                    order: 6, priority: 2, text: "\(TextFormat.grouped(handlers.failures)) failed",
+                    order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.failures)) failed",
                     style: style(bold: true, color: .red)))
         }
         if handlers.slowCalls > 0 {
             items.append(
                 HeaderItem(
-                    order: 6, priority: 2, text: "\(TextFormat.grouped(handlers.slowCalls)) slow",
+                    order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.slowCalls)) slow",
                     style: style(bold: true, color: .yellow)))
         }
         if let filter {
