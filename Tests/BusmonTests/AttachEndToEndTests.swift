@@ -46,8 +46,10 @@ struct AttachEndToEndTests {
             environment: environment)
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
 
+        // Long enough for simapp to finish and go away first, with room for a loaded machine
+        // (a sanitizer build of the whole suite) on which it starts and stops slowly.
         let monitor = try ChildProcess.run(
-            try BusmonBinary.require(), ["--attach", socket, "--headless", "--duration", "5"],
+            try BusmonBinary.require(), ["--attach", socket, "--headless", "--duration", "12"],
             environment: environment)
         let appResult = try app.wait()
 
