@@ -285,6 +285,15 @@ public final class EventBus: Sendable {
         report(stop, steps: steps)
     }
 
+    /// Counts a call of `entry`'s handler that took `nanoseconds`, and reports it if it was slow;
+    /// the one place both timers record.
+    @inline(__always)
+    func recordCall(of entry: SubscriberEntry, nanoseconds: Int, typeName: @autoclosure () -> String) {
+        if entry.measurements.record(nanoseconds, threshold: slowHandlerNanoseconds) {
+            reportSlowCall(of: entry, typeName: typeName(), nanoseconds: nanoseconds)
+        }
+    }
+
     /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most.
     func reportSlowCall(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
         guard slowCallReports.allows(now: System.handlerClockNanoseconds()) else { return }

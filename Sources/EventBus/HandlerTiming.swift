@@ -92,9 +92,7 @@ struct HandlerTimer {
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     @inline(__always)
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
-        if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
-            bus.reportSlowCall(of: entry, typeName: slot.name, nanoseconds: nanoseconds)
-        }
+        bus.recordCall(of: entry, nanoseconds: nanoseconds, typeName: slot.name)
     }
 
     /// The timer for a delivery that outlives the publish: it holds what it uses.
@@ -110,9 +108,7 @@ struct ScheduledTimer: Sendable {
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
-        if entry.measurements.record(nanoseconds, threshold: bus.slowHandlerNanoseconds) {
-            bus.reportSlowCall(of: entry, typeName: typeName, nanoseconds: nanoseconds)
-        }
+        bus.recordCall(of: entry, nanoseconds: nanoseconds, typeName: typeName)
     }
 }
 
