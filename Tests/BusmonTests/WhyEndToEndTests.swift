@@ -97,7 +97,10 @@ struct WhyInTmuxTests {
         try await pane.waitForScreen("the stopped cascade in the header") { screen in
             (screen.split(separator: "\n").first.map(String.init) ?? "").contains("1 cascade stopped")
         }
-        // The report's line went by in the log; a filter finds it again.
+        // The report's line went by in the log; a filter finds it again. The display is paused
+        // first, so that on a slow machine the app's later lines cannot push it out of the log
+        // while the filter is typed.
+        try pane.press("Space")
         try pane.press("/")
         try pane.type("cascade stopped")
         try pane.press("Enter")
@@ -105,6 +108,7 @@ struct WhyInTmuxTests {
             $0.contains("cascade stopped: TokenRefreshRequestedEvent → TokenRefreshFailedEvent")
         }
         try pane.press("Escape")
+        try pane.press("Space")
         // The app goes on: its failing cache and its slow main-actor screen show too.
         try await pane.waitForScreen("failures and slow calls in the header") { screen in
             let header = screen.split(separator: "\n").first.map(String.init) ?? ""
