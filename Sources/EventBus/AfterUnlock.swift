@@ -74,7 +74,8 @@ struct AfterUnlock {
             }
         }
         for event in events {
-            for observer in observers { _ = observer.offer(event) }
+            var mainActor = MainActorPass()
+            for observer in observers { _ = observer.offer(event, mainActor: &mainActor) }
         }
         if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep, cause: .sweep) }
         if checksWatches { bus.checkWatches() }

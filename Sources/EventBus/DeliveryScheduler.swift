@@ -6,11 +6,6 @@ import Synchronization
 /// Entries without a scheduler are called in the publish, on the publisher's thread; that is
 /// the fast path, and it checks only that this reference is `nil`.
 protocol DeliveryScheduler: AnyObject, Sendable {
-    /// Whether a delivery offered now may run at once, in the publish. Before saying yes, the
-    /// scheduler runs the deliveries still waiting, so that a subscriber sees events in the
-    /// order they were published.
-    func runsInlineNow() -> Bool
-
     /// Runs `job` later, after every job scheduled before it; never waits for it.
     func schedule(_ job: @escaping @Sendable () -> Void)
 }
@@ -22,8 +17,6 @@ final class QueueScheduler: DeliveryScheduler {
     init(_ queue: DispatchQueue) {
         self.queue = queue
     }
-
-    func runsInlineNow() -> Bool { false }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
         queue.async(execute: job)
@@ -70,8 +63,18 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         self.target = target
     }
 
+    /// Whether this is a main-actor mailbox.
+    var isMainActor: Bool {
+        if case .mainActor = target { return true }
+        return false
+    }
+
+    /// Whether a delivery offered now may run at once, in the publish: only on the main actor,
+    /// for a main-actor mailbox, and not from a handler the mailbox is running. Before saying
+    /// yes, the mailbox runs the deliveries still waiting, so that a subscriber sees events in
+    /// the order they were published.
     func runsInlineNow() -> Bool {
-        guard case .mainActor = target, MainActorCheck.isCurrent else { return false }
+        guard isMainActor, MainActorCheck.isCurrent else { return false }
         // A job scheduled by another thread right after this load is a concurrent publish,
         // which no order binds to this one.
         if !isBusy.load(ordering: .acquiring) { return true }
@@ -151,5 +154,38 @@ enum MainActorCheck {
             if !thread.frames.isEmpty { thread.isOnMainActor = isCurrent }
             return isCurrent
         }
+    }
+}
+
+/// Whether main-actor handlers run in place during one delivery of one event.
+///
+/// Asking the mailbox means finding out whether the publisher runs on the main actor and whether
+/// deliveries wait; the answer holds for the whole delivery, so the first main-actor handler
+/// asks and the others read the answer. A job another thread queues meanwhile is a concurrent
+/// publish, which no order binds to this one.
+struct MainActorPass {
+    private enum Decision: UInt8 {
+        case undecided
+        case inPlace
+        case queued
+    }
+
+    private var decision = Decision.undecided
+
+    /// Whether a handler of `mailbox` may run now, in the publish.
+    @inline(__always)
+    mutating func allowsInline(through mailbox: ActorMailbox) -> Bool {
+        switch decision {
+        case .inPlace: return true
+        case .queued: return false
+        case .undecided: return decide(mailbox)
+        }
+    }
+
+    @inline(never)
+    private mutating func decide(_ mailbox: ActorMailbox) -> Bool {
+        let inPlace = mailbox.runsInlineNow()
+        decision = inPlace ? .inPlace : .queued
+        return inPlace
     }
 }

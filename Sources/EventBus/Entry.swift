@@ -18,13 +18,21 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ///   delivery loop, or `nil` to count the delivery in the entry instead.
     ///   - scheduledTimer: What times the call if it waits on a queue or an actor, while
     ///     something watches the bus; a call made here is timed by the caller.
+    ///   - mainActor: Whether main-actor handlers run in place in this delivery, decided by the
+    ///     first main-actor entry the delivery meets and kept for the rest of it.
     @inline(__always)
     func offer(
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil,
-        scheduledTimer: ScheduledTimer? = nil
+        scheduledTimer: ScheduledTimer? = nil, mainActor: inout MainActorPass
     ) -> DeliveryOutcome where Payload: Sendable {
-        if let scheduler, let outcome = offerThroughScheduler(event, scheduler, timer: scheduledTimer) {
-            return outcome
+        if let scheduler {
+            // A main-actor handler offered an event on the main actor runs now, like the plain
+            // handlers around it, through the same few lines as they do; the decision is made once
+            // per delivery, not once per handler.
+            let runsHere = mainActorMailbox.map { mainActor.allowsInline(through: $0) } ?? false
+            if !runsHere {
+                return offerThroughScheduler(event, scheduler, timer: scheduledTimer)
+            }
         }
         if observerID == nil {
             guard beginDelivery(marker) else { return .skipped }
@@ -43,19 +51,16 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         return .delivered
     }
 
-    /// Hands `event` to the scheduler, or returns `nil` when it may run here and now.
+    /// Hands `event` to the scheduler, to run on its queue or actor.
     ///
-    /// Kept out of line: the publish path inlines ``offer(_:marker:)`` for every list, and the
-    /// plain handlers' path stays as small as it was without this branch.
+    /// Kept out of line: the publish path inlines ``offer(_:marker:scheduledTimer:mainActor:)``
+    /// for every list, and the plain handlers' path stays as small as it was without this branch.
     @inline(never)
     private func offerThroughScheduler(
         _ event: Payload, _ scheduler: any DeliveryScheduler, timer: ScheduledTimer?
-    ) -> DeliveryOutcome? where Payload: Sendable {
+    ) -> DeliveryOutcome where Payload: Sendable {
         if isCancelled { return .skipped }
         if observerID != nil && observer == nil { return .observerDied }
-        // A main-actor handler offered an event on the main actor runs now, like the plain
-        // handlers around it; everything else waits for its queue or actor.
-        if scheduler.runsInlineNow() { return nil }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
         scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
         return .scheduled

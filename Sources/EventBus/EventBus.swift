@@ -561,9 +561,12 @@ public final class EventBus: Sendable {
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
+        var mainActor = MainActorPass()
         for index in 0..<count {
             // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome = entry(index).borrow(as: entryType) { $0.offer(payload, marker: marker) }
+            let outcome = entry(index).borrow(as: entryType) {
+                $0.offer(payload, marker: marker, mainActor: &mainActor)
+            }
             tally.add(outcome)
         }
         return tally
@@ -579,15 +582,16 @@ public final class EventBus: Sendable {
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
+        var mainActor = MainActorPass()
         var last = System.handlerClockNanoseconds()
         for index in 0..<count {
             let reference = entry(index)
             // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
             let outcome =
                 reference.borrow { $0.scheduler == nil }
-                ? reference.borrow(as: entryType) { $0.offer(payload, marker: marker) }
+                ? reference.borrow(as: entryType) { $0.offer(payload, marker: marker, mainActor: &mainActor) }
                 : reference.borrow(as: entryType) {
-                    $0.offer(payload, marker: marker, scheduledTimer: timer.scheduled)
+                    $0.offer(payload, marker: marker, scheduledTimer: timer.scheduled, mainActor: &mainActor)
                 }
             let now = System.handlerClockNanoseconds()
             if outcome == .delivered { reference.borrow { timer.record(now - last, for: $0) } }

@@ -27,6 +27,10 @@ class SubscriberEntry: @unchecked Sendable {
     /// actor the handler is isolated to. `nil` means on the publisher's thread, before `publish`
     /// returns.
     let scheduler: (any DeliveryScheduler)?
+    /// ``scheduler`` when it is the bus's main-actor mailbox, whose handlers may run in place in
+    /// a publish made on the main actor; read on every delivery, so kept apart from the
+    /// existential, which would take a dynamic cast to ask.
+    let mainActorMailbox: ActorMailbox?
     /// ``cancelledBit`` plus the number of deliveries that have started and not yet returned.
     let state = Atomic<Int>(0)
     /// The observer's record, or `nil` for a subscription without an observer. Removing a dead
@@ -55,6 +59,7 @@ class SubscriberEntry: @unchecked Sendable {
         self.observerID = observer.map { ObjectIdentifier($0) }
         self.observerType = observer.map { type(of: $0) }
         self.scheduler = scheduler
+        self.mainActorMailbox = (scheduler as? ActorMailbox).flatMap { $0.isMainActor ? $0 : nil }
     }
 
     /// Whether the entry is bound to an observer object that has been deallocated.

@@ -131,6 +131,7 @@ struct BusBench {
     // MARK: - Main-actor handlers
 
     private mutating func measureMainActorDelivery() async {
+        measureMainActorParity()
         let subscribers = 10
         print("Handlers on the main actor, \(subscribers) subscribers, ns per handler call (lower is better)")
         print("Published on the main actor: the handler runs before publish returns")
@@ -182,6 +183,44 @@ struct BusBench {
             sanityCheck(variant.verify(), "main actor, \(kind.label): sums or counters are wrong")
             variant.tearDown()
         }
+    }
+
+    /// Main-actor handlers against the same handlers written outside any actor, both published
+    /// on the main actor, where app code publishes.
+    private mutating func measureMainActorParity() {
+        print("Main-actor handlers against the same handlers written outside any actor, published on")
+        print("the main actor, ns per handler call (lower is better)")
+        var rows: [[String]] = []
+        for subscribers in Self.subscriberCounts {
+            for form in MainActorParity.Form.allCases {
+                let variants = [false, true].map {
+                    MainActorParity(form: form, mainActor: $0, subscribers: subscribers)
+                }
+                let costs = sampler.medianNanosecondsPerUnit(variants.map(\.workload))
+                for variant in variants {
+                    sanityCheck(
+                        variant.verify(),
+                        "main-actor parity, \(form.label), \(subscribers): sums or counters are wrong")
+                    variant.tearDown()
+                }
+                let ratio = costs[1] / costs[0]
+                let check = TargetCheck.atMost(
+                    "main-actor handler vs outside any actor, \(form.label), \(subscribers) subscribers",
+                    ratio,
+                    1.5)
+                checks.append(check)
+                rows.append([
+                    "\(subscribers)", form.label, TextTable.nanoseconds(costs[0]),
+                    TextTable.nanoseconds(costs[1]),
+                    check.formattedValue, check.passes ? "PASS" : "MISS",
+                ])
+            }
+        }
+        print(
+            TextTable.render(
+                header: ["subscribers", "form", "outside any actor", "main actor", "ratio", "≤ 1.5x"],
+                rows: rows))
+        print()
     }
 
     // MARK: - Two publishing threads

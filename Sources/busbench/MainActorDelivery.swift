@@ -134,3 +134,74 @@ final class MainActorDelivery {
         for screen in screens { bus.unsubscribe(observer: screen) }
     }
 }
+
+/// The same handler, written outside any actor or in main-actor code, subscribed in either
+/// form and published on the main actor: what a main-actor handler costs over a plain one.
+@MainActor
+final class MainActorParity {
+    /// How a subscriber subscribes.
+    enum Form: CaseIterable {
+        case token
+        case observer
+
+        var label: String {
+            switch self {
+            case .token: "token form"
+            case .observer: "observer form"
+            }
+        }
+    }
+
+    let form: Form
+    let isMainActor: Bool
+    let accumulators: Accumulators
+    let bus = EventBus(name: "busbench-main-actor-parity")
+    private var tokens: [Subscription] = []
+    private var screens: [BenchScreen] = []
+
+    init(form: Form, mainActor: Bool, subscribers: Int) {
+        self.form = form
+        isMainActor = mainActor
+        accumulators = Accumulators(subscribers: subscribers)
+        screens = (0..<subscribers).map { _ in BenchScreen() }
+        for (index, screen) in screens.enumerated() {
+            let cell = accumulators.cell(index)
+            switch (form, mainActor) {
+            case (.token, true):
+                // Written here, on the main actor, so the closure is a main-actor closure.
+                tokens.append(bus.subscribe(to: BenchEvent.self) { event in cell.add(event) })
+            case (.token, false):
+                tokens.append(bus.subscribe(to: BenchEvent.self, handler: Self.handler(adding: cell)))
+            case (.observer, true):
+                bus.subscribe(observer: screen) { (event: BenchEvent) in cell.add(event) }
+            case (.observer, false):
+                bus.subscribe(observer: screen, handler: Self.handler(adding: cell))
+            }
+        }
+    }
+
+    /// The same body as the main-actor closures, written outside any actor.
+    private nonisolated static func handler(adding cell: AccumulatorCell) -> @Sendable (BenchEvent) -> Void {
+        { event in cell.add(event) }
+    }
+
+    /// Publishes `0..<count` on the calling thread, the main actor.
+    var workload: Workload {
+        Workload(unitsPerIteration: accumulators.subscriberCount) { count in
+            for value in 0..<count { self.bus.publish(BenchEvent(value: value, lane: 0)) }
+            self.accumulators.expectPublished(count: count)
+        }
+    }
+
+    /// Whether every handler ran, in place, with every value, and the bus's counters agree.
+    func verify() -> Bool {
+        accumulators.verify()
+            && bus.countersAreExact(for: BenchEvent.self, subscribers: accumulators.subscriberCount)
+    }
+
+    func tearDown() {
+        for token in tokens { token.cancel() }
+        tokens = []
+        screens = []
+    }
+}
