@@ -10,10 +10,21 @@ public import EventBus
 /// #expect(recorder.events(of: UserLoggedInEvent.self).map(\.userName) == ["ada"])
 /// ```
 ///
+/// Code that publishes later, from a task, a queue or a main-actor handler, is awaited with
+/// the expectations, which wait for what the test names instead of polling:
+///
+/// ```swift
+/// let recorder = EventRecorder(bus: bus)
+/// Task { await service.refresh() }
+/// let loaded = await recorder.next(DataLoadedEvent.self, within: .seconds(2))
+/// #expect(loaded?.data.isEmpty == false)
+/// ```
+///
 /// The recorder observes as a wildcard observer, so it does not change how typed subscribers
 /// are counted. It stops recording when released or when ``stop()`` is called.
 public final class EventRecorder: Sendable {
-    private let recorded = LockedValue<[any Event]>([])
+    /// The events, how far expectations have read them, and who waits for more.
+    let journal = LockedValue(Journal())
     private let changes = LockedValue<[SubscriberLifecycleEvent]>([])
     private let subscriptions: LockedValue<[Subscription]>
 
@@ -22,10 +33,11 @@ public final class EventRecorder: Sendable {
     /// - Parameter bus: The bus to watch.
     public init(bus: EventBus) {
         subscriptions = LockedValue([])
-        let recorded = self.recorded
+        let journal = self.journal
         let changes = self.changes
         let eventToken = bus.subscribeAll { event in
-            recorded.withLock { $0.append(event) }
+            let ready = journal.withLock { $0.append(event) }
+            for waiter in ready { waiter.resume() }
         }
         let lifecycleToken = bus.observeLifecycle { change in
             changes.withLock { $0.append(change) }
@@ -35,7 +47,7 @@ public final class EventRecorder: Sendable {
 
     /// Every event published since recording started, in the order deliveries reached it.
     public var events: [any Event] {
-        recorded.current
+        journal.withLock { $0.events }
     }
 
     /// The recorded events of one type, in order.
@@ -43,7 +55,7 @@ public final class EventRecorder: Sendable {
     /// - Parameter type: The event type to select.
     /// - Returns: The events of that type.
     public func events<T: Event>(of type: T.Type) -> [T] {
-        recorded.current.compactMap { $0 as? T }
+        journal.withLock { $0.events.compactMap { $0 as? T } }
     }
 
     /// How many events of `type` were recorded.
@@ -51,7 +63,7 @@ public final class EventRecorder: Sendable {
     /// - Parameter type: The event type to count.
     /// - Returns: The number of recorded events of that type.
     public func count<T: Event>(of type: T.Type) -> Int {
-        recorded.withLock { events in events.reduce(0) { $0 + ($1 is T ? 1 : 0) } }
+        journal.withLock { journal in journal.events.reduce(0) { $0 + ($1 is T ? 1 : 0) } }
     }
 
     /// Every subscriber lifecycle change since recording started.
@@ -59,9 +71,10 @@ public final class EventRecorder: Sendable {
         changes.current
     }
 
-    /// Forgets what was recorded so far and goes on recording.
+    /// Forgets what was recorded so far and goes on recording; the expectations start again
+    /// from the next event.
     public func removeAll() {
-        recorded.withLock { $0.removeAll() }
+        journal.withLock { $0.removeAll() }
         changes.withLock { $0.removeAll() }
     }
 
@@ -72,5 +85,68 @@ public final class EventRecorder: Sendable {
             return tokens
         }
         for token in tokens { token.cancel() }
+    }
+}
+
+/// What the recorder saw, and how far the expectations have read it.
+struct Journal: Sendable {
+    /// A test waiting until the events past the cursor satisfy its condition.
+    struct Waiter: Sendable {
+        let id: UInt64
+        let isSatisfied: @Sendable (ArraySlice<any Event>) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
+
+        func resume() { continuation.resume() }
+    }
+
+    private(set) var events: [any Event] = []
+    /// Where the next expectation starts reading: every event before it was matched or passed
+    /// over by an earlier one.
+    var cursor = 0
+    private var waiters: [Waiter] = []
+    /// Waiters whose task was cancelled before they were added.
+    private var cancelledWaiters: Set<UInt64> = []
+    private var lastWaiterID: UInt64 = 0
+
+    /// The events an expectation reads: those past the cursor.
+    var unread: ArraySlice<any Event> { events[cursor...] }
+
+    /// Records `event`; returns the waiters it satisfied, to resume once the lock is released.
+    mutating func append(_ event: any Event) -> [Waiter] {
+        events.append(event)
+        guard !waiters.isEmpty else { return [] }
+        let unread = self.unread
+        let ready = waiters.filter { $0.isSatisfied(unread) }
+        if !ready.isEmpty { waiters.removeAll { waiter in ready.contains { $0.id == waiter.id } } }
+        return ready
+    }
+
+    mutating func removeAll() {
+        events.removeAll()
+        cursor = 0
+    }
+
+    /// A number for a new waiter.
+    mutating func nextWaiterID() -> UInt64 {
+        lastWaiterID += 1
+        return lastWaiterID
+    }
+
+    /// Adds `waiter`, or returns it, to resume at once, when the events already satisfy it or
+    /// its task was cancelled already.
+    mutating func add(_ waiter: Waiter) -> Waiter? {
+        if cancelledWaiters.remove(waiter.id) != nil || waiter.isSatisfied(unread) { return waiter }
+        waiters.append(waiter)
+        return nil
+    }
+
+    /// Takes the waiter `id` out, to resume, if no event has resumed it yet; one not added yet
+    /// is resumed as soon as it is.
+    mutating func cancelWaiter(_ id: UInt64) -> Waiter? {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else {
+            cancelledWaiters.insert(id)
+            return nil
+        }
+        return waiters.remove(at: index)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import EventBus
+import EventBusTesting
 import TestSupport
 import Testing
 
@@ -62,16 +63,18 @@ struct CauseAndSiteTests {
     }
 
     @Test("an event published by a queued handler names the event that handler was given")
-    func causeCrossesAQueue() {
+    func causeCrossesAQueue() async {
         let bus = EventBus()
         let records = Journal<DeliveryRecord>()
         let watch = bus.observeDeliveries { records.append($0) }
+        // Subscribed after the watch, so the watch has the record when the recorder has the event.
+        let recorder = EventRecorder(bus: bus)
         let queue = DispatchQueue(label: "cause test")
         let relay = bus.subscribe(to: Tick.self, on: queue) { tick in
             bus.publish(DataLoadedEvent(data: ["after \(tick.value)"]))
         }
         bus.publish(Tick(value: 7))
-        #expect(eventually { records.count == 2 })
+        await recorder.next(DataLoadedEvent.self)
         let tick = records.entries.first { $0.event is Tick }
         let load = records.entries.first { $0.event is DataLoadedEvent }
         #expect(load?.causeID != nil)
