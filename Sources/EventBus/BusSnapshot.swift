@@ -84,15 +84,19 @@ public struct BusSnapshot: Sendable, Hashable {
     /// Handler calls per observer class (or token) and event type, worst first: timed while
     /// anything watched the bus, failures always. Subscriptions that ended keep their counts.
     public let handlers: [HandlerStatistics]
+    /// The latest sticky event of each type that has one, by type name.
+    public let stickyEvents: [StickyEvent]
 
     /// Creates a snapshot; the bus makes these, and tests and replays may too.
     public init(
         busName: String, eventTypes: [EventTypeStatistics], wildcardObservers: Int,
         deadWildcardObservers: Int = 0, reclaimedWildcardObservers: Int = 0, wildcardDeliveries: Int = 0,
         observers: [ObserverStatistics] = [], leakSuspects: [LeakSuspect] = [],
-        instances: [ObserverInstance] = [], handlers: [HandlerStatistics] = []
+        instances: [ObserverInstance] = [], handlers: [HandlerStatistics] = [],
+        stickyEvents: [StickyEvent] = []
     ) {
         self.handlers = handlers
+        self.stickyEvents = stickyEvents
         self.observers = observers
         self.leakSuspects = leakSuspects
         self.instances = instances

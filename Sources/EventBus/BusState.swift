@@ -18,6 +18,8 @@ struct BusState {
     private(set) var wildcard: SlotRecord
     /// The observer objects holding subscriptions, and the objects expected to be deallocated.
     private(set) var observers = ObserverTable()
+    /// The latest sticky event of each type.
+    var sticky = StickyStore()
     /// The handler counts of subscriptions that ended, so that a snapshot keeps them.
     private(set) var endedHandlers: [HandlerKey: HandlerTotals] = [:]
     /// Observers of changes in who listens, called after the lock is released.

@@ -13,6 +13,9 @@ struct PublishOrigin {
     var type: any Event.Type
     var fileID: StaticString
     var line: UInt
+    /// The version of the sticky event this publish stored, or 0 for a plain publish; a
+    /// subscription that received that sticky event already skips it.
+    var stickyVersion: UInt64 = 0
 
     var site: PublishSite { PublishSite(fileID: fileID, line: line) }
 

@@ -1,15 +1,24 @@
+import Synchronization
+
 /// A subscription to one event type, or to every event when `Payload` is `any Event`.
 final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     let handler: @Sendable (Payload) -> Void
+    /// Where deliveries wait until the sticky event this subscription asked for has been
+    /// offered; `nil` for every other subscription.
+    let hold: StickyHold<Payload>?
 
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord? = nil,
-        scheduler: (any DeliveryScheduler)?, handler: @escaping @Sendable (Payload) -> Void
+        scheduler: (any DeliveryScheduler)?, replaying stickyVersion: UInt64? = nil,
+        handler: @escaping @Sendable (Payload) -> Void
     ) {
         self.handler = handler
+        hold = stickyVersion.map { StickyHold(replayedVersion: $0) }
         super.init(
             id: id, counters: counters, observer: observer, observerRecord: observerRecord,
             scheduler: scheduler)
+        // Before any list holds the entry, so no publish can see it otherwise.
+        if hold != nil { state.store(Self.heldBit | Self.replayedBit, ordering: .releasing) }
     }
 
     /// Offers `event` to the handler, on this thread or through the entry's scheduler.
@@ -35,14 +44,16 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
             }
         }
         if observerID == nil {
-            guard beginDelivery(marker) else { return .skipped }
+            guard beginDelivery(marker) else {
+                return offerRefused(event, marker: marker, mainActor: &mainActor)
+            }
             handler(event)
             endDelivery(marker)
             return .delivered
         }
         // Holding the observer strongly for the call keeps it alive until the handler returns.
         guard let observer else { return .observerDied }
-        guard beginDelivery(marker) else { return .skipped }
+        guard beginDelivery(marker) else { return offerRefused(event, marker: marker, mainActor: &mainActor) }
         handler(event)
         endDelivery(marker)
         // Not `withExtendedLifetime(observer) {}`, whose generic body is not inlined here (a call
@@ -59,11 +70,77 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     private func offerThroughScheduler(
         _ event: Payload, _ scheduler: any DeliveryScheduler, timer: ScheduledTimer?
     ) -> DeliveryOutcome where Payload: Sendable {
-        if isCancelled { return .skipped }
+        let word = state.load(ordering: .acquiring)
+        if word & Self.cancelledBit != 0 { return .skipped }
         if observerID != nil && observer == nil { return .observerDied }
+        // Held, it waits behind the sticky event; released meanwhile, it is scheduled as usual,
+        // behind everything the release scheduled. The sticky event received already, or an
+        // older one, is not offered again.
+        if word & Self.replayedBit != 0, let hold {
+            switch hold.admit(event, stickyVersion: Self.currentStickyVersion) {
+            case .duplicate: return .skipped
+            case .kept: return .scheduled
+            case .deliver: break
+            }
+        }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
         scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
         return .scheduled
+    }
+
+    /// A delivery the entry sent out of line: cancelled, it is skipped; the sticky event the
+    /// subscription received already (or an older one), too; held for that sticky event, it
+    /// waits in the hold; otherwise it runs here, as the publish offered it.
+    @inline(never)
+    private func offerRefused(
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, mainActor: inout MainActorPass
+    ) -> DeliveryOutcome where Payload: Sendable {
+        guard let hold, !isCancelled else { return .skipped }
+        switch hold.admit(event, stickyVersion: Self.currentStickyVersion) {
+        case .duplicate: return .skipped
+        case .kept: return .scheduled
+        case .deliver: break
+        }
+        let observer = self.observer
+        if observerID != nil && observer == nil { return .observerDied }
+        guard beginDelivery(marker, refusing: Self.cancelledBit) else { return .skipped }
+        handler(event)
+        endDelivery(marker)
+        withExtendedLifetime(observer) {}
+        return .delivered
+    }
+
+    /// The sticky version of the publish being delivered on this thread, 0 for a plain one.
+    private static var currentStickyVersion: UInt64 {
+        ThreadDeliveryState.currentUnretained.borrow { $0.frames.last?.current.stickyVersion ?? 0 }
+    }
+
+    /// Offers `sticky`, the sticky event this subscription asked for, then what publishes
+    /// offered while it waited, each in the handler's isolation, and ends the hold.
+    ///
+    /// - Parameter sticky: The sticky event read when the subscription was made.
+    func releaseHold(offering sticky: Payload) where Payload: Sendable {
+        guard let hold else { return }
+        offerReleased(sticky)
+        while let waiting = hold.takeWaitingOrRelease(clearing: self) {
+            for event in waiting { offerReleased(event) }
+        }
+    }
+
+    /// Runs the handler for an event the hold kept, here when the handler may run on this
+    /// thread, otherwise through its scheduler, behind what was scheduled before.
+    private func offerReleased(_ event: Payload) where Payload: Sendable {
+        if let scheduler, !(mainActorMailbox?.runsInlineNow() ?? false) {
+            scheduler.schedule { self.deliverScheduled(event, cause: nil, timer: nil) }
+            return
+        }
+        let observer = self.observer
+        if observerID != nil && observer == nil { return }
+        guard beginDelivery(refusing: Self.cancelledBit) else { return }
+        handler(event)
+        endDelivery()
+        withExtendedLifetime(observer) {}
+        counters.recordDeliveries(1)
     }
 
     /// Runs the handler for a delivery that waited on a queue or an actor, unless the entry was
@@ -75,7 +152,8 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     private func deliverScheduled(_ event: Payload, cause: ScheduledCause?, timer: ScheduledTimer?) {
         let observer = self.observer
         if observerID != nil && observer == nil { return }
-        guard beginDelivery() else { return }
+        // Its turn came in order, so a hold (which only ever precedes it) does not refuse it.
+        guard beginDelivery(refusing: Self.cancelledBit) else { return }
         let thread = ThreadDeliveryState.current
         thread.queuedHandlerDepth += 1
         let outerCause = thread.scheduledCause
@@ -92,5 +170,58 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         endDelivery()
         withExtendedLifetime(observer) {}
         counters.recordDeliveries(1)
+    }
+}
+
+/// What a subscription that received a sticky event when it was made does with a delivery: the
+/// deliveries publishes offer while it has not received the sticky event yet wait here, in
+/// order, and deliveries of that sticky event (or an older one) are dropped, then and later.
+final class StickyHold<Payload>: @unchecked Sendable {
+    /// What becomes of a delivery offered to the subscription.
+    enum Admission {
+        /// The sticky event received already, or an older one: not delivered.
+        case duplicate
+        /// Kept until the sticky event has been offered.
+        case kept
+        /// To be delivered as usual.
+        case deliver
+    }
+
+    private struct Contents {
+        var waiting: [Payload] = []
+        var isHolding = true
+    }
+
+    /// The version of the sticky event the subscription received when it was made.
+    let replayedVersion: UInt64
+    private let contents = LockedValue(Contents())
+
+    init(replayedVersion: UInt64) {
+        self.replayedVersion = replayedVersion
+    }
+
+    /// Decides what becomes of `event`, published with `stickyVersion` (0 for a plain publish).
+    func admit(_ event: Payload, stickyVersion: UInt64) -> Admission {
+        if stickyVersion != 0 && stickyVersion <= replayedVersion { return .duplicate }
+        return contents.withLock { contents in
+            guard contents.isHolding else { return .deliver }
+            contents.waiting.append(event)
+            return .kept
+        }
+    }
+
+    /// The deliveries waiting, to offer in order; once none waits, ends the hold and clears
+    /// `entry`'s held bit, in the same critical section as ``admit(_:stickyVersion:)`` reads
+    /// the hold, and returns `nil`.
+    func takeWaitingOrRelease(clearing entry: SubscriberEntry) -> [Payload]? {
+        contents.withLock { contents in
+            guard contents.waiting.isEmpty else {
+                defer { contents.waiting = [] }
+                return contents.waiting
+            }
+            contents.isHolding = false
+            entry.state.bitwiseAnd(~SubscriberEntry.heldBit, ordering: .sequentiallyConsistent)
+            return nil
+        }
     }
 }

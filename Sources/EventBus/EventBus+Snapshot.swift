@@ -42,7 +42,7 @@ extension EventBus {
             for record in state.observers.records.values { observers.append(ObserverCopy(record)) }
             return (
                 lists: lists, wildcardEntries: state.wildcard.slot.copyEntries(),
-                endedHandlers: state.endedHandlers,
+                endedHandlers: state.endedHandlers, stickyEvents: state.sticky.all,
                 wildcardReclaimed: state.wildcard.reclaimed, observers: observers,
                 classNames: state.observers.classNames, reclaimedPerClass: state.observers.reclaimedPerClass,
                 suspects: state.observers.watches.compactMap { watch in
@@ -104,7 +104,8 @@ extension EventBus {
             wildcardObservers: wildcardLive, deadWildcardObservers: wildcardDead,
             reclaimedWildcardObservers: copied.wildcardReclaimed,
             wildcardDeliveries: wildcardSlot.counters.deliveredCount, observers: observers,
-            leakSuspects: suspects, instances: instances, handlers: handlers)
+            leakSuspects: suspects, instances: instances, handlers: handlers,
+            stickyEvents: copied.stickyEvents)
     }
 
     /// The handler counts of every subscription in `lists` (type name and entries), with those

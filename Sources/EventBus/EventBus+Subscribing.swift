@@ -32,17 +32,20 @@ extension EventBus {
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`, in the isolation it was written in.
     /// - Returns: A token that can cancel the subscription early. Releasing it does not end
     ///   the subscription; the observer's lifetime does.
     @discardableResult
     public func subscribe<T: Event>(
-        observer: AnyObject,
+        observer: AnyObject, sticky: Bool = false,
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
     ) -> Subscription {
         let handler = IsolatedHandler(handler)
         return add(
-            T.self, observer: observer, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
+            T.self, observer: observer, scheduler: scheduler(for: handler), sticky: sticky,
+            handler: handler.callInIsolation)
     }
 
     /// Subscribes `observer` to events of type `T`, delivered on `queue`, for as long as the
@@ -52,13 +55,18 @@ extension EventBus {
     ///   - observer: The object whose lifetime bounds the subscription.
     ///   - queue: Where to run the handler, without making the publisher wait; `nil` runs it on
     ///     the publisher's thread before `publish` returns.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`.
     /// - Returns: A token that can cancel the subscription early; releasing it does not.
     @discardableResult
     public func subscribe<T: Event>(
-        observer: AnyObject, on queue: DispatchQueue?, handler: @escaping @Sendable (T) -> Void
+        observer: AnyObject, on queue: DispatchQueue?, sticky: Bool = false,
+        handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
-        add(T.self, observer: observer, scheduler: queue.map(QueueScheduler.init), handler: handler)
+        add(
+            T.self, observer: observer, scheduler: queue.map(QueueScheduler.init), sticky: sticky,
+            handler: handler)
     }
 
     /// Subscribes to events of type `T` until the returned token is cancelled or released.
@@ -75,14 +83,18 @@ extension EventBus {
     ///
     /// - Parameters:
     ///   - type: The event type to receive.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`.
     /// - Returns: The subscription; keep it for as long as events should arrive.
     public func subscribe<T: Event>(
-        to type: T.Type,
+        to type: T.Type, sticky: Bool = false,
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) -> Void
     ) -> Subscription {
         let handler = IsolatedHandler(handler)
-        return add(type, observer: nil, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
+        return add(
+            type, observer: nil, scheduler: scheduler(for: handler), sticky: sticky,
+            handler: handler.callInIsolation)
     }
 
     /// Subscribes to events of type `T`, delivered on `queue`, until the returned token is
@@ -92,12 +104,15 @@ extension EventBus {
     ///   - type: The event type to receive.
     ///   - queue: Where to run the handler, without making the publisher wait; `nil` runs it on
     ///     the publisher's thread.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`.
     /// - Returns: The subscription; keep it for as long as events should arrive.
     public func subscribe<T: Event>(
-        to type: T.Type, on queue: DispatchQueue?, handler: @escaping @Sendable (T) -> Void
+        to type: T.Type, on queue: DispatchQueue?, sticky: Bool = false,
+        handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
-        add(type, observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
+        add(type, observer: nil, scheduler: queue.map(QueueScheduler.init), sticky: sticky, handler: handler)
     }
 
     /// Subscribes `observer` to every event published on this bus, whatever its type.

@@ -18,18 +18,20 @@ extension EventBus {
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`, in the isolation it was written in.
     /// - Returns: A token that can cancel the subscription early; releasing it does not.
     @discardableResult
     public func subscribe<T: Event>(
-        observer: AnyObject,
+        observer: AnyObject, sticky: Bool = false,
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) throws -> Void
     ) -> Subscription {
         let sink = FailureSink(bus: self)
         let handler = IsolatedHandler(throwing: handler) { _, error in sink.report(T.self, error) }
         return add(
             T.self, observer: observer, scheduler: scheduler(for: handler), failureSink: sink,
-            handler: handler.callInIsolation)
+            sticky: sticky, handler: handler.callInIsolation)
     }
 
     /// ``subscribe(observer:on:handler:)`` for a handler that may throw.
@@ -37,33 +39,38 @@ extension EventBus {
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
     ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`.
     /// - Returns: A token that can cancel the subscription early; releasing it does not.
     @discardableResult
     public func subscribe<T: Event>(
-        observer: AnyObject, on queue: DispatchQueue?, handler: @escaping @Sendable (T) throws -> Void
+        observer: AnyObject, on queue: DispatchQueue?, sticky: Bool = false,
+        handler: @escaping @Sendable (T) throws -> Void
     ) -> Subscription {
         let sink = FailureSink(bus: self)
         return add(
             T.self, observer: observer, scheduler: queue.map(QueueScheduler.init), failureSink: sink,
-            handler: sink.catching(handler))
+            sticky: sticky, handler: sink.catching(handler))
     }
 
     /// ``subscribe(to:handler:)`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - type: The event type to receive.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`, in the isolation it was written in.
     /// - Returns: The subscription; keep it for as long as events should arrive.
     public func subscribe<T: Event>(
-        to type: T.Type,
+        to type: T.Type, sticky: Bool = false,
         @_inheritActorContext handler: @escaping @Sendable @isolated(any) (T) throws -> Void
     ) -> Subscription {
         let sink = FailureSink(bus: self)
         let handler = IsolatedHandler(throwing: handler) { _, error in sink.report(T.self, error) }
         return add(
             type, observer: nil, scheduler: scheduler(for: handler), failureSink: sink,
-            handler: handler.callInIsolation)
+            sticky: sticky, handler: handler.callInIsolation)
     }
 
     /// ``subscribe(to:on:handler:)-3pz4v`` for a handler that may throw.
@@ -71,15 +78,18 @@ extension EventBus {
     /// - Parameters:
     ///   - type: The event type to receive.
     ///   - queue: Where to run the handler; `nil` runs it on the publisher's thread.
+    ///   - sticky: Whether to receive the type's sticky event (see
+    ///     ``EventBus/publishSticky(_:fileID:line:)``) at once, before any newer event of the type.
     ///   - handler: Called with each event of type `T`.
     /// - Returns: The subscription; keep it for as long as events should arrive.
     public func subscribe<T: Event>(
-        to type: T.Type, on queue: DispatchQueue?, handler: @escaping @Sendable (T) throws -> Void
+        to type: T.Type, on queue: DispatchQueue?, sticky: Bool = false,
+        handler: @escaping @Sendable (T) throws -> Void
     ) -> Subscription {
         let sink = FailureSink(bus: self)
         return add(
             type, observer: nil, scheduler: queue.map(QueueScheduler.init), failureSink: sink,
-            handler: sink.catching(handler))
+            sticky: sticky, handler: sink.catching(handler))
     }
 
     /// ``subscribeAll(observer:handler:)`` for a handler that may throw.

@@ -138,19 +138,27 @@ public final class EventBus: Sendable {
     ///   - fileID: The calling file, which monitors show; leave it to the default.
     ///   - line: The calling line, which monitors show; leave it to the default.
     public func publish<T: Event>(_ event: T, fileID: StaticString = #fileID, line: UInt = #line) {
+        publish(event, fileID: fileID, line: line, stickyVersion: 0)
+    }
+
+    /// Delivers `event`, a sticky event stored as `stickyVersion` when that is not 0.
+    @inline(__always)
+    func publish<T: Event>(_ event: T, fileID: StaticString, line: UInt, stickyVersion: UInt64) {
         ThreadDeliveryState.currentUnretained.borrow { thread in
             let busID = ObjectIdentifier(self)
             if let index = thread.frameIndex(of: busID) {
-                publishFromHandler(event, fileID: fileID, line: line, frame: index, on: thread)
+                publishFromHandler(
+                    event, fileID: fileID, line: line, stickyVersion: stickyVersion, frame: index, on: thread)
                 return
             }
             if thread.hasScheduledCause, let cause = thread.scheduledCause {
-                publishFromScheduledHandler(event, fileID: fileID, line: line, cause: cause, on: thread)
+                publishFromScheduledHandler(
+                    event, fileID: fileID, line: line, stickyVersion: stickyVersion, cause: cause, on: thread)
                 return
             }
             let origin = PublishOrigin(
                 eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: 0, type: T.self,
-                fileID: fileID, line: line)
+                fileID: fileID, line: line, stickyVersion: stickyVersion)
             let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: nil) {
                 deliver(event, on: thread)
             }
@@ -165,7 +173,8 @@ public final class EventBus: Sendable {
     /// top-level publish stays small.
     @inline(never)
     private func publishFromHandler<T: Event>(
-        _ event: T, fileID: StaticString, line: UInt, frame index: Int, on thread: ThreadDeliveryState
+        _ event: T, fileID: StaticString, line: UInt, stickyVersion: UInt64, frame index: Int,
+        on thread: ThreadDeliveryState
     ) {
         guard !thread.frames[index].halted else { return }
         let parent: (eventID: UInt64, type: any Event.Type)
@@ -177,8 +186,7 @@ public final class EventBus: Sendable {
         }
         let origin = PublishOrigin(
             eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID,
-            type: T.self,
-            fileID: fileID, line: line)
+            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion)
         if let cascadeLimit {
             guard admit(origin, parentType: parent.type, limit: cascadeLimit, frame: index, on: thread) else {
                 return
@@ -241,14 +249,15 @@ public final class EventBus: Sendable {
     /// is counted in the cascade of the event that was delivered, and names it as its cause.
     @inline(never)
     private func publishFromScheduledHandler<T: Event>(
-        _ event: T, fileID: StaticString, line: UInt, cause: ScheduledCause, on thread: ThreadDeliveryState
+        _ event: T, fileID: StaticString, line: UInt, stickyVersion: UInt64, cause: ScheduledCause,
+        on thread: ThreadDeliveryState
     ) {
         let busID = ObjectIdentifier(self)
         let sameBus = cause.bus == busID
         let origin = PublishOrigin(
             eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0,
             causeID: sameBus ? cause.eventID : 0,
-            type: T.self, fileID: fileID, line: line)
+            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion)
         var record: CascadeRecord?
         if sameBus, let cascadeLimit {
             let shared = cause.cascade
@@ -331,21 +340,30 @@ public final class EventBus: Sendable {
         return handler.isMainActor ? mainActorMailbox : ActorMailbox(.actor(isolation))
     }
 
+    /// Subscribes `handler` to `type`.
+    ///
+    /// - Parameter sticky: Whether to offer the subscription the type's sticky event at once:
+    ///   read under the lock that inserts it, so that a sticky publish racing the subscription is
+    ///   received once, and after it (see ``StickyHold``).
     func add<T: Event>(
         _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
-        failureSink: FailureSink? = nil, handler: @escaping @Sendable (T) -> Void
+        failureSink: FailureSink? = nil, sticky: Bool = false, handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
         let now = clock.now()
-        let (entry, slot) = update { state in
+        let (entry, slot, current) = update { state in
             let slot = state.slot(for: type)
+            let current = sticky ? state.sticky.current(of: type) : nil
             let (entry, after) = state.subscribe(to: slot, observer: observer, now: now) { id, record in
                 let entry = Entry<T>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
-                    scheduler: scheduler, handler: handler)
+                    scheduler: scheduler, replaying: current?.version, handler: handler)
                 failureSink?.entry = entry
                 return entry
             }
-            return ((entry, slot), after)
+            return ((entry, slot, current), after)
+        }
+        if let current {
+            unsafeDowncast(entry, to: Entry<T>.self).releaseHold(offering: current.event)
         }
         return Subscription(bus: self, entry: entry, location: .type(slot))
     }

@@ -11,8 +11,19 @@ class SubscriberEntry: @unchecked Sendable {
     /// The bit of ``state`` set once a canceller sleeps waiting for deliveries to return, so
     /// that the last one wakes it.
     static let waiterBit = 1 << 61
+    /// The bit of ``state`` set while a subscription that asked for the sticky event has not
+    /// received it yet: deliveries offered meanwhile wait in its ``StickyHold``, so that the
+    /// sticky event comes first and is not received twice.
+    static let heldBit = 1 << 60
+    /// The bit of ``state`` set for good on a subscription that received a sticky event when it
+    /// was made: a publish of that sticky event (or an older one) may still be on its way to
+    /// it from another thread, and each offer is checked, out of line, so it is not received
+    /// twice, or after a newer one.
+    static let replayedBit = 1 << 59
     /// The bits of ``state`` that count deliveries in progress.
-    static let inFlightMask = waiterBit - 1
+    static let inFlightMask = replayedBit - 1
+    /// The bits of ``state`` that send a delivery offered by a publish out of line.
+    static let refusingOffers = cancelledBit | heldBit | replayedBit
 
     let id: UInt64
     /// The counters of the event type this entry listens to.
@@ -77,14 +88,18 @@ class SubscriberEntry: @unchecked Sendable {
         return old & Self.cancelledBit == 0
     }
 
-    /// Counts a delivery as started unless the entry is cancelled.
+    /// Counts a delivery as started unless the entry is cancelled, or held while it waits for
+    /// its sticky event.
     ///
     /// The increment and the cancel flag share one atomic word, so a delivery either starts
     /// before `cancel()` (which then waits for it) or sees the flag and never starts.
+    ///
+    /// - Parameter refused: The bits that keep the delivery from starting: for a delivery a
+    ///   publish offers, a hold too; for one that already waited its turn, only cancellation.
     @inline(__always)
-    func beginDelivery() -> Bool {
+    func beginDelivery(refusing refused: Int = refusingOffers) -> Bool {
         let old = state.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-        if old & Self.cancelledBit != 0 {
+        if old & refused != 0 {
             state.wrappingSubtract(1, ordering: .releasing)
             return false
         }
@@ -99,18 +114,20 @@ class SubscriberEntry: @unchecked Sendable {
 
     /// Starts a delivery on the publisher's thread: announced in `marker` when the thread's
     /// outermost delivery loop provides one (see ``DeliveryMarker``), counted otherwise.
-    /// Returns `false`, having undone the announcement, if the entry is cancelled.
+    /// Returns `false`, having undone the announcement, if the entry is cancelled or held.
     ///
     /// The marker is passed unretained: the thread's state owns it for the thread's lifetime,
     /// and retaining it here would add two atomic operations per delivery.
     @inline(__always)
-    func beginDelivery(_ marker: UnsafeReference<DeliveryMarker>?) -> Bool {
-        guard let marker else { return beginDelivery() }
+    func beginDelivery(
+        _ marker: UnsafeReference<DeliveryMarker>?, refusing refused: Int = refusingOffers
+    ) -> Bool {
+        guard let marker else { return beginDelivery(refusing: refused) }
         return marker.borrow { marker in
             marker.begin(self)
             // Sequentially consistent, to pair with `markCancelled()` and the canceller's
             // reading of the marker; on x86 and arm64 this costs no more than an acquiring load.
-            if state.load(ordering: .sequentiallyConsistent) & Self.cancelledBit != 0 {
+            if state.load(ordering: .sequentiallyConsistent) & refused != 0 {
                 marker.end()
                 return false
             }
