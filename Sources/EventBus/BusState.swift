@@ -87,10 +87,15 @@ struct BusState {
 
     /// The slot of `type`, created on first use.
     mutating func slot(for type: any Event.Type) -> TypeSlot {
+        slot(for: type, name: String(describing: type), qualifiedName: String(reflecting: type))
+    }
+
+    /// The slot of `type`, an event type or a protocol's existential, created with these names
+    /// if needed.
+    mutating func slot(for type: Any.Type, name: String, qualifiedName: String) -> TypeSlot {
         let key = ObjectIdentifier(type)
         if let index = recordIndex[key] { return records[index].slot }
-        let slot = TypeSlot(
-            typeID: key, name: String(describing: type), qualifiedName: String(reflecting: type))
+        let slot = TypeSlot(typeID: key, name: name, qualifiedName: qualifiedName)
         recordIndex[key] = records.count
         records.append(SlotRecord(slot: slot))
         return slot

@@ -55,6 +55,8 @@ public final class EventBus: Sendable {
     /// Deliveries waiting for the main actor, for every main-actor handler of this bus, so that
     /// they run in the order they were published.
     let mainActorMailbox = ActorMailbox(.mainActor)
+    /// The protocols subscribed to, which publishes of conforming types also reach.
+    let protocolRoutes = ProtocolRoutes()
     /// Where the bus reads the time (never while publishing).
     let clock: BusClock
     /// The numbers given to events published while someone watches the bus.
@@ -479,13 +481,20 @@ public final class EventBus: Sendable {
         ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
             // Timed deliveries take a loop of their own, out of line, so that this one stays as
             // small as it was.
-            let typed =
+            var typed =
                 if let timer {
                     Self.offerTimed(
                         event, to: typedCount, Entry<T>.self, marker: marker, timer: timer, entry: typedEntry)
                 } else {
                     Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
                 }
+            // Subscribers of protocols the type conforms to come next; two relaxed loads tell
+            // that the type has none (see ``ProtocolRoutes``).
+            if protocolRoutes.generation.load(ordering: .relaxed)
+                != slot.noProtocolRoutesAsOf.load(ordering: .relaxed)
+            {
+                typed.addRouted(deliverToProtocols(event, of: slot, timer: timer))
+            }
             guard watcherCount > 0 else { return (typed, DeliveryTally()) }
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
@@ -532,7 +541,8 @@ public final class EventBus: Sendable {
         }
         let (typed, wildcards) = tallies
         stripe.borrow { stripe in
-            if typed.delivered > 0 { stripe.delivered.wrappingAdd(typed.delivered, ordering: .relaxed) }
+            let ownDelivered = typed.delivered - typed.routedDelivered
+            if ownDelivered > 0 { stripe.delivered.wrappingAdd(ownDelivered, ordering: .relaxed) }
             if typed.delivered + typed.scheduled == 0 { stripe.unheard.wrappingAdd(1, ordering: .relaxed) }
         }
         if wildcards.delivered > 0 {
@@ -546,15 +556,25 @@ public final class EventBus: Sendable {
     /// Reclaims the dead observers a publish of `slot`'s type met. Kept out of line, so that the
     /// publish path stays small.
     @inline(never)
-    private func reclaimDeadAfterPublish(of slot: TypeSlot) {
+    func reclaimDeadAfterPublish(of slot: TypeSlot) {
         reclaimDead(in: [slot, wildcardSlot], cause: .publish(eventTypeName: slot.name))
     }
 
     /// What offering one event to a list came to.
-    private struct DeliveryTally {
+    struct DeliveryTally {
         var delivered = 0
         var scheduled = 0
         var sawDeadObserver = false
+        /// Of ``delivered``, the calls made to subscribers of protocols, which their own
+        /// counters count.
+        var routedDelivered = 0
+
+        /// Adds what the subscribers of protocols received.
+        mutating func addRouted(_ routed: DeliveryTally) {
+            delivered += routed.delivered
+            routedDelivered += routed.delivered
+            scheduled += routed.scheduled
+        }
 
         @inline(__always)
         mutating func add(_ outcome: DeliveryOutcome) {
@@ -573,7 +593,7 @@ public final class EventBus: Sendable {
     /// write, twice per delivery, a line that every publishing thread writes. The caller keeps
     /// them alive, and every one of them was created as an `entryType`, for its slot's type.
     @inline(__always)
-    private static func offer<Payload: Sendable>(
+    static func offer<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
         entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
@@ -594,7 +614,7 @@ public final class EventBus: Sendable {
     /// the bus: one clock reading after each call, the previous one its start. A delivery handed
     /// to a queue or an actor is timed where it runs.
     @inline(never)
-    private static func offerTimed<Payload: Sendable>(
+    static func offerTimed<Payload: Sendable>(
         _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
         timer: HandlerTimer, entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {

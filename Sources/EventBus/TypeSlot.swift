@@ -20,6 +20,12 @@ final class TypeSlot: Sendable {
     /// How many entries the list holds, stored after every change, so that a publish can skip
     /// the wildcard list when nobody watches every event.
     let subscriberCount = Atomic<Int>(0)
+    /// The ``ProtocolRoutes/generation`` as of which this type is known to conform to no
+    /// subscribed protocol; equal to the bus's, a publish skips the protocols without a lock.
+    let noProtocolRoutesAsOf = Atomic<Int>(0)
+    /// The routes of the subscribed protocols this type conforms to, and the generation they
+    /// were found at; read only when the type conforms to one.
+    let protocolMatches = LockedValue<(generation: Int, routes: [any ProtocolRouting])>((0, []))
     /// Subscribers in subscription order. The lock also guards publishing and retiring
     /// ``published``.
     private let list = LockedValue<[SubscriberEntry]>([])

@@ -16,6 +16,9 @@ import TestSupport
 final class RawClient {
     let descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Where the unread bytes of ``buffer`` start: lines are read past, and the buffer
+    /// compacted only now and then, so reading a long backlog is not quadratic.
+    private var readPosition = 0
 
     init?(path: String) {
         guard case .connected(let descriptor) = UnixSocket.connect(to: path) else { return nil }
@@ -34,9 +37,13 @@ final class RawClient {
     func readLine(timeout: Double = 5) -> String? {
         let deadline = MonotonicClock.now() + timeout
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
+            if let newline = buffer[readPosition...].firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[readPosition..<newline], as: UTF8.self)
+                readPosition = newline + 1
+                if readPosition > 1 << 16, readPosition * 2 > buffer.count {
+                    buffer.removeSubrange(..<readPosition)
+                    readPosition = 0
+                }
                 return line
             }
             let remaining = deadline - MonotonicClock.now()
