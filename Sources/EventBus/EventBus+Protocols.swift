@@ -85,7 +85,8 @@ extension EventBus {
     ) -> Subscription {
         let handler = IsolatedHandler(handler)
         return addConforming(
-            to: protocolType, observer: nil, scheduler: scheduler(for: handler), handler: handler.callInIsolation)
+            to: protocolType, observer: nil, scheduler: scheduler(for: handler),
+            handler: handler.callInIsolation)
     }
 
     /// Subscribes to every event whose type conforms to `protocolType`, delivered on `queue`,
@@ -99,7 +100,8 @@ extension EventBus {
     public func subscribe<P: Sendable>(
         conformingTo protocolType: P.Type, on queue: DispatchQueue?, handler: @escaping @Sendable (P) -> Void
     ) -> Subscription {
-        addConforming(to: protocolType, observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
+        addConforming(
+            to: protocolType, observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
     }
 
     // MARK: - Internals
@@ -116,7 +118,8 @@ extension EventBus {
         let now = clock.now()
         let (entry, slot) = update { state in
             let slot = state.slot(
-                for: protocolType, name: "any \(protocolType)", qualifiedName: "any \(String(reflecting: protocolType))")
+                for: protocolType, name: "any \(protocolType)",
+                qualifiedName: "any \(String(reflecting: protocolType))")
             let (entry, after) = state.subscribe(to: slot, observer: observer, now: now) { id, record in
                 Entry<P>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
