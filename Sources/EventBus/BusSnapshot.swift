@@ -27,15 +27,19 @@ public struct EventTypeStatistics: Sendable, Hashable {
     public let unheard: Int
     /// Handler calls for events of this type that threw.
     public let handlerFailures: Int
+    /// Events of this type that bounded buffers of its subscribers (async streams) dropped
+    /// before they were read.
+    public let dropped: Int
 
     /// Creates statistics; the bus makes these, and tests and replays may too.
     public init(
         typeName: String, qualifiedTypeName: String? = nil, liveSubscribers: Int = 0,
         deadSubscribers: Int = 0, reclaimedSubscribers: Int = 0, unsubscribedSubscribers: Int = 0,
         cancelledSubscribers: Int = 0, duplicateSubscriptions: Int = 0, published: Int = 0,
-        delivered: Int = 0, unheard: Int = 0, handlerFailures: Int = 0
+        delivered: Int = 0, unheard: Int = 0, handlerFailures: Int = 0, dropped: Int = 0
     ) {
         self.handlerFailures = handlerFailures
+        self.dropped = dropped
         self.typeName = typeName
         self.qualifiedTypeName = qualifiedTypeName ?? typeName
         self.liveSubscribers = liveSubscribers

@@ -10,13 +10,13 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord? = nil,
         scheduler: (any DeliveryScheduler)?, replaying stickyVersion: UInt64? = nil,
-        handler: @escaping @Sendable (Payload) -> Void
+        measurements: HandlerMeasurements? = nil, handler: @escaping @Sendable (Payload) -> Void
     ) {
         self.handler = handler
         hold = stickyVersion.map { StickyHold(replayedVersion: $0) }
         super.init(
             id: id, counters: counters, observer: observer, observerRecord: observerRecord,
-            scheduler: scheduler)
+            scheduler: scheduler, measurements: measurements)
         // Before any list holds the entry, so no publish can see it otherwise.
         if hold != nil { state.store(Self.heldBit | Self.replayedBit, ordering: .releasing) }
     }

@@ -60,6 +60,8 @@ extension EventBus {
             ended: copied.endedHandlers)
         var failuresPerType: [String: Int] = [:]
         var failuresPerClass: [String: Int] = [:]
+        var droppedPerType: [String: Int] = [:]
+        for row in handlers where row.dropped > 0 { droppedPerType[row.eventTypeName, default: 0] += row.dropped }
         for row in handlers where row.failures > 0 {
             failuresPerType[row.eventTypeName, default: 0] += row.failures
             if let name = row.observerTypeName { failuresPerClass[name, default: 0] += row.failures }
@@ -68,7 +70,8 @@ extension EventBus {
             let (live, dead) = Self.countLiveAndDead(entries)
             return counters.with(
                 liveSubscribers: live, deadSubscribers: dead,
-                handlerFailures: failuresPerType[counters.typeName] ?? 0)
+                handlerFailures: failuresPerType[counters.typeName] ?? 0,
+                dropped: droppedPerType[counters.typeName] ?? 0)
         }
         let (wildcardLive, wildcardDead) = Self.countLiveAndDead(copied.wildcardEntries)
         let now = clock.now()
@@ -126,7 +129,7 @@ extension EventBus {
             HandlerStatistics(
                 observerTypeName: key.observerTypeName, eventTypeName: key.eventTypeName, calls: totals.calls,
                 total: .nanoseconds(totals.nanoseconds), maximum: .nanoseconds(totals.maximum),
-                slowCalls: totals.slowCalls, failures: totals.failures)
+                slowCalls: totals.slowCalls, failures: totals.failures, dropped: totals.dropped)
         }.sorted { $0.isWorse(than: $1) }
     }
 
@@ -248,12 +251,12 @@ extension EventBus {
 
 extension EventTypeStatistics {
     /// These counters with the given subscriber counts.
-    func with(liveSubscribers: Int, deadSubscribers: Int, handlerFailures: Int) -> EventTypeStatistics {
+    func with(liveSubscribers: Int, deadSubscribers: Int, handlerFailures: Int, dropped: Int) -> EventTypeStatistics {
         EventTypeStatistics(
             typeName: typeName, qualifiedTypeName: qualifiedTypeName, liveSubscribers: liveSubscribers,
             deadSubscribers: deadSubscribers, reclaimedSubscribers: reclaimedSubscribers,
             unsubscribedSubscribers: unsubscribedSubscribers, cancelledSubscribers: cancelledSubscribers,
             duplicateSubscriptions: duplicateSubscriptions, published: published, delivered: delivered,
-            unheard: unheard, handlerFailures: handlerFailures)
+            unheard: unheard, handlerFailures: handlerFailures, dropped: dropped)
     }
 }

@@ -349,7 +349,8 @@ public final class EventBus: Sendable {
     ///   received once, and after it (see ``StickyHold``).
     func add<T: Event>(
         _ type: T.Type, observer: AnyObject?, scheduler: (any DeliveryScheduler)?,
-        failureSink: FailureSink? = nil, sticky: Bool = false, handler: @escaping @Sendable (T) -> Void
+        failureSink: FailureSink? = nil, sticky: Bool = false, measurements: HandlerMeasurements? = nil,
+        handler: @escaping @Sendable (T) -> Void
     ) -> Subscription {
         let now = clock.now()
         let (entry, slot, current) = update { state in
@@ -358,7 +359,8 @@ public final class EventBus: Sendable {
             let (entry, after) = state.subscribe(to: slot, observer: observer, now: now) { id, record in
                 let entry = Entry<T>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
-                    scheduler: scheduler, replaying: current?.version, handler: handler)
+                    scheduler: scheduler, replaying: current?.version, measurements: measurements,
+                    handler: handler)
                 failureSink?.entry = entry
                 return entry
             }

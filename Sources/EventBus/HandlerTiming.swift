@@ -22,6 +22,8 @@ final class HandlerMeasurements: Sendable {
     let slowCalls = Atomic<Int>(0)
     /// Calls that threw.
     let failures = Atomic<Int>(0)
+    /// Events a bounded buffer between the bus and the subscriber dropped (an async stream's).
+    let dropped = Atomic<Int>(0)
 
     /// Counts a call that took `nanoseconds`; returns whether it was slow.
     @inline(__always)
@@ -48,7 +50,7 @@ final class HandlerMeasurements: Sendable {
         HandlerTotals(
             calls: calls.load(ordering: .relaxed), nanoseconds: nanoseconds.load(ordering: .relaxed),
             maximum: maximum.load(ordering: .relaxed), slowCalls: slowCalls.load(ordering: .relaxed),
-            failures: failures.load(ordering: .relaxed))
+            failures: failures.load(ordering: .relaxed), dropped: dropped.load(ordering: .relaxed))
     }
 }
 
@@ -65,15 +67,16 @@ struct HandlerTotals: Sendable, Hashable {
     var maximum = 0
     var slowCalls = 0
     var failures = 0
+    var dropped = 0
 
     static func + (left: HandlerTotals, right: HandlerTotals) -> HandlerTotals {
         HandlerTotals(
             calls: left.calls + right.calls, nanoseconds: left.nanoseconds + right.nanoseconds,
             maximum: max(left.maximum, right.maximum), slowCalls: left.slowCalls + right.slowCalls,
-            failures: left.failures + right.failures)
+            failures: left.failures + right.failures, dropped: left.dropped + right.dropped)
     }
 
-    var isEmpty: Bool { calls == 0 && failures == 0 }
+    var isEmpty: Bool { calls == 0 && failures == 0 && dropped == 0 }
 }
 
 /// What a delivery needs to time its handlers, made once per publish while someone watches the

@@ -160,12 +160,16 @@ public struct HandlerStatistics: Sendable, Hashable {
     public let slowCalls: Int
     /// Calls that threw.
     public let failures: Int
+    /// Events a bounded buffer between the bus and the subscriber dropped before it read them:
+    /// those an async stream from ``EventBus/events(of:bufferingNewest:)`` let go.
+    public let dropped: Int
 
     /// Creates statistics; the bus makes these, and tests and replays may too.
     public init(
         observerTypeName: String?, eventTypeName: String, calls: Int = 0, total: Duration = .zero,
-        maximum: Duration = .zero, slowCalls: Int = 0, failures: Int = 0
+        maximum: Duration = .zero, slowCalls: Int = 0, failures: Int = 0, dropped: Int = 0
     ) {
+        self.dropped = dropped
         self.observerTypeName = observerTypeName
         self.eventTypeName = eventTypeName
         self.calls = calls
@@ -178,11 +182,11 @@ public struct HandlerStatistics: Sendable, Hashable {
     /// The mean time of a call, or `nil` before any was timed.
     public var average: Duration? { calls > 0 ? total / calls : nil }
 
-    /// Whether `self` should be listed before `other`: more slow calls and failures first, then
+    /// Whether `self` should be listed before `other`: more slow calls, failures and drops first, then
     /// the longer maximum, then the longer total.
     public func isWorse(than other: HandlerStatistics) -> Bool {
-        let trouble = slowCalls + failures
-        let otherTrouble = other.slowCalls + other.failures
+        let trouble = slowCalls + failures + dropped
+        let otherTrouble = other.slowCalls + other.failures + other.dropped
         if trouble != otherTrouble { return trouble > otherTrouble }
         if maximum != other.maximum { return maximum > other.maximum }
         if total != other.total { return total > other.total }

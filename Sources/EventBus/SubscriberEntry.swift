@@ -57,12 +57,13 @@ class SubscriberEntry: @unchecked Sendable {
     var observerTypeName: String? { observerType.map { String(describing: $0) } }
 
     /// What the bus measured of the handler while someone watched it, and its failures.
-    let measurements = HandlerMeasurements()
+    let measurements: HandlerMeasurements
 
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord?,
-        scheduler: (any DeliveryScheduler)?
+        scheduler: (any DeliveryScheduler)?, measurements: HandlerMeasurements? = nil
     ) {
+        self.measurements = measurements ?? HandlerMeasurements()
         self.id = id
         self.observerRecord = observerRecord
         self.counters = counters

@@ -88,6 +88,36 @@ struct DeliveryTests {
         #expect(received == [9, 10])
     }
 
+    @Test("a stream counts what it dropped, for its consumer and in the snapshot, per subscription")
+    func droppedEventsAreCounted() async {
+        let bus = EventBus()
+        let roomy = bus.events(of: Tick.self)
+        do {
+            let slow = bus.events(of: Tick.self, bufferingNewest: 3)
+            #expect(slow.droppedCount == 0)
+            for value in 1...10 { bus.publish(Tick(value: value)) }
+            #expect(slow.droppedCount == 7, "ten published, three kept")
+            #expect(roomy.droppedCount == 0)
+            let snapshot = bus.snapshot()
+            #expect(snapshot[Tick.self]?.dropped == 7)
+            let rows = snapshot.handlers.filter { $0.eventTypeName == "Tick" }
+            #expect(rows.map(\.dropped) == [7], "token subscriptions of a type share a row")
+            #expect(
+                rows.first?.isWorse(than: HandlerStatistics(observerTypeName: nil, eventTypeName: "Other"))
+                    == true)
+            var received: [Int] = []
+            for await event in slow {
+                received.append(event.value)
+                if received.count == 3 { break }
+            }
+            #expect(received == [8, 9, 10])
+        }
+        // The counts outlive the stream, as every handler's do.
+        #expect(eventually { bus.subscriberCount(for: Tick.self) == 1 })
+        #expect(bus.snapshot()[Tick.self]?.dropped == 7)
+        _ = roomy
+    }
+
     @Test("ending the loop ends the subscription")
     func asyncSequenceEndsSubscription() async {
         let bus = EventBus()
