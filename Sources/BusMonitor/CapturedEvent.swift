@@ -68,3 +68,11 @@ public struct CapturedLifecycle: Sendable {
         self.origin = origin
     }
 }
+
+extension StickyEvent {
+    /// The sticky event as monitors show it: its fields as JSON, or its description, with the
+    /// default redaction (an event from another process was redacted there already).
+    public var payloadText: String {
+        PayloadFormatter.format(event)
+    }
+}

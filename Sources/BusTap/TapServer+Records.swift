@@ -132,7 +132,7 @@ extension TapServer {
 
     func broadcastSnapshot() {
         var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
+        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters, redacting: redaction)
         // A reader far behind skips this one; the next snapshot supersedes it anyway.
         for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
             client.output.append(contentsOf: writer.bytes)

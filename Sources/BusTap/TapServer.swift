@@ -58,6 +58,8 @@ final class TapServer: @unchecked Sendable {
     var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
     var lineEnds: [Int] = []
     let payloads: TapPayloadFormatter
+    /// The fields whose values monitors do not see, in events and in sticky events.
+    let redaction: PayloadRedaction
     /// Connections refused because `maximumClients` readers were connected.
     var refusedCount = 0
     /// Readers disconnected because they took none of their waiting output for `idleTimeout`.
@@ -152,6 +154,7 @@ final class TapServer: @unchecked Sendable {
         self.maximumClients = max(1, endpoint.maximumClients)
         self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
         self.payloads = TapPayloadFormatter(redaction: redaction)
+        self.redaction = redaction
         self.dialer = endpoint.dialer
     }
 
@@ -296,7 +299,7 @@ final class TapServer: @unchecked Sendable {
             FeedHello(pid: Int(getpid()), process: processName, bus: bus.name, time: WallClock.now()))
         clients.append(client)
         connectedCount.withLock { $0 = clients.count }
-        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters)
+        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters, redacting: redaction)
         client.output = writer.bytes
     }
 

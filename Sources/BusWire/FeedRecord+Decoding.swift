@@ -169,7 +169,8 @@ extension FeedRecord {
                     duplicateSubscriptions: try type.count("duplicateSubscriptions"),
                     published: try type.count("published"), delivered: try type.count("delivered"),
                     unheard: try type.count("unheard"),
-                    handlerFailures: try type.optionalCount("handlerFailures") ?? 0))
+                    handlerFailures: try type.optionalCount("handlerFailures") ?? 0,
+                    dropped: try type.optionalCount("dropped") ?? 0))
         }
         let observers = try fields.objects("observers") { row throws(FeedDecodingError) in
             ObserverStatistics(
@@ -186,7 +187,15 @@ extension FeedRecord {
                 observerTypeName: try row.optionalString("observerTypeName"),
                 eventTypeName: try row.string("eventTypeName"), calls: try row.count("calls"),
                 total: try row.duration("total"), maximum: try row.duration("maximum"),
-                slowCalls: try row.count("slowCalls"), failures: try row.count("failures"))
+                slowCalls: try row.count("slowCalls"), failures: try row.count("failures"),
+                dropped: try row.optionalCount("dropped") ?? 0)
+        }
+        let stickyEvents = try fields.objects("stickyEvents") { row throws(FeedDecodingError) in
+            let typeName = try row.string("typeName")
+            return StickyEvent(
+                typeName: typeName, qualifiedTypeName: try row.optionalString("qualifiedTypeName"),
+                event: ReceivedEvent(typeName: typeName, payload: try row.string("payload")),
+                version: UInt64(try row.count("version")))
         }
         let suspects = try fields.objects("leakSuspects") { row throws(FeedDecodingError) in
             LeakSuspect(
@@ -221,7 +230,7 @@ extension FeedRecord {
                 deadWildcardObservers: try fields.count("deadWildcardObservers"),
                 reclaimedWildcardObservers: try fields.count("reclaimedWildcardObservers"),
                 wildcardDeliveries: try fields.count("wildcardDeliveries"), observers: observers,
-                leakSuspects: suspects, instances: instances, handlers: handlers),
+                leakSuspects: suspects, instances: instances, handlers: handlers, stickyEvents: stickyEvents),
             tap: tap, omittedLeakSuspects: try fields.optionalCount("leakSuspectsOmitted") ?? 0,
             omittedInstances: try fields.optionalCount("instancesOmitted") ?? 0, origin: try fields.origin())
     }

@@ -122,7 +122,7 @@ extension JSONLineWriter {
 
     package mutating func writeSnapshot(
         time: Double, _ snapshot: BusSnapshot, tap: FeedTapCounters? = nil, omittedLeakSuspects: Int = 0,
-        omittedInstances: Int = 0, origin: FeedOrigin? = nil
+        omittedInstances: Int = 0, origin: FeedOrigin? = nil, redacting redaction: PayloadRedaction = .default
     ) {
         let recordStart = bytes.count
         beginRecord("snapshot")
@@ -148,6 +148,7 @@ extension JSONLineWriter {
             field("delivered", type.delivered)
             field("unheard", type.unheard)
             if type.handlerFailures > 0 { field("handlerFailures", type.handlerFailures) }
+            if type.dropped > 0 { field("dropped", type.dropped) }
             endObject()
         }
         endArray()
@@ -176,6 +177,20 @@ extension JSONLineWriter {
                 field("maximum", Self.seconds(handler.maximum))
                 field("slowCalls", handler.slowCalls)
                 field("failures", handler.failures)
+                if handler.dropped > 0 { field("dropped", handler.dropped) }
+                endObject()
+            }
+            endArray()
+        }
+        if !snapshot.stickyEvents.isEmpty {
+            beginArray("stickyEvents")
+            for sticky in snapshot.stickyEvents {
+                beginObject(nil)
+                field("typeName", sticky.typeName)
+                field("qualifiedTypeName", sticky.qualifiedTypeName)
+                field("version", Int(clamping: sticky.version))
+                // Text, as the app redacted it: a monitor shows it and never rebuilds the event.
+                field("payload", PayloadFormatter.format(sticky.event, redacting: redaction))
                 endObject()
             }
             endArray()

@@ -124,6 +124,8 @@ struct TypeRow {
     var statistics: EventTypeStatistics?
     var subscribers = SubscriberTracker()
     var meter: RateMeter
+    /// The type's sticky event as text, per the newest snapshot; `nil` when it has none.
+    var sticky: String?
 
     /// Events published: the newest snapshot's exact count plus what was captured since, so
     /// that the count moves every frame, not only when a snapshot arrives; the captured count
@@ -320,6 +322,10 @@ struct DashboardState {
     /// taken, which it does not count (the others are in it).
     private mutating func take(_ snapshot: BusSnapshot, eventsAfter: ArraySlice<CapturedEvent>) {
         busName = snapshot.busName
+        var stickyByType: [String: String] = [:]
+        for sticky in snapshot.stickyEvents { stickyByType[sticky.typeName] = sticky.payloadText }
+        for (name, _) in stickyByType { _ = rowIndex(for: name) }
+        for index in rows.indices { rows[index].sticky = stickyByType[rows[index].name] }
         for statistics in snapshot.eventTypes {
             let index = rowIndex(for: statistics.typeName)
             rows[index].statistics = statistics

@@ -134,6 +134,13 @@ struct DashboardView {
                     order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.slowCalls)) slow",
                     style: style(bold: true, color: .yellow)))
         }
+        if handlers.dropped > 0 {
+            // Events a slow stream let go in the app, unlike the monitor's own drops above.
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.dropped)) missed by streams",
+                    style: style(bold: true, color: .yellow)))
+        }
         if let filter {
             items.append(
                 HeaderItem(
@@ -394,6 +401,10 @@ extension DashboardView {
         let trace = event.trace
         if trace.eventID != 0 { lines.append(("event     #\(trace.eventID)", style())) }
         if let site = trace.site { lines.append(("site      \(site)", style(bold: true))) }
+        // The type's sticky event now, which a screen opened later would receive.
+        if let sticky = state.rows.first(where: { $0.name == event.typeName })?.sticky {
+            lines.append(("sticky    " + sticky, style(color: .cyan)))
+        }
         guard trace.eventID != 0 || trace.site != nil else { return lines }
         let lineage = EventLineage(of: event, in: state.log)
         func describe(_ other: CapturedEvent) -> String {
@@ -430,7 +441,8 @@ extension DashboardView {
                 "\(who): \(handler.calls) calls, avg \(average), max \(TextFormat.milliseconds(handler.maximum))"
             if handler.slowCalls > 0 { text += ", \(handler.slowCalls) slow" }
             if handler.failures > 0 { text += ", \(handler.failures) failed" }
-            let trouble = handler.slowCalls + handler.failures > 0
+            if handler.dropped > 0 { text += ", \(handler.dropped) dropped" }
+            let trouble = handler.slowCalls + handler.failures + handler.dropped > 0
             lines.append(
                 (
                     (index == 0 ? "handlers  " : "          ") + text,

@@ -14,16 +14,18 @@ struct Glyphs {
     let ellipsis: String
     let bullet: String
     let upDown: String
+    /// Marks an event type that has a sticky event.
+    let sticky: String
 
     static let unicode = Glyphs(
         horizontal: "─", vertical: "│", teeDown: "┬", topLeft: "┌", topRight: "┐", bottomLeft: "└",
         bottomRight: "┘", levels: ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"], rise: "▲", drop: "▼",
-        ellipsis: "…", bullet: "•", upDown: "↑↓")
+        ellipsis: "…", bullet: "•", upDown: "↑↓", sticky: "◆")
 
     static let ascii = Glyphs(
         horizontal: "-", vertical: "|", teeDown: "+", topLeft: "+", topRight: "+", bottomLeft: "+",
         bottomRight: "+", levels: ["_", ".", "-", "=", "#"], rise: "+", drop: "-", ellipsis: "~",
-        bullet: ">", upDown: "Up/Dn")
+        bullet: ">", upDown: "Up/Dn", sticky: "*")
 
     /// One character per value, scaled so the largest value draws as the tallest level.
     func sparkline(_ values: [Int]) -> String {

@@ -27,6 +27,11 @@ struct HandlerTracker {
         max(slowCallsReported, rows.reduce(0) { $0 + $1.slowCalls })
     }
 
+    /// Events that subscribers' bounded buffers (async streams) dropped, per the snapshot.
+    var dropped: Int {
+        rows.reduce(0) { $0 + $1.dropped }
+    }
+
     /// Counts a reported change.
     mutating func apply(_ change: SubscriberLifecycleEvent) {
         switch change.kind {

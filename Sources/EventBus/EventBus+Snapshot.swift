@@ -61,7 +61,9 @@ extension EventBus {
         var failuresPerType: [String: Int] = [:]
         var failuresPerClass: [String: Int] = [:]
         var droppedPerType: [String: Int] = [:]
-        for row in handlers where row.dropped > 0 { droppedPerType[row.eventTypeName, default: 0] += row.dropped }
+        for row in handlers where row.dropped > 0 {
+            droppedPerType[row.eventTypeName, default: 0] += row.dropped
+        }
         for row in handlers where row.failures > 0 {
             failuresPerType[row.eventTypeName, default: 0] += row.failures
             if let name = row.observerTypeName { failuresPerClass[name, default: 0] += row.failures }
@@ -251,7 +253,9 @@ extension EventBus {
 
 extension EventTypeStatistics {
     /// These counters with the given subscriber counts.
-    func with(liveSubscribers: Int, deadSubscribers: Int, handlerFailures: Int, dropped: Int) -> EventTypeStatistics {
+    func with(
+        liveSubscribers: Int, deadSubscribers: Int, handlerFailures: Int, dropped: Int
+    ) -> EventTypeStatistics {
         EventTypeStatistics(
             typeName: typeName, qualifiedTypeName: qualifiedTypeName, liveSubscribers: liveSubscribers,
             deadSubscribers: deadSubscribers, reclaimedSubscribers: reclaimedSubscribers,

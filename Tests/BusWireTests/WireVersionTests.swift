@@ -1,5 +1,6 @@
 import EventBus
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BusWire
@@ -43,6 +44,31 @@ struct WireVersionTests {
         let line = traced.encodeLine()
         #expect(line.contains(#""eventID":7,"causeID":5,"fileID":"App/LoginService.swift","line":42"#))
         #expect(try FeedRecord.decode(line: line) == traced)
+    }
+
+    @Test("sticky events travel as redacted text, and drops per type and handler survive a round trip")
+    func stickyEventsAndDrops() throws {
+        let bus = EventBus()
+        bus.publishSticky(SignedIn(user: "ada", password: "hunter2"))
+        let stream = bus.events(of: Tick.self, bufferingNewest: 1)
+        for value in 1...3 { bus.publish(Tick(value: value)) }
+        var writer = JSONLineWriter()
+        writer.writeSnapshot(time: 1, bus.snapshot())
+        let line = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(!line.contains("hunter2"), "the app redacts what monitors see")
+        guard case .snapshot(let decoded) = try FeedRecord.decode(line: line) else {
+            Issue.record("not a snapshot: \(line)")
+            return
+        }
+        let sticky = try #require(decoded.snapshot.stickyEvents.first)
+        #expect(sticky.typeName == "SignedIn")
+        #expect(PayloadFormatter.format(sticky.event).contains(#""user":"ada""#))
+        #expect(PayloadFormatter.format(sticky.event).contains("<redacted>"))
+        #expect(decoded.snapshot["Tick"]?.dropped == 2)
+        #expect(decoded.snapshot.handlers.first { $0.eventTypeName == "Tick" }?.dropped == 2)
+        // Equal to what was sent: the same sticky publish, the same counts.
+        #expect(decoded.snapshot.stickyEvents == bus.snapshot().stickyEvents)
+        _ = stream
     }
 
     @Test("handler rows, failures and the new lifecycle records survive a round trip")

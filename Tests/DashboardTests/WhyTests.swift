@@ -87,12 +87,12 @@ struct WhyTests {
         let title = try #require(
             lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers, 2 slow, 3 failed") })
         #expect(lines[title + 1].hasPrefix("OBSERVER"))
-        #expect(lines[title + 1].hasSuffix("CALLS       AVG      MAX   SLOW  FAILED"))
+        #expect(lines[title + 1].hasSuffix("CALLS       AVG      MAX   SLOW  FAILED  DROPPED"))
         // Worst first: the most slow calls and failures.
         #expect(lines[title + 2].hasPrefix("PhotoCache"))
-        #expect(lines[title + 2].hasSuffix("20  0.004 ms 0.009 ms      0       3"))
+        #expect(lines[title + 2].hasSuffix("20  0.004 ms 0.009 ms      0       3        0"))
         #expect(lines[title + 3].hasPrefix("HomeViewController"))
-        #expect(lines[title + 3].hasSuffix("20    3.2 ms    32 ms      2       0"))
+        #expect(lines[title + 3].hasSuffix("20    3.2 ms    32 ms      2       0        0"))
         #expect(lines[title + 4].hasPrefix("token"))
         #expect(lines[title + 4].contains("UserLoggedInEvent"))
     }

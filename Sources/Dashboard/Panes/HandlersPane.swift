@@ -74,7 +74,9 @@ extension DashboardView {
     /// Column widths of the Handlers pane: the observer and the type share what the six counts
     /// leave.
     private struct HandlerColumns {
-        static let counts = [("CALLS", 9), ("AVG", 10), ("MAX", 9), ("SLOW", 7), ("FAILED", 8)]
+        static let counts = [
+            ("CALLS", 9), ("AVG", 10), ("MAX", 9), ("SLOW", 7), ("FAILED", 8), ("DROPPED", 9),
+        ]
         let observer: Int
         let type: Int
 
@@ -93,6 +95,7 @@ extension DashboardView {
         var notes: [String] = ["\(tracker.rows.count) \(tracker.rows.count == 1 ? "handler" : "handlers")"]
         if tracker.slowCalls > 0 { notes.append("\(TextFormat.grouped(tracker.slowCalls)) slow") }
         if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
+        if tracker.dropped > 0 { notes.append("\(TextFormat.grouped(tracker.dropped)) dropped") }
         let trouble = tracker.slowCalls + tracker.failures > 0
         putRuleNote(
             &grid, notes.joined(separator: ", "), y: area.y, after: title,
@@ -136,6 +139,10 @@ extension DashboardView {
                 (
                     TextFormat.count(row.failures, width: 7),
                     row.failures > 0 ? warningStyle : style(dim: true)
+                ),
+                (
+                    TextFormat.count(row.dropped, width: 8),
+                    row.dropped > 0 ? style(bold: true, color: .yellow) : style(dim: true)
                 ),
             ]
             x = columns.observer + columns.type

@@ -18,6 +18,8 @@ struct TablePane: DashboardPane {
             text: "cleaned up in the last 3 s; to watch cleanup, slow down with - or start with --rate 5"),
         KeyHint(keys: "UNSUB CANC DUP", text: "unsubscribed, cancelled, duplicate subscriptions"),
         KeyHint(keys: "UNHEARD", text: "events no typed subscriber received"),
+        KeyHint(
+            keys: "TYPE marked", text: "a diamond (* in ASCII) after the name: the type has a sticky event"),
         KeyHint(keys: "CHG", text: "change in live subscriptions over the last 3 s, up or down"),
     ]
 
@@ -146,12 +148,14 @@ extension DashboardView {
                 let row = state.rows[index]
                 drawTypeRow(
                     &grid, y: y, name: row.name, published: row.published, meter: row.meter,
-                    unheard: row.unheard, columns: columns, now: now, isWildcard: false)
+                    unheard: row.unheard, columns: columns, now: now, isWildcard: false,
+                    isSticky: row.sticky != nil)
                 drawSubscriberRow(&grid, y: y, tracker: row.subscribers, columns: columns, now: now)
             } else {
                 drawTypeRow(
                     &grid, y: y, name: "* any type", published: state.totalPublished, meter: state.totalMeter,
-                    unheard: state.totalUnheard, columns: columns, now: now, isWildcard: true)
+                    unheard: state.totalUnheard, columns: columns, now: now, isWildcard: true, isSticky: false
+                )
                 drawSubscriberRow(&grid, y: y, tracker: state.wildcard, columns: columns, now: now)
             }
             grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
@@ -170,13 +174,16 @@ extension DashboardView {
 
     private func drawTypeRow(
         _ grid: inout CellGrid, y: Int, name: String, published: Int, meter: RateMeter, unheard: Int,
-        columns: TableColumns, now: Double, isWildcard: Bool
+        columns: TableColumns, now: Double, isWildcard: Bool, isSticky: Bool
     ) {
         var x = 0
         let nameStyle = isWildcard ? style(bold: true, dim: false) : style()
-        grid.put(
-            TextFormat.truncate(name, width: columns.name - 1, ellipsis: glyphs.ellipsis), x: x, y: y,
-            style: nameStyle)
+        let nameWidth = columns.name - (isSticky ? 3 : 1)
+        let shownName = TextFormat.truncate(name, width: nameWidth, ellipsis: glyphs.ellipsis)
+        grid.put(shownName, x: x, y: y, style: nameStyle)
+        if isSticky {
+            grid.put(glyphs.sticky, x: x + shownName.count + 1, y: y, style: style(bold: true, color: .cyan))
+        }
         x += columns.name
         grid.put(
             TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
