@@ -20,7 +20,8 @@ import Synchronization
 /// wildcard observers, under the same rules as theirs: held weakly, cancelled by its token, in
 /// the isolation its handler was written in or on its queue, within the cascade limit, and
 /// timed while something watches. Snapshots and monitors list it under the protocol's name,
-/// such as `any AuthEvent`.
+/// such as `any AuthEvent`: a row whose `delivered` counts its subscribers' handler calls, and
+/// whose `published` stays 0, since each event is counted as published under its own type.
 ///
 /// Whether a type conforms is learned at its first publish and kept, so a type that conforms to
 /// no subscribed protocol costs its publishes nothing more.
@@ -207,7 +208,8 @@ final class ProtocolRoute<P: Sendable>: ProtocolRouting {
                     timer: HandlerTimer(bus: bus, slot: slot), entry: entry)
                 : EventBus.offer(payload, to: entries.count, Entry<P>.self, marker: nil, entry: entry)
         }
-        slot.counters.recordPublish(delivered: tally.delivered, heard: tally.delivered + tally.scheduled > 0)
+        // Only handler calls: the event was published, and is counted, under its own type.
+        if tally.delivered > 0 { slot.counters.recordDeliveries(tally.delivered) }
         if tally.sawDeadObserver { bus.reclaimDeadAfterPublish(of: slot) }
         return tally
     }

@@ -45,16 +45,6 @@ final class TypeCounters: Sendable {
         }
     }
 
-    /// Counts an event delivered to a protocol's subscribers: one more published, `delivered`
-    /// handler calls made, and whether anyone heard it.
-    func recordPublish(delivered: Int, heard: Bool) {
-        stripe(ThreadDeliveryState.current.counterStripe).borrow {
-            _ = $0.published.wrappingAdd(1, ordering: .relaxed)
-            if delivered > 0 { _ = $0.delivered.wrappingAdd(delivered, ordering: .relaxed) }
-            if !heard { _ = $0.unheard.wrappingAdd(1, ordering: .relaxed) }
-        }
-    }
-
     var publishedCount: Int { sum { $0.published.load(ordering: .relaxed) } }
     var deliveredCount: Int { sum { $0.delivered.load(ordering: .relaxed) } }
     var unheardCount: Int { sum { $0.unheard.load(ordering: .relaxed) } }

@@ -1,7 +1,14 @@
 public import EventBus
 
+/// Something that happened to a user's session; screens that follow sign-ins subscribe to the
+/// protocol, so they receive its kinds added later too.
+public protocol AuthEvent: Event {
+    /// The user's stable identifier.
+    var userId: String { get }
+}
+
 /// A user signed in.
-public struct UserLoggedInEvent: Event, Encodable, Equatable {
+public struct UserLoggedInEvent: AuthEvent, Encodable, Equatable {
     /// The user's stable identifier.
     public let userId: String
     /// The name shown to people.
@@ -18,7 +25,7 @@ public struct UserLoggedInEvent: Event, Encodable, Equatable {
 }
 
 /// A user signed out on purpose.
-public struct UserLoggedOutEvent: Event, Encodable, Equatable {
+public struct UserLoggedOutEvent: AuthEvent, Encodable, Equatable {
     /// The user's stable identifier.
     public let userId: String
 
@@ -29,7 +36,7 @@ public struct UserLoggedOutEvent: Event, Encodable, Equatable {
 }
 
 /// A user's session ran out and they were signed out without asking.
-public struct SessionExpiredEvent: Event, Encodable, Equatable {
+public struct SessionExpiredEvent: AuthEvent, Encodable, Equatable {
     /// The user's stable identifier.
     public let userId: String
     /// How long the session had lasted, in minutes.

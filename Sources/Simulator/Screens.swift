@@ -136,7 +136,7 @@ final class SettingsViewController: SimulatedScreen {
         let counter = counter
         let made = [
             bus.subscribe(to: SessionExpiredEvent.self) { _ in counter.record() },
-            bus.subscribe(to: NetworkStatusChangedEvent.self) { _ in counter.record() },
+            bus.subscribe(to: NetworkStatusChangedEvent.self, sticky: true) { _ in counter.record() },
         ]
         tokens.withLock { $0 += made }
     }
@@ -165,7 +165,7 @@ final class PhotoUploadViewController: SimulatedScreen {
 
     func open() {
         let counter = counter
-        bus.subscribe(observer: self) { (_: NetworkStatusChangedEvent) in counter.record() }
+        bus.subscribe(observer: self, sticky: true) { (_: NetworkStatusChangedEvent) in counter.record() }
         bus.subscribe(observer: self) { (_: DataLoadFailedEvent) in counter.record() }
     }
 
@@ -220,8 +220,9 @@ final class AppServices: Sendable {
     static let slowRenderTime: UInt32 = 30_000
 
     /// Subscribes the session store (tokens, whose sign-in handler loads the user's session:
-    /// a cascade), the photo cache (whose handler throws now and then), the home screen (a
-    /// main-actor handler, slow now and then) and the analytics tracker (a wildcard observer).
+    /// a cascade), the account badge (every ``AuthEvent``, through the protocol), the photo
+    /// cache (whose handler throws now and then), the home screen (a main-actor handler, slow
+    /// now and then) and the analytics tracker (a wildcard observer).
     func start(on bus: EventBus, counter: HandlerCounter) {
         let made = [
             bus.subscribe(to: UserLoggedInEvent.self) { login in
@@ -230,6 +231,8 @@ final class AppServices: Sendable {
             },
             bus.subscribe(to: UserLoggedOutEvent.self) { _ in counter.record() },
             bus.subscribe(to: SessionExpiredEvent.self) { _ in counter.record() },
+            // The account badge follows every kind of sign-in event through their protocol.
+            bus.subscribe(conformingTo: (any AuthEvent).self) { _ in counter.record() },
         ]
         tokens.withLock { $0 += made }
         let cache = cache

@@ -44,10 +44,10 @@ enum DataService {
     }
 }
 
-/// Watches the network.
+/// Watches the network; its status is sticky, so a screen that opens later learns it at once.
 enum Reachability {
     static func changed(_ event: NetworkStatusChangedEvent, on bus: EventBus) {
-        bus.publish(event)
+        bus.publishSticky(event)
     }
 }
 
