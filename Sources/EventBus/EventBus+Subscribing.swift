@@ -78,7 +78,7 @@ extension EventBus {
     /// ```
     ///
     /// The handler runs in the isolation it was written in, as with
-    /// ``subscribe(observer:handler:)-5cdeo``: a main-actor closure on the main actor, a closure
+    /// ``subscribe(observer:sticky:handler:)-4ijy4``: a main-actor closure on the main actor, a closure
     /// written outside any actor on the publisher's thread.
     ///
     /// - Parameters:
@@ -119,7 +119,7 @@ extension EventBus {
     ///
     /// Wildcard observers run after the typed subscribers of each event, and see each event once.
     /// The handler runs in the isolation it was written in, as with
-    /// ``subscribe(observer:handler:)-5cdeo``.
+    /// ``subscribe(observer:sticky:handler:)-4ijy4``.
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
@@ -152,7 +152,7 @@ extension EventBus {
     /// Subscribes to every event published on this bus until the token is cancelled or released.
     ///
     /// The handler runs in the isolation it was written in, as with
-    /// ``subscribe(observer:handler:)-5cdeo``.
+    /// ``subscribe(observer:sticky:handler:)-4ijy4``.
     ///
     /// - Parameter handler: Called with every event.
     /// - Returns: The subscription; keep it for as long as events should arrive.

@@ -14,7 +14,7 @@ import Dispatch
 /// }
 /// ```
 extension EventBus {
-    /// ``subscribe(observer:handler:)-5cdeo`` for a handler that may throw.
+    /// ``subscribe(observer:sticky:handler:)-4ijy4`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
@@ -34,7 +34,7 @@ extension EventBus {
             sticky: sticky, handler: handler.callInIsolation)
     }
 
-    /// ``subscribe(observer:on:handler:)`` for a handler that may throw.
+    /// ``subscribe(observer:on:sticky:handler:)-7pt14`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - observer: The object whose lifetime bounds the subscription.
@@ -54,7 +54,7 @@ extension EventBus {
             sticky: sticky, handler: sink.catching(handler))
     }
 
-    /// ``subscribe(to:handler:)`` for a handler that may throw.
+    /// ``subscribe(to:sticky:handler:)-3drtm`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - type: The event type to receive.
@@ -73,7 +73,7 @@ extension EventBus {
             sticky: sticky, handler: handler.callInIsolation)
     }
 
-    /// ``subscribe(to:on:handler:)-3pz4v`` for a handler that may throw.
+    /// ``subscribe(to:on:sticky:handler:)-90ls9`` for a handler that may throw.
     ///
     /// - Parameters:
     ///   - type: The event type to receive.

@@ -1,6 +1,6 @@
 /// A live subscription on an ``EventBus``: keep it to go on receiving events, cancel it to stop.
 ///
-/// A token from ``EventBus/subscribe(to:on:handler:)-3pz4v`` or ``EventBus/subscribeAll(on:handler:)``
+/// A token from ``EventBus/subscribe(to:on:sticky:handler:)-90ls9`` or ``EventBus/subscribeAll(on:handler:)``
 /// cancels itself when released, so storing it in a property ties the subscription to its owner:
 ///
 /// ```swift
