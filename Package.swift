@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
+        .executable(name: "StickyAndProtocols", targets: ["StickyAndProtocols"]),
         .executable(name: "busmon", targets: ["busmon"]),
         .executable(name: "busbench", targets: ["busbench"]),
         .library(name: "BusTap", targets: ["BusTap"]),
@@ -48,6 +49,9 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["EventBus"]),
         // The article's login scenario without UIKit: `swift run LoginFlow`.
         .executableTarget(name: "LoginFlow", dependencies: ["EventBus"], path: "Examples/LoginFlow"),
+        // Sticky events, a protocol's subscribers and a stream's drops: `swift run StickyAndProtocols`.
+        .executableTarget(
+            name: "StickyAndProtocols", dependencies: ["EventBus"], path: "Examples/StickyAndProtocols"),
         // macOS's own curses.h and libncurses are wide-capable; Debian puts the wide library
         // under another name, so the library is linked per platform by TerminalUI.
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
