@@ -57,9 +57,13 @@ inbox.viewDidLoad(on: bus)
 print("inbox opened after the status changed: \(inbox.banner)")
 bus.publishSticky(NetworkStatusChangedEvent(isOnline: true))
 print("then the network came back: \(inbox.banner)")
-print("sticky now: \(bus.stickyEvent(of: NetworkStatusChangedEvent.self).map { "online \($0.isOnline)" } ?? "none")")
+print(
+    "sticky now: \(bus.stickyEvent(of: NetworkStatusChangedEvent.self).map { "online \($0.isOnline)" } ?? "none")"
+)
 bus.removeStickyEvent(of: NetworkStatusChangedEvent.self)
-print("after removing it: \(bus.stickyEvent(of: NetworkStatusChangedEvent.self) == nil ? "none" : "still there")")
+print(
+    "after removing it: \(bus.stickyEvent(of: NetworkStatusChangedEvent.self) == nil ? "none" : "still there")"
+)
 
 // Subscribing to a protocol.
 let badge = AccountBadge()
@@ -68,7 +72,9 @@ bus.publish(UserLoggedInEvent(userId: "42", userName: "Ada"))
 bus.publish(DataLoadedEvent(item: 1))
 bus.publish(UserLoggedOutEvent(userId: "42"))
 print("the badge saw: \(badge.seen.joined(separator: ", "))")
-print("snapshot row: \(bus.snapshot()["any AuthEvent"].map { "any AuthEvent, \($0.liveSubscribers) live, \($0.delivered) calls" } ?? "none")")
+print(
+    "snapshot row: \(bus.snapshot()["any AuthEvent"].map { "any AuthEvent, \($0.liveSubscribers) live, \($0.delivered) calls" } ?? "none")"
+)
 
 // A stream that falls behind says how much it missed.
 let loads = bus.events(of: DataLoadedEvent.self, bufferingNewest: 4)

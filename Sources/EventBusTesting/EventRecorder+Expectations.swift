@@ -150,6 +150,44 @@ extension EventRecorder {
         return false
     }
 
+    /// Waits for the next lifecycle change of `kind` that `predicate` accepts, and moves the
+    /// lifecycle cursor (which the event expectations do not share) past it.
+    ///
+    /// ```swift
+    /// bus.publish(DataLoadedEvent(data: ["corrupt"]))
+    /// let failure = await recorder.nextChange(.handlerFailed)
+    /// #expect(failure?.reason == "cache entry for corrupt is corrupt")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: The kind of change to wait for, such as `.handlerFailed` or `.reclaimed`.
+    ///   - timeout: How long to wait.
+    ///   - predicate: Which change of that kind to accept; any by default.
+    /// - Returns: The change, or `nil` when none came in time (the test has an issue then).
+    @discardableResult
+    public func nextChange(
+        _ kind: SubscriberLifecycleEvent.Kind, within timeout: Duration = .seconds(5),
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column,
+        where predicate: @escaping @Sendable (SubscriberLifecycleEvent) -> Bool = { _ in true }
+    ) async -> SubscriberLifecycleEvent? {
+        let matches: @Sendable (SubscriberLifecycleEvent) -> Bool = { $0.kind == kind && predicate($0) }
+        await Self.waitUntil(in: changes, within: timeout) { unread in unread.contains(where: matches) }
+        let found = changes.withLock { journal -> SubscriberLifecycleEvent? in
+            guard let index = journal.unread.firstIndex(where: matches) else { return nil }
+            journal.cursor = index + 1
+            return journal.events[index]
+        }
+        if let found { return found }
+        let seen = changes.withLock { journal in
+            journal.unread.isEmpty
+                ? "nothing" : "[" + journal.unread.map { "\($0)" }.joined(separator: ", ") + "]"
+        }
+        Self.fail(
+            "no \(kind) change came\(Self.describe(timeout)); since the last expectation the bus reported \(seen)",
+            CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        return nil
+    }
+
     // MARK: - Waiting
 
     /// Returns once the events past the cursor satisfy `condition`, or once `timeout` has
@@ -157,16 +195,29 @@ extension EventRecorder {
     func waitUntil(
         within timeout: Duration, _ condition: @escaping @Sendable (ArraySlice<any Event>) -> Bool
     ) async {
+        await Self.waitUntil(in: journal, within: timeout, condition)
+    }
+
+    /// Returns once the elements of `journal` past its cursor satisfy `condition`, or once
+    /// `timeout` has passed.
+    static func waitUntil<Element>(
+        in journal: LockedValue<Journal<Element>>, within timeout: Duration,
+        _ condition: @escaping @Sendable (ArraySlice<Element>) -> Bool
+    ) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.wait(for: condition) }
+            group.addTask { await wait(in: journal, for: condition) }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }
     }
 
-    /// Suspends until `condition` holds for the events past the cursor, or the task is cancelled.
-    private func wait(for condition: @escaping @Sendable (ArraySlice<any Event>) -> Bool) async {
+    /// Suspends until `condition` holds for the elements past the cursor, or the task is
+    /// cancelled.
+    private static func wait<Element>(
+        in journal: LockedValue<Journal<Element>>,
+        for condition: @escaping @Sendable (ArraySlice<Element>) -> Bool
+    ) async {
         let id = journal.withLock { $0.nextWaiterID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

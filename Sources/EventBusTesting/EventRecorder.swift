@@ -24,8 +24,9 @@ public import EventBus
 /// are counted. It stops recording when released or when ``stop()`` is called.
 public final class EventRecorder: Sendable {
     /// The events, how far expectations have read them, and who waits for more.
-    let journal = LockedValue(Journal())
-    private let changes = LockedValue<[SubscriberLifecycleEvent]>([])
+    let journal = LockedValue(Journal<any Event>())
+    /// The lifecycle changes, read by their own expectations with a cursor of their own.
+    let changes = LockedValue(Journal<SubscriberLifecycleEvent>())
     private let subscriptions: LockedValue<[Subscription]>
 
     /// Starts recording everything published on `bus` from now on.
@@ -40,7 +41,8 @@ public final class EventRecorder: Sendable {
             for waiter in ready { waiter.resume() }
         }
         let lifecycleToken = bus.observeLifecycle { change in
-            changes.withLock { $0.append(change) }
+            let ready = changes.withLock { $0.append(change) }
+            for waiter in ready { waiter.resume() }
         }
         subscriptions.withLock { $0 = [eventToken, lifecycleToken] }
     }
@@ -68,7 +70,7 @@ public final class EventRecorder: Sendable {
 
     /// Every subscriber lifecycle change since recording started.
     public var lifecycleEvents: [SubscriberLifecycleEvent] {
-        changes.current
+        changes.withLock { $0.events }
     }
 
     /// Forgets what was recorded so far and goes on recording; the expectations start again
@@ -88,18 +90,19 @@ public final class EventRecorder: Sendable {
     }
 }
 
-/// What the recorder saw, and how far the expectations have read it.
-struct Journal: Sendable {
-    /// A test waiting until the events past the cursor satisfy its condition.
+/// What the recorder saw of one kind (events, or lifecycle changes), and how far the
+/// expectations have read it.
+struct Journal<Element: Sendable>: Sendable {
+    /// A test waiting until the elements past the cursor satisfy its condition.
     struct Waiter: Sendable {
         let id: UInt64
-        let isSatisfied: @Sendable (ArraySlice<any Event>) -> Bool
+        let isSatisfied: @Sendable (ArraySlice<Element>) -> Bool
         let continuation: CheckedContinuation<Void, Never>
 
         func resume() { continuation.resume() }
     }
 
-    private(set) var events: [any Event] = []
+    private(set) var events: [Element] = []
     /// Where the next expectation starts reading: every event before it was matched or passed
     /// over by an earlier one.
     var cursor = 0
@@ -108,11 +111,11 @@ struct Journal: Sendable {
     private var cancelledWaiters: Set<UInt64> = []
     private var lastWaiterID: UInt64 = 0
 
-    /// The events an expectation reads: those past the cursor.
-    var unread: ArraySlice<any Event> { events[cursor...] }
+    /// The elements an expectation reads: those past the cursor.
+    var unread: ArraySlice<Element> { events[cursor...] }
 
     /// Records `event`; returns the waiters it satisfied, to resume once the lock is released.
-    mutating func append(_ event: any Event) -> [Waiter] {
+    mutating func append(_ event: Element) -> [Waiter] {
         events.append(event)
         guard !waiters.isEmpty else { return [] }
         let unread = self.unread

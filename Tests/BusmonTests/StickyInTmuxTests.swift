@@ -22,7 +22,8 @@ struct StickyInTmuxTests {
         try pane.type("NetworkStatusChangedEvent")
         try pane.press("Enter")
         try await pane.waitForScreen("the filtered log with a status line") { screen in
-            screen.contains("filter: NetworkStatusChangedEvent") && !screen.contains("no lines match the filter")
+            screen.contains("filter: NetworkStatusChangedEvent")
+                && !screen.contains("no lines match the filter")
         }
         try pane.press("Space")
         try pane.press("Enter")

@@ -1,5 +1,6 @@
 import Dispatch
 import EventBus
+import EventBusTesting
 import TestSupport
 import Testing
 
@@ -128,10 +129,11 @@ struct CascadeLimitTests {
     }
 
     @Test("a loop through a queue is counted as one cascade and stopped")
-    func loopThroughAQueue() {
+    func loopThroughAQueue() async {
         let bus = EventBus(cascadeLimit: 200)
         let stopped = Journal<SubscriberLifecycleEvent>()
         let watch = bus.observeLifecycle { if $0.kind == .cascadeStopped { stopped.append($0) } }
+        let recorder = EventRecorder(bus: bus)
         let queue = DispatchQueue(label: "loop")
         let pongsSeen = Journal<Int>()
         let pings = bus.subscribe(to: Ping.self, on: queue) { ping in bus.publish(Pong(hop: ping.hop + 1)) }
@@ -140,7 +142,8 @@ struct CascadeLimitTests {
             bus.publish(Ping(hop: pong.hop + 1))
         }
         bus.publish(Ping(hop: 0))
-        #expect(eventually { stopped.count == 1 })
+        await recorder.nextChange(.cascadeStopped)
+        #expect(stopped.count == 1)
         // Nothing more of that cascade comes once it is stopped.
         queue.sync {}
         let settled = pongsSeen.count

@@ -181,3 +181,39 @@ struct ExpectationTests {
         await waiting.value
     }
 }
+
+@Suite("Expectations on lifecycle changes")
+struct LifecycleExpectationTests {
+    @Test("nextChange waits for a change of a kind, with its own cursor")
+    func nextChange() async {
+        let bus = EventBus()
+        let recorder = EventRecorder(bus: bus)
+        let queue = DispatchQueue(label: "failing later")
+        let token = bus.subscribe(to: Tick.self, on: queue) { (tick: Tick) throws in
+            struct Refused: Error {}
+            if tick.value == 2 { throw Refused() }
+        }
+        bus.publish(Tick(value: 1))
+        bus.publish(Tick(value: 2))
+        let failure = await recorder.nextChange(.handlerFailed)
+        #expect(failure?.eventTypeName == "Tick")
+        // The event cursor is another: the ticks are still there to read.
+        #expect(await recorder.next(Tick.self)?.value == 1)
+        token.cancel()
+        #expect(await recorder.nextChange(.cancelled)?.eventTypeName == "Tick")
+    }
+
+    @Test("a change that never comes fails, naming the changes that did")
+    func nextChangeTimesOut() async {
+        let bus = EventBus()
+        let recorder = EventRecorder(bus: bus)
+        let token = bus.subscribe(to: Tick.self) { _ in }
+        await withKnownIssue {
+            await recorder.nextChange(.reclaimed, within: .milliseconds(50))
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("no reclaimed change came") && text.contains("subscribed")
+        }
+        _ = token
+    }
+}

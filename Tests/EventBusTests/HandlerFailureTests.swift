@@ -1,5 +1,6 @@
 import Dispatch
 import EventBus
+import EventBusTesting
 import TestSupport
 import Testing
 
@@ -47,20 +48,22 @@ struct HandlerFailureTests {
     }
 
     @Test("token, queued and wildcard handlers may throw too; non-throwing ones compile unchanged")
-    func everyFormMayThrow() {
+    func everyFormMayThrow() async {
         let bus = EventBus()
         let failures = Journal<String>()
         let watch = bus.observeLifecycle { change in
             if change.kind == .handlerFailed { failures.append(change.eventTypeName) }
         }
+        // Watching after the observer above, so that it has every report the recorder has.
+        let recorder = EventRecorder(bus: bus)
         let queue = DispatchQueue(label: "throwing")
         let token = bus.subscribe(to: Tick.self) { (_: Tick) throws in throw LoadFailed(item: 1) }
         let queued = bus.subscribe(to: Tick.self, on: queue) { (_: Tick) throws in throw LoadFailed(item: 2) }
         let wildcard = bus.subscribeAll { (_: any Event) throws in throw LoadFailed(item: 3) }
         let plain = bus.subscribe(to: Tick.self) { _ in }
         bus.publish(Tick(value: 1))
-        queue.sync {}
-        #expect(eventually { failures.count == 3 })
+        for _ in 0..<3 { await recorder.nextChange(.handlerFailed) }
+        #expect(failures.count == 3)
         #expect(failures.entries.allSatisfy { $0 == "Tick" })
         #expect(bus.snapshot()[Tick.self]?.handlerFailures == 2)
         _ = (watch, token, queued, wildcard, plain)

@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Examples: sticky events, protocols and streams")
 struct StickyAndProtocolsExampleTests {
-    @Test("StickyAndProtocols: a late screen gets the sticky status, the badge every AuthEvent, the stream its drops")
+    @Test(
+        "StickyAndProtocols: a late screen gets the sticky status, the badge every AuthEvent, the stream its drops"
+    )
     func output() throws {
         let executable = try #require(
             BuiltProduct.path(named: "StickyAndProtocols"), "StickyAndProtocols was not built")
