@@ -168,134 +168,6 @@ public final class EventBus: Sendable {
         }
     }
 
-    // MARK: - Cascades
-
-    /// Queues `event`, published by a handler of the delivery loop running in `frame`, behind
-    /// the current event, unless its cascade has reached the limit. Kept out of line, so that a
-    /// top-level publish stays small.
-    @inline(never)
-    private func publishFromHandler<T: Event>(
-        _ event: T, fileID: StaticString, line: UInt, stickyVersion: UInt64, frame index: Int,
-        on thread: ThreadDeliveryState
-    ) {
-        guard !thread.frames[index].halted else { return }
-        let parent: (eventID: UInt64, type: any Event.Type)
-        if let scheduled = thread.scheduledCause, scheduled.bus == ObjectIdentifier(self) {
-            // A queued delivery that this loop ran in place, on the main actor.
-            parent = (scheduled.eventID, scheduled.type)
-        } else {
-            parent = (thread.frames[index].current.eventID, thread.frames[index].current.type)
-        }
-        let origin = PublishOrigin(
-            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID,
-            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion)
-        if let cascadeLimit {
-            guard admit(origin, parentType: parent.type, limit: cascadeLimit, frame: index, on: thread) else {
-                return
-            }
-        }
-        thread.frames[index].pending.append(
-            ThreadDeliveryState.PendingDelivery(origin: origin) { self.deliver(event, on: thread) })
-    }
-
-    /// Counts one more event in the cascade of the loop running in `frame`; notes its step once
-    /// the cascade is past half its limit, and stops the cascade past the limit.
-    ///
-    /// - Returns: Whether the event may be delivered.
-    private func admit(
-        _ origin: PublishOrigin, parentType: any Event.Type, limit: Int, frame index: Int,
-        on thread: ThreadDeliveryState
-    ) -> Bool {
-        let shared = thread.frames[index].record?.shared
-        let count: Int
-        if let shared {
-            if shared.stopped.load(ordering: .acquiring) {
-                halt(frame: index, on: thread)
-                return false
-            }
-            count = shared.published.wrappingAdd(1, ordering: .relaxed).newValue
-        } else {
-            thread.frames[index].cascadeCount += 1
-            count = thread.frames[index].cascadeCount
-        }
-        // A cascade this large is probably a loop: from here on its steps are noted, so that its
-        // report can name the loop. Smaller cascades note nothing.
-        guard count > limit / 2 else { return true }
-        let step = CascadeStep(type: origin.type, site: origin.site, parentType: parentType)
-        let record = thread.frames[index].record ?? CascadeRecord()
-        thread.frames[index].record = record
-        if count <= limit {
-            if let shared {
-                shared.steps.withLock { $0[ObjectIdentifier(origin.type)] = step }
-            } else {
-                record.steps[ObjectIdentifier(origin.type)] = step
-            }
-            return true
-        }
-        halt(frame: index, on: thread)
-        // On several threads, the first to stop it reports it.
-        if shared.map({ !$0.stopped.exchange(true, ordering: .acquiringAndReleasing) }) ?? true {
-            record.stop = CascadeStop(
-                refused: step, count: count - 1, rootType: shared?.rootType ?? thread.frames[index].rootType)
-        }
-        return false
-    }
-
-    /// Stops the loop running in `frame`: what is queued goes, and nothing more is queued.
-    private func halt(frame index: Int, on thread: ThreadDeliveryState) {
-        thread.frames[index].halted = true
-        thread.frames[index].pending.removeAll()
-    }
-
-    /// Publishes `event` from the handler of a delivery that waited on a queue or an actor: it
-    /// is counted in the cascade of the event that was delivered, and names it as its cause.
-    @inline(never)
-    private func publishFromScheduledHandler<T: Event>(
-        _ event: T, fileID: StaticString, line: UInt, stickyVersion: UInt64, cause: ScheduledCause,
-        on thread: ThreadDeliveryState
-    ) {
-        let busID = ObjectIdentifier(self)
-        let sameBus = cause.bus == busID
-        let origin = PublishOrigin(
-            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0,
-            causeID: sameBus ? cause.eventID : 0,
-            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion)
-        var record: CascadeRecord?
-        if sameBus, let cascadeLimit {
-            let shared = cause.cascade
-            guard !shared.stopped.load(ordering: .acquiring) else { return }
-            let count = shared.published.wrappingAdd(1, ordering: .relaxed).newValue
-            let step = CascadeStep(type: T.self, site: origin.site, parentType: cause.type)
-            if count > cascadeLimit {
-                if !shared.stopped.exchange(true, ordering: .acquiringAndReleasing) {
-                    report(
-                        CascadeStop(refused: step, count: count - 1, rootType: shared.rootType),
-                        steps: shared.steps.current)
-                }
-                return
-            }
-            if count > cascadeLimit / 2 { shared.steps.withLock { $0[ObjectIdentifier(T.self)] = step } }
-            let continued = CascadeRecord()
-            continued.shared = shared
-            record = continued
-        }
-        let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: record) {
-            deliver(event, on: thread)
-        }
-        if let cascade { finish(cascade) }
-    }
-
-    /// Reports the cascade `record` stopped, if it stopped one.
-    @inline(never)
-    private func finish(_ record: CascadeRecord) {
-        guard let stop = record.stop else { return }
-        var steps = record.steps
-        if let shared = record.shared {
-            steps.merge(shared.steps.current) { local, _ in local }
-        }
-        report(stop, steps: steps)
-    }
-
     /// Counts a call of `entry`'s handler that took `nanoseconds`, and reports it if it was slow;
     /// the one place both timers record.
     @inline(__always)
@@ -325,7 +197,7 @@ public final class EventBus: Sendable {
     }
 
     /// Tells lifecycle observers that a cascade was stopped, and which loop it was.
-    private func report(_ stop: CascadeStop, steps: [ObjectIdentifier: CascadeStep]) {
+    func report(_ stop: CascadeStop, steps: [ObjectIdentifier: CascadeStep]) {
         let account = stop.account(steps: steps) { String(describing: $0) }
         let event = SubscriberLifecycleEvent(
             kind: .cascadeStopped, eventTypeName: String(describing: stop.refused.type), count: stop.count,
@@ -412,7 +284,7 @@ public final class EventBus: Sendable {
     static let publishesPerSweepStep = 256
 
     /// Finds the slot of `T` in the thread's cache, or under the lock on a miss, and delivers.
-    private func deliver<T: Event>(_ event: T, on thread: ThreadDeliveryState) {
+    func deliver<T: Event>(_ event: T, on thread: ThreadDeliveryState) {
         let type = ObjectIdentifier(T.self)
         // Taken out of the cache before any user code can run: a sweep's lifecycle observers,
         // or a `deinit` it triggers, may publish on another bus and replace cache entries.
@@ -560,85 +432,6 @@ public final class EventBus: Sendable {
     @inline(never)
     func reclaimDeadAfterPublish(of slot: TypeSlot) {
         reclaimDead(in: [slot, wildcardSlot], cause: .publish(eventTypeName: slot.name))
-    }
-
-    /// What offering one event to a list came to.
-    struct DeliveryTally {
-        var delivered = 0
-        var scheduled = 0
-        var sawDeadObserver = false
-        /// Of ``delivered``, the calls made to subscribers of protocols, which their own
-        /// counters count.
-        var routedDelivered = 0
-
-        /// Adds what the subscribers of protocols received.
-        mutating func addRouted(_ routed: DeliveryTally) {
-            delivered += routed.delivered
-            routedDelivered += routed.delivered
-            scheduled += routed.scheduled
-        }
-
-        @inline(__always)
-        mutating func add(_ outcome: DeliveryOutcome) {
-            switch outcome {
-            case .delivered: delivered += 1
-            case .scheduled: scheduled += 1
-            case .skipped: break
-            case .observerDied: sawDeadObserver = true
-            }
-        }
-    }
-
-    /// Offers `payload` to the `count` entries `entry(_:)` returns, in order.
-    ///
-    /// The entries are borrowed, not retained: a retain and a release around each call would
-    /// write, twice per delivery, a line that every publishing thread writes. The caller keeps
-    /// them alive, and every one of them was created as an `entryType`, for its slot's type.
-    @inline(__always)
-    static func offer<Payload: Sendable>(
-        _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
-        entry: (Int) -> UnsafeReference<SubscriberEntry>
-    ) -> DeliveryTally {
-        var tally = DeliveryTally()
-        let marker = marker.map { UnsafeReference(unretained: $0) }
-        var mainActor = MainActorPass()
-        for index in 0..<count {
-            // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome = entry(index).borrow(as: entryType) {
-                $0.offer(payload, marker: marker, mainActor: &mainActor)
-            }
-            tally.add(outcome)
-        }
-        return tally
-    }
-
-    /// ``offer(_:to:_:marker:entry:)`` with every handler call timed, while something watches
-    /// the bus: one clock reading after each call, the previous one its start. A delivery handed
-    /// to a queue or an actor is timed where it runs.
-    @inline(never)
-    static func offerTimed<Payload: Sendable>(
-        _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
-        timer: HandlerTimer, entry: (Int) -> UnsafeReference<SubscriberEntry>
-    ) -> DeliveryTally {
-        var tally = DeliveryTally()
-        let marker = marker.map { UnsafeReference(unretained: $0) }
-        var mainActor = MainActorPass()
-        var last = System.handlerClockNanoseconds()
-        for index in 0..<count {
-            let reference = entry(index)
-            // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome =
-                reference.borrow { $0.scheduler == nil }
-                ? reference.borrow(as: entryType) { $0.offer(payload, marker: marker, mainActor: &mainActor) }
-                : reference.borrow(as: entryType) {
-                    $0.offer(payload, marker: marker, scheduledTimer: timer.scheduled, mainActor: &mainActor)
-                }
-            let now = System.handlerClockNanoseconds()
-            if outcome == .delivered { reference.borrow { timer.record(now - last, for: $0) } }
-            last = now
-            tally.add(outcome)
-        }
-        return tally
     }
 
     /// Removes the entries of `slots` whose observer has been deallocated.
