@@ -19,10 +19,11 @@ struct StickyInTmuxTests {
         }
         // A status line's details show the sticky value now.
         try pane.press("/")
-        try pane.type("NetworkStatusChangedEvent")
+        // The payload's field, not the type's name: lifecycle lines name the type too.
+        try pane.type("isOnline")
         try pane.press("Enter")
         try await pane.waitForScreen("the filtered log with a status line") { screen in
-            screen.contains("filter: NetworkStatusChangedEvent")
+            screen.contains("filter: isOnline")
                 && !screen.contains("no lines match the filter")
         }
         try pane.press("Space")
