@@ -48,41 +48,51 @@ final class AccountBadge {
     }
 }
 
-let bus = EventBus()
-
-// Sticky events: the status was published before the screen existed.
-bus.publishSticky(NetworkStatusChangedEvent(isOnline: false))
-let inbox = InboxViewController()
-inbox.viewDidLoad(on: bus)
-print("inbox opened after the status changed: \(inbox.banner)")
-bus.publishSticky(NetworkStatusChangedEvent(isOnline: true))
-print("then the network came back: \(inbox.banner)")
-print(
-    "sticky now: \(bus.stickyEvent(of: NetworkStatusChangedEvent.self).map { "online \($0.isOnline)" } ?? "none")"
-)
-bus.removeStickyEvent(of: NetworkStatusChangedEvent.self)
-print(
-    "after removing it: \(bus.stickyEvent(of: NetworkStatusChangedEvent.self) == nil ? "none" : "still there")"
-)
-
-// Subscribing to a protocol.
-let badge = AccountBadge()
-badge.watch(bus)
-bus.publish(UserLoggedInEvent(userId: "42", userName: "Ada"))
-bus.publish(DataLoadedEvent(item: 1))
-bus.publish(UserLoggedOutEvent(userId: "42"))
-print("the badge saw: \(badge.seen.joined(separator: ", "))")
-print(
-    "snapshot row: \(bus.snapshot()["any AuthEvent"].map { "any AuthEvent, \($0.liveSubscribers) live, \($0.delivered) calls" } ?? "none")"
-)
-
-// A stream that falls behind says how much it missed.
-let loads = bus.events(of: DataLoadedEvent.self, bufferingNewest: 4)
-for item in 1...10 { bus.publish(DataLoadedEvent(item: item)) }
-var read: [Int] = []
-for await load in loads {
-    read.append(load.item)
-    if read.count == 4 { break }
+/// Sticky events: the status was published before the screen existed.
+@MainActor
+func showStickyEvents(on bus: EventBus) {
+    bus.publishSticky(NetworkStatusChangedEvent(isOnline: false))
+    let inbox = InboxViewController()
+    inbox.viewDidLoad(on: bus)
+    print("inbox opened after the status changed: \(inbox.banner)")
+    bus.publishSticky(NetworkStatusChangedEvent(isOnline: true))
+    print("then the network came back: \(inbox.banner)")
+    let status = bus.stickyEvent(of: NetworkStatusChangedEvent.self)
+    print("sticky now: \(status.map { "online \($0.isOnline)" } ?? "none")")
+    bus.removeStickyEvent(of: NetworkStatusChangedEvent.self)
+    let removed = bus.stickyEvent(of: NetworkStatusChangedEvent.self) == nil
+    print("after removing it: \(removed ? "none" : "still there")")
 }
-print("the stream read \(read) and missed \(loads.droppedCount)")
-print("snapshot: \(bus.snapshot()[DataLoadedEvent.self]?.dropped ?? 0) DataLoadedEvent dropped")
+
+/// Subscribing to a protocol: the badge hears both kinds of sign-in event, not the data load.
+@MainActor
+func showProtocolSubscription(on bus: EventBus) {
+    let badge = AccountBadge()
+    badge.watch(bus)
+    bus.publish(UserLoggedInEvent(userId: "42", userName: "Ada"))
+    bus.publish(DataLoadedEvent(item: 1))
+    bus.publish(UserLoggedOutEvent(userId: "42"))
+    print("the badge saw: \(badge.seen.joined(separator: ", "))")
+    let row = bus.snapshot()["any AuthEvent"]
+    print(
+        "snapshot row: \(row.map { "any AuthEvent, \($0.liveSubscribers) live, \($0.delivered) calls" } ?? "none")"
+    )
+}
+
+/// A stream that falls behind says how much it missed.
+func showStreamDrops(on bus: EventBus) async {
+    let loads = bus.events(of: DataLoadedEvent.self, bufferingNewest: 4)
+    for item in 1...10 { bus.publish(DataLoadedEvent(item: item)) }
+    var read: [Int] = []
+    for await load in loads {
+        read.append(load.item)
+        if read.count == 4 { break }
+    }
+    print("the stream read \(read) and missed \(loads.droppedCount)")
+    print("snapshot: \(bus.snapshot()[DataLoadedEvent.self]?.dropped ?? 0) DataLoadedEvent dropped")
+}
+
+let bus = EventBus()
+showStickyEvents(on: bus)
+showProtocolSubscription(on: bus)
+await showStreamDrops(on: bus)
