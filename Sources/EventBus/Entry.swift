@@ -99,8 +99,13 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         switch hold.admit(event, stickyVersion: Self.currentStickyVersion) {
         case .duplicate: return .skipped
         case .kept: return .scheduled
-        case .deliver: break
+        case .deliver: return callAdmitted(event, marker: marker)
         }
+    }
+
+    /// Calls the handler here for a delivery the hold let through, unless the observer died or
+    /// the entry was cancelled: the hold's bits no longer refuse it.
+    private func callAdmitted(_ event: Payload, marker: UnsafeReference<DeliveryMarker>?) -> DeliveryOutcome {
         let observer = self.observer
         if observerID != nil && observer == nil { return .observerDied }
         guard beginDelivery(marker, refusing: Self.cancelledBit) else { return .skipped }
@@ -134,13 +139,8 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
             scheduler.schedule { self.deliverScheduled(event, cause: nil, timer: nil) }
             return
         }
-        let observer = self.observer
-        if observerID != nil && observer == nil { return }
-        guard beginDelivery(refusing: Self.cancelledBit) else { return }
-        handler(event)
-        endDelivery()
-        withExtendedLifetime(observer) {}
-        counters.recordDeliveries(1)
+        // Not inside a publish: counted here, as a queued delivery counts where it runs.
+        if callAdmitted(event, marker: nil) == .delivered { counters.recordDeliveries(1) }
     }
 
     /// Runs the handler for a delivery that waited on a queue or an actor, unless the entry was

@@ -38,13 +38,9 @@ extension EventRecorder {
         where predicate: @escaping @Sendable (T) -> Bool = { _ in true }
     ) async -> T? {
         let matches: @Sendable (any Event) -> Bool = { ($0 as? T).map(predicate) ?? false }
-        await waitUntil(within: timeout) { unread in unread.contains(where: matches) }
-        let found = journal.withLock { journal -> (event: T, index: Int)? in
-            guard let index = journal.unread.firstIndex(where: matches) else { return nil }
-            journal.cursor = index + 1
-            return (journal.events[index] as! T, index)
+        if let found = await Self.takeFirst(in: journal, within: timeout, where: matches) {
+            return found as? T
         }
-        if let found { return found.event }
         let seen = journal.withLock { Self.describe($0.unread) }
         Self.fail(
             "no \(T.self) arrived\(Self.describe(timeout)); since the last expectation the bus published \(seen)",
@@ -65,12 +61,7 @@ extension EventRecorder {
         exactly types: [any Event.Type], within timeout: Duration = .seconds(5),
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> Bool {
-        let count = types.count
-        await waitUntil(within: timeout) { $0.count >= count }
-        let seen = journal.withLock { journal in
-            defer { journal.cursor = journal.events.endIndex }
-            return Array(journal.unread)
-        }
+        let seen = await takeUnread(atLeast: types.count, within: timeout)
         let seenTypes = seen.map { ObjectIdentifier(type(of: $0)) }
         if seenTypes == types.map({ ObjectIdentifier($0) }) { return true }
         let expected = types.map { String(describing: $0) }.joined(separator: ", ")
@@ -93,12 +84,7 @@ extension EventRecorder {
         exactly expected: [T], within timeout: Duration = .seconds(5),
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> Bool {
-        let count = expected.count
-        await waitUntil(within: timeout) { $0.count >= count }
-        let seen = journal.withLock { journal in
-            defer { journal.cursor = journal.events.endIndex }
-            return Array(journal.unread)
-        }
+        let seen = await takeUnread(atLeast: expected.count, within: timeout)
         let typed = seen.compactMap { $0 as? T }
         if typed.count == seen.count, typed == expected { return true }
         Self.fail(
@@ -171,13 +157,7 @@ extension EventRecorder {
         where predicate: @escaping @Sendable (SubscriberLifecycleEvent) -> Bool = { _ in true }
     ) async -> SubscriberLifecycleEvent? {
         let matches: @Sendable (SubscriberLifecycleEvent) -> Bool = { $0.kind == kind && predicate($0) }
-        await Self.waitUntil(in: changes, within: timeout) { unread in unread.contains(where: matches) }
-        let found = changes.withLock { journal -> SubscriberLifecycleEvent? in
-            guard let index = journal.unread.firstIndex(where: matches) else { return nil }
-            journal.cursor = index + 1
-            return journal.events[index]
-        }
-        if let found { return found }
+        if let found = await Self.takeFirst(in: changes, within: timeout, where: matches) { return found }
         let seen = changes.withLock { journal in
             journal.unread.isEmpty
                 ? "nothing" : "[" + journal.unread.map { "\($0)" }.joined(separator: ", ") + "]"
@@ -189,6 +169,30 @@ extension EventRecorder {
     }
 
     // MARK: - Waiting
+
+    /// Waits up to `timeout` for an element past `journal`'s cursor that `matches`; returns the
+    /// first, with the cursor moved past it, or `nil` when none came.
+    private static func takeFirst<Element>(
+        in journal: LockedValue<Journal<Element>>, within timeout: Duration,
+        where matches: @escaping @Sendable (Element) -> Bool
+    ) async -> Element? {
+        await waitUntil(in: journal, within: timeout) { unread in unread.contains(where: matches) }
+        return journal.withLock { journal in
+            guard let index = journal.unread.firstIndex(where: matches) else { return nil }
+            journal.cursor = index + 1
+            return journal.events[index]
+        }
+    }
+
+    /// Waits up to `timeout` until at least `count` events are past the cursor; returns every
+    /// event past it, and moves the cursor past them all.
+    private func takeUnread(atLeast count: Int, within timeout: Duration) async -> [any Event] {
+        await waitUntil(within: timeout) { $0.count >= count }
+        return journal.withLock { journal in
+            defer { journal.cursor = journal.events.endIndex }
+            return Array(journal.unread)
+        }
+    }
 
     /// Returns once the events past the cursor satisfy `condition`, or once `timeout` has
     /// passed, whichever comes first; the caller looks at the events again to tell which.
