@@ -151,7 +151,7 @@ enum MainActorCheck {
         ThreadDeliveryState.currentUnretained.borrow { thread in
             if let known = thread.isOnMainActor { return known }
             let isCurrent = DispatchQueue.getSpecific(key: key) == true
-            if !thread.frames.isEmpty { thread.isOnMainActor = isCurrent }
+            if thread.depth > 0 { thread.isOnMainActor = isCurrent }
             return isCurrent
         }
     }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A subscription to one event type, or to every event when `Payload` is `any Event`.
-final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
+final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     let handler: @Sendable (Payload) -> Void
     /// Where deliveries wait until the sticky event this subscription asked for has been
     /// offered; `nil` for every other subscription.
@@ -25,22 +25,22 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     ///
     /// - Parameter marker: The calling thread's ``DeliveryMarker`` when this is its outermost
     ///   delivery loop, or `nil` to count the delivery in the entry instead.
-    ///   - scheduledTimer: What times the call if it waits on a queue or an actor, while
-    ///     something watches the bus; a call made here is timed by the caller.
+    ///   - timer: While something watches the bus, what times the call where it runs if it
+    ///     waits on a queue or an actor; a call made here is timed by the caller.
     ///   - mainActor: Whether main-actor handlers run in place in this delivery, decided by the
     ///     first main-actor entry the delivery meets and kept for the rest of it.
     @inline(__always)
     func offer(
-        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil,
-        scheduledTimer: ScheduledTimer? = nil, mainActor: inout MainActorPass
-    ) -> DeliveryOutcome where Payload: Sendable {
+        _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil, timer: HandlerTimer? = nil,
+        mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
         if let scheduler {
             // A main-actor handler offered an event on the main actor runs now, like the plain
             // handlers around it, through the same few lines as they do; the decision is made once
             // per delivery, not once per handler.
             let runsHere = mainActorMailbox.map { mainActor.allowsInline(through: $0) } ?? false
             if !runsHere {
-                return offerThroughScheduler(event, scheduler, timer: scheduledTimer)
+                return offerThroughScheduler(event, scheduler, timer: timer?.scheduled)
             }
         }
         if observerID == nil {
@@ -62,14 +62,35 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
         return .delivered
     }
 
+    override func offer(
+        at payload: UnsafeMutableRawPointer, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
+        mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
+        offer(
+            inPlace: &payload.assumingMemoryBound(to: Payload.self).pointee, marker: marker, timer: timer,
+            mainActor: &mainActor)
+    }
+
+    /// Offers the event where it is. An `inout` parameter, though nothing writes it: read
+    /// through a pointer as a plain value, the event would be copied for each entry (a value
+    /// witness call, and retains for the references it holds); `inout` hands the handler its
+    /// address as it is.
+    @inline(__always)
+    private func offer(
+        inPlace event: inout Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
+        mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
+        offer(event, marker: marker, timer: timer, mainActor: &mainActor)
+    }
+
     /// Hands `event` to the scheduler, to run on its queue or actor.
     ///
-    /// Kept out of line: the publish path inlines ``offer(_:marker:scheduledTimer:mainActor:)``
-    /// for every list, and the plain handlers' path stays as small as it was without this branch.
+    /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:)``
+    /// for every entry, and the plain handlers' path stays as small as it was without this branch.
     @inline(never)
     private func offerThroughScheduler(
         _ event: Payload, _ scheduler: any DeliveryScheduler, timer: ScheduledTimer?
-    ) -> DeliveryOutcome where Payload: Sendable {
+    ) -> DeliveryOutcome {
         let word = state.load(ordering: .acquiring)
         if word & Self.cancelledBit != 0 { return .skipped }
         if observerID != nil && observer == nil { return .observerDied }
@@ -94,7 +115,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
     @inline(never)
     private func offerRefused(
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>?, mainActor: inout MainActorPass
-    ) -> DeliveryOutcome where Payload: Sendable {
+    ) -> DeliveryOutcome {
         guard let hold, !isCancelled else { return .skipped }
         switch hold.admit(event, stickyVersion: Self.currentStickyVersion) {
         case .duplicate: return .skipped
@@ -117,14 +138,16 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
 
     /// The sticky version of the publish being delivered on this thread, 0 for a plain one.
     private static var currentStickyVersion: UInt64 {
-        ThreadDeliveryState.currentUnretained.borrow { $0.frames.last?.current.stickyVersion ?? 0 }
+        ThreadDeliveryState.currentUnretained.borrow {
+            $0.depth > 0 ? $0.frames[$0.depth - 1].current.stickyVersion : 0
+        }
     }
 
     /// Offers `sticky`, the sticky event this subscription asked for, then what publishes
     /// offered while it waited, each in the handler's isolation, and ends the hold.
     ///
     /// - Parameter sticky: The sticky event read when the subscription was made.
-    func releaseHold(offering sticky: Payload) where Payload: Sendable {
+    func releaseHold(offering sticky: Payload) {
         guard let hold else { return }
         offerReleased(sticky)
         while let waiting = hold.takeWaitingOrRelease(clearing: self) {
@@ -134,7 +157,7 @@ final class Entry<Payload>: SubscriberEntry, @unchecked Sendable {
 
     /// Runs the handler for an event the hold kept, here when the handler may run on this
     /// thread, otherwise through its scheduler, behind what was scheduled before.
-    private func offerReleased(_ event: Payload) where Payload: Sendable {
+    private func offerReleased(_ event: Payload) {
         if let scheduler, !(mainActorMailbox?.runsInlineNow() ?? false) {
             scheduler.schedule { self.deliverScheduled(event, cause: nil, timer: nil) }
             return

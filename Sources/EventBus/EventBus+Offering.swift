@@ -27,36 +27,59 @@ extension EventBus {
         }
     }
 
-    /// Offers `payload` to the `count` entries `entry(_:)` returns, in order.
+    /// Offers `payload` to the `count` entries `entry(_:)` returns, in order; while something
+    /// watches the bus (`timer` is not `nil`), times each handler call.
     ///
     /// The entries are borrowed, not retained: a retain and a release around each call would
     /// write, twice per delivery, a line that every publishing thread writes. The caller keeps
-    /// them alive, and every one of them was created as an `entryType`, for its slot's type.
+    /// them alive, and every one of them was created as an `Entry<Payload>`, for its slot's type
+    /// (invariant 5 of UnsafeReference).
+    ///
+    /// The event is not copied: each entry reads it in place through its class (``SubscriberEntry/offer(at:marker:timer:mainActor:)``), so that the loops ask
+    /// the runtime for no generic metadata in the unspecialized code a publish from another
+    /// module runs.
     @inline(__always)
     static func offer<Payload: Sendable>(
-        _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
+        _ payload: Payload, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer?,
+        entry: (Int) -> UnsafeReference<SubscriberEntry>
+    ) -> DeliveryTally {
+        var payload = payload
+        return withUnsafeMutablePointer(to: &payload) {
+            let address = UnsafeMutableRawPointer($0)
+            // Timed deliveries take a loop of their own, out of line, so that this one stays as
+            // small as it was.
+            if let timer {
+                return offerTimed(at: address, to: count, marker: marker, timer: timer, entry: entry)
+            }
+            return offer(at: address, to: count, marker: marker, entry: entry)
+        }
+    }
+
+    /// The untimed loop of ``offer(_:to:marker:timer:entry:)``.
+    @inline(__always)
+    static func offer(
+        at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?,
         entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         var mainActor = MainActorPass()
         for index in 0..<count {
-            // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome = entry(index).borrow(as: entryType) {
-                $0.offer(payload, marker: marker, mainActor: &mainActor)
+            let outcome = entry(index).borrow {
+                $0.offer(at: payload, marker: marker, timer: nil, mainActor: &mainActor)
             }
             tally.add(outcome)
         }
         return tally
     }
 
-    /// ``offer(_:to:_:marker:entry:)`` with every handler call timed, while something watches
-    /// the bus: one clock reading after each call, the previous one its start. A delivery handed
-    /// to a queue or an actor is timed where it runs.
+    /// The timed loop of ``offer(_:to:marker:timer:entry:)``: one clock reading after each
+    /// call, the previous one its start. A delivery handed to a queue or an actor is timed
+    /// where it runs.
     @inline(never)
-    static func offerTimed<Payload: Sendable>(
-        _ payload: Payload, to count: Int, _ entryType: Entry<Payload>.Type, marker: DeliveryMarker?,
-        timer: HandlerTimer, entry: (Int) -> UnsafeReference<SubscriberEntry>
+    static func offerTimed(
+        at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer,
+        entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
@@ -64,13 +87,9 @@ extension EventBus {
         var last = System.handlerClockNanoseconds()
         for index in 0..<count {
             let reference = entry(index)
-            // Invariant 5 of UnsafeReference: borrowed, and created as an `entryType`.
-            let outcome =
-                reference.borrow { $0.scheduler == nil }
-                ? reference.borrow(as: entryType) { $0.offer(payload, marker: marker, mainActor: &mainActor) }
-                : reference.borrow(as: entryType) {
-                    $0.offer(payload, marker: marker, scheduledTimer: timer.scheduled, mainActor: &mainActor)
-                }
+            let outcome = reference.borrow {
+                $0.offer(at: payload, marker: marker, timer: timer, mainActor: &mainActor)
+            }
             let now = System.handlerClockNanoseconds()
             if outcome == .delivered { reference.borrow { timer.record(now - last, for: $0) } }
             last = now

@@ -202,11 +202,10 @@ final class ProtocolRoute<P: Sendable>: ProtocolRouting {
         let entries = slot.copyEntries()
         let tally = withExtendedLifetime(entries) {
             let entry = { (index: Int) in UnsafeReference(unretained: entries[index]) }
-            return timed
-                ? EventBus.offerTimed(
-                    payload, to: entries.count, Entry<P>.self, marker: nil,
-                    timer: HandlerTimer(bus: bus, slot: slot), entry: entry)
-                : EventBus.offer(payload, to: entries.count, Entry<P>.self, marker: nil, entry: entry)
+            return EventBus.offer(
+                payload, to: entries.count, marker: nil,
+                timer: timed ? HandlerTimer(bus: bus, slot: slot) : nil,
+                entry: entry)
         }
         // Only handler calls: the event was published, and is counted, under its own type.
         if tally.delivered > 0 { slot.counters.recordDeliveries(tally.delivered) }

@@ -168,15 +168,6 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// Counts a call of `entry`'s handler that took `nanoseconds`, and reports it if it was slow;
-    /// the one place both timers record.
-    @inline(__always)
-    func recordCall(of entry: SubscriberEntry, nanoseconds: Int, typeName: @autoclosure () -> String) {
-        if entry.measurements.record(nanoseconds, threshold: slowHandlerNanoseconds) {
-            reportSlowCall(of: entry, typeName: typeName(), nanoseconds: nanoseconds)
-        }
-    }
-
     /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most.
     func reportSlowCall(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
         guard slowCallReports.allows(now: System.handlerClockNanoseconds()) else { return }
@@ -239,7 +230,7 @@ public final class EventBus: Sendable {
             return ((entry, slot, current), after)
         }
         if let current {
-            unsafeDowncast(entry, to: Entry<T>.self).releaseHold(offering: current.event)
+            (entry as! Entry<T>).releaseHold(offering: current.event)
         }
         return Subscription(bus: self, entry: entry, location: .type(slot))
     }
@@ -353,15 +344,7 @@ public final class EventBus: Sendable {
             typedCount: Int, typedEntry: (Int) -> UnsafeReference<SubscriberEntry>, watcherCount: Int,
             watcher: (Int) -> UnsafeReference<SubscriberEntry>, marker: DeliveryMarker?
         ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
-            // Timed deliveries take a loop of their own, out of line, so that this one stays as
-            // small as it was.
-            var typed =
-                if let timer {
-                    Self.offerTimed(
-                        event, to: typedCount, Entry<T>.self, marker: marker, timer: timer, entry: typedEntry)
-                } else {
-                    Self.offer(event, to: typedCount, Entry<T>.self, marker: marker, entry: typedEntry)
-                }
+            var typed = Self.offer(event, to: typedCount, marker: marker, timer: timer, entry: typedEntry)
             // Subscribers of protocols the type conforms to come next; two relaxed loads tell
             // that the type has none (see ``ProtocolRoutes``).
             if protocolRoutes.generation.load(ordering: .relaxed)
@@ -373,15 +356,7 @@ public final class EventBus: Sendable {
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
                 trace: thread.currentOrigin.trace)
-            let wildcards =
-                if let timer {
-                    Self.offerTimed(
-                        record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, timer: timer,
-                        entry: watcher)
-                } else {
-                    Self.offer(
-                        record, to: watcherCount, Entry<DeliveryRecord>.self, marker: marker, entry: watcher)
-                }
+            let wildcards = Self.offer(record, to: watcherCount, marker: marker, timer: timer, entry: watcher)
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)

@@ -91,27 +91,48 @@ struct HandlerTimer {
     unowned(unsafe) let bus: EventBus
     /// The slot of the type being delivered, for reports.
     unowned(unsafe) let slot: TypeSlot
+    /// The bus's ``EventBus/slowHandlerNanoseconds``, copied so that counting a call that was
+    /// not slow does not touch the bus: reading an `unowned(unsafe)` reference to call a method
+    /// retains it, and a bus that anything holds weakly (a capture, a tap) keeps its reference
+    /// count in a side table, where a retain and a release cost several times as much.
+    let slowNanoseconds: Int
+
+    init(bus: EventBus, slot: TypeSlot) {
+        self.bus = bus
+        self.slot = slot
+        slowNanoseconds = bus.slowHandlerNanoseconds
+    }
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     @inline(__always)
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
-        bus.recordCall(of: entry, nanoseconds: nanoseconds, typeName: slot.name)
+        if entry.measurements.record(nanoseconds, threshold: slowNanoseconds) {
+            reportSlowCall(of: entry, nanoseconds: nanoseconds)
+        }
+    }
+
+    /// Reports a slow call; out of line, since it is rare.
+    @inline(never)
+    private func reportSlowCall(of entry: SubscriberEntry, nanoseconds: Int) {
+        bus.reportSlowCall(of: entry, typeName: slot.name, nanoseconds: nanoseconds)
     }
 
     /// The timer for a delivery that outlives the publish: it holds what it uses.
     var scheduled: ScheduledTimer {
-        ScheduledTimer(bus: bus, typeName: slot.name)
+        ScheduledTimer(bus: bus, slot: slot)
     }
 }
 
-/// A ``HandlerTimer`` for a delivery waiting on a queue or an actor, which holds its bus.
+/// A ``HandlerTimer`` for a delivery waiting on a queue or an actor, which holds its bus and
+/// slot.
 struct ScheduledTimer: Sendable {
     let bus: EventBus
-    let typeName: String
+    let slot: TypeSlot
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {
-        bus.recordCall(of: entry, nanoseconds: nanoseconds, typeName: typeName)
+        // This timer holds both for the call (HandlerTimer's rule).
+        HandlerTimer(bus: bus, slot: slot).record(nanoseconds, for: entry)
     }
 }
 

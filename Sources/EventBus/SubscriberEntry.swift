@@ -145,6 +145,26 @@ class SubscriberEntry: @unchecked Sendable {
         }
     }
 
+    /// Offers the event at `payload`, which is of the entry's own event type, to the handler;
+    /// ``Entry`` overrides it. Nothing writes the event.
+    ///
+    /// A method of the class, dispatched through it, rather than a generic call on `Entry`: a
+    /// publish from another module runs unspecialized code, where naming `Entry<Payload>` asks
+    /// the runtime for its metadata, a hash lookup that cost as much as a handler call. The
+    /// override reads `Payload` from its own class instead.
+    ///
+    /// - Parameters:
+    ///   - marker: As in ``Entry/offer(_:marker:timer:mainActor:)``.
+    ///   - timer: While something watches the bus, what times the call where it runs if it
+    ///     waits on a queue or an actor; a call made here is timed by the caller.
+    ///   - mainActor: As in ``Entry/offer(_:marker:timer:mainActor:)``.
+    func offer(
+        at payload: UnsafeMutableRawPointer, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
+        mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
+        preconditionFailure("every entry is an Entry, which offers its own events")
+    }
+
     /// Waits until no delivery to this entry is running on another thread.
     ///
     /// Called after the entry is marked cancelled, and only from threads that are not inside a

@@ -12,12 +12,12 @@ final class ThreadDeliveryState {
     /// The loop's events are one cascade: the event published at top level and every event its
     /// handlers set off, which the bus counts against its cascade limit.
     struct Frame {
-        let bus: ObjectIdentifier
+        var bus: ObjectIdentifier
         var pending: [PendingDelivery] = []
         /// The event being delivered now: what a handler publishing names as its cause.
         var current: PublishOrigin
         /// The type of the loop's top-level event, which a stopped cascade's account starts from.
-        let rootType: any Event.Type
+        var rootType: any Event.Type
         /// Events set off so far by the loop's top-level event, while the cascade stays on this
         /// thread (afterwards its ``CascadeRecord/shared`` part counts).
         var cascadeCount = 0
@@ -26,6 +26,17 @@ final class ThreadDeliveryState {
         /// Allocated only for a cascade that grew past half its limit, went on through a queue
         /// or an actor, or was stopped.
         var record: CascadeRecord?
+
+        /// Makes a frame left by an earlier loop the frame of a new one, keeping its queue's
+        /// storage.
+        mutating func reuse(bus: ObjectIdentifier, origin: PublishOrigin, record: CascadeRecord?) {
+            self.bus = bus
+            current = origin
+            rootType = record?.shared?.rootType ?? origin.type
+            cascadeCount = 0
+            halted = false
+            self.record = record
+        }
     }
 
     /// An event published from inside a handler, waiting for the current one to finish.
@@ -39,8 +50,13 @@ final class ThreadDeliveryState {
     // the dynamic exclusivity check could never fire; it would cost a thread-local lookup per
     // access on every publish.
 
-    /// The delivery loops running on this thread, innermost last.
+    /// The delivery loops running on this thread, innermost last: the first ``depth`` frames.
+    /// The frames after them are left by loops that ended, and are reused, so that a publish
+    /// neither grows nor shrinks the array, nor copies a frame out of it.
     @exclusivity(unchecked) var frames: [Frame] = []
+
+    /// How many delivery loops are running on this thread.
+    @exclusivity(unchecked) private(set) var depth = 0
 
     /// How many handlers delivered through a queue are running on this thread right now.
     @exclusivity(unchecked) var queuedHandlerDepth = 0
@@ -88,7 +104,7 @@ final class ThreadDeliveryState {
     /// Unretained: this state keeps it alive for as long as the thread runs.
     @inline(__always)
     var markerForDelivery: UnsafeReference<DeliveryMarker>? {
-        frames.count == 1 ? UnsafeReference(unretained: deliveryMarker) : nil
+        depth == 1 ? UnsafeReference(unretained: deliveryMarker) : nil
     }
 
     /// Whether this thread is inside any handler of any bus.
@@ -96,7 +112,7 @@ final class ThreadDeliveryState {
     /// Cancelling from inside a handler must not wait for in-flight deliveries: the caller may be
     /// one of them.
     var isDelivering: Bool {
-        !frames.isEmpty || queuedHandlerDepth > 0
+        depth > 0 || queuedHandlerDepth > 0
     }
 
     /// The calling thread's state, created on first use and freed when the thread exits.
@@ -122,7 +138,7 @@ final class ThreadDeliveryState {
     @inline(__always)
     func frameIndex(of bus: ObjectIdentifier) -> Int? {
         // Nesting across buses is rare and shallow, so a linear scan beats any table.
-        var index = frames.count - 1
+        var index = depth - 1
         while index >= 0 {
             if frames[index].bus == bus { return index }
             index -= 1
@@ -162,16 +178,22 @@ final class ThreadDeliveryState {
     func runDeliveryLoop(
         for bus: ObjectIdentifier, origin: PublishOrigin, record: CascadeRecord?, _ deliver: () -> Void
     ) -> CascadeRecord? {
-        if frames.isEmpty { isOnMainActor = nil }
+        if depth == 0 { isOnMainActor = nil }
         // A handler of this loop that publishes names the loop's event as its cause, not the
         // queued delivery this thread may be running.
         let hadCause = hasScheduledCause
         let outerCause = hadCause ? scheduledCause : nil
         if hadCause { scheduledCause = nil }
-        frames.append(
-            Frame(
-                bus: bus, current: origin, rootType: record?.shared?.rootType ?? origin.type, record: record))
-        let index = frames.count - 1
+        let index = depth
+        if index < frames.count {
+            frames[index].reuse(bus: bus, origin: origin, record: record)
+        } else {
+            frames.append(
+                Frame(
+                    bus: bus, current: origin, rootType: record?.shared?.rootType ?? origin.type,
+                    record: record))
+        }
+        depth += 1
         deliver()
         var next = 0
         while next < frames[index].pending.count {
@@ -180,23 +202,27 @@ final class ThreadDeliveryState {
             frames[index].current = job.origin
             job.deliver()
         }
-        let finished = frames.removeLast().record
+        depth -= 1
+        let finished = frames[index].record
+        // What the ended loop holds goes now; the frame's storage stays for the next loop.
+        if finished != nil { frames[index].record = nil }
+        if !frames[index].pending.isEmpty { frames[index].pending.removeAll(keepingCapacity: true) }
         if hadCause { scheduledCause = outerCause }
-        if frames.isEmpty { isOnMainActor = nil }
+        if depth == 0 { isOnMainActor = nil }
         return finished
     }
 
     /// Where the event being delivered came from: its delivery loop's current event. Read only
     /// to build a record for wildcard observers, so that a publish passes nothing for it.
     var currentOrigin: PublishOrigin {
-        frames[frames.count - 1].current
+        frames[depth - 1].current
     }
 
     /// What a delivery handed to a queue or an actor now carries of the event being delivered,
     /// so that its handler's publishes join this cascade; `nil` outside any delivery loop.
     func causeForScheduledDelivery() -> ScheduledCause? {
-        guard !frames.isEmpty else { return scheduledCause }
-        let index = frames.count - 1
+        guard depth > 0 else { return scheduledCause }
+        let index = depth - 1
         let record = frames[index].record ?? CascadeRecord()
         frames[index].record = record
         let shared =

@@ -24,8 +24,9 @@ import Synchronization
 /// 5. **Entries.** A snapshot holds its entries unretained; the entries stay allocated while any
 ///    snapshot that lists them can be read (SnapshotPublication.swift, invariant 4). A delivery
 ///    that copied its lists instead holds the copies for the whole delivery. Every entry of a
-///    slot was created as an `Entry` of the slot's event type, so ``borrow(as:_:)`` may
-///    downcast without checking.
+///    slot was created as an `Entry` of the slot's event type, so an entry reads the event a
+///    delivery passes by address as its own type without checking
+///    (``SubscriberEntry/offer(at:marker:timer:mainActor:)``).
 /// 6. **Delivery markers.** A thread's ``DeliveryMarker`` belongs to its thread's state
 ///    (invariant 2); entries borrow it for a delivery, and a marker records the entry it is
 ///    delivering by address only.
@@ -68,15 +69,6 @@ struct UnsafeReference<Object: AnyObject> {
     @_transparent
     func borrow<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
         try unmanaged._withUnsafeGuaranteedRef(body)
-    }
-
-    /// Runs `body` with the object as a `Subclass`, which it was created as (invariant 5),
-    /// without checking.
-    @_transparent
-    func borrow<Subclass: AnyObject, Result>(
-        as subclass: Subclass.Type, _ body: (Subclass) throws -> Result
-    ) rethrows -> Result {
-        try unmanaged._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: subclass)) }
     }
 
     /// The object, retained by the caller for as long as it uses it.
