@@ -1,28 +1,42 @@
 /// Offering an event to the entries of a list, in order, timed or not.
 extension EventBus {
     /// What offering one event to a list came to.
+    ///
+    /// Two words, so that the two tallies of a publish come back from the function that offers
+    /// the event in registers. Returned through memory as four fields each, they were written
+    /// field by field and read back in wider loads, which stalls the processor's store
+    /// forwarding: one build spent 50 ns of a 127 ns publish there. A list's counts fit in 32
+    /// bits.
     struct DeliveryTally {
-        var delivered = 0
-        var scheduled = 0
-        var sawDeadObserver = false
-        /// Of ``delivered``, the calls made to subscribers of protocols, which their own
-        /// counters count.
-        var routedDelivered = 0
+        /// Calls made (low half) and deliveries handed to a queue or an actor (high half).
+        private var calls = 0
+        /// Of the calls, those made to subscribers of protocols (low half), which their own
+        /// counters count; and whether a dead observer was met (bit 32).
+        private var routedAndDead = 0
+
+        var delivered: Int { calls & 0xFFFF_FFFF }
+        var scheduled: Int { calls >> 32 }
+        var routedDelivered: Int { routedAndDead & 0xFFFF_FFFF }
+        var sawDeadObserver: Bool { routedAndDead >> 32 != 0 }
+
+        /// Adds the calls and scheduled deliveries of `other`, both halves at once.
+        mutating func addCalls(_ other: DeliveryTally) {
+            calls &+= other.calls
+        }
 
         /// Adds what the subscribers of protocols received.
         mutating func addRouted(_ routed: DeliveryTally) {
-            delivered += routed.delivered
-            routedDelivered += routed.delivered
-            scheduled += routed.scheduled
+            addCalls(routed)
+            routedAndDead &+= routed.delivered
         }
 
         @inline(__always)
         mutating func add(_ outcome: DeliveryOutcome) {
             switch outcome {
-            case .delivered: delivered += 1
-            case .scheduled: scheduled += 1
+            case .delivered: calls &+= 1
+            case .scheduled: calls &+= 1 << 32
             case .skipped: break
-            case .observerDied: sawDeadObserver = true
+            case .observerDied: routedAndDead |= 1 << 32
             }
         }
     }

@@ -149,8 +149,7 @@ extension EventBus {
         var tally = DeliveryTally()
         for route in routes {
             let routed = route.deliver(event, on: self, timed: timer != nil)
-            tally.delivered += routed.delivered
-            tally.scheduled += routed.scheduled
+            tally.addCalls(routed)
         }
         return tally
     }

@@ -7,7 +7,7 @@ import Testing
 @testable import Dashboard
 
 /// The key table: every key it lists works as listed, and the key bar, the help and the
-/// README's key table all come from it.
+/// key table in docs/busmon.md all come from it.
 @Suite("Key table")
 struct KeyTableTests {
     /// A dashboard with 100 log lines of two types, drawn once at 80x24.
@@ -148,12 +148,12 @@ struct KeyTableTests {
         #expect(keyMap.help == [KeyHint(keys: "x", text: "on")])
     }
 
-    @Test func theREADMEKeyTableIsTheKeyTable() throws {
+    @Test func theDocumentedKeyTableIsTheKeyTable() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/busmon.md"), encoding: .utf8)
         let section =
-            try #require(readme.components(separatedBy: "\n## busmon\n").dropFirst().first)
+            try #require(guide.components(separatedBy: "\n## busmon\n").dropFirst().first)
             .components(separatedBy: "\n## ").first ?? ""
         var rows: [KeyHint] = []
         var inTable = false
