@@ -1,6 +1,7 @@
 import Synchronization
 
-/// A subscription to one event type, or to every event when `Payload` is `any Event`.
+/// A subscription to one event type, to the types that conform to a protocol (`Payload` is
+/// `any P`), to every event (`Payload` is ``DeliveryRecord``), or to lifecycle changes.
 final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     let handler: @Sendable (Payload) -> Void
     /// Where deliveries wait until the sticky event this subscription asked for has been

@@ -49,9 +49,10 @@ extension EventBus {
     /// them alive, and every one of them was created as an `Entry<Payload>`, for its slot's type
     /// (invariant 5 of UnsafeReference).
     ///
-    /// The event is not copied: each entry reads it in place through its class (``SubscriberEntry/offer(at:marker:timer:mainActor:)``), so that the loops ask
-    /// the runtime for no generic metadata in the unspecialized code a publish from another
-    /// module runs.
+    /// The event is copied once for the whole list, and each entry reads that copy in place
+    /// through its class (``SubscriberEntry/offer(at:marker:timer:mainActor:)``), so that the
+    /// loops ask the runtime for no generic metadata in the unspecialized code a publish from
+    /// another module runs.
     @inline(__always)
     static func offer<Payload: Sendable>(
         _ payload: Payload, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer?,
