@@ -5,7 +5,8 @@ public import ScreenGrid
 public enum RawKey: Sendable, Equatable {
     /// A character code (`get_wch` returned `OK`), such as 113 for `q` or 27 for Esc.
     case character(UInt32)
-    /// A curses key code (`get_wch` returned `KEY_CODE_YES`), such as `KEY_UP`.
+    /// A function key (`get_wch` returned `KEY_CODE_YES`), as CNCurses names it: `CNC_KEY_UP`
+    /// and the like, `CNC_KEY_OTHER` for keys it does not tell apart.
     case function(Int32)
 }
 
@@ -13,7 +14,7 @@ public enum RawKey: Sendable, Equatable {
 public enum KeyDecoder {
     /// Decodes one key.
     ///
-    /// Enter is 10, 13 or `KEY_ENTER`; Backspace is `KEY_BACKSPACE`, 127 or 8, and Delete counts
+    /// Enter is 10, 13 or `CNC_KEY_ENTER`; Backspace is `CNC_KEY_BACKSPACE`, 127 or 8, and Delete counts
     /// as Backspace; 3 (Ctrl-C with signals off) is ``DashboardKey/interrupt``; F1 is `?` (help).
     ///
     /// - Parameter raw: The key as read.
@@ -41,17 +42,17 @@ public enum KeyDecoder {
 
     private static func decodeFunction(_ code: Int32) -> DashboardKey? {
         switch code {
-        case KEY_UP: .up
-        case KEY_DOWN: .down
-        case KEY_LEFT: .left
-        case KEY_RIGHT: .right
-        case KEY_PPAGE: .pageUp
-        case KEY_NPAGE: .pageDown
-        case KEY_HOME: .home
-        case KEY_END: .end
-        case KEY_ENTER: .enter
-        case KEY_BACKSPACE, KEY_DC: .backspace
-        case cnc_key_f(1): .character("?")
+        case CNC_KEY_UP: .up
+        case CNC_KEY_DOWN: .down
+        case CNC_KEY_LEFT: .left
+        case CNC_KEY_RIGHT: .right
+        case CNC_KEY_PAGE_UP: .pageUp
+        case CNC_KEY_PAGE_DOWN: .pageDown
+        case CNC_KEY_HOME: .home
+        case CNC_KEY_END: .end
+        case CNC_KEY_ENTER: .enter
+        case CNC_KEY_BACKSPACE, CNC_KEY_DELETE: .backspace
+        case CNC_KEY_F1: .character("?")
         default: nil
         }
     }

@@ -86,18 +86,16 @@ public final class Terminal {
             throw .notFullScreen(term)
         }
 
-        cbreak()  // keys arrive unbuffered; Ctrl-C still raises SIGINT, which SignalWatcher catches
-        noecho()
-        _ = cnc_keypad(true)
-        curs_set(0)
-        set_escdelay(25)
+        // Keys arrive unbuffered; Ctrl-C still raises SIGINT, which SignalWatcher catches.
+        cnc_enter_dashboard_mode()
 
         var color = false
-        if colorAllowed, has_colors(), start_color() == OK, cnc_color_pairs() > CellStyle.Color.allCases.count
-        {
-            let background: Int16 = use_default_colors() == OK ? -1 : cnc_color_black()
+        var defaultBackground = false
+        if colorAllowed, cnc_start_colors(Int32(CellStyle.Color.allCases.count), &defaultBackground) {
+            let background = Int16(defaultBackground ? CNC_COLOR_DEFAULT : CNC_COLOR_BLACK)
             for styleColor in CellStyle.Color.allCases {
-                init_pair(Self.pairNumber(for: styleColor), Self.cursesColor(for: styleColor), background)
+                _ = cnc_init_pair(
+                    Self.pairNumber(for: styleColor), Self.cursesColor(for: styleColor), background)
             }
             color = true
         }
@@ -115,11 +113,7 @@ public final class Terminal {
         // Blank the screen before leaving it. After a resize, tmux brings part of the alternate
         // screen back onto the restored one when the program leaves it (seen with any curses
         // program, not with less); leaving a blank screen leaves nothing to bring back.
-        _ = cnc_clear()
-        _ = cnc_refresh()
-        curs_set(1)
-        endwin()
-        if let screen { delscreen(screen) }
+        cnc_end(screen)
         screen = nil
         fflush(nil)  // hand the rest of stdout to the restored terminal before the caller prints
     }
@@ -165,39 +159,39 @@ public final class Terminal {
     public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
         guard isActive else { return nil }
         cnc_timeout(Int32(clamping: max(0, timeoutMilliseconds)))
-        var key: wint_t = 0
-        switch cnc_get_wch(&key) {
-        case KEY_CODE_YES:
-            // wint_t is UInt32 on Linux and Int32 on Darwin; both hold the code unchanged.
-            let code = Int32(truncatingIfNeeded: key)
-            if code == KEY_RESIZE {
+        var value: UInt32 = 0
+        switch cnc_read_key(&value) {
+        case CNC_READ_FUNCTION_KEY:
+            let code = Int32(clamping: value)
+            if code == CNC_KEY_RESIZE {
                 lastDrawn = nil
                 let (width, height) = size
                 return .resize(width: width, height: height)
             }
             return KeyDecoder.decode(.function(code)).map(TerminalEvent.key)
-        case OK:
-            return KeyDecoder.decode(.character(UInt32(truncatingIfNeeded: key))).map(TerminalEvent.key)
+        case CNC_READ_CHARACTER:
+            return KeyDecoder.decode(.character(value)).map(TerminalEvent.key)
         default:
             return nil
         }
     }
 
-    private func displayCharacter(_ character: Character) -> wchar_t {
-        guard let scalar = character.unicodeScalars.first else { return wchar_t(32) }
+    /// The Unicode scalar to draw for `character`: a space for a control character, `?` for
+    /// what cannot be shown in one column.
+    private func displayCharacter(_ character: Character) -> UInt32 {
+        guard let scalar = character.unicodeScalars.first else { return 32 }
         let value = scalar.value
-        if value < 0x20 { return wchar_t(32) }
-        if value < 0x7F { return wchar_t(value) }
-        guard capabilities.unicode, character.unicodeScalars.count == 1 else { return wchar_t(63) }
-        let code = wchar_t(bitPattern: value)
-        return cnc_wcwidth(code) == 1 ? code : wchar_t(63)
+        if value < 0x20 { return 32 }
+        if value < 0x7F { return value }
+        guard capabilities.unicode, character.unicodeScalars.count == 1 else { return 63 }
+        return cnc_character_width(value) == 1 ? value : 63
     }
 
-    private func attributes(for style: CellStyle) -> attr_t {
-        var attributes = cnc_attr_normal()
-        if style.bold { attributes |= cnc_attr_bold() }
-        if style.reverse { attributes |= cnc_attr_reverse() }
-        if style.dim { attributes |= cnc_attr_dim() }
+    private func attributes(for style: CellStyle) -> UInt32 {
+        var attributes: UInt32 = 0
+        if style.bold { attributes |= CNC_STYLE_BOLD }
+        if style.reverse { attributes |= CNC_STYLE_REVERSE }
+        if style.dim { attributes |= CNC_STYLE_DIM }
         return attributes
     }
 
@@ -212,14 +206,16 @@ public final class Terminal {
     }
 
     private static func cursesColor(for color: CellStyle.Color) -> Int16 {
-        switch color {
-        case .red: cnc_color_red()
-        case .green: cnc_color_green()
-        case .yellow: cnc_color_yellow()
-        case .blue: cnc_color_blue()
-        case .magenta: cnc_color_magenta()
-        case .cyan: cnc_color_cyan()
-        case .white: cnc_color_white()
-        }
+        let code =
+            switch color {
+            case .red: CNC_COLOR_RED
+            case .green: CNC_COLOR_GREEN
+            case .yellow: CNC_COLOR_YELLOW
+            case .blue: CNC_COLOR_BLUE
+            case .magenta: CNC_COLOR_MAGENTA
+            case .cyan: CNC_COLOR_CYAN
+            case .white: CNC_COLOR_WHITE
+            }
+        return Int16(code)
     }
 }

@@ -1,0 +1,134 @@
+// The curses calls behind CNCurses.h. This file, unlike the header, sees the target's
+// _XOPEN_SOURCE_EXTENDED (cSettings in Package.swift), which turns on curses's wide-character
+// API; on Darwin the define reaches the SDK's curses module because it is on the command line.
+#include "CNCurses.h"
+
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <wchar.h>
+
+// Linux's ncurses with wide characters is ncursesw; macOS's own <curses.h> is wide-capable
+// under the define (Homebrew's keg-only ncurses is used instead when its include folder comes
+// first: README, "busmon on a Mac"). Platforms with neither (iOS and the rest of Apple's
+// family) build this target empty: nothing there depends on it.
+#if defined(__linux__) && __has_include(<ncursesw/curses.h>)
+#include <ncursesw/curses.h>
+#define CNC_HAS_CURSES 1
+#elif __has_include(<curses.h>)
+#include <curses.h>
+#define CNC_HAS_CURSES 1
+#endif
+
+#if CNC_HAS_CURSES
+
+// glibc's <wchar.h> declares wcwidth only for _XOPEN_SOURCE, which would hide other calls;
+// Darwin's declares it the same way, so declaring it again is harmless there.
+int wcwidth(wchar_t character);
+
+cnc_screen *cnc_newterm_stdio(const char *type) {
+    return (cnc_screen *)newterm(type, stdout, stdin);
+}
+
+void cnc_end(cnc_screen *screen) {
+    wclear(stdscr);
+    wrefresh(stdscr);
+    curs_set(1);
+    endwin();
+    if (screen != NULL) {
+        delscreen((SCREEN *)screen);
+    }
+}
+
+bool cnc_can_address_cursor(void) {
+    char *cursor_address = tigetstr("cup");
+    return cursor_address != NULL && cursor_address != (char *)-1;
+}
+
+void cnc_enter_dashboard_mode(void) {
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(25);
+}
+
+bool cnc_start_colors(int pairs_needed, bool *default_background) {
+    *default_background = false;
+    if (!has_colors() || start_color() != OK || COLOR_PAIRS <= pairs_needed) {
+        return false;
+    }
+    *default_background = use_default_colors() == OK;
+    return true;
+}
+
+int cnc_init_pair(short pair, short foreground, short background) {
+    return init_pair(pair, foreground, background);
+}
+
+void cnc_screen_size(int *rows, int *columns) {
+    int y, x;
+    getmaxyx(stdscr, y, x);
+    *rows = y;
+    *columns = x;
+}
+
+void cnc_timeout(int milliseconds) { wtimeout(stdscr, milliseconds); }
+
+static uint32_t cnc_function_key(int code) {
+    switch (code) {
+    case KEY_UP: return CNC_KEY_UP;
+    case KEY_DOWN: return CNC_KEY_DOWN;
+    case KEY_LEFT: return CNC_KEY_LEFT;
+    case KEY_RIGHT: return CNC_KEY_RIGHT;
+    case KEY_PPAGE: return CNC_KEY_PAGE_UP;
+    case KEY_NPAGE: return CNC_KEY_PAGE_DOWN;
+    case KEY_HOME: return CNC_KEY_HOME;
+    case KEY_END: return CNC_KEY_END;
+    case KEY_ENTER: return CNC_KEY_ENTER;
+    case KEY_BACKSPACE: return CNC_KEY_BACKSPACE;
+    case KEY_DC: return CNC_KEY_DELETE;
+    case KEY_RESIZE: return CNC_KEY_RESIZE;
+    default: return code == KEY_F(1) ? CNC_KEY_F1 : CNC_KEY_OTHER;
+    }
+}
+
+int cnc_read_key(uint32_t *value) {
+    // wint_t is unsigned on Linux and signed on Darwin; both hold every code unchanged.
+    wint_t key = 0;
+    switch (wget_wch(stdscr, &key)) {
+    case OK:
+        *value = (uint32_t)key;
+        return CNC_READ_CHARACTER;
+    case KEY_CODE_YES:
+        *value = cnc_function_key((int)key);
+        return CNC_READ_FUNCTION_KEY;
+    default:
+        return CNC_READ_NOTHING;
+    }
+}
+
+int cnc_erase(void) { return werase(stdscr); }
+
+int cnc_refresh(void) { return wrefresh(stdscr); }
+
+int cnc_put_cell(int y, int x, uint32_t character, uint32_t style, short pair) {
+    attr_t attributes = A_NORMAL;
+    if (style & CNC_STYLE_BOLD) attributes |= A_BOLD;
+    if (style & CNC_STYLE_REVERSE) attributes |= A_REVERSE;
+    if (style & CNC_STYLE_DIM) attributes |= A_DIM;
+    // wchar_t is signed on x86_64 Linux and Darwin, unsigned on aarch64 Linux: a C conversion
+    // is right on each, where Swift would need a different initializer per platform.
+    wchar_t text[2] = {(wchar_t)character, L'\0'};
+    cchar_t cell;
+    if (setcchar(&cell, text, attributes, pair, NULL) == ERR) {
+        return ERR;
+    }
+    return mvwadd_wch(stdscr, y, x, &cell);
+}
+
+int cnc_character_width(uint32_t character) { return wcwidth((wchar_t)character); }
+
+const char *cnc_codeset(void) { return nl_langinfo(CODESET); }
+
+#endif
