@@ -52,16 +52,19 @@ let package = Package(
         // Sticky events, a protocol's subscribers and a stream's drops: `swift run StickyAndProtocols`.
         .executableTarget(
             name: "StickyAndProtocols", dependencies: ["EventBus"], path: "Examples/StickyAndProtocols"),
-        // macOS's own curses.h and libncurses are wide-capable; Debian puts the wide library
-        // under another name, so the library is linked per platform by TerminalUI.
-        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
-        // The terminal: copies a grid to the screen through ncurses and decodes keys.
+        // The curses calls the terminal makes, behind a header of plain C types. The define turns
+        // on curses's wide-character API; it reaches only this target's .c file (and, on Darwin,
+        // the SDK's curses module it imports), which is why no curses type crosses the header.
+        // Debian puts the wide library under another name than macOS, so it is linked per platform.
         .target(
-            name: "TerminalUI", dependencies: ["CNCurses", "ScreenGrid"],
+            name: "CNCurses",
+            cSettings: [.define("_XOPEN_SOURCE_EXTENDED", to: "1")],
             linkerSettings: [
                 .linkedLibrary("ncursesw", .when(platforms: [.linux])),
                 .linkedLibrary("ncurses", .when(platforms: [.macOS])),
             ]),
+        // The terminal: copies a grid to the screen through ncurses and decodes keys.
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "ScreenGrid"]),
         // busmon itself: its command line, which source, headless or dashboard, the frame loop,
         // the exit status. `busmon` is only its entry point, so that tests reach all of it.
         .target(
@@ -80,7 +83,10 @@ let package = Package(
             name: "busbench",
             // TestSupport: the benchmark starts its local servers (nats-server, a listening busmon
             // side) on free loopback ports, as the tests do.
-            dependencies: ["EventBus", "BusMonitor", "BusWire", "EventBusNATS", "NATSClient", "TestSupport"]),
+            dependencies: [
+                "EventBus", "BusMonitor", "BusWire", "EventBusNATS", "NATSClient", "TestSupport",
+                "ProcessTestSupport",
+            ]),
         // libFuzzer's driver, declared for wirefuzz.
         .target(name: "CFuzzerDriver"),
         // pkg-config finds Homebrew's cnats on a Mac (its prefix is not on the default paths).
@@ -102,13 +108,24 @@ let package = Package(
             dependencies: ["BusMonitor", "BusWire", "EventBus", "EventBusNATS", "NATSClient"]),
         // The libFuzzer entry point for the wire and recording reader.
         .executableTarget(name: "wirefuzz", dependencies: ["BusWire", "BusMonitor", "CFuzzerDriver"]),
-        // What the test suites share: fixtures, waiting, seeded randomness, temporary folders,
-        // and running the built executables.
+        // What the test suites share on every platform: fixtures, waiting, seeded randomness,
+        // temporary folders, loopback ports, and what a test host has (a UTF-8 locale, a full device).
         .target(
             name: "TestSupport", dependencies: ["EventBus", "BusWire", "BusMonitor"],
             path: "Tests/TestSupport"),
+        // Running the built executables, nats-server and pseudo-terminals from tests: macOS and
+        // Linux only (iOS, tvOS and watchOS start no child processes), so that the libraries an
+        // app embeds keep tests that could run in an iOS simulator.
+        .target(
+            name: "ProcessTestSupport", dependencies: ["TestSupport", "BusWire"],
+            path: "Tests/ProcessTestSupport"),
         .testTarget(
-            name: "EventBusTests", dependencies: ["EventBus", "EventBusTesting", "Simulator", "TestSupport"]),
+            name: "EventBusTests",
+            dependencies: [
+                "EventBus", "EventBusTesting", "Simulator", "TestSupport",
+                // Only the examples' tests start processes; the rest runs wherever the bus does.
+                .target(name: "ProcessTestSupport", condition: .when(platforms: [.macOS, .linux])),
+            ]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: ["Simulator", "EventBus", "EventBusTesting", "BusWire", "TestSupport"]),
@@ -131,23 +148,25 @@ let package = Package(
         .testTarget(
             name: "EventBusNATSTests",
             dependencies: [
-                "EventBusNATS", "EventBus", "EventBusTesting", "TestSupport",
+                "EventBusNATS", "EventBus", "EventBusTesting", "TestSupport", "ProcessTestSupport",
                 .target(name: "CNATS", condition: .when(traits: ["NATS"])),
             ]),
         .testTarget(
             name: "BusMonitorNATSTests",
             dependencies: [
                 "BusMonitorNATS", "BusMonitor", "BusWire", "EventBus", "EventBusNATS", "TestSupport",
+                "ProcessTestSupport",
             ]),
         .testTarget(
             name: "BusmonTests",
-            dependencies: ["busmon", "simapp", "busbench", "wirefuzz", "TestSupport"]),
+            dependencies: ["busmon", "simapp", "busbench", "wirefuzz", "TestSupport", "ProcessTestSupport"]),
     ]
 )
 
 // One place for the settings every target shares.
-// System library targets (C modules) and the C target take no Swift settings.
-for target in package.targets where target.type != .system && target.name != "CFuzzerDriver" {
+// System library targets (C modules) and the C targets take no Swift settings.
+let cTargets: Set = ["CFuzzerDriver", "CNCurses"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -4,6 +4,7 @@
     import BusWire
     import EventBus
     import EventBusNATS
+    import ProcessTestSupport
     import Testing
     import TestSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 
@@ -133,7 +134,7 @@ struct AttachEndToEndTests {
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--attach", socket],
-            environment: ["LC_ALL": "C.UTF-8"])
+            environment: ["LC_ALL": TestHost.utf8Locale])
         defer { pane.close() }
 
         // The header's title is read as the frame is drawn and its state from the frame's batch,
@@ -170,11 +171,15 @@ struct AttachEndToEndTests {
         #expect((liveSummary["events"] as? Int ?? 0) > 0)
     }
 
-    @Test func aFullDiskStopsRecordingButNotTheMonitor() throws {
-        // Writing to /dev/full fails with ENOSPC, as a full disk does.
+    @Test(.enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))
+    func aFullDiskStopsRecordingButNotTheMonitor() throws {
+        // Writing to the full device fails with ENOSPC, as a full disk does.
         let result = try ChildProcess.run(
             try BusmonBinary.require(),
-            ["--headless", "--rate", "100", "--duration", "1.5", "--record", "/dev/full"],
+            [
+                "--headless", "--rate", "100", "--duration", "1.5", "--record",
+                try #require(TestHost.fullDevice),
+            ],
             environment: environment)
         #expect(result.status == 0)
         let summary = try #require(
@@ -183,11 +188,14 @@ struct AttachEndToEndTests {
         #expect((summary["events"] as? Int ?? 0) > 0, "watching went on")
     }
 
-    @Test(.enabled(if: TmuxPane.isAvailable, "tmux is not installed"))
+    @Test(
+        .enabled(if: TmuxPane.isAvailable, "tmux is not installed"),
+        .enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))
     func theDashboardShowsARecordingErrorAndKeepsRunning() async throws {
         let pane = try TmuxPane(
-            busmon: BusmonBinary.require(), arguments: ["--record", "/dev/full"], width: 160,
-            environment: ["LC_ALL": "C.UTF-8"])
+            busmon: BusmonBinary.require(), arguments: ["--record", try #require(TestHost.fullDevice)],
+            width: 160,
+            environment: ["LC_ALL": TestHost.utf8Locale])
         defer { pane.close() }
         try await pane.waitForScreen(containing: "No space left on device")
         try await pane.waitForScreen(containing: "UserLoggedInEvent")
@@ -203,7 +211,7 @@ struct AttachEndToEndTests {
             busmon: BusmonBinary.require(),
             arguments: ["--seed", "3", "--rate", "1000", "--duration", "2", "--record", recording],
             width: 160,
-            environment: ["LC_ALL": "C.UTF-8"])
+            environment: ["LC_ALL": TestHost.utf8Locale])
         defer { pane.close() }
         #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
 
@@ -229,7 +237,7 @@ struct AttachEndToEndTests {
         // At 100x a frame takes in snapshots with events recorded after them; the total counts both.
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--replay", recording, "--speed", "100"],
-            width: 120, height: 40, environment: ["LC_ALL": "C.UTF-8"])
+            width: 120, height: 40, environment: ["LC_ALL": TestHost.utf8Locale])
         defer { pane.close() }
         let finished = try await pane.waitForScreen(containing: "replay finished")
         let total = try #require(finished.split(separator: "\n").first { $0.hasPrefix("* any type") })

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 

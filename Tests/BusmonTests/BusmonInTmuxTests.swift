@@ -24,7 +24,7 @@ private enum ScreenText {
 @Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
 struct BusmonInTmuxTests {
     /// A UTF-8 locale and no NO_COLOR, so the outcome does not depend on the test runner's.
-    private static let plainEnvironment: [String: String?] = ["LC_ALL": "C.UTF-8", "NO_COLOR": nil]
+    private static let plainEnvironment: [String: String?] = ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil]
 
     private static func start(
         _ arguments: [String] = [], width: Int = 100, height: Int = 30,

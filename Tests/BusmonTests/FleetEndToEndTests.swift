@@ -1,5 +1,6 @@
 #if NATS
     import Foundation
+    import ProcessTestSupport
     import TestSupport
     import Testing
 

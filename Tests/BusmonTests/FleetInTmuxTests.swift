@@ -1,5 +1,6 @@
 #if NATS
     import Foundation
+    import ProcessTestSupport
     import TestSupport
     import Testing
 
@@ -36,7 +37,9 @@
             }
             let pane = try TmuxPane(
                 busmon: BusmonBinary.require(), arguments: ["--attach", server.url], width: 120, height: 40,
-                environment: ["LC_ALL": "C.UTF-8", "NO_COLOR": nil, "BUSMON_FLEET_QUIET_AFTER": "1"])
+                environment: [
+                    "LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil, "BUSMON_FLEET_QUIET_AFTER": "1",
+                ])
             defer { pane.close() }
 
             // Both apps, active, their bridges connected, in the Fleet pane and the header.

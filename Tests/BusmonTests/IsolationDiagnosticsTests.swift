@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 
@@ -134,19 +135,10 @@ struct IsolationDiagnosticsTests {
     }
 
     /// The folder of built module interfaces in the products folder the test runner sits in.
-    private static let modulesFolder: String? = {
-        var folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<4 {
-            let modules = folder.appendingPathComponent("Modules")
-            if FileManager.default.fileExists(
-                atPath: modules.appendingPathComponent("EventBus.swiftmodule").path)
-            {
-                return modules.path
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
-    }()
+    private static let modulesFolder: String? = BuiltProduct.productsFolders.lazy
+        .map { $0.appendingPathComponent("Modules") }
+        .first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("EventBus.swiftmodule").path)
+        }?
+        .path
 }

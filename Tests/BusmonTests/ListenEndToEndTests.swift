@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 
@@ -53,7 +54,7 @@ struct ListenEndToEndTests {
         // busmon first, with no token: it makes one up and shows it with the address.
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--listen", "127.0.0.1:0"], width: 140, height: 40,
-            environment: ["LC_ALL": "C.UTF-8", "NO_COLOR": nil, "BUSMON_TOKEN": nil])
+            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil, "BUSMON_TOKEN": nil])
         defer { pane.close() }
         let first = try await pane.waitForScreen("the address and the token in the header") { screen in
             let header = screen.split(separator: "\n").first ?? ""

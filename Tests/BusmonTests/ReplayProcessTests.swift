@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 
@@ -81,20 +82,6 @@ import Testing
         return written
     }
 
-    /// The peak resident memory of a running process in KiB, `VmHWM` in /proc/PID/status.
-    /// Darwin has no /proc: there the figure is not taken (`nil`).
-    private static func peakResidentKiB(of pid: pid_t) -> Int? {
-        #if os(Linux)
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-                return nil
-            }
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-            return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-        #else
-            return nil
-        #endif
-    }
-
     @Test(
         "replaying a 200 MB recording as fast as it can peaks under 100 MB of memory",
         .disabled(if: underSanitizer, "sanitizer builds are slow and their memory figures mean nothing"))
@@ -113,13 +100,9 @@ import Testing
                 recording,
             ],
             environment: environment)
-        var peak = 0
-        while child.isRunning {
-            // The high-water mark only grows, so the last reading before the end is the peak.
-            if let now = Self.peakResidentKiB(of: child.pid) { peak = max(peak, now) }
-            usleep(20_000)
-        }
-        let result = try child.wait()
+        // The kernel reports the child's own peak when it is reaped (wait4), on Linux and macOS.
+        let result = try child.wait(timeout: 300)
+        let peak = result.peakResidentKiB
 
         // ...then it plays every event and stays well under the size of the file.
         #expect(result.status == 0, "\(result.standardError)")

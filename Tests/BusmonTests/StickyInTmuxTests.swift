@@ -9,7 +9,7 @@ struct StickyInTmuxTests {
     @Test func theStickyTypeIsMarkedItsValueShownAndTheProtocolHasARow() async throws {
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--seed", "7"], width: 140, height: 44,
-            environment: ["LC_ALL": "C.UTF-8", "NO_COLOR": nil])
+            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
         defer { pane.close() }
         // The network status is published sticky; the account badge follows AuthEvent.
         try await pane.waitForScreen("a marked sticky type and the protocol's row") { screen in

@@ -10,7 +10,7 @@ struct TerminalRestoreInTmuxTests {
         // Given busmon at 110x32, shrunk to 30x8 and grown to 130x40, as a person resizes a window
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--seed", "7"], width: 110, height: 32,
-            environment: ["LC_ALL": "C.UTF-8"])
+            environment: ["LC_ALL": TestHost.utf8Locale])
         defer { pane.close() }
         try await pane.waitForScreen(containing: "Event types")
         try pane.resize(width: 30, height: 8)

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 
@@ -87,7 +88,7 @@ struct WhyInTmuxTests {
     @Test func rSetsOffALoopTheBusStopsAndTheScreenSaysSo() async throws {
         let pane = try TmuxPane(
             busmon: BusmonBinary.require(), arguments: ["--seed", "7"], width: 140, height: 44,
-            environment: ["LC_ALL": "C.UTF-8", "NO_COLOR": nil])
+            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
         defer { pane.close() }
         try await pane.waitForScreen("the Handlers pane with the photo cache") {
             $0.contains("─ Handlers ─") && $0.contains("PhotoCache")

@@ -2,6 +2,7 @@
     import EventBus
     import EventBusNATS
     import Foundation
+    import ProcessTestSupport
     import Testing
     import TestSupport
 

@@ -3,6 +3,7 @@
     import EventBusNATS
     import EventBusTesting
     import Foundation
+    import ProcessTestSupport
     import Testing
     import TestSupport
 

@@ -14,9 +14,11 @@ package struct ChildResult {
     package var status: Int32
     package var standardOutput: String
     package var standardError: String
+    /// The child's peak resident memory in KiB, as the kernel reported it when the child was reaped.
+    package var peakResidentKiB: Int
 }
 
-/// Runs a program to completion with `posix_spawn` and `waitpid`, its output captured in files,
+/// Runs a program to completion with `posix_spawn` and `wait4`, its output captured in files,
 /// and a deadline after which it is killed.
 ///
 /// Foundation's `Process` is not used: it decides that a child has exited when every process
@@ -57,7 +59,7 @@ package enum ChildProcess {
         let outputPath = folder.appendingPathComponent("stdout").path
         let errorPath = folder.appendingPathComponent("stderr").path
 
-        var actions = posix_spawn_file_actions_t()
+        var actions = System.makeSpawnActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let terminal {
@@ -74,7 +76,7 @@ package enum ChildProcess {
         // The spawning thread may block signals (dispatch worker threads do), and a child
         // inherits that mask: a tmux server started that way never hears SIGCHLD and outlives
         // kill-server. Start every child with no signals blocked and default handlers.
-        var attributes = posix_spawnattr_t()
+        var attributes = System.makeSpawnAttributes()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var noSignals = sigset_t()
@@ -121,8 +123,7 @@ package final class RunningChild {
     deinit {
         if finished == nil {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            _ = System.reap(pid, block: true)
         }
         try? FileManager.default.removeItem(at: folder)
     }
@@ -140,9 +141,7 @@ package final class RunningChild {
     /// Whether the child is still running.
     package var isRunning: Bool {
         guard finished == nil else { return false }
-        var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
-        if result == pid { finished = makeResult(status) }
+        if let reaped = System.reap(pid, block: false) { finished = makeResult(reaped) }
         return finished == nil
     }
 
@@ -154,27 +153,28 @@ package final class RunningChild {
     /// Waits for the child to exit, killing it and failing after `timeout` seconds.
     package func wait(timeout: Double = 30) throws -> ChildResult {
         if let finished { return finished }
-        var status: Int32 = 0
         let deadline = Date().addingTimeInterval(timeout)
-        while waitpid(pid, &status, WNOHANG) == 0 {
+        while true {
+            if let reaped = System.reap(pid, block: false) {
+                let result = makeResult(reaped)
+                finished = result
+                return result
+            }
             if Date() > deadline {
                 kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                finished = makeResult(status)
+                if let reaped = System.reap(pid, block: true) { finished = makeResult(reaped) }
                 throw ChildProcess.Failure(description: "\(description) did not exit within \(timeout) s")
             }
             usleep(10_000)
         }
-        let result = makeResult(status)
-        finished = result
-        return result
     }
 
-    private func makeResult(_ status: Int32) -> ChildResult {
-        let signal = status & 0x7F
+    private func makeResult(_ reaped: (status: Int32, peakResidentKiB: Int)) -> ChildResult {
+        let signal = reaped.status & 0x7F
         return ChildResult(
-            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal,
+            status: signal == 0 ? (reaped.status >> 8) & 0xFF : 128 + signal,
             standardOutput: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+            standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "",
+            peakResidentKiB: reaped.peakResidentKiB)
     }
 }

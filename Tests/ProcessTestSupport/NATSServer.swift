@@ -1,5 +1,6 @@
 import BusWire
 import Foundation
+import TestSupport
 
 #if canImport(Darwin)
     import Darwin

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import TestSupport
 import Testing
 
@@ -181,7 +182,7 @@ final class TmuxPane {
     private func run(_ arguments: [String]) throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["TMUX"] = nil  // allowed to start a server even when the tests run inside tmux
-        environment["LC_ALL"] = "C.UTF-8"  // so tmux keeps non-ASCII characters in captures
+        environment["LC_ALL"] = TestHost.utf8Locale  // so tmux keeps non-ASCII characters in captures
         let result = try ChildProcess.run(
             tmux, ["-u", "-f", "/dev/null", "-S", socket.path] + arguments, environment: environment,
             timeout: 20)
