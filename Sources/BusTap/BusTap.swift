@@ -54,8 +54,12 @@ public final class BusTap: Sendable {
     ///
     /// - Parameters:
     ///   - bus: The bus to watch, often `.shared`.
-    ///   - socketPath: Where to create the socket; at most 107 bytes. A stale socket file there is
-    ///     replaced; any other file is an error.
+    ///   - socketPath: Where to create the socket: at most 107 bytes on Linux, 103 on Apple
+    ///     platforms (``BusTapError/pathTooLong(path:limit:)`` says which). An iOS Simulator
+    ///     app's container `tmp/` folder is longer than that; use a short path such as
+    ///     `/tmp/myapp.bus`, which the Mac's monitor reaches too. A stale socket file there is
+    ///     replaced; a live tap's, or any other file, is an error. `PATH.lock` beside it is the
+    ///     tap's lock on the path while it lives.
     ///   - snapshotInterval: Seconds between `snapshot` lines to each reader.
     ///   - clientQueueCapacity: How many records a reader may fall behind before it loses the
     ///     oldest, and how many events the inbox holds between two rounds of the tap thread;

@@ -33,6 +33,8 @@ final class TapServer: @unchecked Sendable {
     let inbox: TapInbox
     let listenDescriptor: Int32
     let socketIdentity: UnixSocket.FileIdentity?
+    /// The lock on the socket's path, held until the tap shuts down.
+    let socketLock: SocketPathLock?
     let socketPath: String
     /// The tap's thread, and the pipe that wakes it to stop.
     let thread: StoppableThread
@@ -89,6 +91,7 @@ final class TapServer: @unchecked Sendable {
     struct Endpoint {
         var listenDescriptor: Int32
         var socketIdentity: UnixSocket.FileIdentity?
+        var socketLock: SocketPathLock?
         /// The socket's path, or the monitor's address.
         var name: String
         var processName: String
@@ -110,7 +113,8 @@ final class TapServer: @unchecked Sendable {
         self.init(
             bus: bus, thread: thread,
             endpoint: Endpoint(
-                listenDescriptor: listening.descriptor, socketIdentity: listening.identity, name: socketPath,
+                listenDescriptor: listening.descriptor, socketIdentity: listening.identity,
+                socketLock: listening.lock, name: socketPath,
                 processName: processName, maximumClients: maximumClients, dialer: nil),
             snapshotInterval: snapshotInterval, capacity: capacity, idleTimeout: idleTimeout,
             redaction: redaction)
@@ -132,7 +136,8 @@ final class TapServer: @unchecked Sendable {
         self.init(
             bus: bus, thread: thread,
             endpoint: Endpoint(
-                listenDescriptor: -1, socketIdentity: nil, name: address.description, processName: dial.app,
+                listenDescriptor: -1, socketIdentity: nil, socketLock: nil, name: address.description,
+                processName: dial.app,
                 maximumClients: 1, dialer: MonitorDialer(address: address, dial: dial, report: report)),
             snapshotInterval: snapshotInterval, capacity: capacity, idleTimeout: idleTimeout,
             redaction: redaction)
@@ -148,6 +153,7 @@ final class TapServer: @unchecked Sendable {
         self.history = TapHistory(capacity: capacity)
         self.listenDescriptor = endpoint.listenDescriptor
         self.socketIdentity = endpoint.socketIdentity
+        self.socketLock = endpoint.socketLock
         self.socketPath = endpoint.name
         self.snapshotInterval = snapshotInterval.isFinite ? max(0.01, snapshotInterval) : 0.5
         self.processName = endpoint.processName
@@ -242,6 +248,7 @@ final class TapServer: @unchecked Sendable {
         if let socketIdentity, UnixSocket.identity(of: socketPath) == socketIdentity {
             unlink(socketPath)
         }
+        socketLock?.release()
     }
 
     /// Gives connected readers what the app published up to now and its final counters, so a

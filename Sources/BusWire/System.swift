@@ -43,10 +43,10 @@ package enum System {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
         #if canImport(Darwin)
-            // Fails with ENOTSOCK on a pipe, which needs nothing: SIGPIPE is ignored for pipes
-            // by the one process that writes to them, the monitor.
+            // SO_NOSIGPIPE fails with ENOTSOCK on a pipe; F_SETNOSIGPIPE covers both.
             var on: Int32 = 1
             _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            _ = fcntl(descriptor, F_SETNOSIGPIPE, 1)
         #endif
     }
 
@@ -93,15 +93,20 @@ package enum System {
     /// `poll(2)`, 100 ms at a time) while a non-blocking descriptor's reader is slow.
     ///
     /// The one write loop of the package: a recording, headless output, busmon's error lines and
-    /// the tests' peers all go through it. A socket is written with `send(2)`, which raises no
-    /// SIGPIPE (`MSG_NOSIGNAL`; on Darwin the package's sockets are set `SO_NOSIGPIPE`); for a
-    /// pipe SIGPIPE must be ignored (busmon does), so that a closed pipe comes back as `EPIPE`
-    /// rather than ending the process.
+    /// the tests' peers all go through it. A closed peer comes back as `EPIPE`, never as a
+    /// SIGPIPE that ends the process, whoever made the descriptor: on Linux a socket is written
+    /// with `send(2)` and `MSG_NOSIGNAL`; on Darwin, where that flag does not exist and
+    /// `SO_NOSIGPIPE` is set only on sockets the package made, the descriptor is first set
+    /// `F_SETNOSIGPIPE` (a socket or a pipe given as stdout, say). A pipe on Linux has no such
+    /// setting: there SIGPIPE must be ignored (busmon does).
     ///
     /// - Returns: `nil` once all is written; else the `errno` that stopped it, or 0 when the
     ///   descriptor took nothing without saying why.
     package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
         guard var next = bytes.baseAddress else { return nil }
+        #if canImport(Darwin)
+            _ = fcntl(descriptor, F_SETNOSIGPIPE, 1)
+        #endif
         var left = bytes.count
         var isSocket = true
         while left > 0 {
@@ -134,6 +139,7 @@ package enum System {
     private static func sendSignalFree(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int
     {
         #if canImport(Darwin)
+            // writeAll set F_SETNOSIGPIPE on the descriptor before its first write.
             return send(descriptor, pointer, count, 0)
         #else
             return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))

@@ -39,6 +39,13 @@ enum System {
     }
 }
 
+#if canImport(Darwin)
+    /// This task's Mach port, taken once. `mach_task_self_` is a mutable C global, which Swift 6
+    /// rejects in SDKs before macOS 15.4 (they lack its concurrency annotation); the trap returns
+    /// the same port without touching it, and a constant is safe to read from any thread.
+    private let currentTask: mach_port_t = task_self_trap()
+#endif
+
 /// The process's memory as the kernel reports it.
 enum ProcessMemory {
     /// Resident set size now.
@@ -49,7 +56,7 @@ enum ProcessMemory {
                 MemoryLayout<mach_task_basic_info>.size / MemoryLayout<natural_t>.size)
             let result = withUnsafeMutablePointer(to: &info) {
                 $0.withMemoryRebound(to: integer_t.self, capacity: Int(count)) {
-                    task_info(mach_task_self_, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
+                    task_info(currentTask, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
                 }
             }
             guard result == KERN_SUCCESS else { return nil }

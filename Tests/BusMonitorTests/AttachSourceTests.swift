@@ -105,8 +105,11 @@ struct AttachSourceTests {
         #expect(source.state == .connecting)
 
         // A fake tap that speaks some garbage between good lines.
-        let (listener, _) = try UnixSocket.listen(at: path)
-        defer { close(listener) }
+        let (listener, _, lock) = try UnixSocket.listen(at: path)
+        defer {
+            close(listener)
+            lock.release()
+        }
         var peer: Int32 = -1
         #expect(
             eventually {
@@ -136,15 +139,17 @@ struct AttachSourceTests {
 /// told.
 final class FakeTap {
     let listener: Int32
+    private let lock: SocketPathLock
     private(set) var peer: Int32 = -1
 
     init(path: String) throws {
-        listener = try UnixSocket.listen(at: path).descriptor
+        (listener, _, lock) = try UnixSocket.listen(at: path)
     }
 
     deinit {
         hangUp()
         close(listener)
+        lock.release()
     }
 
     /// Waits for the monitor to connect.

@@ -163,6 +163,58 @@ struct BusTapTests {
         first.close()
     }
 
+    @Test("a live tap whose socket refuses connections, as Darwin's full listen queue does, keeps its path")
+    func refusingLiveTapKept() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        // A socket that answers ECONNREFUSED (bound, not listening: what Darwin answers for a
+        // live socket whose queue is full) while a live process holds the path's lock.
+        let refusing = socket(AF_UNIX, System.streamSocketType, 0)
+        defer { close(refusing) }
+        #expect(try #require(UnixSocket.withAddress(path) { bind(refusing, $0, $1) }) == 0)
+        let before = UnixSocket.identity(of: path)
+        let lock = open(path + ".lock", O_RDWR | O_CREAT, 0o600)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+
+        #expect(throws: BusTapError.alreadyInUse(path: path)) {
+            try BusTap(bus: EventBus(), socketPath: path)
+        }
+        #expect(UnixSocket.identity(of: path) == before, "the live socket is left where it was")
+
+        // Once that process is gone (its lock with it), the socket is stale and is replaced.
+        #expect(flock(lock, LOCK_UN) == 0)
+        let tap = try BusTap(bus: EventBus(), socketPath: path)
+        #expect(UnixSocket.identity(of: path) != before)
+        tap.close()
+    }
+
+    @Test("a tap locks its path while it lives, binds nowhere else, and leaves nothing behind")
+    func lockAndCleanUp() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        let tap = try BusTap(bus: EventBus(), socketPath: path)
+        var info = stat()
+        #expect(lstat(path + ".lock", &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(entries == ["t.sock", "t.sock.lock"], "the private folder the socket was bound in is gone")
+        tap.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("a lock path that is a symbolic link is not followed")
+    func lockSymlinkRefused() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("t.sock")
+        let target = directory.file("elsewhere")
+        #expect(symlink(target, path + ".lock") == 0)
+        #expect(throws: BusTapError.notASocket(path: path + ".lock")) {
+            try BusTap(bus: EventBus(), socketPath: path)
+        }
+        #expect(access(target, F_OK) != 0, "nothing was created through the link")
+    }
+
     @Test("a regular file at the path is an error and is left untouched")
     func regularFileKept() throws {
         let directory = TemporaryDirectory()
@@ -185,7 +237,7 @@ struct BusTapTests {
             #expect(error.description.hasPrefix("cannot create socket \(missing): "))
         }
         let long = "/tmp/" + String(repeating: "x", count: 200)
-        #expect(throws: BusTapError.pathTooLong(path: long, limit: 107)) {
+        #expect(throws: BusTapError.pathTooLong(path: long, limit: UnixSocket.maximumPathLength)) {
             try BusTap(bus: EventBus(), socketPath: long)
         }
     }
