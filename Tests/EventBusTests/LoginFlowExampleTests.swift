@@ -1,5 +1,6 @@
-// The examples run as child processes, which only macOS and Linux test hosts can start.
-#if canImport(ProcessTestSupport)
+// The examples run as child processes, which only macOS and Linux test hosts can start (the
+// condition is the manifest's for ProcessTestSupport: canImport would depend on build order).
+#if os(macOS) || os(Linux)
     import Foundation
     import ProcessTestSupport
     import TestSupport

@@ -20,19 +20,22 @@ package enum BuiltProduct {
     ///
     /// On Linux the test runner is the test executable itself, in that folder. On macOS the
     /// runner is the toolchain's (`xctest`, or `swiftpm-testing-helper` for Swift Testing), so
-    /// its path says nothing; the test bundle it loaded (`…PackageTests.xctest`) sits in the
-    /// folder, as SwiftPM's own generated test code finds it. A benchmark or tool that is itself
-    /// a product finds its folder from its own path.
-    package static var productsFolders: [URL] {
-        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        #if os(Linux)
-            // /proc/self/exe: the runner's own path, whatever the working folder is now.
-            if let executable = Bundle.main.executableURL { starts.append(executable) }
-        #endif
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
+    /// its path says nothing; the test bundle's binary (`…PackageTests.xctest/Contents/MacOS/…`)
+    /// sits a few folders below the products folder. It is found from this image's own address,
+    /// then from `--test-bundle-path` (as SwiftPM's own tests do), then from the `.xctest`
+    /// bundles XCTest loaded. A tool that is itself a product finds its own folder the same way.
+    package static let productsFolders: [URL] = {
+        var starts: [URL] = []
+        if let image = System.loadedImagePath() { starts.append(URL(fileURLWithPath: image)) }
+        let arguments = CommandLine.arguments
+        if let flag = arguments.firstIndex(of: "--test-bundle-path"), flag + 1 < arguments.count {
+            starts.append(URL(fileURLWithPath: arguments[flag + 1]))
+        }
+        starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        starts.append(URL(fileURLWithPath: arguments[0]))
         var folders: [URL] = []
         for start in starts {
-            // The runner may sit inside a bundle (…xctest/Contents/MacOS): look a few levels up.
+            // The binary may sit inside a bundle (…xctest/Contents/MacOS): look a few levels up.
             var folder = start.resolvingSymlinksInPath().deletingLastPathComponent()
             for _ in 0..<4 {
                 if !folders.contains(folder) { folders.append(folder) }
@@ -40,5 +43,5 @@ package enum BuiltProduct {
             }
         }
         return folders
-    }
+    }()
 }

@@ -14,8 +14,10 @@ package struct ChildResult {
     package var status: Int32
     package var standardOutput: String
     package var standardError: String
-    /// The child's peak resident memory in KiB, as the kernel reported it when the child was reaped.
-    package var peakResidentKiB: Int
+    /// The child's peak resident memory in KiB: as the kernel reported it when the child was
+    /// reaped (Darwin), or the last reading of its high-water mark while it ran (Linux, every
+    /// 10 ms while ``RunningChild/wait(timeout:)`` waits); `nil` when neither was taken.
+    package var peakResidentKiB: Int?
 }
 
 /// Runs a program to completion with `posix_spawn` and `wait4`, its output captured in files,
@@ -111,6 +113,8 @@ package final class RunningChild {
     private let outputPath: String
     private let errorPath: String
     private var finished: ChildResult?
+    /// The highest reading of the child's peak memory while it ran (Linux).
+    private var sampledPeakKiB: Int?
 
     package init(pid: pid_t, description: String, folder: URL, outputPath: String, errorPath: String) {
         self.pid = pid
@@ -141,6 +145,7 @@ package final class RunningChild {
     /// Whether the child is still running.
     package var isRunning: Bool {
         guard finished == nil else { return false }
+        samplePeak()
         if let reaped = System.reap(pid, block: false) { finished = makeResult(reaped) }
         return finished == nil
     }
@@ -155,6 +160,7 @@ package final class RunningChild {
         if let finished { return finished }
         let deadline = Date().addingTimeInterval(timeout)
         while true {
+            samplePeak()
             if let reaped = System.reap(pid, block: false) {
                 let result = makeResult(reaped)
                 finished = result
@@ -169,12 +175,16 @@ package final class RunningChild {
         }
     }
 
-    private func makeResult(_ reaped: (status: Int32, peakResidentKiB: Int)) -> ChildResult {
+    private func samplePeak() {
+        if let now = System.peakResidentKiB(of: pid) { sampledPeakKiB = max(sampledPeakKiB ?? 0, now) }
+    }
+
+    private func makeResult(_ reaped: (status: Int32, peakResidentKiB: Int?)) -> ChildResult {
         let signal = reaped.status & 0x7F
         return ChildResult(
             status: signal == 0 ? (reaped.status >> 8) & 0xFF : 128 + signal,
             standardOutput: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
             standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "",
-            peakResidentKiB: reaped.peakResidentKiB)
+            peakResidentKiB: reaped.peakResidentKiB ?? sampledPeakKiB)
     }
 }
