@@ -97,15 +97,21 @@ package enum System {
     /// SIGPIPE that ends the process, whoever made the descriptor: on Linux a socket is written
     /// with `send(2)` and `MSG_NOSIGNAL`; on Darwin, where that flag does not exist and
     /// `SO_NOSIGPIPE` is set only on sockets the package made, the descriptor is first set
-    /// `F_SETNOSIGPIPE` (a socket or a pipe given as stdout, say). A pipe on Linux has no such
-    /// setting: there SIGPIPE must be ignored (busmon does).
+    /// `F_SETNOSIGPIPE` (a socket or a pipe given as stdout, say), and a socket that can no
+    /// longer take it (shut down both ways) is reported as `EPIPE` without a write. A pipe on
+    /// Linux has no such setting: there SIGPIPE must be ignored (busmon does).
     ///
     /// - Returns: `nil` once all is written; else the `errno` that stopped it, or 0 when the
     ///   descriptor took nothing without saying why.
     package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
         guard var next = bytes.baseAddress else { return nil }
         #if canImport(Darwin)
-            _ = fcntl(descriptor, F_SETNOSIGPIPE, 1)
+            // On a socket xnu turns this into SO_NOSIGPIPE, which fails with EINVAL once the
+            // socket is shut down both ways: then a send would raise SIGPIPE, so none is made.
+            if fcntl(descriptor, F_SETNOSIGPIPE, 1) == -1 {
+                let code = errno
+                return code == EINVAL ? EPIPE : code
+            }
         #endif
         var left = bytes.count
         var isSocket = true
