@@ -32,6 +32,17 @@ import Foundation
 /// let batch = source.drain()   // batch.status is "attached", "detached", or why it waits
 /// ```
 public final class AttachSource: DashboardSource {
+    /// Why a socket file must not be connected to, or `nil`: one that belongs to another user.
+    ///
+    /// A tap makes its socket as the user its app runs as, mode 0600. In a shared folder such as
+    /// `/tmp` anyone may take a path first; a socket there owned by another user (root aside,
+    /// whose files nobody else can make) is someone else's, who could feed busmon anything.
+    package static func ownerProblem(of status: stat) -> String? {
+        let owner = status.st_uid
+        guard owner != geteuid(), owner != 0 else { return nil }
+        return "the socket belongs to another user (uid \(owner)), not to this one (uid \(geteuid()))"
+    }
+
     /// Where the source stands with the app.
     public enum State: Sendable, Hashable {
         /// Not attached yet; trying.
@@ -240,6 +251,17 @@ final class AttachReader: @unchecked Sendable {
     private func run() {
         lowerThreadPriority()
         while !isStopping {
+            var status = stat()
+            if lstat(socketPath, &status) == 0, let problem = AttachSource.ownerProblem(of: status) {
+                // Whoever made the socket could feed busmon anything: not connected to.
+                shared.withLock { state in
+                    if state.state == .connecting {
+                        state.waitingReason = "waiting for \(socketPath) (\(problem))"
+                    }
+                }
+                sleep(seconds: retryInterval)
+                continue
+            }
             switch UnixSocket.connect(to: socketPath) {
             case .connected(let descriptor):
                 let delay = serve(descriptor)

@@ -24,6 +24,9 @@ import Foundation
 /// ## The port is open to anyone who can reach it
 /// - A connection that does not dial within 5 seconds, sends something other than a dial, or a
 ///   dial longer than 4 KiB is refused and closed; an HTTP request gets an HTTP 400 answer.
+/// - A wrong token refuses its address for a while, doubling with each wrong token in a row
+///   from a quarter of a second to 30 seconds; its dials meanwhile are refused unread. A given
+///   token has at least ``minimumTokenLength`` characters.
 /// - At most 64 connections may be dialling at once (more are closed at once) and 256 apps
 ///   connected (more are refused with the reason); a line longer than the wire's limit is
 ///   skipped and counted; reading from the apps pauses while the monitor has not drained what
@@ -47,6 +50,20 @@ public final class ListenSource: DashboardSource {
     public let token: String
     /// Whether ``token`` was made up here, rather than given.
     public let tokenIsGenerated: Bool
+    /// Whether batches' status names the token.
+    private let statusNamesToken: Bool
+
+    /// The fewest characters a given token may have. Guessing is slowed per address (see
+    /// ``ListenSource``), but a token of four digits falls to anyone patient; one made up here
+    /// has 16 letters and digits.
+    public static let minimumTokenLength = 12
+
+    /// Why `token` may not be used, or `nil`.
+    public static func tokenProblem(_ token: String) -> String? {
+        guard token.count < minimumTokenLength else { return nil }
+        return "a token of \(token.count) characters can be guessed; give one of at least "
+            + "\(minimumTokenLength), or none and busmon makes one up"
+    }
     private let shared: LockedValue<ListenState>
     private let listener: ListenLoop
 
@@ -62,14 +79,22 @@ public final class ListenSource: DashboardSource {
     ///   - address: `HOST:PORT` to bind: `127.0.0.1:7777` for the Simulator on this Mac,
     ///     `0.0.0.0:7777` (or the Mac's address) for a phone on the local network; port 0 picks a
     ///     free port.
-    ///   - token: The token apps must give; `nil` makes a random one (``tokenIsGenerated``).
+    ///   - token: The token apps must give, at least ``minimumTokenLength`` characters; `nil`
+    ///     makes a random one (``tokenIsGenerated``).
     ///   - presence: When silent apps become quiet, then gone.
     ///   - bufferCapacity: Events (and lifecycle changes) held between drains.
-    /// - Throws: ``Failure`` when the address is not `HOST:PORT` or cannot be bound.
+    ///   - statusNamesToken: Whether each batch's status names the token (`token k3y…`), as the
+    ///     dashboard's header shows it; headless output, which scripts keep, leaves it out.
+    /// - Throws: ``Failure`` when the address is not `HOST:PORT` or cannot be bound, or the
+    ///   token is too short.
     public init(
         address: String, token: String?, presence: FleetPresenceTimes = FleetPresenceTimes(),
-        bufferCapacity: Int = 10_000
+        bufferCapacity: Int = 10_000, statusNamesToken: Bool = true
     ) throws(Failure) {
+        if let token, !token.isEmpty, let problem = Self.tokenProblem(token) {
+            throw Failure(description: problem)
+        }
+        self.statusNamesToken = statusNamesToken
         guard let parsed = NetworkAddress(address) else {
             throw Failure(description: "\(address) is not HOST:PORT, such as 127.0.0.1:7777 or 0.0.0.0:7777")
         }
@@ -149,7 +174,7 @@ public final class ListenSource: DashboardSource {
             // The token in the state, which the header keeps when it gives way, so that it can
             // always be read off the screen.
             // (The header counts the apps already, from the fleet.)
-            var status = "token \(token)"
+            var status = statusNamesToken ? "token \(token)" : "listening on \(address)"
             if state.refused > 0 { status += ", \(state.refused) refused" }
             batch.status = status
             return batch
@@ -201,6 +226,15 @@ final class ListenLoop: @unchecked Sendable {
     // Thread only.
     private var connections: [Connection] = []
     private var acceptPausedUntil = 0.0
+    /// Wrong tokens from each address, in a row, and until when the address is refused.
+    private var penalties: [String: (failures: Int, until: Double)] = [:]
+
+    /// The longest an address is refused after wrong tokens: 30 s. The wait doubles with each
+    /// wrong token in a row, from a quarter of a second, so a person who mistyped waits a
+    /// moment and a guesser gets a few tries a minute.
+    static let longestPenalty = 30.0
+    /// Addresses remembered at most; the longest-expired are forgotten first beyond this.
+    static let penaltyMemory = 4096
 
     private final class Connection {
         let descriptor: Int32
@@ -290,9 +324,42 @@ final class ListenLoop: @unchecked Sendable {
                 System.closeDescriptor(accepted)
                 continue
             }
-            connections.append(
-                Connection(
-                    descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now()))
+            let connection = Connection(
+                descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now())
+            connections.append(connection)
+            let now = MonotonicClock.now()
+            if let penalty = penalties[Self.host(of: connection.peer)], now < penalty.until {
+                // Its dial is not read: a guess made now would not count, right or wrong.
+                let wrong =
+                    penalty.failures == 1 ? "a wrong token" : "\(penalty.failures) wrong tokens in a row"
+                refuse(
+                    connection,
+                    reason:
+                        "\(wrong) from this address; try again in \(Int((penalty.until - now).rounded(.up))) s"
+                )
+            }
+        }
+    }
+
+    /// The address without its port: `127.0.0.1` of `127.0.0.1:52114`, `::1` of `[::1]:52114`.
+    static func host(of peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon]).trimmingCharacters(in: ["[", "]"])
+    }
+
+    /// Counts a wrong token from `peer`, and refuses its address for longer each time.
+    private func penalize(_ peer: String) {
+        let host = Self.host(of: peer)
+        let now = MonotonicClock.now()
+        let failures = (penalties[host]?.failures ?? 0) + 1
+        let wait = min(Self.longestPenalty, 0.25 * Double(1 << min(failures - 1, 20)))
+        penalties[host] = (failures, now + wait)
+        if penalties.count > Self.penaltyMemory {
+            // Forget those whose wait ended longest ago; keep the count bounded.
+            let expired = penalties.filter { $0.value.until < now }.sorted { $0.value.until < $1.value.until }
+            for (address, _) in expired.prefix(penalties.count - Self.penaltyMemory) {
+                penalties[address] = nil
+            }
         }
     }
 
@@ -357,6 +424,11 @@ final class ListenLoop: @unchecked Sendable {
             return nil
         }
         var line = connection.dialBuffer[..<newline]
+        // The limit holds however the line arrived, in pieces or in one read with its newline.
+        guard line.count <= MonitorLinkHandshake.maximumDialLength else {
+            refuse(connection, reason: "not a busmon dial (a first line over 4 KiB)")
+            return nil
+        }
         if line.last == 0x0D { line = line.dropLast() }
         switch MonitorLinkHandshake.decodeDial(line) {
         case .failure(.http):
@@ -372,9 +444,11 @@ final class ListenLoop: @unchecked Sendable {
             return nil
         case .success(let dial):
             guard MonitorLinkHandshake.tokensMatch(dial.token, token) else {
+                penalize(connection.peer)
                 refuse(connection, reason: "wrong token", app: dial.app)
                 return nil
             }
+            penalties[Self.host(of: connection.peer)] = nil
             let apps = connections.count { $0.dial != nil }
             guard apps < ListenSource.maximumApps else {
                 refuse(connection, reason: "\(ListenSource.maximumApps) apps connected", app: dial.app)

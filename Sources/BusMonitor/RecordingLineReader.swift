@@ -9,8 +9,13 @@ import BusWire
 #endif
 
 /// Reads a recording one line at a time, a chunk of the file at a time, so that memory stays
-/// the same whatever the file's size: the chunk plus the longest line, which is cut off at
-/// ``FeedRecord/maximumLineLength``.
+/// the same whatever the file's size: the chunk plus the longest line a record may have
+/// (``FeedRecord/maximumLineLength``). A line longer than that is an error as soon as it is,
+/// without reading on to its end (`/dev/zero` has none).
+///
+/// Input that cannot be read twice (a pipe, a FIFO, a terminal, `/dev/stdin`) is copied as it
+/// is read into a temporary file of its own, unlinked at once, which ``reread()`` plays back:
+/// the input is read once, and memory does not grow with it.
 ///
 /// Not thread-safe; ``ReplaySource`` uses it under its lock.
 final class RecordingLineReader {
@@ -18,7 +23,7 @@ final class RecordingLineReader {
     struct Line {
         /// The line's number, from 1.
         var number: Int
-        /// The line without its `\n`, or nil when it is longer than a record may be.
+        /// The line without its `\n`.
         var bytes: ArraySlice<UInt8>?
         /// Its length in bytes, without the `\n`.
         var length: Int
@@ -31,6 +36,8 @@ final class RecordingLineReader {
 
     let path: String
     private let descriptor: Int32
+    /// The copy of input that cannot be read twice, or -1 for a regular file.
+    private let spool: Int32
     /// Bytes from the file: `start..<end` is read but not yet returned.
     private var buffer = [UInt8](repeating: 0, count: RecordingLineReader.bufferSize)
     private var start = 0
@@ -45,37 +52,84 @@ final class RecordingLineReader {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(errno)) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            spool = Self.makeSpool()
+            guard spool >= 0 else {
+                let reason = UnixSocket.errorText(errno)
+                close(descriptor)
+                throw .unreadable(
+                    path: path, reason: "cannot make a temporary copy to replay from: \(reason)")
+            }
+        } else {
+            spool = -1
+        }
+    }
+
+    /// A reader of a descriptor it owns, from its start.
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+        self.spool = -1
     }
 
     deinit {
         close(descriptor)
+        if spool >= 0 { close(spool) }
+    }
+
+    /// A reader of the same recording from its first line: the file opened again, or the copy
+    /// of what this reader read from a pipe.
+    ///
+    /// - Throws: ``RecordingError/unreadable(path:reason:)`` when it cannot be opened.
+    func reread() throws(RecordingError) -> RecordingLineReader {
+        guard spool >= 0 else { return try RecordingLineReader(path: path) }
+        let copy = dup(spool)
+        guard copy >= 0, lseek(copy, 0, SEEK_SET) == 0 else {
+            throw .unreadable(path: path, reason: UnixSocket.errorText(errno))
+        }
+        return RecordingLineReader(path: path, descriptor: copy)
+    }
+
+    /// An unlinked temporary file, read and written, in `$TMPDIR` or `/tmp`; -1 with `errno`.
+    private static func makeSpool() -> Int32 {
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((folder + "/busmon-replay-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { return -1 }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return descriptor
     }
 
     /// The next line, or nil at the end of the file.
     ///
     /// - Throws: ``RecordingError/unreadable(path:reason:)`` when reading fails.
+    /// - Throws: ``RecordingError/unreadable(path:reason:)`` when reading fails, and
+    ///   ``RecordingError/malformedLine(path:line:error:)`` as soon as a line is longer than a
+    ///   record may be.
     func next() throws(RecordingError) -> Line? {
-        var skipped = 0
         while true {
             if let newline = newlineIndex() {
                 lineNumber += 1
-                let length = skipped + newline - start
-                let bytes = skipped > 0 ? nil : buffer[start..<newline]
+                let length = newline - start
+                let bytes = buffer[start..<newline]
                 start = newline + 1
                 return Line(number: lineNumber, bytes: bytes, length: length, endsWithNewline: true)
             }
             if atEnd {
-                guard start < end || skipped > 0 else { return nil }
+                guard start < end else { return nil }
                 lineNumber += 1
-                let length = skipped + end - start
-                let bytes = skipped > 0 ? nil : buffer[start..<end]
+                let length = end - start
+                let bytes = buffer[start..<end]
                 start = end
                 return Line(number: lineNumber, bytes: bytes, length: length, endsWithNewline: false)
             }
-            if end - start > FeedRecord.maximumLineLength + 2 {
-                // Too long to be a record: count the rest of the line rather than hold it.
-                skipped += end - start
-                start = end
+            if end - start > FeedRecord.maximumLineLength {
+                // Too long to be a record, and it may never end: the input is not a recording.
+                throw .malformedLine(
+                    path: path, line: lineNumber + 1,
+                    error: .lineTooLong(length: end - start, limit: FeedRecord.maximumLineLength))
             }
             try fill()
         }
@@ -104,6 +158,17 @@ final class RecordingLineReader {
         self.start = 0
         guard result.0 >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(result.1)) }
         if result.0 == 0 { atEnd = true }
+        if spool >= 0, result.0 > 0 {
+            let failure = buffer.withUnsafeBytes { bytes in
+                System.writeAll(
+                    spool, UnsafeRawBufferPointer(rebasing: bytes[self.end..<(self.end + result.0)]))
+            }
+            if let failure {
+                throw .unreadable(
+                    path: path,
+                    reason: "cannot keep a temporary copy to replay from: \(UnixSocket.errorText(failure))")
+            }
+        }
         self.end += result.0
     }
 }

@@ -39,13 +39,38 @@ public final class RecordingWriter: Sendable {
         var lastRecordClock = 0.0
     }
 
-    /// Creates (or empties) the file, readable and writable by its owner only.
+    /// Creates the file, readable and writable by its owner only, or empties one of this user's.
+    ///
+    /// A new file is created exclusively, and no symbolic link is followed: in a shared folder
+    /// such as `/tmp`, a link or a file another user planted at the path beforehand would
+    /// otherwise receive the recording (or have a file of the user's overwritten through it).
+    /// An existing regular file must belong to this user; a device (`/dev/null`) is written as
+    /// it is.
     ///
     /// - Parameter path: Where to write.
-    /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be opened.
+    /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be opened, is
+    ///   a symbolic link, or belongs to another user.
     public init(path: String) throws(RecordingError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .unwritable(path: path, reason: UnixSocket.errorText(errno)) }
+        let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
+        var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
+        if descriptor < 0 && errno == EEXIST {
+            descriptor = open(path, flags)
+            if descriptor >= 0 {
+                var info = stat()
+                let isRegular = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+                if isRegular && info.st_uid != geteuid() {
+                    System.closeDescriptor(descriptor)
+                    throw .unwritable(path: path, reason: "the file belongs to another user")
+                }
+                if isRegular { _ = ftruncate(descriptor, 0) }
+            }
+        }
+        guard descriptor >= 0 else {
+            let code = errno
+            // O_NOFOLLOW answers ELOOP for a link, a message that would not say what happened.
+            let reason = code == ELOOP ? "it is a symbolic link" : UnixSocket.errorText(code)
+            throw .unwritable(path: path, reason: reason)
+        }
         self.path = path
         state = LockedValue(State(descriptor: descriptor))
     }

@@ -25,7 +25,9 @@ import EventBus
 ///
 /// The file is streamed, not loaded: the check reads it once, a chunk at a time, keeping only
 /// counts, and playback reads it again, decoding each record when the replay clock reaches it.
-/// Memory stays the same whatever the size of the recording.
+/// Memory stays the same whatever the size of the recording. Input that cannot be read twice
+/// (`cat rec | busmon --replay /dev/stdin`, a FIFO, `<(…)`) is read once, into a temporary
+/// file that playback reads.
 ///
 /// A last line cut short (no newline at the end, and unreadable), as a crash while recording
 /// leaves, is skipped with a warning. Lines of a kind this version does not know are skipped too.
@@ -178,8 +180,8 @@ public final class ReplaySource: FiniteSource {
             notices.append(
                 SourceNotice(time: WallClock.now(), text: "\(path): the recording is empty", isWarning: true))
         }
-        // Playback reads the file again from the start; the reader above has done its work.
-        let playback = items > 0 ? try RecordingLineReader(path: path) : nil
+        // Playback reads the file again from the start (or the copy of a pipe's input).
+        let playback = items > 0 ? try reader.reread() : nil
         self.clock = LockedValue(Clock(speed: speed, reader: playback, notices: notices))
     }
 

@@ -241,8 +241,10 @@ final class TapServer: @unchecked Sendable {
 
     func shutDown() {
         sendLastRecords()
-        remove(clients)
+        // Closed first, so that the monitor's connection ending here is the app's own doing,
+        // not reported as lost.
         dialer?.close()
+        remove(clients)
         if listenDescriptor >= 0 { close(listenDescriptor) }
         // Remove the socket file only if it is still ours: a newer tap may have replaced it.
         if let socketIdentity, UnixSocket.identity(of: socketPath) == socketIdentity {

@@ -464,12 +464,17 @@ private struct RecordFields {
         }
     }
 
-    /// An event payload: an object or array kept as its text, or a string.
+    /// An event payload: an object or array kept as its text, or a string; either cut to a
+    /// description of ``FeedPayload/maximumReadLength`` bytes when longer.
     package func payload(_ name: String) throws(FeedDecodingError) -> FeedPayload {
+        let payload: FeedPayload
         switch try value(name) {
-        case .unparsed(_, let range): return .fields(json: text(range))
-        case .string(let description): return .description(description)
+        case .unparsed(_, let range): payload = .fields(json: text(range))
+        case .string(let description): payload = .description(description)
         case let other: throw wrongType(name, "an object, an array or a string", other)
         }
+        let limit = FeedPayload.maximumReadLength
+        guard payload.text.utf8.count > limit else { return payload }
+        return .description(FeedPayload.truncated(payload.text, limit: limit))
     }
 }

@@ -109,6 +109,15 @@ public enum FeedPayload: Sendable, Hashable {
     /// so that one huge event cannot make a line that readers refuse: 64 KiB.
     public static let maximumLength = 64 << 10
 
+    /// Payload text longer than this many bytes is cut where a monitor reads it, to a
+    /// description ending in `…`: 4 KiB, more than a screen of details shows.
+    ///
+    /// A monitor holds thousands of events at once (its log, the batches between frames); with
+    /// whole payloads, whatever an app chose to send (a megabyte each, a stranger's flood)
+    /// would decide its memory. Cut when read, no event costs more than this, and recordings
+    /// made by a monitor keep what it kept.
+    public static let maximumReadLength = 4 << 10
+
     /// The text a monitor shows: the JSON of the fields, or the description.
     public var text: String {
         switch self {
@@ -132,10 +141,11 @@ public enum FeedPayload: Sendable, Hashable {
         }
     }
 
-    /// `text` cut to fewer than ``maximumLength`` bytes at a character boundary, plus `…`.
-    package static func truncated(_ text: String) -> String {
+    /// `text` cut to fewer than `limit` bytes (``maximumLength`` unless given) at a character
+    /// boundary, plus `…`.
+    package static func truncated(_ text: String, limit: Int = maximumLength) -> String {
         let scalars = text.unicodeScalars
-        let budget = maximumLength - 3  // "…" takes three bytes
+        let budget = limit - 3  // "…" takes three bytes
         var bytes = 0
         var end = scalars.startIndex
         while end < scalars.endIndex {

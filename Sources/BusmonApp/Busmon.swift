@@ -19,12 +19,20 @@ import TerminalUI
 /// busmon's command: reads the command line, picks what to run, and turns every outcome into
 /// an exit status.
 ///
-/// Exit status: 0 done (q or `--duration`), 1 cannot run (no terminal, unknown `TERM`, a mode
-/// this build lacks), 2 bad command line, 128 + the signal number after SIGINT (130), SIGTERM
-/// (143) or SIGHUP (129), as shells report a program killed by that signal.
+/// Exit status: 0 done (q or `--duration`); 1 cannot run (no terminal, unknown `TERM`, a mode
+/// this build lacks) or the recording stopped early (a full disk); 2 bad command line; 128 + the
+/// signal number after SIGINT (130), SIGTERM (143), SIGHUP (129) or another signal that would
+/// end it (``endingSignals``), as shells report a program killed by that signal.
 package enum Busmon {
     /// Runs busmon with `arguments` (without the program name) and returns its exit status.
     package static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        System.occupyClosedStandardDescriptors()
+        // Anyone on the machine may read a command line (ps): the token leaves it at once.
+        if let token = commandLineToken(arguments) { System.hideArgument(token) }
+        // A file grown past `ulimit -f` raises SIGXFSZ, which would end busmon at once (the
+        // terminal raw, the recording's last lines lost); ignored, the write fails with EFBIG
+        // and the recording stops with that reason, which the exit status reports.
+        signal(SIGXFSZ, SIG_IGN)
         let options: BusmonOptions
         do {
             switch try CommandLineParser.parse(arguments) {
@@ -35,12 +43,13 @@ package enum Busmon {
                 options = parsed
             }
         } catch {
-            printError("busmon: \(error)\n\n\(CommandLineParser.usage)")
+            printError("busmon: \(error)")
+            writeToStandardError("\n" + CommandLineParser.usage)
             return 2
         }
 
         if case .fleet = options.source, !NATSFleetSource.isAvailable {
-            printError("busmon: \(notBuiltWithNATS)")
+            writeToStandardError("busmon: \(notBuiltWithNATS)")
             return 2
         }
 
@@ -91,7 +100,9 @@ package enum Busmon {
         case .listen(let address, let token):
             let source = try ListenSource(
                 address: address, token: token ?? environment["BUSMON_TOKEN"],
-                presence: .fromEnvironment(environment))
+                presence: .fromEnvironment(environment),
+                // Headless output is kept by scripts and logs: the token stays out of it.
+                statusNamesToken: !options.headless)
             session = Session(source: source, stop: { source.close() })
         case .replay(let path, let speed):
             // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
@@ -127,6 +138,12 @@ package enum Busmon {
     /// this user may not open, or a path in a folder that does not exist. A missing socket in an
     /// existing folder is fine: the app may start later.
     package static func checkAttachable(_ path: String) throws {
+        guard path.utf8.count <= UnixSocket.maximumPathLength else {
+            // connect would fail on every try: say so now rather than wait for ever.
+            throw AttachError(
+                description: "cannot attach to \(path): the path is \(path.utf8.count) bytes, and a socket's "
+                    + "address holds \(UnixSocket.maximumPathLength)")
+        }
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT {
@@ -144,6 +161,9 @@ package enum Busmon {
         guard status.st_mode & S_IFMT == S_IFSOCK else {
             throw AttachError(
                 description: "cannot attach to \(path): not a socket (start the app with a tap there)")
+        }
+        if let problem = AttachSource.ownerProblem(of: status) {
+            throw AttachError(description: "cannot attach to \(path): \(problem)")
         }
         guard access(path, R_OK | W_OK) == 0 else {
             throw AttachError(description: "cannot attach to \(path): \(String(cString: strerror(errno)))")
@@ -171,6 +191,7 @@ package enum Busmon {
         let runner = HeadlessRunner(
             source: session.source, duration: options.duration,
             onNotice: { notice in
+                // A notice names apps and sockets that strangers choose: printError escapes it.
                 printError("busmon: \(notice.isWarning ? "warning: " : "")\(notice.text)")
             }, stopPublishing: session.stopPublishing)
         // A closed pipe ends the run as the writes' EPIPE, not as a death by SIGPIPE.
@@ -200,6 +221,11 @@ package enum Busmon {
         if let fleet = session.watchedSource as? NATSFleetSource, !fleet.hasConnected {
             printError("busmon: never reached the NATS server at \(fleet.url)")
             return 1
+        }
+        if let failure = session.recordingFailure {
+            // The watching went on, but the recording is not whole: a script must hear of it.
+            printError("busmon: \(failure)")
+            if outcome != .stopped { return 1 }
         }
         switch outcome {
         case .durationElapsed, .sourceFinished, .outputClosed:
@@ -237,6 +263,19 @@ package enum Busmon {
             }
         }
 
+        /// The recording busmon writes, when `--record` was given.
+        var recording: RecordingSource? {
+            var source = self.source
+            while true {
+                if let recording = source as? RecordingSource { return recording }
+                guard let graphing = source as? GraphingSource else { return nil }
+                source = graphing.wrapped
+            }
+        }
+
+        /// Why the recording stopped before busmon did, if it did: a full disk, a file too large.
+        var recordingFailure: String? { recording?.writer.error }
+
         /// Where the dashboard's data comes from.
         package let source: any DashboardSource
         /// Stops the source (and the simulated app or the recording behind it).
@@ -273,13 +312,30 @@ package enum Busmon {
             stopPublishing: { app.stop() })
     }
 
+    /// The value of `--token` on the command line (`--token T` or `--token=T`), if any.
+    static func commandLineToken(_ arguments: [String]) -> String? {
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--token", index + 1 < arguments.count { return arguments[index + 1] }
+            if argument.hasPrefix("--token=") { return String(argument.dropFirst("--token=".count)) }
+        }
+        return nil
+    }
+
+    /// The signals whose default action would end busmon with the terminal left raw on the
+    /// alternate screen: each is caught, and the frame loop restores the terminal and exits
+    /// 128 + its number. (SIGWINCH is curses's; SIGXFSZ is ignored, so that a recording past
+    /// `ulimit -f` stops with an error instead.)
+    static let endingSignals = [
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF,
+    ]
+
     private static func runDashboard(
         session: Session, options: BusmonOptions, environment: [String: String]
     ) -> Int32 {
         let signals: SignalWatcher
         do {
             // Before curses starts, so curses leaves SIGINT/SIGTERM to us.
-            signals = try SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP])
+            signals = try SignalWatcher(signals: endingSignals)
         } catch {
             printError("busmon: \(error)")
             return 1
@@ -311,6 +367,10 @@ package enum Busmon {
         switch report.end {
         case .quit, .durationElapsed:
             printSummary(report, events: session.eventsPublished())
+            if let failure = session.recordingFailure {
+                printError("busmon: \(failure)")
+                return 1
+            }
             return 0
         case .signal(let signal):
             // After SIGHUP the terminal is gone; there is nobody to tell.
@@ -332,9 +392,19 @@ package enum Busmon {
         print(line)
     }
 
-    /// Writes a line to stderr, unbuffered, so it is never lost or mixed with curses output.
+    /// Writes one line to stderr, unbuffered, so it is never lost or mixed with curses output.
+    ///
+    /// Every control character in it, newlines included, is escaped on the way
+    /// (``UntrustedText``): an error or a notice may quote a path, a name or a reason that an app
+    /// or a stranger on a port chose, and must not move the cursor, retitle the window or forge
+    /// a line of its own.
     static func printError(_ message: String) {
-        var line = message
+        writeToStandardError(UntrustedText.escaped(message))
+    }
+
+    /// Writes busmon's own text (usage, help), which may span lines, to stderr as it is.
+    static func writeToStandardError(_ text: String) {
+        var line = text
         if !line.hasSuffix("\n") { line += "\n" }
         // Nothing more can be done when stderr itself fails.
         _ = line.withUTF8 { BusWire.System.writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }

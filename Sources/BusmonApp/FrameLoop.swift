@@ -62,6 +62,12 @@ struct FrameLoop {
                 _ = screen.handle(.interrupt)  // let the screen finish up; the signal ends the run regardless
                 return report(.signal(signal))
             }
+            if terminal.hasHungUp {
+                // The terminal went away and no SIGHUP came (busmon is not its session): end as
+                // if one had, rather than spin on reads that fail at once.
+                _ = screen.handle(.interrupt)
+                return report(.signal(SIGHUP))
+            }
             var now = MonotonicClock.now()
             if let deadline, now >= deadline { return report(.durationElapsed) }
 

@@ -29,4 +29,41 @@ enum System {
             return Int(usage.ru_maxrss)
         #endif
     }
+
+    /// Opens `/dev/null` on each of stdin, stdout and stderr that the parent left closed
+    /// (`busmon >&-`), before anything else opens a file.
+    ///
+    /// The kernel hands out the lowest free descriptor: with stdout closed, `--record FILE`
+    /// would be opened as descriptor 1, and every line meant for stdout would land in the
+    /// recording. Output to a closed stream is thrown away instead, as the user asked.
+    static func occupyClosedStandardDescriptors() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO]
+        where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", O_RDWR)
+            // open gives the lowest free descriptor, which is this one; if not, move it there.
+            if opened >= 0, opened != descriptor {
+                _ = dup2(opened, descriptor)
+                _ = close(opened)
+            }
+        }
+    }
+
+    /// Overwrites `value` with `x`s wherever it is, alone or after `=`, in this process's
+    /// command line, which is what `ps` shows of it (Linux's /proc/PID/cmdline and Darwin's
+    /// KERN_PROCARGS2 both read the process's own copy). The Swift arguments were copied before.
+    static func hideArgument(_ value: String) {
+        guard !value.isEmpty else { return }
+        let secret = Array(value.utf8)
+        for index in 0..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let length = strlen(argument)
+            guard length >= secret.count else { continue }
+            let start = length - secret.count
+            let matches = (0..<secret.count).allSatisfy {
+                UInt8(bitPattern: argument[start + $0]) == secret[$0]
+            }
+            let whole = start == 0 || argument[start - 1] == CChar(UInt8(ascii: "="))
+            if matches && whole { memset(argument + start, Int32(UInt8(ascii: "x")), secret.count) }
+        }
+    }
 }

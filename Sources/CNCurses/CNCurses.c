@@ -45,8 +45,12 @@ bool cnc_can_address_cursor(void) {
     return cursor_address != NULL && cursor_address != (char *)-1;
 }
 
-void cnc_enter_dashboard_mode(void) {
-    cbreak();
+void cnc_enter_dashboard_mode(bool keys_as_data) {
+    if (keys_as_data) {
+        raw();
+    } else {
+        cbreak();
+    }
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);

@@ -25,4 +25,13 @@ enum System {
         action.sa_flags = flags
         return action
     }
+
+    /// Whether this process has a controlling terminal: `/dev/tty` opens only then. Under
+    /// `setsid` it has none, and Ctrl-C on its terminal raises no SIGINT for it.
+    static func hasControllingTerminal() -> Bool {
+        let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
 }

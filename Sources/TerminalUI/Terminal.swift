@@ -86,8 +86,10 @@ public final class Terminal {
             throw .notFullScreen(term)
         }
 
-        // Keys arrive unbuffered; Ctrl-C still raises SIGINT, which SignalWatcher catches.
-        cnc_enter_dashboard_mode()
+        // Keys arrive unbuffered; Ctrl-C raises SIGINT, which SignalWatcher catches. On a
+        // terminal that is not the controlling one (busmon started under setsid), the signal
+        // would reach nobody and Ctrl-C would do nothing: there it arrives as a key (3).
+        cnc_enter_dashboard_mode(!System.hasControllingTerminal())
 
         var color = false
         var defaultBackground = false
@@ -116,6 +118,16 @@ public final class Terminal {
         cnc_end(screen)
         screen = nil
         fflush(nil)  // hand the rest of stdout to the restored terminal before the caller prints
+    }
+
+    /// Whether the terminal has gone: its other side closed (a window closed, a connection
+    /// dropped) while busmon was not the session that would get SIGHUP for it, as under
+    /// `setsid`. Reads then fail at once, so a loop that waits for keys would spin.
+    public var hasHungUp: Bool {
+        guard isActive else { return false }
+        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&input, 1, 0) >= 0 else { return false }
+        return input.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
     /// The current size in columns and rows.

@@ -88,14 +88,15 @@ struct AttachThroughput {
             let port = try LoopbackPort.free()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: busmon)
-            process.arguments = ["--listen", "127.0.0.1:\(port)", "--token", "busbench", "--headless"]
+            process.arguments = ["--listen", "127.0.0.1:\(port)", "--token", "busbench-token", "--headless"]
             process.standardOutput = monitorOutput
             process.standardError = FileHandle.nullDevice
             try process.run()
             monitor = process
             let deadline = Date().addingTimeInterval(5)
             while !LoopbackPort.accepts(port), Date() < deadline { usleep(5_000) }
-            arguments = ["--connect", "127.0.0.1:\(port)", "--token", "busbench"] + arguments.dropFirst(2)
+            arguments =
+                ["--connect", "127.0.0.1:\(port)", "--token", "busbench-token"] + arguments.dropFirst(2)
         }
         let app = Process()
         app.executableURL = URL(fileURLWithPath: simapp)

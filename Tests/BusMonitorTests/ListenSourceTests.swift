@@ -75,11 +75,12 @@ struct ListenSourceTests {
 
     @Test("two apps dial in and show side by side, each event with its app")
     func twoApps() throws {
-        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
         let first = EventBus(name: "one")
         let second = EventBus(name: "two")
-        let tapOne = try BusTap(bus: first, monitor: source.address, token: "tok", app: "checkout")
-        let tapTwo = try BusTap(bus: second, monitor: source.address, token: "tok", app: "inventory")
+        let tapOne = try BusTap(bus: first, monitor: source.address, token: "tok-0123456789", app: "checkout")
+        let tapTwo = try BusTap(
+            bus: second, monitor: source.address, token: "tok-0123456789", app: "inventory")
         #expect(eventually { tapOne.connectedClients == 1 && tapTwo.connectedClients == 1 })
         first.publish(Ping(number: 1, note: "a"))
         second.publish(Ping(number: 2, note: "b"))
@@ -92,7 +93,7 @@ struct ListenSourceTests {
         let fleet = try #require(batches.compactMap(\.fleet).last)
         #expect(Set(fleet.map(\.origin.app)) == ["checkout", "inventory"])
         #expect(fleet.allSatisfy { $0.presence == .active && $0.origin.pid == Int(getpid()) })
-        #expect(batches.last?.status == "token tok")
+        #expect(batches.last?.status == "token tok-0123456789")
         #expect(batches.flatMap(\.notices).contains { $0.text.hasPrefix("listening on 127.0.0.1:") })
         tapOne.close()
         let after = drainUntil(source) {
@@ -104,7 +105,7 @@ struct ListenSourceTests {
 
     @Test("a wrong token is refused with the reason, which the app learns; it is counted, never an app")
     func wrongToken() throws {
-        let source = try ListenSource(address: "127.0.0.1:0", token: "right")
+        let source = try ListenSource(address: "127.0.0.1:0", token: "right-token-123")
         let log = StatusLog()
         let bus = EventBus()
         let tap = try BusTap(
@@ -116,8 +117,8 @@ struct ListenSourceTests {
         #expect(log.all.last?.description == "busmon at \(source.address) refused: wrong token")
         // It would ask again in 10 s; closed, it is counted once however slow this machine is.
         tap.close()
-        let batches = drainUntil(source) { $0.last?.status == "token right, 1 refused" }
-        #expect(batches.last?.status == "token right, 1 refused")
+        let batches = drainUntil(source) { $0.last?.status == "token right-token-123, 1 refused" }
+        #expect(batches.last?.status == "token right-token-123, 1 refused")
         #expect(
             batches.flatMap(\.notices).contains {
                 $0.text.contains("refused intruder at 127.0.0.1:") && $0.isWarning
@@ -135,13 +136,14 @@ struct ListenSourceTests {
         let log = StatusLog()
         let bus = EventBus()
         let tap = try BusTap(
-            bus: bus, monitor: "127.0.0.1:\(port)", token: "t", app: "early", onStatus: log.append)
+            bus: bus, monitor: "127.0.0.1:\(port)", token: "t-0123456789ab", app: "early",
+            onStatus: log.append)
         // No monitor: the app publishes on, and nothing watches its bus.
         for number in 1...100 { bus.publish(Ping(number: number, note: "")) }
         #expect(eventually { log.all.contains { if case .waiting = $0 { true } else { false } } })
         #expect(bus.snapshot().wildcardObservers == 0, "nothing is captured while no monitor is connected")
 
-        var source: ListenSource? = try ListenSource(address: "127.0.0.1:\(port)", token: "t")
+        var source: ListenSource? = try ListenSource(address: "127.0.0.1:\(port)", token: "t-0123456789ab")
         #expect(eventually { tap.connectedClients == 1 })
         bus.publish(Ping(number: 101, note: "seen"))
         let seen = drainUntil(source!) { !events($0, from: "early").isEmpty }
@@ -150,7 +152,7 @@ struct ListenSourceTests {
         source?.close()
         source = nil
         #expect(eventually { tap.connectedClients == 0 })
-        let restarted = try ListenSource(address: "127.0.0.1:\(port)", token: "t")
+        let restarted = try ListenSource(address: "127.0.0.1:\(port)", token: "t-0123456789ab")
         #expect(eventually { tap.connectedClients == 1 })
         bus.publish(Ping(number: 102, note: "again"))
         let again = drainUntil(restarted) { !events($0, from: "early").isEmpty }
@@ -159,10 +161,10 @@ struct ListenSourceTests {
 
     @Test("strangers on the port are refused or dropped, and the app already connected is not disturbed")
     func strangers() throws {
-        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
         let port = port(of: source)
         let bus = EventBus()
-        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok", app: "steady")
+        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok-0123456789", app: "steady")
         #expect(eventually { tap.connectedClients == 1 })
 
         let http = try #require(Stranger(port: port))
@@ -193,7 +195,7 @@ struct ListenSourceTests {
 
     @Test("a connection that never dials is refused after the dial timeout")
     func silentConnectionTimesOut() throws {
-        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
         let silent = try #require(Stranger(port: port(of: source)))
         #expect(silent.answer().contains("no dial within 5 s"))
         #expect(source.refusedConnections == 1)
@@ -205,9 +207,9 @@ struct ListenSourceTests {
             let user: String
             let token: String
         }
-        let source = try ListenSource(address: "127.0.0.1:0", token: "tok")
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
         let bus = EventBus()
-        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok", app: "app")
+        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok-0123456789", app: "app")
         #expect(eventually { tap.connectedClients == 1 })
         bus.publish(LoggedIn(user: "ada", token: "tk_123"))
         let batches = drainUntil(source) { !events($0, from: "app").isEmpty }
@@ -220,7 +222,9 @@ struct ListenSourceTests {
         let taken = try ListenSource(address: "127.0.0.1:0", token: nil)
         #expect(taken.tokenIsGenerated && taken.token.count == 16)
         #expect(throws: ListenSource.Failure.self) { try ListenSource(address: taken.address, token: nil) }
-        #expect(throws: BusTapError.self) { try BusTap(bus: EventBus(), monitor: "no-port", token: "t") }
+        #expect(throws: BusTapError.self) {
+            try BusTap(bus: EventBus(), monitor: "no-port", token: "t-0123456789ab")
+        }
         #expect(throws: BusTapError.invalidToken) {
             try BusTap(bus: EventBus(), monitor: "127.0.0.1:1", token: "")
         }

@@ -301,6 +301,38 @@ struct RecordingTests {
         #expect(throws: RecordingError.self) { try RecordingWriter(path: "/nonexistent/x.jsonl") }
     }
 
+    @Test("a symbolic link planted at the path is not followed, and nothing is written through it")
+    func plantedLinkRefused() throws {
+        let directory = TemporaryDirectory()
+        let target = directory.file("victim.txt")
+        let path = directory.file("session.jsonl")
+        #expect(symlink(target, path) == 0)
+        #expect(throws: RecordingError.unwritable(path: path, reason: "it is a symbolic link")) {
+            try RecordingWriter(path: path)
+        }
+        #expect(access(target, F_OK) != 0, "no file was created through the link")
+    }
+
+    @Test("an existing file of this user is emptied; one of another user is refused and left alone")
+    func existingFiles() throws {
+        let directory = TemporaryDirectory()
+        let mine = directory.file("mine.jsonl")
+        try "old contents\n".write(toFile: mine, atomically: false, encoding: .utf8)
+        let writer = try RecordingWriter(path: mine)
+        writer.close()
+        #expect(try String(contentsOfFile: mine, encoding: .utf8).isEmpty)
+
+        // Another user's file: only root can make one here.
+        guard geteuid() == 0 else { return }
+        let theirs = directory.file("theirs.jsonl")
+        try "precious\n".write(toFile: theirs, atomically: false, encoding: .utf8)
+        #expect(chmod(theirs, 0o666) == 0 && chown(theirs, 65534, 65534) == 0)
+        #expect(throws: RecordingError.unwritable(path: theirs, reason: "the file belongs to another user")) {
+            try RecordingWriter(path: theirs)
+        }
+        #expect(try String(contentsOfFile: theirs, encoding: .utf8) == "precious\n")
+    }
+
     @Test(
         "a full disk stops recording with one message, and the source carries on",
         .enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))

@@ -261,6 +261,20 @@ struct BusmonInTmuxTests {
         #expect(try pane.value("alternate_on") == "0")
     }
 
+    /// Signals whose default action ends a program without a word: each restores the terminal
+    /// and exits 128 + its number, as SIGTERM does.
+    @Test(arguments: [SIGUSR1, SIGUSR2, SIGALRM, SIGQUIT, SIGXCPU, SIGVTALRM, SIGPROF])
+    func otherEndingSignalsRestoreTheTerminal(signal: Int32) async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
+
+        let pid = try await pane.busmonProcessID()
+        #expect(kill(pid, signal) == 0)
+        #expect(try await pane.waitForExit() == "EXIT=\(128 + signal) TTY=restored")
+        #expect(try pane.value("alternate_on") == "0")
+    }
+
     @Test func durationEndsTheRunByItself() async throws {
         let pane = try Self.start(["--duration", "2"])
         defer { pane.close() }

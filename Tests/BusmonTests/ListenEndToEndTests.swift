@@ -105,7 +105,7 @@ struct ListenEndToEndTests {
     @Test func headlessAppsStartedBeforeBusmonWithStrangersOnThePort() throws {
         let port = try NATSServer.freePort()
         // The app first: no busmon yet, so it waits and retries, publishing all along.
-        let early = try startApp("early", port: port, token: "s3cret", rate: 100)
+        let early = try startApp("early", port: port, token: "s3cret-token-1", rate: 100)
         defer { stop([early]) }
         try waitFor("the app to say it is not reached") { early.standardError.contains("not reached") }
         #expect(early.isRunning)
@@ -113,7 +113,7 @@ struct ListenEndToEndTests {
         let monitor = try ChildProcess.start(
             try BusmonBinary.require(),
             ["--listen", "127.0.0.1:\(port)", "--headless", "--duration", "6"],
-            environment: environment.merging(["BUSMON_TOKEN": "s3cret"]) { $1 })
+            environment: environment.merging(["BUSMON_TOKEN": "s3cret-token-1"]) { $1 })
         try waitFor("the app to join") { monitor.standardError.contains("early@") }
         // Strangers: an HTTP request and random bytes, while the app streams.
         let http = try ChildProcess.run(
@@ -137,7 +137,7 @@ struct ListenEndToEndTests {
         #expect(events.allSatisfy { $0.contains(#""app":"early""#) }, "each with its app's name")
         let logins = events.filter { $0.contains("UserLoggedInEvent") }
         #expect(!logins.isEmpty && logins.allSatisfy { $0.contains(#""token":"<redacted>""#) })
-        #expect(result.standardError.contains("listening on 127.0.0.1:\(port), token s3cret"))
+        #expect(result.standardError.contains("listening on 127.0.0.1:\(port), token s3cret-token-1"))
         #expect(result.standardError.contains("early@") && result.standardError.contains("joined"))
         #expect(result.standardError.contains("an HTTP request"))
         #expect(early.isRunning, "the app outlives its monitor")

@@ -26,14 +26,6 @@ import Testing
         #expect(result.standardOutput.isEmpty)
     }
 
-    /// Whether this is a sanitizer build, whose memory figures mean nothing and which runs many
-    /// times slower; CI sets LSAN_OPTIONS for its AddressSanitizer run, and TSAN_OPTIONS or
-    /// ASAN_OPTIONS would mark one run by hand.
-    private static var underSanitizer: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return ["LSAN_OPTIONS", "ASAN_OPTIONS", "TSAN_OPTIONS"].contains { environment[$0] != nil }
-    }
-
     /// Writes a recording of at least `bytes` bytes: a hello, then a block of 2,000 events (about
     /// 400 bytes each, one second of recording) repeated with the times moved on each time.
     private static func writeRecording(at path: String, bytes: Int) throws -> Int {

@@ -47,10 +47,46 @@ package final class PseudoTerminal {
             close(primary)
             throw Unavailable(description: "cannot open \(String(cString: path)): errno \(errno)")
         }
+        // A child gets the secondary as its stdin and stdout (dup2 clears this flag there), and
+        // neither end beside them: a child that held the primary would keep its own terminal
+        // alive after the test closed it.
+        _ = fcntl(primary, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(secondary, F_SETFD, FD_CLOEXEC)
     }
+
+    private var primaryClosed = false
 
     deinit {
         close(secondary)
+        if !primaryClosed { close(primary) }
+    }
+
+    /// Closes the test's side, as closing a terminal window does: the child's reads and writes
+    /// fail from then on, and its input reports a hang-up.
+    package func closePrimary() {
+        guard !primaryClosed else { return }
+        primaryClosed = true
         close(primary)
+    }
+
+    /// Reads and discards what the child wrote, without waiting, so that it never blocks on a
+    /// full terminal; returns how many bytes there were.
+    @discardableResult
+    package func drain() -> Int {
+        guard !primaryClosed else { return 0 }
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            var ready = pollfd(fd: primary, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 else { return total }
+            let count = read(primary, &buffer, buffer.count)
+            guard count > 0 else { return total }
+            total += count
+        }
+    }
+
+    /// Types `bytes` on the terminal, as a person at it would.
+    package func type(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(primary, $0.baseAddress, $0.count) }
     }
 }

@@ -64,9 +64,11 @@ void cnc_end(cnc_screen *screen);
 /// Whether the current terminal can move its cursor anywhere (has "cup"); "dumb" cannot.
 bool cnc_can_address_cursor(void);
 
-/// Keys unbuffered (Ctrl-C still raises SIGINT), no echo, keypad decoding on, cursor hidden,
-/// and a short wait after Esc for the rest of an escape sequence.
-void cnc_enter_dashboard_mode(void);
+/// Keys unbuffered, no echo, keypad decoding on, cursor hidden, and a short wait after Esc for
+/// the rest of an escape sequence. With `keys_as_data`, Ctrl-C, Ctrl-\ and Ctrl-Z arrive as
+/// keys (raw mode) instead of raising signals, for a terminal that is not the process's
+/// controlling terminal, where those signals would reach nobody.
+void cnc_enter_dashboard_mode(bool keys_as_data);
 
 /// Starts colours when the terminal has them and at least `pairs_needed` pairs besides pair 0.
 /// Returns whether colours are on; `*default_background` then says whether CNC_COLOR_DEFAULT

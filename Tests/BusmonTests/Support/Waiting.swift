@@ -31,3 +31,11 @@ enum SimappBinary {
         try #require(BuiltProduct.path(named: "simapp"), "simapp was not built next to the test runner")
     }
 }
+
+/// Whether this is a sanitizer build, whose memory figures mean nothing and which runs many
+/// times slower; CI sets LSAN_OPTIONS for its AddressSanitizer run, and TSAN_OPTIONS or
+/// ASAN_OPTIONS would mark one run by hand.
+var underSanitizer: Bool {
+    let environment = ProcessInfo.processInfo.environment
+    return ["LSAN_OPTIONS", "ASAN_OPTIONS", "TSAN_OPTIONS"].contains { environment[$0] != nil }
+}

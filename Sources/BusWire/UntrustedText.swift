@@ -1,0 +1,42 @@
+/// Text that came from an app or the network, made safe to write where a terminal reads it.
+///
+/// An app's name, an event type, a refusal's reason: anyone who can reach a socket or a port
+/// chooses these bytes. Written raw to a terminal, `ESC ] 0 ; … BEL` sets the window title,
+/// `ESC [ 2 J` clears the screen, a newline forges a line, and on some terminals OSC 52 writes
+/// the clipboard. Every such string passes ``escaped(_:keepingNewlines:)`` before busmon writes
+/// it to stderr (the dashboard draws through a cell grid, which shows no control character, and
+/// JSON output escapes them itself).
+package enum UntrustedText {
+    /// `text` with each control character shown as a visible escape instead: C0 controls, DEL
+    /// and C1 controls as `\u{1B}` and the like, and the bidirectional overrides and isolates
+    /// (U+202A–U+202E, U+2066–U+2069) that reorder what a terminal shows.
+    ///
+    /// - Parameters:
+    ///   - text: What an app or a peer sent.
+    ///   - keepingNewlines: Keeps `\n` as a line break; for text busmon composed around parts
+    ///     already escaped. A name or a notice keeps none, so it cannot forge a line of its own.
+    package static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: { needsEscape($0, keepingNewlines: keepingNewlines) })
+        else {
+            return text
+        }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar, keepingNewlines: keepingNewlines) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar, keepingNewlines: Bool) -> Bool {
+        switch scalar.value {
+        case 0x0A: !keepingNewlines
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+}
