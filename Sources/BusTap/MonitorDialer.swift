@@ -156,7 +156,10 @@ final class MonitorDialer {
             case .refused(let reason):
                 System.closeDescriptor(descriptor)
                 stage = .waiting(until: now + Self.waitAfterRefusal)
-                announce(.refused(address.description, reason: reason, retryIn: Self.waitAfterRefusal))
+                // The reason is whatever answered on the port chose: an app prints its status.
+                announce(
+                    .refused(
+                        address.description, reason: UntrustedText.escaped(reason), retryIn: Self.waitAfterRefusal))
             case .unknown:
                 fail(descriptor, reason: "not a busmon", now: now)
             }
@@ -235,7 +238,7 @@ public enum MonitorLinkStatus: Sendable, Hashable, CustomStringConvertible {
     /// tries again in `retryIn` seconds, and keeps trying, with the app running on.
     case waiting(String, reason: String, retryIn: Double)
     /// The monitor at the address turned the app away, with its reason (such as `wrong
-    /// token`); the tap asks again in `retryIn` seconds.
+    /// token`, its control characters escaped); the tap asks again in `retryIn` seconds.
     case refused(String, reason: String, retryIn: Double)
 
     /// One line for people, such as `busmon at 192.168.1.20:7777 refused: wrong token`.
