@@ -157,9 +157,8 @@ final class MonitorDialer {
                 System.closeDescriptor(descriptor)
                 stage = .waiting(until: now + Self.waitAfterRefusal)
                 // The reason is whatever answered on the port chose: an app prints its status.
-                announce(
-                    .refused(
-                        address.description, reason: UntrustedText.escaped(reason), retryIn: Self.waitAfterRefusal))
+                let shown = UntrustedText.escaped(reason)
+                announce(.refused(address.description, reason: shown, retryIn: Self.waitAfterRefusal))
             case .unknown:
                 fail(descriptor, reason: "not a busmon", now: now)
             }
