@@ -250,21 +250,10 @@ struct BusmonInTmuxTests {
         #expect(try pane.value("cursor_flag") == "1")
     }
 
-    @Test func sigtermRestoresTheTerminalAndExits143() async throws {
-        let pane = try Self.start()
-        defer { pane.close() }
-        try await pane.waitForScreen(containing: ScreenText.eventTypesPane)
-
-        let pid = try await pane.busmonProcessID()
-        #expect(kill(pid, SIGTERM) == 0)
-        #expect(try await pane.waitForExit() == "EXIT=143 TTY=restored")
-        #expect(try pane.value("alternate_on") == "0")
-    }
-
-    /// Signals whose default action ends a program without a word: each restores the terminal
-    /// and exits 128 + its number, as SIGTERM does.
-    @Test(arguments: [SIGUSR1, SIGUSR2, SIGALRM, SIGQUIT, SIGXCPU, SIGVTALRM, SIGPROF])
-    func otherEndingSignalsRestoreTheTerminal(signal: Int32) async throws {
+    /// SIGTERM, and the signals whose default action ends a program without a word: each
+    /// restores the terminal and exits 128 + its number (143 after SIGTERM).
+    @Test(arguments: [SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGQUIT, SIGXCPU, SIGVTALRM, SIGPROF])
+    func endingSignalsRestoreTheTerminal(signal: Int32) async throws {
         let pane = try Self.start()
         defer { pane.close() }
         try await pane.waitForScreen(containing: ScreenText.eventTypesPane)

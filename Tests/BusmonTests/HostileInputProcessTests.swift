@@ -20,13 +20,30 @@ import Testing
         _ = try ChildProcess.run("/bin/bash", ["-c", script, "dial"] + lines, environment: environment)
     }
 
-    @Test("names from a wrong-token dial and from an app that joined reach stderr escaped")
-    func escapeSequencesInAppNamesAreEscapedOnStderr() throws {
+    /// The token the listening tests give busmon.
+    private static let token = "s3cret-token-42"
+
+    /// `busmon --listen` on a free loopback port, headless, with ``token``, once it listens.
+    private func startListening(duration: Int) throws -> (monitor: RunningChild, port: Int) {
         let port = try NATSServer.freePort()
         let monitor = try ChildProcess.start(
-            try BusmonBinary.require(), ["--listen", "127.0.0.1:\(port)", "--headless", "--duration", "4"],
-            environment: environment.merging(["BUSMON_TOKEN": "s3cret-token-42"]) { $1 })
+            try BusmonBinary.require(),
+            ["--listen", "127.0.0.1:\(port)", "--headless", "--duration", "\(duration)"],
+            environment: environment.merging(["BUSMON_TOKEN": Self.token]) { $1 })
         try waitFor("busmon to listen") { monitor.standardError.contains("listening on") }
+        return (monitor, port)
+    }
+
+    /// Sends `line` on a connection of its own and returns the first line busmon answers.
+    private func answer(to line: String, port: Int) throws -> String {
+        let script = "exec 3<>/dev/tcp/127.0.0.1/\(port); printf '%s\\n' \"$1\" >&3; timeout 5 head -n 1 <&3"
+        return try ChildProcess.run("/bin/bash", ["-c", script, "dial", line], environment: environment)
+            .standardOutput
+    }
+
+    @Test("names from a wrong-token dial and from an app that joined reach stderr escaped")
+    func escapeSequencesInAppNamesAreEscapedOnStderr() throws {
+        let (monitor, port) = try startListening(duration: 4)
 
         let dial = { (token: String) in
             #"{"kind":"dial","version":1,"token":"\#(token)","app":"\#(Self.hostileName)","host":"h\u001b[5m","pid":7}"#
@@ -124,12 +141,8 @@ import Testing
 
     @Test("an app that dials in and ends by itself does not say its connection was lost")
     func aCleanExitIsNotALostConnection() throws {
-        let port = try NATSServer.freePort()
-        let monitor = try ChildProcess.start(
-            try BusmonBinary.require(), ["--listen", "127.0.0.1:\(port)", "--headless", "--duration", "20"],
-            environment: environment.merging(["BUSMON_TOKEN": "s3cret-token-42"]) { $1 })
+        let (monitor, port) = try startListening(duration: 20)
         defer { monitor.send(SIGTERM) }
-        try waitFor("busmon to listen") { monitor.standardError.contains("listening on") }
         let app = try ChildProcess.run(
             try SimappBinary.require(),
             [
@@ -145,27 +158,16 @@ import Testing
 
     @Test("a dial line over 4 KiB is refused even with the right token, whole in one write")
     func anOverlongDialIsRefused() throws {
-        let port = try NATSServer.freePort()
-        let monitor = try ChildProcess.start(
-            try BusmonBinary.require(), ["--listen", "127.0.0.1:\(port)", "--headless", "--duration", "20"],
-            environment: environment.merging(["BUSMON_TOKEN": "s3cret-token-42"]) { $1 })
+        let (monitor, port) = try startListening(duration: 20)
         defer { monitor.send(SIGTERM) }
-        try waitFor("busmon to listen") { monitor.standardError.contains("listening on") }
         // Well under a read of 64 KiB: the whole line, newline included, arrives at once.
         let name = String(repeating: "n", count: 10_000)
         let dial =
             #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"\#(name)","host":"h","pid":7}"#
-        let answer = try ChildProcess.run(
-            "/bin/bash",
-            [
-                "-c",
-                "exec 3<>/dev/tcp/127.0.0.1/\(port); printf '%s\\n' \"$1\" >&3; timeout 5 head -n 1 <&3",
-                "dial", dial,
-            ],
-            environment: environment)
-        #expect(answer.standardOutput.contains(#""kind":"refused""#), "\(answer.standardOutput.prefix(200))")
-        #expect(answer.standardOutput.contains("over 4 KiB"))
-        #expect(!answer.standardOutput.contains("welcome"))
+        let reply = try answer(to: dial, port: port)
+        #expect(reply.contains(#""kind":"refused""#), "\(reply.prefix(200))")
+        #expect(reply.contains("over 4 KiB"))
+        #expect(!reply.contains("welcome"))
     }
 
     /// A short recording of the simulated app, and the number of events in it.
@@ -315,12 +317,8 @@ import Testing
 
     @Test("wrong tokens from one address are answered ever more slowly: a few guesses, not thousands")
     func guessingIsSlowed() throws {
-        let port = try NATSServer.freePort()
-        let monitor = try ChildProcess.start(
-            try BusmonBinary.require(), ["--listen", "127.0.0.1:\(port)", "--headless", "--duration", "20"],
-            environment: environment.merging(["BUSMON_TOKEN": "s3cret-token-42"]) { $1 })
+        let (monitor, port) = try startListening(duration: 20)
         defer { monitor.send(SIGTERM) }
-        try waitFor("busmon to listen") { monitor.standardError.contains("listening on") }
         // As fast as a shell can, for three seconds: each guess on a connection of its own.
         let guess = #"{"kind":"dial","version":1,"token":"guess","app":"g","host":"h","pid":1}"#
         let script = """
@@ -341,15 +339,8 @@ import Testing
         #expect(refusedUnread > 0)
         // The right token, from the same address, waits its turn too.
         let right = #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"ok","host":"h","pid":2}"#
-        let late = try ChildProcess.run(
-            "/bin/bash",
-            [
-                "-c",
-                "exec 3<>/dev/tcp/127.0.0.1/\(port); printf '%s\\n' \"$1\" >&3; timeout 2 head -n 1 <&3",
-                "dial", right,
-            ],
-            environment: environment)
-        #expect(late.standardOutput.contains("from this address; try again"), "\(late.standardOutput)")
+        let late = try answer(to: right, port: port)
+        #expect(late.contains("from this address; try again"), "\(late)")
     }
 
     @Test(
