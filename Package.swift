@@ -139,6 +139,7 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator", "BusmonApp",
+                "TestSupport",
             ]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "ScreenGrid", "CNCurses", "TestSupport"]),

@@ -63,8 +63,8 @@ public final class AttachSource: DashboardSource {
     /// - Parameters:
     ///   - socketPath: The path the app gave its ``BusTap``.
     ///   - retryInterval: Seconds between attempts to (re)attach.
-    ///   - bufferCapacity: Events (and, separately, lifecycle changes) held for the monitor
-    ///     between drains; beyond it reading pauses and the tap counts drops.
+    ///   - bufferCapacity: Records held for the monitor between drains; beyond it reading
+    ///     pauses and the tap counts drops.
     public init(socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000) {
         self.socketPath = socketPath
         shared = LockedValue(AttachState())
@@ -112,15 +112,10 @@ public final class AttachSource: DashboardSource {
     public func drain() -> SourceBatch {
         shared.withLock { state in
             let batch = SourceBatch(
-                events: state.events, lifecycle: state.lifecycle, snapshot: state.snapshot,
-                eventsAfterSnapshot: state.eventsAfterSnapshot,
-                droppedEvents: state.droppedBefore + state.droppedNow, status: state.statusText,
-                notices: state.notices, countersRestarted: state.countersRestarted)
+                records: state.records, droppedEvents: state.droppedBefore + state.droppedNow,
+                status: state.statusText, notices: state.notices, countersRestarted: state.countersRestarted)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
-            state.events = []
-            state.lifecycle = []
-            state.snapshot = nil
-            state.eventsAfterSnapshot = 0
+            state.records = []
             state.notices = []
             state.countersRestarted = false
             return batch
@@ -140,11 +135,8 @@ public final class AttachSource: DashboardSource {
 
 /// What the reader thread hands to the monitor's thread.
 struct AttachState {
-    var events: [CapturedEvent] = []
-    var lifecycle: [CapturedLifecycle] = []
-    var snapshot: BusSnapshot?
-    /// Events that arrived after ``snapshot``, which its counts do not include.
-    var eventsAfterSnapshot = 0
+    /// Events, lifecycle changes and snapshots, in the order they were read.
+    var records: [FeedRecord] = []
     var hello: FeedHello?
     var state = AttachSource.State.connecting
     /// Drops the tap reported on connections that have ended.
@@ -322,7 +314,7 @@ final class AttachReader: @unchecked Sendable {
         while !isStopping {
             // Backpressure: while the monitor has not drained, leave bytes in the socket so the
             // tap drops the excess cheaply instead of this thread decoding what it would drop.
-            let full = shared.withLock { $0.events.count >= capacity || $0.lifecycle.count >= capacity }
+            let full = shared.withLock { $0.records.count >= capacity }
             if full {
                 sleep(seconds: 0.005)
                 continue
@@ -368,14 +360,10 @@ final class AttachReader: @unchecked Sendable {
                             return
                         }
                         state.attach(hello)
-                    case .event(let event):
-                        state.events.append(event.captured)
-                        if state.snapshot != nil { state.eventsAfterSnapshot += 1 }
-                    case .lifecycle(let lifecycle):
-                        state.lifecycle.append(lifecycle.captured)
+                    case .event, .lifecycle:
+                        state.records.append(record)
                     case .snapshot(let snapshot):
-                        state.snapshot = snapshot.snapshot
-                        state.eventsAfterSnapshot = 0
+                        state.records.append(record)
                         if state.awaitingFirstSnapshot {
                             state.awaitingFirstSnapshot = false
                             state.countersRestarted = true

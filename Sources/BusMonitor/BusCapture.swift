@@ -1,4 +1,4 @@
-import BusWire
+public import BusWire
 public import EventBus
 
 /// Records what happens on a bus into bounded buffers, for a monitor to drain once a frame.
@@ -22,14 +22,31 @@ public final class BusCapture: Sendable {
 
     /// What ``drain()`` hands over.
     public struct Drained: Sendable {
-        /// Events captured since the previous drain, oldest first.
-        public var events: [CapturedEvent]
-        /// Lifecycle changes captured since the previous drain, oldest first.
-        public var lifecycle: [CapturedLifecycle]
+        /// Events and lifecycle changes captured since the previous drain, in the order they
+        /// happened; each event holds its value, formatted only when read
+        /// (``FeedPayload/value(_:)``), and numbers 0 in ``FeedEvent/sequence`` (a writer numbers
+        /// its stream).
+        public var records: [FeedRecord]
         /// Events dropped because the buffer was full, since the capture began (a running total).
         public var droppedEvents: Int
         /// Lifecycle changes dropped because their buffer was full, since the capture began.
         public var droppedLifecycle: Int
+
+        /// The events of ``records``.
+        public var events: [FeedEvent] {
+            records.compactMap { if case .event(let event) = $0 { event } else { nil } }
+        }
+
+        /// The lifecycle changes of ``records``.
+        public var lifecycle: [FeedLifecycle] {
+            records.compactMap { if case .lifecycle(let change) = $0 { change } else { nil } }
+        }
+    }
+
+    /// A lifecycle change, with where the events stood when it happened, to keep the order.
+    private struct PlacedChange: Sendable {
+        var position: CaptureBuffer<FeedEvent>.Position
+        var change: FeedLifecycle
     }
 
     /// The bus being watched.
@@ -37,8 +54,8 @@ public final class BusCapture: Sendable {
     /// Entries each buffer holds between two drains; later ones are dropped and counted.
     public let capacity: Int
 
-    private let events: CaptureBuffer<CapturedEvent>
-    private let lifecycle: CaptureBuffer<CapturedLifecycle>
+    private let events: CaptureBuffer<FeedEvent>
+    private let lifecycle: CaptureBuffer<PlacedChange>
     private let subscriptions: LockedValue<[Subscription]>
 
     /// Starts capturing what happens on `bus`.
@@ -57,31 +74,34 @@ public final class BusCapture: Sendable {
     init(bus: EventBus, capacity: Int, clock: (@Sendable () -> Double)?) {
         self.bus = bus
         self.capacity = max(1, capacity)
-        let events = CaptureBuffer<CapturedEvent>(capacity: self.capacity)
-        let lifecycle = CaptureBuffer<CapturedLifecycle>(capacity: self.capacity)
+        let events = CaptureBuffer<FeedEvent>(capacity: self.capacity)
+        let lifecycle = CaptureBuffer<PlacedChange>(capacity: self.capacity)
         self.events = events
         self.lifecycle = lifecycle
         let deliveries: Subscription
         if let clock {
             deliveries = bus.observeDeliveries { record in
                 events.append(
-                    CapturedEvent(
-                        time: clock(), typeName: record.eventTypeName, payload: .value(record.event),
-                        receivers: record.receivers, trace: record.trace))
+                    FeedEvent(
+                        sequence: 0, time: clock(), typeName: record.eventTypeName,
+                        payload: .value(record.event), receivers: record.receivers, trace: record.trace))
             }
         } else {
             // The system clock, read under the ring's lock through its stamp clock: this handler
             // runs for every event published.
             deliveries = bus.observeDeliveries { record in
                 events.append(stamping: { time in
-                    CapturedEvent(
-                        time: time, typeName: record.eventTypeName, payload: .value(record.event),
-                        receivers: record.receivers, trace: record.trace)
+                    FeedEvent(
+                        sequence: 0, time: time, typeName: record.eventTypeName,
+                        payload: .value(record.event), receivers: record.receivers, trace: record.trace)
                 })
             }
         }
         let changes = bus.observeLifecycle { change in
-            lifecycle.append(CapturedLifecycle(time: clock?() ?? WallClock.now(), change: change))
+            lifecycle.append(
+                PlacedChange(
+                    position: events.position(),
+                    change: FeedLifecycle(time: clock?() ?? WallClock.now(), change: change)))
         }
         subscriptions = LockedValue([deliveries, changes])
     }
@@ -95,11 +115,29 @@ public final class BusCapture: Sendable {
     /// - Complexity: O(*n*) in the entries returned; publishers wait only while the buffers
     ///   are swapped.
     public func drain() -> Drained {
-        let takenEvents = events.drain { $0 }
-        let takenLifecycle = lifecycle.drain { $0 }
-        return Drained(
-            events: takenEvents.elements, lifecycle: takenLifecycle.elements,
-            droppedEvents: takenEvents.dropped, droppedLifecycle: takenLifecycle.dropped)
+        let taken = events.drain { $0 }
+        let changes = lifecycle.drain { $0 }
+        var records: [FeedRecord] = []
+        records.reserveCapacity(taken.elements.count + changes.elements.count)
+        var next = 0
+        for placed in changes.elements {
+            // A change made during an earlier filling goes first, one made after the drain last.
+            let before =
+                placed.position.generation < taken.generation
+                ? 0
+                : placed.position.generation > taken.generation
+                    ? taken.elements.count : min(placed.position.index, taken.elements.count)
+            while next < before {
+                records.append(.event(taken.elements[next]))
+                next += 1
+            }
+            records.append(.lifecycle(placed.change))
+        }
+        while next < taken.elements.count {
+            records.append(.event(taken.elements[next]))
+            next += 1
+        }
+        return Drained(records: records, droppedEvents: taken.dropped, droppedLifecycle: changes.dropped)
     }
 
     /// Events dropped so far because the buffer was full.

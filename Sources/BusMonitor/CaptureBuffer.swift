@@ -29,6 +29,20 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
         var ring: SlotRing<Element>
         /// Time stamps for ``CaptureBuffer/append(stamping:)``.
         var stamps = StampClock()
+        /// Drains so far: which filling of the ring this is.
+        var generation = 0
+    }
+
+    /// Where the next element goes: the ring's filling (drains so far) and its index in it, so
+    /// that something kept elsewhere can be put back in order among the elements.
+    struct Position: Sendable {
+        var generation: Int
+        var index: Int
+    }
+
+    /// Where the next appended element will stand.
+    func position() -> Position {
+        filling.withLock { Position(generation: $0.generation, index: $0.ring.count) }
     }
 
     private let filling: LockedValue<Filling>
@@ -114,20 +128,24 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
     ///
     /// - Parameter transform: Turns a taken element into what the caller keeps; it runs after
     ///   appends are let go on.
-    /// - Returns: The transformed elements, oldest first, and the drops since the buffer was
-    ///   made.
+    /// - Returns: The transformed elements, oldest first, the drops since the buffer was made,
+    ///   and the ``Position/generation`` they were appended in.
     /// - Complexity: O(*n*) in the elements handed over; appends wait only while two pointers
     ///   are swapped.
-    func drain<Output>(_ transform: (consuming Element) -> Output) -> (elements: [Output], dropped: Int) {
+    func drain<Output>(
+        _ transform: (consuming Element) -> Output
+    ) -> (elements: [Output], dropped: Int, generation: Int) {
         spare.withLock { spare in
-            let (taken, dropped) = filling.withLock { filling in
+            let (taken, dropped, generation) = filling.withLock { filling in
                 let taken = filling.ring
+                let generation = filling.generation
+                filling.generation += 1
                 filling.ring = spare
                 // Read under the lock: every append that found no room before this drain has
                 // counted its drop by the time it lets the lock go or skipped it.
                 let dropped = drops.load(ordering: .relaxed)
                 isFull.store(false, ordering: .relaxed)
-                return (taken, dropped)
+                return (taken, dropped, generation)
             }
             // Every taken element is moved out below, so the ring is then empty and free for
             // reuse.
@@ -135,11 +153,11 @@ final class CaptureBuffer<Element>: @unchecked Sendable {
             // An empty drain returns a plain empty array: reserving no capacity would write the
             // count into the runtime's one shared empty-array storage, which two drains doing so
             // at once make a data race that ThreadSanitizer reports.
-            guard !spare.isEmpty else { return ([], dropped) }
+            guard !spare.isEmpty else { return ([], dropped, generation) }
             var elements: [Output] = []
             elements.reserveCapacity(spare.count)
             spare.drain { element, _ in elements.append(transform(element)) }
-            return (elements, dropped)
+            return (elements, dropped, generation)
         }
     }
 }

@@ -1,17 +1,14 @@
+public import BusWire
 public import EventBus
 
 /// What a source of bus activity has gathered since the monitor last asked.
 public struct SourceBatch: Sendable {
-    /// Events captured since the last batch, oldest first.
-    public var events: [CapturedEvent]
-    /// Lifecycle changes captured since the last batch, oldest first.
-    public var lifecycle: [CapturedLifecycle]
-    /// The newest counters of the bus, when the source has new ones.
-    public var snapshot: BusSnapshot?
-    /// How many of the last ``events`` came after ``snapshot`` was taken, so that its counts do
-    /// not include them: a tap's stream and a recording go on after a snapshot. 0 when the
-    /// snapshot was taken after the batch was gathered, as the in-process source does.
-    public var eventsAfterSnapshot: Int
+    /// What the bus did since the last batch, in the order the source received it: `event`,
+    /// `lifecycle` and `snapshot` records of the wire format, each naming its app (``FeedOrigin``)
+    /// when the source watches several. Every source hands the same records, so whatever reads
+    /// them (the dashboard, a recording, headless output, a graph) sees every field the wire
+    /// carries, however the app is connected. Other kinds are not part of a batch.
+    public var records: [FeedRecord]
     /// Events the source had to drop so far because the monitor fell behind (a running total).
     public var droppedEvents: Int
     /// A short state to show in the header, such as "attached", "detached", "replay 3/10 s".
@@ -22,26 +19,44 @@ public struct SourceBatch: Sendable {
     /// Whether the counters start over with this batch: the source now watches a new process
     /// (or a replay started), so totals from before are a baseline, not a rate.
     public var countersRestarted: Bool
-    /// The processes of a fleet as they are now, for a source that watches several (NATS);
-    /// `nil` for a source that watches one app. Sent whole whenever anything in it changed.
+    /// The processes of a fleet as they are now, for a source that watches several (NATS, apps
+    /// that dialled in); `nil` for a source that watches one app. Sent whole whenever anything
+    /// in it changed.
     public var fleet: [FleetMember]?
 
     /// Creates a batch.
     public init(
-        events: [CapturedEvent] = [], lifecycle: [CapturedLifecycle] = [], snapshot: BusSnapshot? = nil,
-        eventsAfterSnapshot: Int = 0, droppedEvents: Int = 0, status: String? = nil,
+        records: [FeedRecord] = [], droppedEvents: Int = 0, status: String? = nil,
         notices: [SourceNotice] = [], countersRestarted: Bool = false, fleet: [FleetMember]? = nil
     ) {
+        self.records = records
         self.fleet = fleet
-        self.eventsAfterSnapshot = eventsAfterSnapshot
-        self.events = events
-        self.lifecycle = lifecycle
-        self.snapshot = snapshot
         self.droppedEvents = droppedEvents
         self.status = status
         self.notices = notices
         self.countersRestarted = countersRestarted
     }
+
+    /// The events among ``records``, in order.
+    public var events: [FeedEvent] {
+        records.compactMap { if case .event(let event) = $0 { event } else { nil } }
+    }
+
+    /// The lifecycle changes among ``records``, in order.
+    public var lifecycle: [FeedLifecycle] {
+        records.compactMap { if case .lifecycle(let change) = $0 { change } else { nil } }
+    }
+
+    /// The newest snapshot among ``records``.
+    public var newestSnapshot: FeedSnapshot? {
+        for record in records.reversed() {
+            if case .snapshot(let snapshot) = record { return snapshot }
+        }
+        return nil
+    }
+
+    /// Whether the batch holds any record.
+    public var hasRecords: Bool { !records.isEmpty }
 }
 
 /// Something that happened to a source itself rather than on the bus, such as

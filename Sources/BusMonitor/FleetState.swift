@@ -2,7 +2,7 @@ import BusWire
 public import EventBus
 
 /// What a monitor knows of a fleet, fed decoded messages and the time: its members and their
-/// presence, their merged counters, and what a dashboard has not drained yet.
+/// presence, and the records a dashboard has not drained yet, each with its app's origin.
 ///
 /// A pure state machine: it reads no clock and starts no thread, so tests feed it messages and
 /// times and read what it decided. The NATS fleet source and ``ListenSource`` each keep one
@@ -16,12 +16,10 @@ public import EventBus
 /// replayed from history count as heard at the time they name. While a replay runs, presence
 /// is not advanced, so that apps do not seem to come and go as old messages stream past.
 ///
-/// ## Merged counters
-/// The snapshot of the fleet sums, over the apps that are not gone, each event type's counters
-/// (by type name) and each observer class's, and lists every app's leak suspects and observer
-/// instances; its bus name says how many apps it covers, such as `fleet (2 apps)`. When that set
-/// of apps changes, the batch says the counters restarted, so that a rate is not taken across
-/// the jump.
+/// ## Records
+/// Every event, lifecycle change and snapshot goes on whole, in the order it arrived, with its
+/// app's origin: what reads the batch (the dashboard, which sums the apps' snapshots with
+/// ``BusSnapshot/merged(_:)``, a recording, headless output) sees each field the app sent.
 public struct FleetState: Sendable {
     /// Members kept at most; beyond it the member gone for longest is forgotten.
     public static let maximumMembers = 1_000
@@ -41,16 +39,17 @@ public struct FleetState: Sendable {
     private var members: [EventOrigin: Member] = [:]
     /// Members in the order they were first heard from.
     private var order: [EventOrigin] = []
-    private var events: [CapturedEvent] = []
-    private var lifecycle: [CapturedLifecycle] = []
+    private var records: [FeedRecord] = []
+    /// Events among ``records``.
+    public private(set) var bufferedEvents = 0
+    /// Lifecycle changes among ``records``.
+    private var bufferedLifecycle = 0
     private var notices: [SourceNotice] = []
     /// Events dropped since the start because the buffer was full (a running total).
     public private(set) var droppedEvents = 0
     /// Lifecycle changes dropped since the start because the buffer was full.
     public private(set) var droppedLifecycle = 0
     private var fleetChanged = false
-    private var snapshotChanged = false
-    private var contributorsChanged = false
 
     private struct Member: Sendable {
         var info: FleetMember
@@ -67,9 +66,6 @@ public struct FleetState: Sendable {
         self.times = times
         self.capacity = max(1, capacity)
     }
-
-    /// Events waiting for the next drain.
-    public var bufferedEvents: Int { events.count }
 
     /// The members, in the order they were first heard from.
     public var fleet: [FleetMember] { order.compactMap { members[$0]?.info } }
@@ -95,37 +91,34 @@ public struct FleetState: Sendable {
         if member.info.presence != .active, member.info.bridgeState != Self.closedState || reopens {
             member.info.presence = .active
             note("\(origin) is back", now: now)
-            if member.info.snapshot != nil {
-                contributorsChanged = true
-                snapshotChanged = true
-            }
         }
         switch message {
-        case .event(let event, _):
+        case .event(var event, _):
             member.info.eventsReceived += 1
-            if events.count < capacity {
-                let text: String
+            if bufferedEvents < capacity {
+                event.origin = origin
                 switch event.payload {
-                case .fields(let json): text = redaction.redact(json: json)
-                case .description(let description): text = redaction.redact(description: description)
+                case .fields(let json): event.payload = .fields(json: redaction.redact(json: json))
+                case .description(let text): event.payload = .description(redaction.redact(description: text))
+                case .value: break  // decoded records never hold one
                 }
-                events.append(
-                    CapturedEvent(
-                        time: event.time, typeName: event.typeName, payload: .text(text),
-                        receivers: event.receivers, origin: origin))
+                records.append(.event(event))
+                bufferedEvents += 1
             } else {
                 droppedEvents += 1
             }
-        case .lifecycle(let change, _):
-            if lifecycle.count < capacity {
-                lifecycle.append(CapturedLifecycle(time: change.time, change: change.change, origin: origin))
+        case .lifecycle(var change, _):
+            if bufferedLifecycle < capacity {
+                change.origin = origin
+                records.append(.lifecycle(change))
+                bufferedLifecycle += 1
             } else {
                 droppedLifecycle += 1
             }
-        case .snapshot(let snapshot, _):
-            if member.info.snapshot == nil, member.info.presence != .gone { contributorsChanged = true }
+        case .snapshot(var snapshot, _):
+            snapshot.origin = origin
             member.info.snapshot = snapshot.snapshot
-            snapshotChanged = true
+            records.append(.snapshot(snapshot))
         case .link(let report):
             receive(report, member: &member, now: now)
         }
@@ -162,10 +155,6 @@ public struct FleetState: Sendable {
         if report.state == Self.closedState {
             if member.info.presence != .gone {
                 member.info.presence = .gone
-                if member.info.snapshot != nil {
-                    contributorsChanged = true
-                    snapshotChanged = true
-                }
                 note("\(origin) left (its \(report.kind) closed)", now: now)
             }
         } else if let previous, previous != report.state {
@@ -192,10 +181,6 @@ public struct FleetState: Sendable {
             let seconds = Self.format(presence == .gone ? times.goneAfter : times.quietAfter)
             if presence == .gone {
                 note("\(origin) is gone: nothing from it for \(seconds)", isWarning: true, now: now)
-                if member.info.snapshot != nil {
-                    contributorsChanged = true
-                    snapshotChanged = true
-                }
             } else {
                 note("\(origin) is quiet: nothing from it for \(seconds)", now: now)
             }
@@ -215,20 +200,17 @@ public struct FleetState: Sendable {
     /// Advances presence to `now`, and hands over everything gathered since the last call.
     ///
     /// - Parameter now: Seconds since 1970 on the monitor's clock.
-    /// - Returns: The events, changes and notices since the last batch; the merged snapshot when
-    ///   any member's changed; the members when anything about them changed. The status is left
-    ///   for the source to set.
+    /// - Returns: The records and notices since the last batch, and the members when anything
+    ///   about them changed. The status is left for the source to set.
     public mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
         let batch = SourceBatch(
-            events: events, lifecycle: lifecycle, snapshot: snapshotChanged ? mergedSnapshot() : nil,
-            droppedEvents: droppedEvents, notices: notices, countersRestarted: contributorsChanged,
+            records: records, droppedEvents: droppedEvents, notices: notices,
             fleet: fleetChanged ? fleet : nil)
-        events = []
-        lifecycle = []
+        records = []
+        bufferedEvents = 0
+        bufferedLifecycle = 0
         notices = []
-        snapshotChanged = false
-        contributorsChanged = false
         fleetChanged = false
         return batch
     }
@@ -242,76 +224,6 @@ public struct FleetState: Sendable {
             case .gone: counts.2 += 1
             }
         }
-    }
-
-    /// The counters of the members that are not gone, summed (see the type's description).
-    ///
-    /// - Returns: The merged snapshot; with no such member, an empty one named `fleet (0 apps)`.
-    public func mergedSnapshot() -> BusSnapshot {
-        let snapshots = order.compactMap { origin -> BusSnapshot? in
-            guard let member = members[origin], member.info.presence != .gone else { return nil }
-            return member.info.snapshot
-        }
-        return Self.merge(snapshots)
-    }
-
-    /// `snapshots` summed into one, as ``mergedSnapshot()`` describes.
-    ///
-    /// - Parameter snapshots: One per app.
-    /// - Returns: The fleet's snapshot.
-    public static func merge(_ snapshots: [BusSnapshot]) -> BusSnapshot {
-        var typeOrder: [String] = []
-        var types: [String: EventTypeStatistics] = [:]
-        var classOrder: [String] = []
-        var classes: [String: ObserverStatistics] = [:]
-        var wildcard = (live: 0, dead: 0, reclaimed: 0, deliveries: 0)
-        var suspects: [LeakSuspect] = []
-        var instances: [ObserverInstance] = []
-        for snapshot in snapshots {
-            for type in snapshot.eventTypes {
-                if let sum = types[type.typeName] {
-                    types[type.typeName] = EventTypeStatistics(
-                        typeName: sum.typeName, qualifiedTypeName: sum.qualifiedTypeName,
-                        liveSubscribers: sum.liveSubscribers + type.liveSubscribers,
-                        deadSubscribers: sum.deadSubscribers + type.deadSubscribers,
-                        reclaimedSubscribers: sum.reclaimedSubscribers + type.reclaimedSubscribers,
-                        unsubscribedSubscribers: sum.unsubscribedSubscribers + type.unsubscribedSubscribers,
-                        cancelledSubscribers: sum.cancelledSubscribers + type.cancelledSubscribers,
-                        duplicateSubscriptions: sum.duplicateSubscriptions + type.duplicateSubscriptions,
-                        published: sum.published + type.published, delivered: sum.delivered + type.delivered,
-                        unheard: sum.unheard + type.unheard)
-                } else {
-                    typeOrder.append(type.typeName)
-                    types[type.typeName] = type
-                }
-            }
-            for observer in snapshot.observers {
-                if let sum = classes[observer.className] {
-                    classes[observer.className] = ObserverStatistics(
-                        className: sum.className, liveInstances: sum.liveInstances + observer.liveInstances,
-                        deadInstances: sum.deadInstances + observer.deadInstances,
-                        liveSubscriptions: sum.liveSubscriptions + observer.liveSubscriptions,
-                        deadSubscriptions: sum.deadSubscriptions + observer.deadSubscriptions,
-                        reclaimedInstances: sum.reclaimedInstances + observer.reclaimedInstances,
-                        leakSuspects: sum.leakSuspects + observer.leakSuspects)
-                } else {
-                    classOrder.append(observer.className)
-                    classes[observer.className] = observer
-                }
-            }
-            wildcard.live += snapshot.wildcardObservers
-            wildcard.dead += snapshot.deadWildcardObservers
-            wildcard.reclaimed += snapshot.reclaimedWildcardObservers
-            wildcard.deliveries += snapshot.wildcardDeliveries
-            suspects += snapshot.leakSuspects
-            instances += snapshot.instances
-        }
-        return BusSnapshot(
-            busName: "fleet (\(snapshots.count) \(snapshots.count == 1 ? "app" : "apps"))",
-            eventTypes: typeOrder.compactMap { types[$0] }, wildcardObservers: wildcard.live,
-            deadWildcardObservers: wildcard.dead, reclaimedWildcardObservers: wildcard.reclaimed,
-            wildcardDeliveries: wildcard.deliveries, observers: classOrder.compactMap { classes[$0] },
-            leakSuspects: suspects, instances: instances)
     }
 
     /// Forgets the member that has been gone for longest, if any is gone.

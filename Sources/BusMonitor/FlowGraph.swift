@@ -1,3 +1,4 @@
+import BusWire
 import EventBus
 
 /// Who publishes what to whom, gathered from what a source delivers: call sites publish event
@@ -35,6 +36,10 @@ public struct FlowGraph: Sendable {
     /// Failed and slow handler calls, per event type and observer class.
     public private(set) var troubles: [Edge: Int] = [:]
 
+    /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots.
+    private var appCalls: [EventOrigin?: [Edge: Int]] = [:]
+    private var appTrouble: [EventOrigin?: [Edge: Int]] = [:]
+
     /// The types of recent events, by app and number, to name the type of an event's cause;
     /// two generations, so that memory stays bounded (``recentLimit`` entries each).
     private var recent: [RecentEvent: String] = [:]
@@ -55,43 +60,61 @@ public struct FlowGraph: Sendable {
 
     /// Takes in one batch.
     public mutating func take(_ batch: SourceBatch) {
-        for event in batch.events {
-            let trace = event.trace
-            if let site = trace.site {
-                publishes[Edge(from: site.description, to: event.typeName), default: 0] += 1
-            }
-            if let cause = trace.causeID {
-                let key = RecentEvent(origin: event.origin, eventID: cause)
-                if let causeType = recent[key] ?? older[key] {
-                    triggers[Edge(from: causeType, to: event.typeName), default: 0] += 1
-                }
-            }
-            if trace.eventID != 0 {
-                remember(RecentEvent(origin: event.origin, eventID: trace.eventID), event.typeName)
+        for record in batch.records {
+            switch record {
+            case .event(let event): take(event)
+            case .lifecycle(let change): take(change.change)
+            case .snapshot(let snapshot): take(snapshot.snapshot, of: snapshot.origin)
+            case .hello, .dropped, .refused: break
             }
         }
-        for captured in batch.lifecycle {
-            let change = captured.change
-            switch change.kind {
-            case .subscribed, .duplicateSubscription:
-                guard change.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName else { continue }
-                let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
-                if handles[edge] == nil { handles[edge] = 0 }
-            case .handlerFailed, .slowHandler:
-                troubles[
-                    Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0] += 1
-            default:
-                break
+    }
+
+    private mutating func take(_ event: FeedEvent) {
+        let trace = event.trace
+        if let site = trace.site {
+            publishes[Edge(from: site.description, to: event.typeName), default: 0] += 1
+        }
+        if let cause = trace.causeID {
+            let key = RecentEvent(origin: event.origin, eventID: cause)
+            if let causeType = recent[key] ?? older[key] {
+                triggers[Edge(from: causeType, to: event.typeName), default: 0] += 1
             }
         }
-        if let snapshot = batch.snapshot {
-            for row in snapshot.handlers where row.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName
-            {
-                let edge = Edge(from: row.eventTypeName, to: row.observerTypeName ?? "token")
-                handles[edge] = max(handles[edge] ?? 0, row.calls)
-                let trouble = row.failures + row.slowCalls
-                if trouble > 0 { troubles[edge] = max(troubles[edge] ?? 0, trouble) }
-            }
+        if trace.eventID != 0 {
+            remember(RecentEvent(origin: event.origin, eventID: trace.eventID), event.typeName)
+        }
+    }
+
+    private mutating func take(_ change: SubscriberLifecycleEvent) {
+        switch change.kind {
+        case .subscribed, .duplicateSubscription:
+            guard change.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName else { return }
+            let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
+            if handles[edge] == nil { handles[edge] = 0 }
+        case .handlerFailed, .slowHandler:
+            troubles[Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0] +=
+                1
+        default:
+            break
+        }
+    }
+
+    /// Takes one app's handler rows; in a fleet each edge counts the calls of every app.
+    private mutating func take(_ snapshot: BusSnapshot, of origin: EventOrigin?) {
+        var calls: [Edge: Int] = [:]
+        var trouble: [Edge: Int] = [:]
+        for row in snapshot.handlers where row.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName {
+            let edge = Edge(from: row.eventTypeName, to: row.observerTypeName ?? "token")
+            calls[edge, default: 0] += row.calls
+            trouble[edge, default: 0] += row.failures + row.slowCalls
+        }
+        appCalls[origin] = calls
+        appTrouble[origin] = trouble
+        for edge in calls.keys {
+            handles[edge] = max(handles[edge] ?? 0, appCalls.values.reduce(0) { $0 + ($1[edge] ?? 0) })
+            let sum = appTrouble.values.reduce(0) { $0 + ($1[edge] ?? 0) }
+            if sum > 0 { troubles[edge] = max(troubles[edge] ?? 0, sum) }
         }
     }
 

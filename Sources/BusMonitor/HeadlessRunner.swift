@@ -6,23 +6,22 @@ public import Foundation
 /// Drains a source without a screen and writes JSON Lines, for scripts and CI.
 ///
 /// Every `drainInterval` (at once again, for a ``FiniteSource`` such as a replay that delivered
-/// records, since more may be due) it writes the drained events and lifecycle changes as `event` and
-/// `lifecycle` lines (the wire format, leak suspicions included), a `dropped` line when the drop
-/// count grows, and every `summaryInterval` the newest `snapshot` (when a new one arrived since
-/// the last summary: observers, leak suspects and instances as well as the counters) and a
-/// `summary` line:
+/// records, since more may be due) it writes the drained records in the order the source
+/// received them: `event`, `lifecycle` and `snapshot` lines of the wire format, each with its
+/// app's `app`, `host` and `pid` when the source watches a fleet, and a `dropped` line when the
+/// drop count grows. These are exactly the lines `--record` writes to its file. Every
+/// `summaryInterval` a `summary` line follows:
 ///
 /// ```json
 /// {"kind":"summary","time":1712345678.5,"elapsed":3.0,"status":"attached","events":1200,
 ///  "lifecycle":4,"dropped":0,"published":1200,"leakSuspects":1,"types":{"TickEvent":1200}}
 /// ```
 ///
-/// (one line in the output). `published` is the bus's own total from the newest snapshot, and
-/// `leakSuspects` the number of suspects in it, or null before one arrived.
+/// (one line in the output). `published` is the bus's own total from the newest snapshot (of
+/// each app that is not gone, summed), and `leakSuspects` the number of suspects in it, or null
+/// before a snapshot arrived.
 ///
-/// For a source that watches a fleet (NATS), events and lifecycle lines carry their process's
-/// `app`, `host` and `pid`, and each summary is led by every member's newest `snapshot` (with its
-/// origin) and a `fleet` line:
+/// For a source that watches a fleet, each summary is led by a `fleet` line:
 ///
 /// ```json
 /// {"kind":"fleet","time":1712345678.5,"members":[{"app":"checkout","host":"web-3","pid":4242,
@@ -107,7 +106,7 @@ public final class HeadlessRunner: Sendable {
         while true {
             let batch = source.drain()
             batch.notices.forEach(onNotice)
-            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 2))
+            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.records.count + 2))
             totals.add(batch, into: &writer)
             let now = MonotonicClock.now()
             let finished = (source as? any FiniteSource)?.isFinished ?? false
@@ -122,7 +121,6 @@ public final class HeadlessRunner: Sendable {
                 totals.add(last, into: &writer)
             }
             if now >= nextSummary || outcome != nil {
-                totals.writeNewestSnapshot(into: &writer)
                 totals.writeFleet(into: &writer)
                 totals.writeSummary(elapsed: now - start, into: &writer)
                 nextSummary = now + summaryInterval
@@ -130,7 +128,7 @@ public final class HeadlessRunner: Sendable {
             if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
             if let outcome { return outcome }
             // A replay may have more due at once (a batch is capped): drain again without waiting.
-            if source is any FiniteSource, !batch.events.isEmpty || !batch.lifecycle.isEmpty { continue }
+            if source is any FiniteSource, batch.hasRecords { continue }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
             // Run on the main thread, this loop is the app's: what waits for the main actor (a
@@ -153,73 +151,56 @@ public final class HeadlessRunner: Sendable {
         }
     }
 
-    /// What the run has seen, for summaries.
+    /// What the run has seen, for summaries, and the lines of its records.
     private struct Totals {
+        var lines = RecordLines()
         var events = 0
         var lifecycle = 0
         var dropped = 0
         var perType: [String: Int] = [:]
-        var published: Int?
-        var leakSuspects: Int?
+        /// Each app's newest snapshot; the key is `nil` for a source that watches one app.
+        var snapshots: [EventOrigin?: BusSnapshot] = [:]
         var status: String?
-        /// The newest snapshot not written yet; snapshots go out once per summary, since a
-        /// source may deliver several a second and each can list many observers.
-        var unwrittenSnapshot: BusSnapshot?
         /// The fleet's members as the source last sent them, for a source that watches several
         /// processes; `nil` for one app.
         var fleet: [FleetMember]?
-        /// Each member's snapshot as last written, so that a summary writes only new ones.
-        var writtenMemberSnapshots: [EventOrigin: BusSnapshot] = [:]
 
         mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
-            for event in batch.events {
-                events += 1
-                perType[event.typeName, default: 0] += 1
-                writer.write(.event(FeedEvent(event, sequence: events)))
+            for record in batch.records {
+                switch record {
+                case .event(let event):
+                    events += 1
+                    perType[event.typeName, default: 0] += 1
+                case .lifecycle:
+                    lifecycle += 1
+                case .snapshot(let snapshot):
+                    snapshots[snapshot.origin] = snapshot.snapshot
+                case .hello, .dropped, .refused:
+                    break
+                }
             }
-            for change in batch.lifecycle {
-                lifecycle += 1
-                writer.writeLifecycle(
-                    time: change.time, change: change.change, origin: change.origin)
+            _ = lines.write(batch, into: &writer)
+            if let fleet = batch.fleet {
+                self.fleet = fleet
+                // Members the source no longer lists need no memory of their snapshots.
+                let listed = Set(fleet.map(\.origin))
+                snapshots = snapshots.filter { $0.key.map(listed.contains) ?? true }
             }
-            if let fleet = batch.fleet { self.fleet = fleet }
-            if batch.droppedEvents != dropped {
-                dropped = batch.droppedEvents
-                writer.write(FeedDrops(time: WallClock.now(), events: dropped))
-            }
-            if let snapshot = batch.snapshot {
-                published = snapshot.totalPublished
-                leakSuspects = snapshot.leakSuspects.count
-                unwrittenSnapshot = snapshot
-            }
+            dropped = batch.droppedEvents
             if let status = batch.status { self.status = status }
         }
 
-        mutating func writeNewestSnapshot(into writer: inout JSONLineWriter) {
-            guard let snapshot = unwrittenSnapshot else { return }
-            writer.writeSnapshot(time: WallClock.now(), snapshot)
-            unwrittenSnapshot = nil
+        /// The newest snapshots of the apps that are not gone.
+        private var countedSnapshots: [BusSnapshot] {
+            let gone = Set((fleet ?? []).filter { $0.presence == .gone }.map(\.origin))
+            return snapshots.filter { $0.key.map { !gone.contains($0) } ?? true }.map(\.value)
         }
 
-        /// For a fleet: each member's newest snapshot, as a `snapshot` line with its origin, when
-        /// it changed since the last summary, then a `fleet` line listing the members.
-        mutating func writeFleet(into writer: inout JSONLineWriter) {
+        /// For a fleet: a `fleet` line listing the members.
+        func writeFleet(into writer: inout JSONLineWriter) {
             guard let fleet else { return }
-            let now = WallClock.now()
-            for member in fleet {
-                guard let snapshot = member.snapshot, writtenMemberSnapshots[member.origin] != snapshot else {
-                    continue
-                }
-                writer.writeSnapshot(time: now, snapshot, origin: member.origin)
-                writtenMemberSnapshots[member.origin] = snapshot
-            }
-            // Members the source no longer lists need no memory of what was written for them.
-            if writtenMemberSnapshots.count > fleet.count {
-                let listed = Set(fleet.map(\.origin))
-                writtenMemberSnapshots = writtenMemberSnapshots.filter { listed.contains($0.key) }
-            }
             writer.beginRecord("fleet")
-            writer.field("time", now)
+            writer.field("time", WallClock.now())
             writer.beginArray("members")
             for member in fleet {
                 writer.beginObject(nil)
@@ -236,6 +217,7 @@ public final class HeadlessRunner: Sendable {
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {
+            let counted = snapshots.isEmpty ? nil : countedSnapshots
             writer.beginRecord("summary")
             writer.field("time", WallClock.now())
             writer.field("elapsed", (elapsed * 1000).rounded() / 1000)
@@ -243,12 +225,12 @@ public final class HeadlessRunner: Sendable {
             writer.field("events", events)
             writer.field("lifecycle", lifecycle)
             writer.field("dropped", dropped)
-            if let published {
-                writer.field("published", published)
+            if let counted {
+                writer.field("published", counted.reduce(0) { $0 + $1.totalPublished })
             } else {
                 writer.rawField("published", "null")
             }
-            writer.field("leakSuspects", leakSuspects)
+            writer.field("leakSuspects", counted.map { $0.reduce(0) { $0 + $1.leakSuspects.count } })
             writer.beginObject("types")
             for (name, count) in perType.sorted(by: { $0.key < $1.key }) {
                 writer.field(named: name, count)

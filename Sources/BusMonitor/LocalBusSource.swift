@@ -113,10 +113,17 @@ public final class LocalBusSource: DashboardSource {
             last = now
             return true
         }
+        var records = drained.records
+        if isSnapshotDue {
+            // Taken after the drain, so it comes last: it counts every event before it.
+            records.append(
+                .snapshot(
+                    FeedSnapshot(
+                        time: WallClock.now(),
+                        snapshot: bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass))))
+        }
         return SourceBatch(
-            events: drained.events, lifecycle: drained.lifecycle,
-            snapshot: isSnapshotDue ? bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass) : nil,
-            droppedEvents: drained.droppedEvents,
+            records: records, droppedEvents: drained.droppedEvents,
             status: capture.isAttached ? "live" : "detached")
     }
 

@@ -52,9 +52,8 @@ public final class RecordingSource: FiniteSource {
 
     private func record(_ drained: SourceBatch) -> SourceBatch {
         var batch = drained
-        let hasRecords = !batch.events.isEmpty || !batch.lifecycle.isEmpty || batch.snapshot != nil
-        if hasRecords || writer.recordsWritten > 0 {
-            writer.record(batch, hello: hello(busName: batch.snapshot?.busName))
+        if batch.hasRecords || writer.recordsWritten > 0 {
+            writer.record(batch, hello: hello(busName: batch.newestSnapshot?.snapshot.busName))
         }
         if let error = writer.error {
             batch.status = (batch.status.map { $0 + "; " } ?? "") + error

@@ -29,14 +29,9 @@ public final class RecordingWriter: Sendable {
     private struct State {
         var descriptor: Int32
         var error: String?
-        var nextSequence = 1
         var recordsWritten = 0
-        var lastDropped = 0
         var lastHello: FeedHello?
-        /// Time stamps for records that carry none (snapshots, drops): the last record's time
-        /// plus the time since, so a recording of a replay keeps the replay's clock.
-        var lastRecordTime: Double?
-        var lastRecordClock = 0.0
+        var lines = RecordLines()
     }
 
     /// Creates the file, readable and writable by its owner only, or empties one of this user's.
@@ -109,85 +104,26 @@ public final class RecordingWriter: Sendable {
         }
     }
 
-    /// Writes everything in `batch`: events and lifecycle changes merged in time order, then
-    /// the snapshot, and a `dropped` line when the drop count changed.
+    /// Writes everything in `batch`, in the order the source received it (see ``SourceBatch``),
+    /// and a `dropped` line when the drop count changed: the same lines headless output writes.
     ///
     /// - Parameters:
     ///   - batch: What a source delivered.
     ///   - hello: Who was watched; written first, and again whenever it changes (the source
     ///     reattached to another process).
     public func record(_ batch: SourceBatch, hello: FeedHello) {
-        let formatted = formatLines(batch)
         state.withLock { state in
             guard state.error == nil, state.descriptor >= 0 else { return }
-            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.events.count + 4))
+            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.records.count + 2))
             var lines = 0
             if state.lastHello != hello {
                 writer.write(hello)
                 state.lastHello = hello
                 lines += 1
             }
-            for line in formatted {
-                switch line {
-                case .event(let event):
-                    writer.write(.event(FeedEvent(event, sequence: state.nextSequence)))
-                    state.nextSequence += 1
-                    stamp(event.time, &state)
-                case .lifecycle(let change):
-                    writer.writeLifecycle(
-                        time: change.time, change: change.change, origin: change.origin)
-                    stamp(change.time, &state)
-                }
-                lines += 1
-            }
-            if let snapshot = batch.snapshot {
-                writer.writeSnapshot(time: currentTime(state), snapshot)
-                lines += 1
-            }
-            if batch.droppedEvents != state.lastDropped {
-                state.lastDropped = batch.droppedEvents
-                writer.write(FeedDrops(time: currentTime(state), events: batch.droppedEvents))
-                lines += 1
-            }
+            lines += state.lines.write(batch, into: &writer)
             append(writer.bytes, lines: lines, &state)
         }
-    }
-
-    private enum Line {
-        case event(CapturedEvent)
-        case lifecycle(CapturedLifecycle)
-    }
-
-    /// Events and lifecycle changes merged by time, each list keeping its own order.
-    private func formatLines(_ batch: SourceBatch) -> [Line] {
-        var lines: [Line] = []
-        lines.reserveCapacity(batch.events.count + batch.lifecycle.count)
-        var eventIndex = 0
-        var changeIndex = 0
-        while eventIndex < batch.events.count || changeIndex < batch.lifecycle.count {
-            let takeEvent =
-                changeIndex == batch.lifecycle.count
-                || (eventIndex < batch.events.count
-                    && batch.events[eventIndex].time <= batch.lifecycle[changeIndex].time)
-            if takeEvent {
-                lines.append(.event(batch.events[eventIndex]))
-                eventIndex += 1
-            } else {
-                lines.append(.lifecycle(batch.lifecycle[changeIndex]))
-                changeIndex += 1
-            }
-        }
-        return lines
-    }
-
-    private func stamp(_ time: Double, _ state: inout State) {
-        state.lastRecordTime = max(state.lastRecordTime ?? time, time)
-        state.lastRecordClock = MonotonicClock.now()
-    }
-
-    private func currentTime(_ state: State) -> Double {
-        guard let last = state.lastRecordTime else { return WallClock.now() }
-        return last + (MonotonicClock.now() - state.lastRecordClock)
     }
 
     /// Writes all of `bytes`, or records why it could not and stops recording.

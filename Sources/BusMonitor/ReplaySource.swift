@@ -68,14 +68,12 @@ public final class ReplaySource: FiniteSource {
     private let firstTime: Double
     private let clock: LockedValue<Clock>
 
-    /// One record ready to hand over.
-    private enum Item {
-        case event(CapturedEvent)
-        case lifecycle(CapturedLifecycle)
-        /// Counters, and whether they start over: the first of the replay, or the first after a
-        /// hello (the monitor that recorded reattached to a new process).
-        case snapshot(BusSnapshot, restart: Bool)
-        case dropped(Int)
+    /// One record ready to hand over, and whether the counters start over with it: the first
+    /// snapshot of the replay, or the first after a hello (the monitor that recorded reattached
+    /// to a new process).
+    private struct Item {
+        var record: FeedRecord
+        var restartsCounters = false
     }
 
     // `@unchecked Sendable`: the reader (a file and its buffer) is reached only under the
@@ -222,15 +220,10 @@ public final class ReplaySource: FiniteSource {
                 continue
             }
             clock.latest = max(clock.latest, time - firstTime)
-            let item: Item
-            switch record {
-            case .event(let event): item = .event(event.captured)
-            case .lifecycle(let lifecycle): item = .lifecycle(lifecycle.captured)
-            case .snapshot(let snapshot):
-                item = .snapshot(snapshot.snapshot, restart: clock.countersStartOver)
+            var item = Item(record: record)
+            if case .snapshot = record {
+                item.restartsCounters = clock.countersStartOver
                 clock.countersStartOver = false
-            case .dropped(let drops): item = .dropped(drops.events)
-            case .hello, .refused: continue
             }
             return (item, clock.latest, line.length)
         }
@@ -288,17 +281,12 @@ public final class ReplaySource: FiniteSource {
                 if clock.pending == nil { clock.pending = readItem(&clock) }
                 guard let pending = clock.pending, pending.offset <= played else { break }
                 bytes += pending.length
-                switch pending.item {
-                case .event(let event):
-                    batch.events.append(event)
-                    if batch.snapshot != nil { batch.eventsAfterSnapshot += 1 }
-                case .lifecycle(let change): batch.lifecycle.append(change)
-                case .snapshot(let snapshot, let restart):
-                    batch.snapshot = snapshot
-                    batch.eventsAfterSnapshot = 0
-                    if restart { batch.countersRestarted = true }
-                case .dropped(let count): clock.dropped = count
+                if case .dropped(let drops) = pending.item.record {
+                    clock.dropped = drops.events
+                } else {
+                    batch.records.append(pending.item.record)
                 }
+                if pending.item.restartsCounters { batch.countersRestarted = true }
                 clock.pending = nil
                 clock.delivered += 1
                 taken += 1

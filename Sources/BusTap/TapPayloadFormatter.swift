@@ -69,6 +69,7 @@ final class TapPayloadFormatter {
         switch payload(for: event) {
         case .fields(let json): writer.appendRaw(json)
         case .description(let text): writer.appendString(text)
+        case .value: writer.appendString(String(describing: event))  // `payload(for:)` never makes one
         }
     }
 

@@ -55,9 +55,10 @@ extension JSONLineWriter {
         field(trace: trace)
         // Where the bridge's envelope has them too, so that both read alike.
         field(origin: origin)
-        switch payload {
+        switch payload.formatted {
         case .fields(let json): rawField("payload", json)
         case .description(let text): field("payload", text)
+        case .value: field("payload", payload.text)  // `formatted` is never one
         }
         endRecord()
     }

@@ -97,13 +97,18 @@ public struct FeedHello: Sendable, Hashable {
     }
 }
 
-/// A payload as it travels: the fields of an `Encodable` event, or the description of another.
+/// A payload as it travels: the fields of an `Encodable` event, or the description of another;
+/// in the process that published it, the event itself, formatted only when something reads it.
 public enum FeedPayload: Sendable, Hashable {
     /// The compact JSON text of an `Encodable` event's fields (an object, or an array), embedded
     /// in the line as JSON rather than as a string.
     case fields(json: String)
     /// The description of an event that is not `Encodable`, sent as a JSON string.
     case description(String)
+    /// The event itself, as a monitor in the publishing process keeps it: storing it costs the
+    /// publisher no formatting, and ``formatted`` makes the text (with the default redaction)
+    /// when a record is shown or written. Never decoded: a line always holds one of the others.
+    case value(any Event)
 
     /// Payload text longer than this many bytes is cut and sent as a description ending in `…`,
     /// so that one huge event cannot make a line that readers refuse: 64 KiB.
@@ -123,6 +128,38 @@ public enum FeedPayload: Sendable, Hashable {
         switch self {
         case .fields(let json): return json
         case .description(let text): return text
+        case .value(let event): return PayloadFormatter.format(event)
+        }
+    }
+
+    /// The payload as a line carries it: an event held as ``value(_:)`` formatted (with the
+    /// default redaction, cut to ``maximumLength``); the others as they are.
+    public var formatted: FeedPayload {
+        guard case .value(let event) = self else { return self }
+        return FeedPayload(formatted: PayloadFormatter.format(event))
+    }
+
+    /// Payloads are equal when they read the same once formatted.
+    public static func == (lhs: FeedPayload, rhs: FeedPayload) -> Bool {
+        switch (lhs, rhs) {
+        case (.fields(let a), .fields(let b)): return a == b
+        case (.description(let a), .description(let b)): return a == b
+        case (.value, _), (_, .value): return lhs.formatted == rhs.formatted
+        default: return false
+        }
+    }
+
+    /// Hashes the formatted payload, as ``==(_:_:)`` compares it.
+    public func hash(into hasher: inout Hasher) {
+        switch formatted {
+        case .fields(let json):
+            hasher.combine(0)
+            hasher.combine(json)
+        case .description(let text):
+            hasher.combine(1)
+            hasher.combine(text)
+        case .value:
+            break  // `formatted` is never one
         }
     }
 

@@ -23,3 +23,11 @@ public enum PayloadFormatter {
             description: String(describing: event).replacingOccurrences(of: "\n", with: " "))
     }
 }
+
+extension StickyEvent {
+    /// The sticky event as monitors show it: its fields as JSON, or its description, with the
+    /// default redaction (an event from another process was redacted there already).
+    public var payloadText: String {
+        PayloadFormatter.format(event)
+    }
+}

@@ -10,7 +10,7 @@ protocol Screen: AnyObject {
     func handle(_ key: DashboardKey) -> Bool
     /// Pulls new data; called once a frame before ``render(into:now:)``.
     ///
-    /// - Parameter now: Seconds since 1970, the clock of `CapturedEvent.time`.
+    /// - Parameter now: Seconds since 1970, the clock of `FeedEvent.time`.
     func update(now: Double)
     /// Draws the whole screen into `grid`, which is blank and has the terminal's size.
     func render(into grid: inout CellGrid, now: Double)

@@ -96,7 +96,7 @@ public final class DashboardController {
     /// Takes in what the source gathered since the previous call and updates counters, rates,
     /// sparklines and the log. While the display is paused this goes on; only drawing freezes.
     ///
-    /// - Parameter now: Seconds since 1970, on the clock of ``CapturedEvent/time``.
+    /// - Parameter now: Seconds since 1970, on the clock of ``FeedEvent/time``.
     public func update(now: Double) {
         lastNow = now
         live.apply(source.drain(), at: now)

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 
 /// Subscription counts of one event type (or of the wildcard observers).
@@ -181,18 +182,30 @@ struct DashboardState {
     private var clockOffset: Double?
     /// Whether the next snapshot is a baseline: the first one, or the first after a restart.
     private var isAwaitingBaseline = true
+    /// Each app's newest snapshot, by origin (`nil` for the one app of a single-app source).
+    private var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
+    /// The keys of ``memberSnapshots`` in the order they first came.
+    private var snapshotOrder: [EventOrigin?] = []
+    /// The apps of a fleet that are gone, whose snapshots no longer count.
+    private var goneMembers: Set<EventOrigin> = []
+    /// The apps the counters shown sum, in order.
+    private var countedMembers: [EventOrigin?] = []
 
     /// Events published, all types.
     var totalPublished: Int { rows.reduce(0) { $0 + $1.published } }
     /// Publishes no typed subscriber received, all types.
     var totalUnheard: Int { rows.reduce(0) { $0 + $1.unheard } }
 
-    /// Takes in what a source gathered since the previous batch.
+    /// Takes in what a source gathered since the previous batch, record by record in the
+    /// order the source received them.
     ///
     /// Rates and sparklines run on the source's clock (see ``sourceTime(at:)``), so a replay
-    /// shows the recording's rates at any speed. The first snapshot, and the first after the
-    /// counters restart, is a baseline: what the bus counted before busmon watched is not
-    /// a rate.
+    /// shows the recording's rates at any speed. Every source is a fleet: each app's newest
+    /// snapshot is kept under its origin (`nil` for the one app of a source that watches one),
+    /// and the counters shown are those of the apps that are not gone, summed
+    /// (``BusSnapshot/merged(_:)``, which gives a single app's snapshot as it is). The first
+    /// snapshot, the first after the counters restart, and the first after the set of apps
+    /// counted changed, is a baseline: what the bus counted before busmon watched is not a rate.
     mutating func apply(_ batch: SourceBatch, at now: Double) {
         let isFirst = startTime == nil
         if isFirst { startTime = now }
@@ -203,56 +216,46 @@ struct DashboardState {
         droppedEvents = batch.droppedEvents
         let readingTime = advanceClock(with: batch, at: now)
         if batch.countersRestarted { restartCounters() }
+        var snapshotsChanged = false
         if let members = batch.fleet {
             var tracker = fleet ?? FleetTracker()
             tracker.take(members, previousReading: lastReadingTime)
             fleet = tracker
             hasOrigins = true
+            let gone = Set(members.filter { $0.presence == .gone }.map(\.origin))
+            if gone != goneMembers {
+                goneMembers = gone
+                snapshotsChanged = true
+            }
         }
-        if !hasOrigins, batch.events.contains(where: { $0.origin != nil }) { hasOrigins = true }
 
-        for event in batch.events {
-            let index = rowIndex(for: event.typeName)
-            rows[index].capturedCount += 1
-            rows[index].countSinceSnapshot += 1
-            if event.receivers == 0 {
-                rows[index].capturedUnheard += 1
-                rows[index].unheardSinceSnapshot += 1
+        for record in batch.records {
+            switch record {
+            case .event(let event):
+                if snapshotsChanged {
+                    takeSnapshots(at: now, readingTime: readingTime)
+                    snapshotsChanged = false
+                }
+                if event.origin != nil { hasOrigins = true }
+                let index = rowIndex(for: event.typeName)
+                rows[index].capturedCount += 1
+                rows[index].countSinceSnapshot += 1
+                if event.receivers == 0 {
+                    rows[index].capturedUnheard += 1
+                    rows[index].unheardSinceSnapshot += 1
+                }
+            case .lifecycle(let captured):
+                apply(captured.change, at: now)
+            case .snapshot(let snapshot):
+                if memberSnapshots.updateValue(snapshot.snapshot, forKey: snapshot.origin) == nil {
+                    snapshotOrder.append(snapshot.origin)
+                }
+                snapshotsChanged = true
+            case .hello, .dropped, .refused:
+                continue
             }
         }
-        for captured in batch.lifecycle {
-            let change = captured.change
-            observers.apply(change, at: now)
-            handlers.apply(change)
-            // Leak reports are about an object, and handler reports about a delivery, not an
-            // event type's subscriptions: they make no type row.
-            switch change.kind {
-            case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler: continue
-            default: break
-            }
-            if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
-                wildcard.apply(change)
-            } else {
-                rows[rowIndex(for: change.eventTypeName)].subscribers.apply(change)
-            }
-        }
-        if let snapshot = batch.snapshot {
-            let afterSnapshot = batch.events.suffix(
-                max(0, min(batch.eventsAfterSnapshot, batch.events.count)))
-            if isAwaitingBaseline {
-                let before = publishedByType()
-                take(snapshot, eventsAfter: afterSnapshot)
-                rebaseMeters(from: before)
-                // Nor are the subscribers it finds a change.
-                for index in rows.indices { rows[index].subscribers.takeAsBaseline() }
-                wildcard.takeAsBaseline()
-                isAwaitingBaseline = false
-            } else {
-                take(snapshot, eventsAfter: afterSnapshot)
-            }
-            observers.take(snapshot, at: now, readingTime: readingTime)
-            handlers.take(snapshot)
-        }
+        if snapshotsChanged { takeSnapshots(at: now, readingTime: readingTime) }
 
         for index in rows.indices {
             rows[index].subscribers.noteChanges(at: now)
@@ -263,6 +266,44 @@ struct DashboardState {
         fleet?.record(at: readingTime)
         appendToLog(batch)
         lastReadingTime = readingTime
+    }
+
+    /// Follows one lifecycle change.
+    private mutating func apply(_ change: SubscriberLifecycleEvent, at now: Double) {
+        observers.apply(change, at: now)
+        handlers.apply(change)
+        // Leak reports are about an object, and handler reports about a delivery, not an
+        // event type's subscriptions: they make no type row.
+        switch change.kind {
+        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler: return
+        default: break
+        }
+        if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {
+            wildcard.apply(change)
+        } else {
+            rows[rowIndex(for: change.eventTypeName)].subscribers.apply(change)
+        }
+    }
+
+    /// Takes the apps' newest snapshots, summed: as a baseline when it is the first, or when the
+    /// apps it counts are not the ones counted last time.
+    private mutating func takeSnapshots(at now: Double, readingTime: Double) {
+        let counted = snapshotOrder.filter { origin in origin.map { !goneMembers.contains($0) } ?? true }
+        let snapshot = BusSnapshot.merged(counted.compactMap { memberSnapshots[$0] })
+        if isAwaitingBaseline || counted != countedMembers {
+            countedMembers = counted
+            let before = publishedByType()
+            take(snapshot)
+            rebaseMeters(from: before)
+            // Nor are the subscribers it finds a change.
+            for index in rows.indices { rows[index].subscribers.takeAsBaseline() }
+            wildcard.takeAsBaseline()
+            isAwaitingBaseline = false
+        } else {
+            take(snapshot)
+        }
+        observers.take(snapshot, at: now, readingTime: readingTime)
+        handlers.take(snapshot)
     }
 
     /// The time on the source's clock at `now` on the wall clock: the time stamps of the events
@@ -276,7 +317,17 @@ struct DashboardState {
     ///
     /// - Returns: The source's time of this batch, never earlier than the one before.
     private mutating func advanceClock(with batch: SourceBatch, at now: Double) -> Double {
-        let newest = [batch.events.last?.time, batch.lifecycle.last?.time].compactMap { $0 }.max()
+        var lastEvent: Double?
+        var lastChange: Double?
+        for record in batch.records.reversed() {
+            switch record {
+            case .event(let event) where lastEvent == nil: lastEvent = event.time
+            case .lifecycle(let change) where lastChange == nil: lastChange = change.time
+            default: break
+            }
+            if lastEvent != nil, lastChange != nil { break }
+        }
+        let newest = [lastEvent, lastChange].compactMap { $0 }.max()
         if let newest, newest.isFinite { clockOffset = newest - now }
         return sourceTime(at: now)
     }
@@ -312,15 +363,17 @@ struct DashboardState {
         }
         wildcard = SubscriberTracker()
         observers.restart()
+        memberSnapshots = [:]
+        snapshotOrder = []
+        countedMembers = []
         // A new process numbers its observers afresh.
         announcedReclaims = [:]
         rebaseMeters(from: before)
         isAwaitingBaseline = true
     }
 
-    /// Takes `snapshot`'s counts; `eventsAfter` are the batch's events that came after it was
-    /// taken, which it does not count (the others are in it).
-    private mutating func take(_ snapshot: BusSnapshot, eventsAfter: ArraySlice<CapturedEvent>) {
+    /// Takes `snapshot`'s counts; events that come after it count on from there.
+    private mutating func take(_ snapshot: BusSnapshot) {
         busName = snapshot.busName
         var stickyByType: [String: String] = [:]
         for sticky in snapshot.stickyEvents { stickyByType[sticky.typeName] = sticky.payloadText }
@@ -343,25 +396,18 @@ struct DashboardState {
             SubscriberCounts(
                 live: snapshot.wildcardObservers, dead: snapshot.deadWildcardObservers,
                 reclaimed: snapshot.reclaimedWildcardObservers))
-        // Only rows whose counts were just replaced: the others counted these events already.
-        let counted = Set(snapshot.eventTypes.map(\.typeName))
-        for event in eventsAfter where counted.contains(event.typeName) {
-            let index = rowIndex(for: event.typeName)
-            rows[index].countSinceSnapshot += 1
-            if event.receivers == 0 { rows[index].unheardSinceSnapshot += 1 }
-        }
     }
 
-    /// The reclaim lines of `lifecycle`, by the index of each object's first report, and the
-    /// indexes of the later reports merged into them.
+    /// The reclaim lines of `changes`, by the record index of each object's first report, and
+    /// the record indexes of the later reports merged into them.
     private mutating func groupReclaims(
-        _ lifecycle: ArraySlice<CapturedLifecycle>
+        _ changes: ArraySlice<(index: Int, change: FeedLifecycle)>
     ) -> (lines: [Int: ObjectReclaim], merged: Set<Int>) {
         var lines: [Int: ObjectReclaim] = [:]
         var merged: Set<Int> = []
         var first: [UInt64: Int] = [:]
-        for index in lifecycle.indices {
-            let change = lifecycle[index].change
+        for (index, captured) in changes {
+            let change = captured.change
             guard change.kind == .reclaimed, let id = change.observerID else { continue }
             if let start = first[id] {
                 lines[start]?.add(change)
@@ -369,7 +415,7 @@ struct DashboardState {
             } else {
                 first[id] = index
                 lines[index] = ObjectReclaim(change, isContinuation: announcedReclaims[id] != nil)
-                announcedReclaims[id] = lifecycle[index].time
+                announcedReclaims[id] = captured.time
             }
         }
         if announcedReclaims.count > Self.reclaimMemory {
@@ -392,45 +438,56 @@ struct DashboardState {
         return position
     }
 
-    /// Appends the batch to the log in time order. When the batch holds more than the log
-    /// keeps, only its newest events are added, and every lifecycle change and notice.
+    /// Appends the batch to the log in the order its records came, each notice before the
+    /// first record stamped later than it. When the batch holds more than the log keeps, its
+    /// oldest events are left out first, then its oldest lifecycle changes.
     ///
     /// The reports of one object's reclaim in a batch (one per event type list) become one line,
     /// where the first was. They are merged within a batch only: a line of an earlier batch may
     /// have been read by a filter already.
     private mutating func appendToLog(_ batch: SourceBatch) {
         let notices = batch.notices.suffix(log.capacity)
-        let lifecycle = batch.lifecycle.suffix(max(0, log.capacity - notices.count))
-        let events = batch.events.suffix(max(0, log.capacity - lifecycle.count - notices.count))
-        var eventIndex = events.startIndex
-        var changeIndex = lifecycle.startIndex
-        var noticeIndex = notices.startIndex
-        let reclaims = groupReclaims(lifecycle)
-        while true {
-            // The earliest of the three next lines; on equal times events come first, then
-            // lifecycle changes, then notices.
-            let eventTime = eventIndex < events.endIndex ? events[eventIndex].time : .infinity
-            let changeTime = changeIndex < lifecycle.endIndex ? lifecycle[changeIndex].time : .infinity
-            let noticeTime = noticeIndex < notices.endIndex ? notices[noticeIndex].time : .infinity
-            if eventIndex < events.endIndex, eventTime <= changeTime, eventTime <= noticeTime {
-                let event = events[eventIndex]
-                log.append(time: event.time, content: .event(event))
-                eventIndex += 1
-            } else if changeIndex < lifecycle.endIndex, changeTime <= noticeTime {
-                let captured = lifecycle[changeIndex]
-                if let reclaim = reclaims.lines[changeIndex] {
-                    log.append(time: captured.time, content: .reclaim(reclaim))
-                } else if !reclaims.merged.contains(changeIndex) {
-                    log.append(time: captured.time, content: .lifecycle(captured.change))
-                }
-                changeIndex += 1
-            } else if noticeIndex < notices.endIndex {
-                let notice = notices[noticeIndex]
-                log.append(time: notice.time, content: .notice(notice))
-                noticeIndex += 1
-            } else {
-                break
+        var changes: [(index: Int, change: FeedLifecycle)] = []
+        var eventCount = 0
+        for (index, record) in batch.records.enumerated() {
+            switch record {
+            case .event: eventCount += 1
+            case .lifecycle(let change): changes.append((index, change))
+            default: continue
             }
         }
+        let keptChanges = changes.suffix(max(0, log.capacity - notices.count))
+        let firstKeptChange = keptChanges.first?.index ?? batch.records.endIndex
+        var eventsToSkip = max(0, eventCount - max(0, log.capacity - keptChanges.count - notices.count))
+        let reclaims = groupReclaims(keptChanges)
+        var noticeIndex = notices.startIndex
+        func appendNotices(before time: Double) {
+            while noticeIndex < notices.endIndex, notices[noticeIndex].time < time {
+                log.append(time: notices[noticeIndex].time, content: .notice(notices[noticeIndex]))
+                noticeIndex += 1
+            }
+        }
+        for (index, record) in batch.records.enumerated() {
+            switch record {
+            case .event(let event):
+                if eventsToSkip > 0 {
+                    eventsToSkip -= 1
+                    continue
+                }
+                appendNotices(before: event.time)
+                log.append(time: event.time, content: .event(event))
+            case .lifecycle(let captured):
+                guard index >= firstKeptChange else { continue }
+                appendNotices(before: captured.time)
+                if let reclaim = reclaims.lines[index] {
+                    log.append(time: captured.time, content: .reclaim(reclaim))
+                } else if !reclaims.merged.contains(index) {
+                    log.append(time: captured.time, content: .lifecycle(captured.change))
+                }
+            default:
+                continue
+            }
+        }
+        appendNotices(before: .infinity)
     }
 }

@@ -341,7 +341,7 @@ struct DashboardView {
             lines.append(("receivers \(event.receivers)", style()))
             lines += lineageLines(of: event, width: width)
             lines.append(("", style()))
-            for line in TextFormat.wrap(event.payloadText, width: width) { lines.append((line, style())) }
+            for line in TextFormat.wrap(event.payload.text, width: width) { lines.append((line, style())) }
         case .lifecycle(let change):
             lines.append(("type      " + change.eventTypeName, style(bold: true, color: .cyan)))
             lines.append(("change    " + change.kind.rawValue + ", \(change.count)", style()))
@@ -396,7 +396,7 @@ struct DashboardView {
 extension DashboardView {
     /// Where `event` was published, what led to it and what it set off, from the log, and the
     /// times of its type's handlers, from the newest snapshot: the lines of a detail view.
-    func lineageLines(of event: CapturedEvent, width: Int) -> [(String, CellStyle)] {
+    func lineageLines(of event: FeedEvent, width: Int) -> [(String, CellStyle)] {
         var lines: [(String, CellStyle)] = []
         let trace = event.trace
         if trace.eventID != 0 { lines.append(("event     #\(trace.eventID)", style())) }
@@ -407,7 +407,7 @@ extension DashboardView {
         }
         guard trace.eventID != 0 || trace.site != nil else { return lines }
         let lineage = EventLineage(of: event, in: state.log)
-        func describe(_ other: CapturedEvent) -> String {
+        func describe(_ other: FeedEvent) -> String {
             let site = other.trace.site.map { " at \($0)" } ?? ""
             return "#\(other.trace.eventID) \(other.typeName)\(site)"
         }

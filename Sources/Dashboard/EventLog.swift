@@ -1,11 +1,12 @@
 import BusMonitor
+import BusWire
 import EventBus
 
 /// One line of the dashboard's log: an event, a lifecycle change, or a notice about the source.
 struct LogEntry {
     /// What the line shows.
     enum Content {
-        case event(CapturedEvent)
+        case event(FeedEvent)
         case lifecycle(SubscriberLifecycleEvent)
         /// A dead observer's subscriptions reclaimed, all its event types in one line.
         case reclaim(ObjectReclaim)
@@ -42,7 +43,7 @@ struct LogEntry {
     /// lines they draw or filter.
     var detailText: String {
         switch content {
-        case .event(let event): return event.payloadText
+        case .event(let event): return event.payload.text
         case .lifecycle(let change): return change.description
         case .reclaim(let reclaim): return reclaim.description
         case .notice(let notice): return notice.text

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 
 /// What the dashboard knows of handlers: their calls, times and failures per observer class and
@@ -57,20 +58,20 @@ struct HandlerTracker {
 struct EventLineage {
     /// The event's causes, the direct one first, up to the top-level publish or the oldest line
     /// the log still holds.
-    let causes: [CapturedEvent]
+    let causes: [FeedEvent]
     /// Whether the chain reached a top-level publish (the last cause has none).
     let reachesTopLevel: Bool
     /// Events whose cause is this one.
-    let setOff: [CapturedEvent]
+    let setOff: [FeedEvent]
 
     /// Causes followed at most, so that a runaway cascade does not make a detail view endless.
     static let maximumCauses = 20
 
     /// The lineage of `event` among the events `log` holds; events of other apps in a fleet are
     /// never taken for its causes, whose numbers are their own bus's.
-    init(of event: CapturedEvent, in log: EventLog) {
-        var byID: [UInt64: CapturedEvent] = [:]
-        var setOff: [CapturedEvent] = []
+    init(of event: FeedEvent, in log: EventLog) {
+        var byID: [UInt64: FeedEvent] = [:]
+        var setOff: [FeedEvent] = []
         let id = event.trace.eventID
         for sequence in log.sequences {
             guard case .event(let other)? = log[sequence]?.content, other.origin == event.origin else {
@@ -79,7 +80,7 @@ struct EventLineage {
             if other.trace.eventID != 0 { byID[other.trace.eventID] = other }
             if id != 0, other.trace.causeID == id { setOff.append(other) }
         }
-        var causes: [CapturedEvent] = []
+        var causes: [FeedEvent] = []
         var next = event.trace.causeID
         var reachesTopLevel = next == nil
         while let causeID = next, causes.count < Self.maximumCauses, let cause = byID[causeID] {

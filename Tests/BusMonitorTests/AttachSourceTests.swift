@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import TestSupport
@@ -60,7 +61,7 @@ struct AttachSourceTests {
                 $0.change.kind == .subscribed && $0.change.eventTypeName == "Ping"
             })
         #expect(batches.last?.status == "attached")
-        #expect(batches.flatMap(\.events).first?.payloadText == #"{"note":"","number":1}"#)
+        #expect(batches.flatMap(\.events).first?.payload.text == #"{"note":"","number":1}"#)
         #expect(source.perform(.increaseRate) == "attached: the app controls its rate")
         #expect(source.supportedCommands.isEmpty)
         token.cancel()
@@ -92,7 +93,7 @@ struct AttachSourceTests {
         #expect(eventually { second.connectedClients == 1 })
         secondBus.publish(Ping(number: 2, note: "after"))
         let after = drainUntil(source) { $0.contains { !$0.events.isEmpty } }
-        #expect(after.flatMap(\.events).map(\.payloadText) == [#"{"note":"after","number":2}"#])
+        #expect(after.flatMap(\.events).map(\.payload.text) == [#"{"note":"after","number":2}"#])
     }
 
     @Test("says connecting while nothing listens, and counts malformed lines without stopping")

@@ -1,3 +1,4 @@
+import BusWire
 import Dispatch
 import EventBus
 import Foundation
@@ -27,7 +28,7 @@ struct BusCaptureTests {
             return
         }
         #expect(event as? UserLoggedInEvent == UserLoggedInEvent(userId: "1", userName: "ada"))
-        #expect(first.payloadText == #"{"userId":"1","userName":"ada"}"#)
+        #expect(first.payload.text == #"{"userId":"1","userName":"ada"}"#)
         #expect(drained.lifecycle.map(\.change.kind) == [.subscribed, .unsubscribed])
         #expect(drained.droppedEvents == 0)
 
@@ -221,7 +222,7 @@ struct BusCaptureTests {
     }
 }
 
-extension CapturedEvent {
+extension FeedEvent {
     /// The captured `Tick`, if that is what this is.
     fileprivate var tick: Tick? {
         guard case .value(let tick as Tick) = payload else { return nil }

@@ -1,6 +1,7 @@
 import BusMonitor
 import BusWire
 import EventBus
+import TestSupport
 import Testing
 
 @Suite("Flow graph")
@@ -8,9 +9,9 @@ struct FlowGraphTests {
     private func event(
         _ type: String, id: UInt64, cause: UInt64? = nil, file: String = "App/Auth.swift", line: Int = 1,
         app: String? = nil
-    ) -> CapturedEvent {
-        CapturedEvent(
-            time: 1, typeName: type, payload: .text("{}"), receivers: 1,
+    ) -> FeedEvent {
+        FeedEvent(
+            sequence: 0, time: 1, typeName: type, payload: .description("{}"), receivers: 1,
             origin: app.map { FeedOrigin(app: $0, host: "h", pid: 1) },
             trace: PublishTrace(eventID: id, causeID: cause, site: PublishSite(fileID: file, line: line)))
     }
@@ -26,12 +27,12 @@ struct FlowGraphTests {
                     event("Login", id: 3, line: 10),
                 ],
                 lifecycle: [
-                    CapturedLifecycle(
+                    FeedLifecycle(
                         time: 1,
                         change: SubscriberLifecycleEvent(
                             kind: .subscribed, eventTypeName: "Load", observerTypeName: "Cache", observerID: 1
                         )),
-                    CapturedLifecycle(
+                    FeedLifecycle(
                         time: 1,
                         change: SubscriberLifecycleEvent(
                             kind: .handlerFailed, eventTypeName: "Load", observerTypeName: "Cache",

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import Simulator
@@ -69,7 +70,7 @@ struct ListenSourceTests {
         Int(source.address.split(separator: ":").last!)!
     }
 
-    private func events(_ batches: [SourceBatch], from app: String) -> [CapturedEvent] {
+    private func events(_ batches: [SourceBatch], from app: String) -> [FeedEvent] {
         batches.flatMap(\.events).filter { $0.origin?.app == app }
     }
 
@@ -89,7 +90,7 @@ struct ListenSourceTests {
                 && batches.compactMap(\.fleet).last?.count == 2
         }
         #expect(events(batches, from: "checkout").map(\.typeName) == ["Ping"])
-        #expect(events(batches, from: "inventory").first?.payloadText == #"{"note":"b","number":2}"#)
+        #expect(events(batches, from: "inventory").first?.payload.text == #"{"note":"b","number":2}"#)
         let fleet = try #require(batches.compactMap(\.fleet).last)
         #expect(Set(fleet.map(\.origin.app)) == ["checkout", "inventory"])
         #expect(fleet.allSatisfy { $0.presence == .active && $0.origin.pid == Int(getpid()) })
@@ -147,7 +148,7 @@ struct ListenSourceTests {
         #expect(eventually { tap.connectedClients == 1 })
         bus.publish(Ping(number: 101, note: "seen"))
         let seen = drainUntil(source!) { !events($0, from: "early").isEmpty }
-        #expect(events(seen, from: "early").map(\.payloadText) == [#"{"note":"seen","number":101}"#])
+        #expect(events(seen, from: "early").map(\.payload.text) == [#"{"note":"seen","number":101}"#])
 
         source?.close()
         source = nil
@@ -156,7 +157,7 @@ struct ListenSourceTests {
         #expect(eventually { tap.connectedClients == 1 })
         bus.publish(Ping(number: 102, note: "again"))
         let again = drainUntil(restarted) { !events($0, from: "early").isEmpty }
-        #expect(events(again, from: "early").map(\.payloadText) == [#"{"note":"again","number":102}"#])
+        #expect(events(again, from: "early").map(\.payload.text) == [#"{"note":"again","number":102}"#])
     }
 
     @Test("strangers on the port are refused or dropped, and the app already connected is not disturbed")
@@ -213,7 +214,7 @@ struct ListenSourceTests {
         #expect(eventually { tap.connectedClients == 1 })
         bus.publish(LoggedIn(user: "ada", token: "tk_123"))
         let batches = drainUntil(source) { !events($0, from: "app").isEmpty }
-        #expect(events(batches, from: "app").first?.payloadText == #"{"token":"<redacted>","user":"ada"}"#)
+        #expect(events(batches, from: "app").first?.payload.text == #"{"token":"<redacted>","user":"ada"}"#)
     }
 
     @Test("a bad address or a port in use is an error, not a crash")

@@ -1,3 +1,4 @@
+import BusWire
 import EventBus
 import TestSupport
 import Testing

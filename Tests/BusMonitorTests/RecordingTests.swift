@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import TestSupport
@@ -38,24 +39,26 @@ struct RecordingTests {
         return [
             SourceBatch(
                 events: [
-                    CapturedEvent(
+                    FeedEvent(
                         time: start, typeName: "Ping",
-                        payload: .value(Ping(number: 1, note: "a \"quoted\"\nline")),
+                        value: (Ping(number: 1, note: "a \"quoted\"\nline")),
                         receivers: 2),
-                    CapturedEvent(
-                        time: start + 0.1, typeName: "Opaque", payload: .value(Opaque(number: 2)),
+                    FeedEvent(
+                        time: start + 0.1, typeName: "Opaque", value: (Opaque(number: 2)),
                         receivers: 0),
                 ],
                 lifecycle: [
-                    CapturedLifecycle(
+                    FeedLifecycle(
                         time: start + 0.05,
                         change: SubscriberLifecycleEvent(
                             kind: .subscribed, eventTypeName: "Ping", observerTypeName: "Screen"))
                 ], snapshot: snapshot, droppedEvents: 0, status: "attached"),
             SourceBatch(
                 events: [
-                    CapturedEvent(
-                        time: start + 0.2, typeName: "Ping", payload: .text("☕️ plain text"), receivers: 1)
+                    FeedEvent(
+                        sequence: 0, time: start + 0.2, typeName: "Ping",
+                        payload: .description("☕️ plain text"),
+                        receivers: 1)
                 ], droppedEvents: 5, status: "attached"),
         ]
     }
@@ -80,14 +83,15 @@ struct RecordingTests {
         let replayed = drainUntil(replay) { _ in replay.isFinished }
         let events = replayed.flatMap(\.events)
         #expect(events.map(\.typeName) == ["Ping", "Opaque", "Ping"])
-        #expect(events.map(\.payloadText) == original.flatMap(\.events).map(\.payloadText))
+        #expect(events.map(\.payload.text) == original.flatMap(\.events).map(\.payload.text))
         #expect(events.map(\.receivers) == [2, 0, 1])
         #expect(events.map(\.time) == original.flatMap(\.events).map(\.time))
         #expect(replayed.flatMap(\.lifecycle).map(\.change) == original.flatMap(\.lifecycle).map(\.change))
         #expect(replayed.compactMap(\.snapshot).last == original[0].snapshot)
         // The snapshot holds its own batch's events, not the one recorded after it.
-        let withSnapshot = try #require(replayed.first { $0.snapshot != nil })
-        #expect(withSnapshot.events.count - withSnapshot.eventsAfterSnapshot == 2)
+        let records = replayed.flatMap(\.records)
+        let snapshotIndex = try #require(records.firstIndex { $0.kind == "snapshot" })
+        #expect(records[..<snapshotIndex].filter { $0.kind == "event" }.count == 2)
         #expect(replayed.last?.droppedEvents == 5)
         #expect(replayed.last?.status == "replay finished")
     }
@@ -242,7 +246,7 @@ struct RecordingTests {
         let rest = drainUntil(replay) { _ in replay.isFinished }
         let all = first.events + rest.flatMap(\.events)
         #expect(all.count == 40_000)
-        #expect(all.last?.payloadText == #"{"n":39999}"#)
+        #expect(all.last?.payload.text == #"{"n":39999}"#)
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.time <= $1.time })
     }
 

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import TestSupport
@@ -22,7 +23,7 @@ struct RedactionTests {
         }
         bus.publish(SignedIn(user: "ada", password: secret))
         let event = try #require(source.drain().events.first)
-        #expect(event.payloadText == #"{"password":"<redacted>","user":"ada"}"#)
+        #expect(event.payload.text == #"{"password":"<redacted>","user":"ada"}"#)
         #expect(received.current == [secret])
         token.cancel()
     }
@@ -52,6 +53,6 @@ struct RedactionTests {
             receivers: 1, origin: origin)
         fleet.receive(.event(event, origin: origin), now: 1)
         #expect(
-            fleet.takeBatch(now: 1).events.first?.payloadText == #"{"password":"<redacted>","user":"ada"}"#)
+            fleet.takeBatch(now: 1).events.first?.payload.text == #"{"password":"<redacted>","user":"ada"}"#)
     }
 }

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import TestSupport
@@ -31,7 +32,7 @@ struct ReplayVersionTests {
         #expect(replay.warnings.isEmpty)
         #expect(replay.hello?.version == 1)
         let batches = drainUntil(replay) { _ in replay.isFinished }
-        #expect(batches.flatMap(\.events).map(\.payloadText) == [#"{"note":"","number":1}"#])
+        #expect(batches.flatMap(\.events).map(\.payload.text) == [#"{"note":"","number":1}"#])
         #expect(
             batches.flatMap(\.lifecycle).map(\.change) == [
                 SubscriberLifecycleEvent(

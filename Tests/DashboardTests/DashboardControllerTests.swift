@@ -1,7 +1,9 @@
 import BusMonitor
+import BusWire
 import BusmonApp
 import EventBus
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -50,7 +52,7 @@ struct DashboardControllerTests {
         #expect(row.meter.history(seconds: 4, at: now) == [40, 40, 40, 40])
     }
 
-    @Test func snapshotsGiveExactCountsAndCapturedEventsAddToThem() throws {
+    @Test func snapshotsGiveExactCountsAndFeedEventsAddToThem() throws {
         let source = ScriptedSource()
         let dashboard = DashboardController(source: source)
         source.enqueue(
@@ -103,7 +105,7 @@ struct DashboardControllerTests {
             .init(kind: .reclaimed, eventTypeName: "DataLoadedEvent", count: 2),
             .init(kind: .subscribed, eventTypeName: "*"),
         ]
-        source.enqueue(SourceBatch(lifecycle: changes.map { CapturedLifecycle(time: startTime, change: $0) }))
+        source.enqueue(SourceBatch(lifecycle: changes.map { FeedLifecycle(time: startTime, change: $0) }))
         dashboard.update(now: startTime)
 
         let counts = try #require(dashboard.live.rows.first).subscribers.counts

@@ -1,7 +1,9 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -38,7 +40,7 @@ struct DashboardRenderingTests {
         source.enqueue(
             SourceBatch(
                 lifecycle: [
-                    CapturedLifecycle(
+                    FeedLifecycle(
                         time: now - 0.1,
                         change: .init(kind: .reclaimed, eventTypeName: "UserLoggedInEvent", count: 3))
                 ],

@@ -1,7 +1,9 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard

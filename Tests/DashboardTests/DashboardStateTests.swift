@@ -1,6 +1,8 @@
 import BusMonitor
+import BusWire
 import EventBus
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -87,7 +89,7 @@ struct DashboardStateTests {
             now += frame
             let upTo = played + frame * speed
             // Events every 5 ms of the recording.
-            var events: [CapturedEvent] = []
+            var events: [FeedEvent] = []
             var time = (played / 0.005).rounded(.up) * 0.005
             while time < upTo {
                 events.append(dataLoaded(["r"], at: recordedStart + time))

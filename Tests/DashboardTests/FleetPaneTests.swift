@@ -3,6 +3,7 @@ import BusWire
 import EventBus
 import Foundation
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -41,9 +42,10 @@ func threeAppFleet(lastSeen: Double, checkoutEvents: Int = 0, inventoryEvents: I
 }
 
 /// An event published by `origin`, its payload as a tap sends it.
-func event(from origin: EventOrigin, _ name: String, at time: Double) -> CapturedEvent {
-    CapturedEvent(
-        time: time, typeName: "UserLoggedInEvent", payload: .text(#"{"userName":"\#(name)"}"#), receivers: 1,
+func event(from origin: EventOrigin, _ name: String, at time: Double) -> FeedEvent {
+    FeedEvent(
+        sequence: 0, time: time, typeName: "UserLoggedInEvent",
+        payload: .fields(json: #"{"userName":"\#(name)"}"#), receivers: 1,
         origin: origin)
 }
 
@@ -62,7 +64,7 @@ struct FleetPaneTests {
         var inventoryEvents = 0
         for second in 1...3 {
             let now = startTime + Double(second)
-            var events: [CapturedEvent] = []
+            var events: [FeedEvent] = []
             for index in 0..<20 {
                 events.append(
                     event(from: checkout, "c\(checkoutEvents + index)", at: now - 1 + Double(index) / 20))

@@ -1,7 +1,9 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -89,7 +91,7 @@ struct ObserversPaneTests {
         source.enqueue(
             SourceBatch(
                 lifecycle: [
-                    CapturedLifecycle(
+                    FeedLifecycle(
                         time: now + 0.1,
                         change: SubscriberLifecycleEvent(
                             kind: .leakSuspected, eventTypeName: "", observerTypeName: "ProfileScreen",
@@ -206,7 +208,7 @@ struct ObserversPaneTests {
         source.enqueue(
             SourceBatch(
                 lifecycle: Self.login.map { type in
-                    CapturedLifecycle(
+                    FeedLifecycle(
                         time: start + 0.1,
                         change: SubscriberLifecycleEvent(
                             kind: .reclaimed, eventTypeName: type, observerTypeName: "LoginScreen",
@@ -280,7 +282,7 @@ struct ObserversPaneTests {
         let (dashboard, source, now) = Self.dashboard()
         source.enqueue(
             SourceBatch(lifecycle: [
-                CapturedLifecycle(
+                FeedLifecycle(
                     time: now + 0.5,
                     change: SubscriberLifecycleEvent(
                         kind: .leakCleared, eventTypeName: "", observerTypeName: "ProfileScreen",
@@ -352,13 +354,13 @@ struct ObserversPaneTests {
         let dashboard = DashboardController(source: source)
         source.enqueue(
             SourceBatch(lifecycle: [
-                CapturedLifecycle(
+                FeedLifecycle(
                     time: startTime,
                     change: SubscriberLifecycleEvent(
                         kind: .subscribed, eventTypeName: "UserLoggedInEvent",
                         observerTypeName: "ProfileScreen",
                         observerID: 7)),
-                CapturedLifecycle(
+                FeedLifecycle(
                     time: startTime + 6,
                     change: SubscriberLifecycleEvent(
                         kind: .leakSuspected, eventTypeName: "", observerTypeName: "ProfileScreen",
@@ -382,7 +384,7 @@ struct ObserversPaneTests {
         // When it is cleared, the count goes.
         source.enqueue(
             SourceBatch(lifecycle: [
-                CapturedLifecycle(
+                FeedLifecycle(
                     time: startTime + 7,
                     change: SubscriberLifecycleEvent(
                         kind: .leakCleared, eventTypeName: "", observerTypeName: "ProfileScreen",
@@ -399,7 +401,7 @@ struct ObserversPaneTests {
             _ type: String, by cause: SubscriberLifecycleEvent.ReclaimCause, at time: Double
         ) -> SourceBatch {
             SourceBatch(lifecycle: [
-                CapturedLifecycle(
+                FeedLifecycle(
                     time: time,
                     change: SubscriberLifecycleEvent(
                         kind: .reclaimed, eventTypeName: type, observerTypeName: "InboxViewController",

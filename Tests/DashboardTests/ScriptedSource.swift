@@ -1,8 +1,10 @@
 import BusMonitor
+import BusWire
 import BusmonApp
 import Dashboard
 import EventBus
 import ScreenGrid
+import TestSupport
 
 struct UserLoggedInEvent: Event, Encodable, Equatable {
     let userId: String
@@ -54,15 +56,15 @@ final class ScriptedSource: DashboardSource {
 /// Seconds since 1970 at which scripted runs start.
 let startTime = 1_700_000_000.0
 
-func login(_ name: String, at time: Double, receivers: Int = 2) -> CapturedEvent {
-    CapturedEvent(
+func login(_ name: String, at time: Double, receivers: Int = 2) -> FeedEvent {
+    FeedEvent(
         time: time, typeName: "UserLoggedInEvent",
-        payload: .value(UserLoggedInEvent(userId: "id-\(name)", userName: name)), receivers: receivers)
+        value: (UserLoggedInEvent(userId: "id-\(name)", userName: name)), receivers: receivers)
 }
 
-func dataLoaded(_ items: [String], at time: Double, receivers: Int = 3) -> CapturedEvent {
-    CapturedEvent(
-        time: time, typeName: "DataLoadedEvent", payload: .value(DataLoadedEvent(data: items)),
+func dataLoaded(_ items: [String], at time: Double, receivers: Int = 3) -> FeedEvent {
+    FeedEvent(
+        time: time, typeName: "DataLoadedEvent", value: (DataLoadedEvent(data: items)),
         receivers: receivers)
 }
 

@@ -1,9 +1,11 @@
 import BusMonitor
+import BusWire
 import BusmonApp
 import EventBus
 import Foundation
 import ScreenGrid
 import Simulator
+import TestSupport
 import Testing
 
 @testable import Dashboard

@@ -1,6 +1,8 @@
 import BusMonitor
+import BusWire
 import EventBus
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard

@@ -1,7 +1,9 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -13,10 +15,11 @@ struct WhyTests {
     static let site = PublishSite(fileID: "App/LoginService.swift", line: 42)
 
     static func traced(
-        _ event: CapturedEvent, id: UInt64, cause: UInt64? = nil, site: PublishSite? = WhyTests.site
-    ) -> CapturedEvent {
-        CapturedEvent(
-            time: event.time, typeName: event.typeName, payload: event.payload, receivers: event.receivers,
+        _ event: FeedEvent, id: UInt64, cause: UInt64? = nil, site: PublishSite? = WhyTests.site
+    ) -> FeedEvent {
+        FeedEvent(
+            sequence: 0, time: event.time, typeName: event.typeName, payload: event.payload,
+            receivers: event.receivers,
             origin: event.origin, trace: PublishTrace(eventID: id, causeID: cause, site: site))
     }
 
@@ -59,7 +62,7 @@ struct WhyTests {
             SubscriberLifecycleEvent(
                 kind: .slowHandler, eventTypeName: "DataLoadedEvent", observerTypeName: "HomeViewController",
                 observerID: 2, duration: .milliseconds(32)),
-        ].map { CapturedLifecycle(time: startTime + 0.2, change: $0) }
+        ].map { FeedLifecycle(time: startTime + 0.2, change: $0) }
         source.enqueue(SourceBatch(events: [login, load], lifecycle: changes, snapshot: snapshot()))
         dashboard.update(now: startTime + 1)
         return (dashboard, source)

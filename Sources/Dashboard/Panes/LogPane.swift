@@ -175,7 +175,7 @@ extension DashboardView {
                     x: typeX, y: y, style: style(color: .cyan))
                 let detailWidth = grid.width - detailX - receiversWidth - 1
                 grid.put(
-                    TextFormat.truncate(event.payloadText, width: detailWidth, ellipsis: glyphs.ellipsis),
+                    TextFormat.truncate(event.payload.text, width: detailWidth, ellipsis: glyphs.ellipsis),
                     x: detailX, y: y)
                 grid.put(
                     TextFormat.right(String(event.receivers), width: receiversWidth),

@@ -1,0 +1,100 @@
+public import EventBus
+
+extension BusSnapshot {
+    /// The snapshots of several apps summed into one, as a monitor shows a fleet.
+    ///
+    /// Each event type's counters are summed by type name, each observer class's by class name,
+    /// and each handler row's by observer class and event type (its longest call is the longest
+    /// of all); leak suspects, observer instances and sticky events are listed from every app.
+    /// Its bus name says how many apps it covers, such as `fleet (2 apps)`. One snapshot is
+    /// returned as it is, so that a single app (a fleet of one) shows exactly what it sent.
+    ///
+    /// - Parameter snapshots: One per app.
+    /// - Returns: The fleet's snapshot; with none, an empty one named `fleet (0 apps)`.
+    public static func merged(_ snapshots: [BusSnapshot]) -> BusSnapshot {
+        if snapshots.count == 1 { return snapshots[0] }
+        var types = OrderedSums<String, EventTypeStatistics>()
+        var classes = OrderedSums<String, ObserverStatistics>()
+        var handlers = OrderedSums<HandlerKey, HandlerStatistics>()
+        var wildcard = (live: 0, dead: 0, reclaimed: 0, deliveries: 0)
+        var suspects: [LeakSuspect] = []
+        var instances: [ObserverInstance] = []
+        var sticky: [StickyEvent] = []
+        for snapshot in snapshots {
+            for type in snapshot.eventTypes {
+                types.add(type, at: type.typeName) { sum, type in
+                    EventTypeStatistics(
+                        typeName: sum.typeName, qualifiedTypeName: sum.qualifiedTypeName,
+                        liveSubscribers: sum.liveSubscribers + type.liveSubscribers,
+                        deadSubscribers: sum.deadSubscribers + type.deadSubscribers,
+                        reclaimedSubscribers: sum.reclaimedSubscribers + type.reclaimedSubscribers,
+                        unsubscribedSubscribers: sum.unsubscribedSubscribers + type.unsubscribedSubscribers,
+                        cancelledSubscribers: sum.cancelledSubscribers + type.cancelledSubscribers,
+                        duplicateSubscriptions: sum.duplicateSubscriptions + type.duplicateSubscriptions,
+                        published: sum.published + type.published, delivered: sum.delivered + type.delivered,
+                        unheard: sum.unheard + type.unheard,
+                        handlerFailures: sum.handlerFailures + type.handlerFailures,
+                        dropped: sum.dropped + type.dropped)
+                }
+            }
+            for observer in snapshot.observers {
+                classes.add(observer, at: observer.className) { sum, observer in
+                    ObserverStatistics(
+                        className: sum.className, liveInstances: sum.liveInstances + observer.liveInstances,
+                        deadInstances: sum.deadInstances + observer.deadInstances,
+                        liveSubscriptions: sum.liveSubscriptions + observer.liveSubscriptions,
+                        deadSubscriptions: sum.deadSubscriptions + observer.deadSubscriptions,
+                        reclaimedInstances: sum.reclaimedInstances + observer.reclaimedInstances,
+                        leakSuspects: sum.leakSuspects + observer.leakSuspects,
+                        handlerFailures: sum.handlerFailures + observer.handlerFailures)
+                }
+            }
+            for row in snapshot.handlers {
+                handlers.add(row, at: HandlerKey(observer: row.observerTypeName, event: row.eventTypeName)) {
+                    sum, row in
+                    HandlerStatistics(
+                        observerTypeName: sum.observerTypeName, eventTypeName: sum.eventTypeName,
+                        calls: sum.calls + row.calls, total: sum.total + row.total,
+                        maximum: max(sum.maximum, row.maximum), slowCalls: sum.slowCalls + row.slowCalls,
+                        failures: sum.failures + row.failures, dropped: sum.dropped + row.dropped)
+                }
+            }
+            wildcard.live += snapshot.wildcardObservers
+            wildcard.dead += snapshot.deadWildcardObservers
+            wildcard.reclaimed += snapshot.reclaimedWildcardObservers
+            wildcard.deliveries += snapshot.wildcardDeliveries
+            suspects += snapshot.leakSuspects
+            instances += snapshot.instances
+            sticky += snapshot.stickyEvents
+        }
+        return BusSnapshot(
+            busName: "fleet (\(snapshots.count) \(snapshots.count == 1 ? "app" : "apps"))",
+            eventTypes: types.values, wildcardObservers: wildcard.live,
+            deadWildcardObservers: wildcard.dead, reclaimedWildcardObservers: wildcard.reclaimed,
+            wildcardDeliveries: wildcard.deliveries, observers: classes.values, leakSuspects: suspects,
+            instances: instances, handlers: handlers.values, stickyEvents: sticky)
+    }
+}
+
+/// A handler row's identity: its observer class and its event type.
+private struct HandlerKey: Hashable {
+    var observer: String?
+    var event: String
+}
+
+/// Values summed by key, in the order each key was first seen.
+private struct OrderedSums<Key: Hashable, Value> {
+    private var order: [Key] = []
+    private var sums: [Key: Value] = [:]
+
+    mutating func add(_ value: Value, at key: Key, _ sum: (Value, Value) -> Value) {
+        if let previous = sums[key] {
+            sums[key] = sum(previous, value)
+        } else {
+            order.append(key)
+            sums[key] = value
+        }
+    }
+
+    var values: [Value] { order.compactMap { sums[$0] } }
+}

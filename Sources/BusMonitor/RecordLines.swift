@@ -1,0 +1,66 @@
+import BusWire
+import EventBus
+
+/// Writes the records of batches as wire-format lines: what a recording and headless output
+/// both hold, line for line, in the order the source received them.
+///
+/// Events are numbered in the order written (from 1, so a reader sees a gap only where this
+/// writer lost something), payloads held as values are formatted, and a `dropped` line follows
+/// whenever the source's count of dropped events changed. Lifecycle changes and snapshots are
+/// written as they came, with their app's origin when they have one.
+struct RecordLines {
+    /// The number the next event line gets.
+    private(set) var nextSequence = 1
+    /// Event, lifecycle and snapshot lines written so far.
+    private(set) var recordsWritten = 0
+    /// The drop count of the last `dropped` line.
+    private var lastDropped = 0
+    /// The newest record time written, and the monotonic clock when it was: a `dropped` line,
+    /// which the source does not stamp, takes that time plus the time since, so a recording of
+    /// a replay keeps the replay's clock.
+    private var lastRecordTime: Double?
+    private var lastRecordClock = 0.0
+
+    /// Appends the lines of `batch` to `writer`.
+    ///
+    /// - Returns: The number of lines appended.
+    mutating func write(_ batch: SourceBatch, into writer: inout JSONLineWriter) -> Int {
+        var lines = 0
+        for record in batch.records {
+            switch record {
+            case .event(var event):
+                event.sequence = nextSequence
+                nextSequence += 1
+                event.payload = event.payload.formatted
+                writer.write(.event(event))
+                stamp(event.time)
+            case .lifecycle(let change):
+                writer.write(record)
+                stamp(change.time)
+            case .snapshot(let snapshot):
+                writer.write(record)
+                stamp(snapshot.time)
+            case .hello, .dropped, .refused:
+                continue  // not part of a batch
+            }
+            lines += 1
+        }
+        recordsWritten += lines
+        if batch.droppedEvents != lastDropped {
+            lastDropped = batch.droppedEvents
+            writer.write(FeedDrops(time: currentTime(), events: batch.droppedEvents))
+            lines += 1
+        }
+        return lines
+    }
+
+    private mutating func stamp(_ time: Double) {
+        lastRecordTime = max(lastRecordTime ?? time, time)
+        lastRecordClock = MonotonicClock.now()
+    }
+
+    private func currentTime() -> Double {
+        guard let last = lastRecordTime else { return WallClock.now() }
+        return last + (MonotonicClock.now() - lastRecordClock)
+    }
+}
