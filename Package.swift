@@ -139,7 +139,7 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator", "BusmonApp",
-                "TestSupport",
+                "TestSupport", "BusTap",
             ]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "ScreenGrid", "CNCurses", "TestSupport"]),
