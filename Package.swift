@@ -139,7 +139,9 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard", "ScreenGrid", "BusMonitor", "BusWire", "EventBus", "Simulator", "BusmonApp",
-                "TestSupport", "BusTap",
+                "TestSupport", "BusTap", "BusMonitorNATS", "EventBusNATS",
+                // The NATS fleet's row of the every-field matrix starts nats-server.
+                .target(name: "ProcessTestSupport", condition: .when(platforms: [.macOS, .linux])),
             ]),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "ScreenGrid", "CNCurses", "TestSupport"]),

@@ -1,5 +1,5 @@
 public import BusWire
-public import EventBus
+import EventBus
 
 /// What a source of bus activity has gathered since the monitor last asked.
 public struct SourceBatch: Sendable {

@@ -1,5 +1,5 @@
 import BusWire
-public import EventBus
+import EventBus
 
 /// What a monitor knows of a fleet, fed decoded messages and the time: its members and their
 /// presence, and the records a dashboard has not drained yet, each with its app's origin.

@@ -136,6 +136,12 @@ package struct JSONLineWriter {
         needsComma = true
     }
 
+    /// Goes on after fields appended as raw bytes, inside a record: the next field is led by a
+    /// comma.
+    package mutating func continueRecord() {
+        needsComma = true
+    }
+
     /// Writes `"name":`, ready for a value.
     package mutating func key(_ name: StaticString) {
         separator()

@@ -183,7 +183,7 @@
             let type = encoder.type(of: pending.event)
             let outcome = encoder.encode(
                 pending.event, sequence: sequence, time: pending.time, receivers: Int(pending.receivers),
-                info: type)
+                trace: pending.trace, info: type)
             switch outcome {
             case .skipped: return
             case .failed:

@@ -14,8 +14,9 @@
 
     /// Turns queued events into envelopes (docs/nats-bridge.md), on the bridge thread only.
     ///
-    /// An envelope is a wire-format `event` record (docs/wire-format.md) with the sender's app,
-    /// host, pid and bridge origin added, so that tools reading taps read it as it is. Everything
+    /// An envelope is a wire-format `event` record (docs/wire-format.md), its trace included
+    /// (event number, cause, call site), with the sender's app, host, pid and bridge origin
+    /// added, so that tools reading taps read it as it is. Everything
     /// in it but the sequence number, time, receivers and payload is the same for every event of
     /// a type, so it is written once per type (and the sender's fields once per bridge) and
     /// copied into each envelope; the payload goes through BusWire's ``PayloadEncoder``, whose
@@ -101,7 +102,8 @@
 
         /// Writes the envelope of one event of the type `info` describes into ``writer``.
         mutating func encode(
-            _ event: any Event, sequence: Int, time: Double, receivers: Int, info: TypeInfo
+            _ event: any Event, sequence: Int, time: Double, receivers: Int,
+            trace: PublishTrace = PublishTrace(), info: TypeInfo
         ) -> Outcome {
             guard let encoding = info.encoding else { return .skipped }
             writer.bytes.removeAll(keepingCapacity: true)
@@ -111,6 +113,9 @@
             writer.appendDouble(time)
             writer.bytes.append(contentsOf: info.typeFields)
             writer.appendInteger(receivers)
+            // The fields a tap's event record has after its receivers, so that both read alike.
+            writer.continueRecord()
+            writer.field(trace: trace)
             writer.bytes.append(contentsOf: senderFields)
             if !info.slow {
                 do throws(PayloadEncoder.Unsupported) {

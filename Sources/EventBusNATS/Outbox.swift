@@ -20,7 +20,8 @@
     /// stores the event, its receiver count and a time stamp: no encoding,
     /// no system call unless the bridge thread sleeps and must be woken. The type name and the
     /// sequence number are worked out on the bridge thread, which spares the publisher a string's
-    /// reference counting and a store. When the ring is full the oldest event is
+    /// reference counting and a store; the trace (the event's number, its cause's, its call
+    /// site) is kept as the bus made it. When the ring is full the oldest event is
     /// overwritten and counted as dropped: while the server is away the bridge keeps the most
     /// recent events, which are the ones worth sending when it comes back.
     ///
@@ -32,12 +33,14 @@
     /// ``take(sleepingIfEmpty:)`` belongs to the bridge thread until it hands it back.
     final class Outbox: @unchecked Sendable {
         /// One event as the publisher left it. No sequence number: the ring holds consecutive
-        /// events, so the bridge thread works them out from the count written (and a slot is 56
-        /// bytes rather than 64, so that more of a full ring stays in the cache).
+        /// events, so the bridge thread works them out from the count written.
         struct Pending {
             var time: Double
             var receivers: Int32
             var event: any Event
+            /// The event's number, its cause's and its call site, which envelopes carry so that a
+            /// fleet monitor shows what a tap's monitor shows.
+            var trace: PublishTrace
         }
 
         /// A fixed-size ring of pending events, written over from the oldest when full.
@@ -80,7 +83,7 @@
                 let overwritten = state.active.appendOverwritingOldest(
                     Pending(
                         time: state.stamps.stamp(), receivers: Int32(clamping: record.receivers),
-                        event: record.event))
+                        event: record.event, trace: record.trace))
                 if overwritten { state.dropped &+= 1 }
                 let wake = state.sleeping
                 state.sleeping = false

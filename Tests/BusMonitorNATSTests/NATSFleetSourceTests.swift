@@ -47,7 +47,8 @@
             let events = batches.flatMap(\.events)
             #expect(events.count == 20)
             #expect(events.allSatisfy { $0.origin?.app == "orders" && $0.origin?.host == "here" })
-            #expect(batches.compactMap(\.snapshot).last?.busName == "fleet (1 app)")
+            #expect(batches.compactMap(\.snapshot).last?.busName == "orders")
+            #expect(batches.compactMap(\.newestSnapshot).last?.origin?.app == "orders")
             #expect(batches.compactMap(\.fleet).last?.first?.bridgeState == "connected")
             #expect(
                 batches.flatMap(\.notices).map(\.text).contains {

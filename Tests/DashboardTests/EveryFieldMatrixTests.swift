@@ -1,7 +1,9 @@
 import BusMonitor
+import BusMonitorNATS
 import BusTap
 import BusWire
 import EventBus
+import EventBusNATS
 import Foundation
 import TestSupport
 import Testing
@@ -63,7 +65,7 @@ struct EveryFieldMatrixTests {
     /// --record --graph` stack them) until it has every field, or a minute has passed.
     static func watch(
         _ source: any DashboardSource, in directory: TemporaryDirectory, name: String,
-        run: (@Sendable () -> Void)? = nil
+        run: (@Sendable (KeepingSource) -> Void)? = nil
     ) throws -> Outputs {
         let keeping = KeepingSource(wrapping: source)
         let recordingPath = directory.file("\(name).jsonl")
@@ -74,7 +76,7 @@ struct EveryFieldMatrixTests {
         let output = try #require(FileHandle(forWritingAtPath: headlessPath))
         let runner = HeadlessRunner(source: graphing, output: output, duration: 60, drainInterval: 0.02)
         keeping.whenEveryField { runner.stop() }
-        if let run { DispatchQueue.global().async { run() } }
+        if let run { DispatchQueue.global().async { run(keeping) } }
         _ = runner.run()
         recording.writer.close()
         try output.close()
@@ -164,7 +166,7 @@ struct EveryFieldMatrixTests {
         let scenario = EveryFieldScenario()
         let directory = TemporaryDirectory()
         let source = LocalBusSource(bus: scenario.bus, snapshotInterval: 0.05)
-        let outputs = try Self.watch(source, in: directory, name: "local", run: scenario.run)
+        let outputs = try Self.watch(source, in: directory, name: "local") { _ in scenario.run() }
         Self.expectEveryField(outputs, from: "in-process")
         try Self.expectReplayHasEveryField(outputs, from: "in-process")
     }
@@ -177,7 +179,7 @@ struct EveryFieldMatrixTests {
         defer { tap.close() }
         let source = AttachSource(socketPath: path, retryInterval: 0.02)
         defer { source.close() }
-        let outputs = try Self.watch(source, in: directory, name: "attach") {
+        let outputs = try Self.watch(source, in: directory, name: "attach") { _ in
             // Once the monitor is attached, so that the tap passes everything on.
             _ = eventually { tap.connectedClients > 0 }
             scenario.run()
@@ -195,7 +197,7 @@ struct EveryFieldMatrixTests {
             bus: scenario.bus, monitor: source.address, token: source.token, app: "matrix",
             snapshotInterval: 0.05)
         defer { tap.close() }
-        let outputs = try Self.watch(source, in: directory, name: "listen") {
+        let outputs = try Self.watch(source, in: directory, name: "listen") { _ in
             _ = eventually { source.connectedApps > 0 && tap.connectedClients > 0 }
             scenario.run()
         }
@@ -207,3 +209,33 @@ struct EveryFieldMatrixTests {
         try Self.expectReplayHasEveryField(outputs, from: "listen")
     }
 }
+
+#if NATS && (os(macOS) || os(Linux))
+    import ProcessTestSupport
+
+    extension EveryFieldMatrixTests {
+        /// A bridged app watched as a NATS fleet of one.
+        @Test(.enabled(if: NATSServer.isInstalled, Comment(rawValue: NATSServer.missingMessage)))
+        func natsFleet() throws {
+            let server = try NATSServer()
+            let scenario = EveryFieldScenario()
+            let directory = TemporaryDirectory()
+            let source = try NATSFleetSource(url: server.url)
+            defer { source.close() }
+            let bridge = try NATSBridge(
+                bus: scenario.bus, url: server.url, app: "matrix",
+                options: NATSBridgeOptions(
+                    reconnectDelay: 0.02...0.2, connectTimeout: 1, host: "here", monitoringInterval: 0.05))
+            defer { bridge.close() }
+            let outputs = try Self.watch(source, in: directory, name: "nats") { keeping in
+                // The source's subscription reaches the server in its own time; the bridge's
+                // monitoring records, heard as the app joining, show that it has.
+                _ = eventually { keeping.batches.contains { $0.fleet?.isEmpty == false } }
+                scenario.run()
+                _ = bridge.flush()
+            }
+            Self.expectEveryField(outputs, from: "NATS fleet")
+            try Self.expectReplayHasEveryField(outputs, from: "NATS fleet")
+        }
+    }
+#endif
