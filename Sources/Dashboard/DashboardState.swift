@@ -128,11 +128,16 @@ struct TypeRow {
     /// The type's sticky event as text, per the newest snapshot; `nil` when it has none.
     var sticky: String?
 
+    /// Whether the row is a protocol's (`any AuthEvent`): nothing publishes a protocol, so its
+    /// row counts what its subscribers received, the events of the types that conform.
+    var isProtocol: Bool { name.hasPrefix("any ") }
+
     /// Events published: the newest snapshot's exact count plus what was captured since, so
     /// that the count moves every frame, not only when a snapshot arrives; the captured count
-    /// when the source sends no snapshots.
+    /// when the source sends no snapshots. A protocol's row counts deliveries to its handlers.
     var published: Int {
-        statistics.map { $0.published + countSinceSnapshot } ?? capturedCount
+        if isProtocol, let statistics { return statistics.delivered }
+        return statistics.map { $0.published + countSinceSnapshot } ?? capturedCount
     }
     /// Publishes no typed subscriber received, counted the same way.
     var unheard: Int {
@@ -192,7 +197,8 @@ struct DashboardState {
     private var countedMembers: [EventOrigin?] = []
 
     /// Events published, all types.
-    var totalPublished: Int { rows.reduce(0) { $0 + $1.published } }
+    /// (A protocol's row counts events of other rows again, so it is left out.)
+    var totalPublished: Int { rows.reduce(0) { $1.isProtocol ? $0 : $0 + $1.published } }
     /// Publishes no typed subscriber received, all types.
     var totalUnheard: Int { rows.reduce(0) { $0 + $1.unheard } }
 

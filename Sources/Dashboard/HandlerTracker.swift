@@ -37,8 +37,8 @@ struct HandlerTracker {
     mutating func apply(_ change: SubscriberLifecycleEvent) {
         switch change.kind {
         case .cascadeStopped: cascadesStopped += 1
-        case .handlerFailed: failuresReported += 1
-        case .slowHandler: slowCallsReported += 1
+        case .handlerFailed: failuresReported += change.count
+        case .slowHandler: slowCallsReported += change.count
         default: break
         }
     }

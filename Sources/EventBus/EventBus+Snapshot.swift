@@ -21,6 +21,7 @@ extension EventBus {
     /// - Parameter instancesPerClass: How many objects of each class to list at most.
     public func snapshot(instancesPerClass: Int) -> BusSnapshot {
         checkWatches()
+        flushHeldBackReports()
         // The counters are read under the lock; the lists are copied there and counted after it,
         // since checking a weak reference briefly holds the observer, and a `deinit` run by the
         // end of that hold must not find the lock taken.

@@ -168,23 +168,34 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most.
+    /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most; a
+    /// report's count includes the slow calls held back since the previous one.
     func reportSlowCall(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
-        guard slowCallReports.allows(now: System.handlerClockNanoseconds()) else { return }
         let event = SubscriberLifecycleEvent(
             kind: .slowHandler, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
             observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
-        update { ((), $0.report(event)) }
+        guard let report = slowCallReports.admit(event, now: System.handlerClockNanoseconds()) else { return }
+        update { ((), $0.report(report)) }
     }
 
-    /// Counts a handler's failure and reports it, a hundred a second at most.
+    /// Counts a handler's failure and reports it, a hundred a second at most; a report's count
+    /// includes the failures held back since the previous one.
     func reportFailure(of entry: SubscriberEntry, typeName: String, error: any Error) {
         entry.measurements.failures.wrappingAdd(1, ordering: .relaxed)
-        guard failureReports.allows(now: System.handlerClockNanoseconds()) else { return }
         let event = SubscriberLifecycleEvent(
             kind: .handlerFailed, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
             observerID: entry.observerRecord?.serial, reason: String(describing: error))
-        update { ((), $0.report(event)) }
+        guard let report = failureReports.admit(event, now: System.handlerClockNanoseconds()) else { return }
+        update { ((), $0.report(report)) }
+    }
+
+    /// Sends the failure and slow-call reports the rate limits held back and no later report
+    /// carried, once their second is over.
+    func flushHeldBackReports() {
+        let now = System.handlerClockNanoseconds()
+        for pacer in [failureReports, slowCallReports] {
+            if let report = pacer.flush(now: now) { update { ((), $0.report(report)) } }
+        }
     }
 
     /// Tells lifecycle observers that a cascade was stopped, and which loop it was.

@@ -137,26 +137,69 @@ struct ScheduledTimer: Sendable {
 }
 
 /// Lets through at most a number of reports a second, for reports that a storm could repeat
-/// thousands of times a second; the counts in `snapshot()` keep every call.
+/// thousands of times a second; the counts in `snapshot()` keep every call. None is lost in
+/// silence: a report let through stands for itself and for those held back since the previous
+/// one (its `count` says how many), and held-back reports that no later one carried go out as
+/// one report once their second is over (``flush(now:)``, which `snapshot()` calls).
 final class ReportPacer: Sendable {
+    private struct Window {
+        var start = Int.min
+        var reports = 0
+        var heldBack = 0
+        /// The newest report held back, which a flush sends for all of them.
+        var lastHeldBack: SubscriberLifecycleEvent?
+    }
+
     private let perSecond: Int
-    private let window = LockedValue((start: Int.min, reports: 0))
+    private let window = LockedValue(Window())
 
     /// - Parameter perSecond: Reports let through in any one second.
     init(perSecond: Int) {
         self.perSecond = perSecond
     }
 
-    /// Whether a report may go now, as read from `now` (nanoseconds).
-    func allows(now: Int) -> Bool {
+    /// `report` as it may go now, with its count of what it stands for, or `nil` when it is held
+    /// back, as read from `now` (nanoseconds).
+    func admit(_ report: SubscriberLifecycleEvent, now: Int) -> SubscriberLifecycleEvent? {
         window.withLock { window in
             if now &- window.start >= 1_000_000_000 || window.start == Int.min {
-                window = (now, 0)
+                window.start = now
+                window.reports = 0
             }
-            guard window.reports < perSecond else { return false }
+            guard window.reports < perSecond else {
+                window.heldBack += 1
+                window.lastHeldBack = report
+                return nil
+            }
             window.reports += 1
-            return true
+            defer {
+                window.heldBack = 0
+                window.lastHeldBack = nil
+            }
+            return window.heldBack == 0 ? report : report.counting(1 + window.heldBack)
         }
+    }
+
+    /// The reports held back, as one report (the newest of them, counting all), once the
+    /// second they were held back in is over; `nil` when there are none, or it is not over.
+    func flush(now: Int) -> SubscriberLifecycleEvent? {
+        window.withLock { window in
+            guard let last = window.lastHeldBack, now &- window.start >= 1_000_000_000 else { return nil }
+            let count = window.heldBack
+            window = Window(start: now, reports: 1)
+            return last.counting(count)
+        }
+    }
+}
+
+extension SubscriberLifecycleEvent {
+    /// The same report, standing for `count` occurrences.
+    func counting(_ count: Int) -> SubscriberLifecycleEvent {
+        SubscriberLifecycleEvent(
+            kind: kind, eventTypeName: eventTypeName, count: count, observerTypeName: observerTypeName,
+            observerID: observerID, deadFor: deadFor, reclaimedBy: reclaimedBy, reason: reason,
+            expectedWithin: expectedWithin, overdue: overdue, subscriptions: subscriptions, duration: duration
+        )
     }
 }
 

@@ -61,7 +61,11 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
     /// The readable name of the event type, ``wildcardTypeName`` for wildcard observers, or
     /// empty for the leak kinds, which are about an object rather than a type.
     public let eventTypeName: String
-    /// How many subscriptions the change covers (an unsubscribe or a reclaim may cover several).
+    /// How many subscriptions the change covers (an unsubscribe or a reclaim may cover several);
+    /// for `.cascadeStopped`, the events set off; for `.handlerFailed` and `.slowHandler`, the
+    /// failures or slow calls the report stands for: itself, and those that the bus's report
+    /// rate limit held back since the previous report (of any handler), which are reported
+    /// nowhere else.
     public let count: Int
     /// The class name of the observer, when the subscriptions had one and it is known.
     public let observerTypeName: String?
@@ -118,6 +122,11 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// " (and 49 more failures held back)" for a report that stands for more than itself.
+    private func heldBack(_ what: String) -> String {
+        count > 1 ? " (and \(count - 1) more \(what) held back)" : ""
+    }
+
     /// A one-line account, such as "reclaimed 3 dead UserLoggedInEvent subscriptions".
     public var description: String {
         let plural = count == 1 ? "subscription" : "subscriptions"
@@ -153,11 +162,11 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
             return "cascade stopped: \(reason ?? "\(count) events set off by one publish")"
         case .handlerFailed:
             let who = observerName ?? "a token's handler"
-            return "\(who) failed on \(type): \(reason ?? "an error")"
+            return "\(who) failed on \(type): \(reason ?? "an error")\(heldBack("failures"))"
         case .slowHandler:
             let who = observerName ?? "a token's handler"
             let took = duration.map { " took \($0.secondsText)" } ?? " was slow"
-            return "slow handler: \(who)\(took) on \(type)"
+            return "slow handler: \(who)\(took) on \(type)\(heldBack("slow calls"))"
         }
     }
 }

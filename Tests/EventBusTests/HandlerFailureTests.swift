@@ -47,6 +47,31 @@ struct HandlerFailureTests {
         _ = (watch, others, screen)
     }
 
+    @Test("failures the report rate limit holds back are counted by a later report, none lost")
+    func heldBackFailuresAreCounted() {
+        let bus = EventBus()
+        let reports = LockedValue<[SubscriberLifecycleEvent]>([])
+        let watch = bus.observeLifecycle { change in
+            if change.kind == .handlerFailed { reports.withLock { $0.append(change) } }
+        }
+        let failing = bus.subscribe(to: Ping.self) { (ping: Ping) throws in throw LoadFailed(item: ping.hop) }
+        // 150 failures within a second: a hundred are reported one by one, 50 are held back.
+        for hop in 1...150 { bus.publish(Ping(hop: hop)) }
+        // They go out as one report once their second is over, at the next snapshot.
+        #expect(
+            eventually {
+                _ = bus.snapshot(); return reports.current.reduce(0) { $0 + $1.count } >= 150
+            })
+        let counts = reports.current.map(\.count)
+        #expect(counts.reduce(0, +) == 150)
+        #expect(counts.count == 101)
+        #expect(counts.last == 50)
+        #expect(reports.current.last?.description.hasSuffix("(and 49 more failures held back)") == true)
+        #expect(bus.snapshot()[Ping.self]?.handlerFailures == 150)
+        watch.cancel()
+        failing.cancel()
+    }
+
     @Test("token, queued and wildcard handlers may throw too; non-throwing ones compile unchanged")
     func everyFormMayThrow() async {
         let bus = EventBus()

@@ -10,7 +10,10 @@ struct TablePane: DashboardPane {
     let name = "tables"
     let enterHelp = "filter by type"
     let columnHelp = [
-        KeyHint(keys: "COUNT RATE/s", text: "events published (the bus's own count), per second over 2 s"),
+        KeyHint(
+            keys: "COUNT RATE/s",
+            text: "events published (the bus's own count), per second over 2 s; for a protocol "
+                + "(any P), the events its handlers received"),
         KeyHint(keys: "LAST Ns, HIST", text: "events in each of the last N seconds, newest on the right"),
         KeyHint(keys: "LIVE DEAD RECL", text: "live, dead awaiting cleanup, reclaimed subscriptions"),
         KeyHint(
