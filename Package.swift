@@ -6,20 +6,21 @@ let package = Package(
     // The floor is set by `Atomic` (the Synchronization module), which the bus's lock-free
     // publish path is built on: it exists from these releases on (README, "Platforms").
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // What an app or another tool builds on: the bus, its test recorder, the tap, the NATS
+    // bridge, and the wire format as a documented protocol. The monitor's own modules (its
+    // sources, dashboard, grid, terminal, simulated app) are `package`: busmon's insides, free
+    // to change, as tokio-console keeps its TUI apart from console-api.
     products: [
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "EventBusTesting", targets: ["EventBusTesting"]),
-        .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "LoginFlow", targets: ["LoginFlow"]),
         .executable(name: "StickyAndProtocols", targets: ["StickyAndProtocols"]),
         .executable(name: "busmon", targets: ["busmon"]),
         .executable(name: "busbench", targets: ["busbench"]),
         .library(name: "BusTap", targets: ["BusTap"]),
         .library(name: "BusWire", targets: ["BusWire"]),
-        .library(name: "BusMonitor", targets: ["BusMonitor"]),
         .executable(name: "simapp", targets: ["simapp"]),
         .library(name: "EventBusNATS", targets: ["EventBusNATS"]),
-        .library(name: "BusMonitorNATS", targets: ["BusMonitorNATS"]),
     ],
     // Everything that needs nats.c (libnats-dev) is behind this trait, so that a fresh machine
     // builds and tests the package without it.

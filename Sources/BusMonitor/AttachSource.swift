@@ -1,14 +1,14 @@
-import BusWire
-import Dispatch
-import EventBus
-import Foundation
+package import BusWire
+internal import Dispatch
+internal import EventBus
+package import Foundation
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Watches another process through its ``BusTap`` socket.
@@ -31,7 +31,7 @@ import Foundation
 /// // each frame:
 /// let batch = source.drain()   // batch.status is "attached", "detached", or why it waits
 /// ```
-public final class AttachSource: DashboardSource {
+package final class AttachSource: DashboardSource {
     /// Why a socket file must not be connected to, or `nil`: one that belongs to another user.
     ///
     /// A tap makes its socket as the user its app runs as, mode 0600. In a shared folder such as
@@ -44,7 +44,7 @@ public final class AttachSource: DashboardSource {
     }
 
     /// Where the source stands with the app.
-    public enum State: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         /// Not attached yet; trying.
         case connecting
         /// Connected, and the tap said hello.
@@ -54,7 +54,7 @@ public final class AttachSource: DashboardSource {
     }
 
     /// The socket path this source attaches to.
-    public let socketPath: String
+    package let socketPath: String
     private let shared: LockedValue<AttachState>
     private let reader: AttachReader
 
@@ -65,7 +65,7 @@ public final class AttachSource: DashboardSource {
     ///   - retryInterval: Seconds between attempts to (re)attach.
     ///   - bufferCapacity: Records held for the monitor between drains; beyond it reading
     ///     pauses and the tap counts drops.
-    public init(socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000) {
+    package init(socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000) {
         self.socketPath = socketPath
         shared = LockedValue(AttachState())
         reader = AttachReader(
@@ -79,12 +79,12 @@ public final class AttachSource: DashboardSource {
     }
 
     /// Stops reading and disconnects; the source keeps what it has and drains no more.
-    public func close() {
+    package func close() {
         reader.stop()
     }
 
     /// What is being watched: the app's process name, pid and bus once it said hello.
-    public var title: String {
+    package var title: String {
         if let hello = shared.withLock(\.hello) {
             return "\(hello.process) (pid \(hello.pid), bus \(hello.bus))"
         }
@@ -92,24 +92,24 @@ public final class AttachSource: DashboardSource {
     }
 
     /// Whether the source is attached now.
-    public var state: State { shared.withLock(\.state) }
+    package var state: State { shared.withLock(\.state) }
 
     /// The hello of the app most recently attached to.
-    public var hello: FeedHello? { shared.withLock(\.hello) }
+    package var hello: FeedHello? { shared.withLock(\.hello) }
 
     /// The tap's own counters from its newest snapshot: monitors attached, refused, and
     /// disconnected for reading nothing.
-    public var tapCounters: FeedTapCounters? { shared.withLock(\.tapCounters) }
+    package var tapCounters: FeedTapCounters? { shared.withLock(\.tapCounters) }
 
     /// Lines that could not be read, skipped so far.
-    public var malformedLineCount: Int { shared.withLock(\.malformedLines) }
+    package var malformedLineCount: Int { shared.withLock(\.malformedLines) }
 
     /// Everything read since the previous call, the newest counters, drops, notices of attaches
     /// and detaches, and the state: `attached`, `detached`, before the first attach why it still
     /// waits (such as `waiting for /tmp/app.sock to appear (no such file)`), or why the tap
     /// refused (`refused by the tap: 64 monitors attached`), with a count of malformed lines when
     /// there are any.
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         shared.withLock { state in
             let batch = SourceBatch(
                 records: state.records, droppedEvents: state.droppedBefore + state.droppedNow,
@@ -123,12 +123,12 @@ public final class AttachSource: DashboardSource {
     }
 
     /// None: another process controls itself.
-    public var supportedCommands: [SourceCommandDescription] { [] }
+    package var supportedCommands: [SourceCommandDescription] { [] }
 
     /// Commands do not apply to another process.
     ///
     /// - Returns: A message saying so.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         "attached: the app controls its rate"
     }
 }

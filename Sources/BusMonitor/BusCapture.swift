@@ -1,5 +1,5 @@
-public import BusWire
-public import EventBus
+package import BusWire
+package import EventBus
 
 /// Records what happens on a bus into bounded buffers, for a monitor to drain once a frame.
 ///
@@ -16,29 +16,29 @@ public import EventBus
 /// let drained = capture.drain()
 /// print(drained.events.count, drained.droppedEvents)
 /// ```
-public final class BusCapture: Sendable {
+package final class BusCapture: Sendable {
     /// Entries each buffer holds when no capacity is given.
-    public static let defaultCapacity = 10_000
+    package static let defaultCapacity = 10_000
 
     /// What ``drain()`` hands over.
-    public struct Drained: Sendable {
+    package struct Drained: Sendable {
         /// Events and lifecycle changes captured since the previous drain, in the order they
         /// happened; each event holds its value, formatted only when read
         /// (``FeedPayload/value(_:)``), and numbers 0 in ``FeedEvent/sequence`` (a writer numbers
         /// its stream).
-        public var records: [FeedRecord]
+        package var records: [FeedRecord]
         /// Events dropped because the buffer was full, since the capture began (a running total).
-        public var droppedEvents: Int
+        package var droppedEvents: Int
         /// Lifecycle changes dropped because their buffer was full, since the capture began.
-        public var droppedLifecycle: Int
+        package var droppedLifecycle: Int
 
         /// The events of ``records``.
-        public var events: [FeedEvent] {
+        package var events: [FeedEvent] {
             records.compactMap { if case .event(let event) = $0 { event } else { nil } }
         }
 
         /// The lifecycle changes of ``records``.
-        public var lifecycle: [FeedLifecycle] {
+        package var lifecycle: [FeedLifecycle] {
             records.compactMap { if case .lifecycle(let change) = $0 { change } else { nil } }
         }
     }
@@ -50,9 +50,9 @@ public final class BusCapture: Sendable {
     }
 
     /// The bus being watched.
-    public let bus: EventBus
+    package let bus: EventBus
     /// Entries each buffer holds between two drains; later ones are dropped and counted.
-    public let capacity: Int
+    package let capacity: Int
 
     private let events: CaptureBuffer<FeedEvent>
     private let lifecycle: CaptureBuffer<PlacedChange>
@@ -65,7 +65,7 @@ public final class BusCapture: Sendable {
     ///   - capacity: Events (and, separately, lifecycle changes) kept between two drains; at
     ///     least 1. Each buffer reserves room for twice this many up front (one to fill, one
     ///     to swap in at a drain), so that publishing never allocates.
-    public convenience init(bus: EventBus, capacity: Int = defaultCapacity) {
+    package convenience init(bus: EventBus, capacity: Int = defaultCapacity) {
         self.init(bus: bus, capacity: capacity, clock: nil)
     }
 
@@ -114,7 +114,7 @@ public final class BusCapture: Sendable {
     ///
     /// - Complexity: O(*n*) in the entries returned; publishers wait only while the buffers
     ///   are swapped.
-    public func drain() -> Drained {
+    package func drain() -> Drained {
         let taken = events.drain { $0 }
         let changes = lifecycle.drain { $0 }
         var records: [FeedRecord] = []
@@ -141,15 +141,15 @@ public final class BusCapture: Sendable {
     }
 
     /// Events dropped so far because the buffer was full.
-    public var droppedEvents: Int { events.droppedCount }
+    package var droppedEvents: Int { events.droppedCount }
 
     /// Whether the capture still receives from the bus.
-    public var isAttached: Bool {
+    package var isAttached: Bool {
         subscriptions.withLock { !$0.isEmpty }
     }
 
     /// Stops capturing; what is buffered can still be drained. Calling it again does nothing.
-    public func detach() {
+    package func detach() {
         let taken = subscriptions.withLock { subscriptions in
             defer { subscriptions = [] }
             return subscriptions

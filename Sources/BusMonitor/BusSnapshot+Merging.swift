@@ -1,4 +1,4 @@
-public import EventBus
+package import EventBus
 
 extension BusSnapshot {
     /// The snapshots of several apps summed into one, as a monitor shows a fleet.
@@ -11,7 +11,7 @@ extension BusSnapshot {
     ///
     /// - Parameter snapshots: One per app.
     /// - Returns: The fleet's snapshot; with none, an empty one named `fleet (0 apps)`.
-    public static func merged(_ snapshots: [BusSnapshot]) -> BusSnapshot {
+    package static func merged(_ snapshots: [BusSnapshot]) -> BusSnapshot {
         if snapshots.count == 1 { return snapshots[0] }
         var types = OrderedSums<String, EventTypeStatistics>()
         var classes = OrderedSums<String, ObserverStatistics>()

@@ -1,6 +1,6 @@
-import BusWire
-import EventBus
-import Synchronization
+internal import BusWire
+internal import EventBus
+internal import Synchronization
 
 /// A thread-safe buffer that keeps the first `capacity` elements appended after each drain,
 /// counts the ones it had no room for, and hands its contents over in the order they came.

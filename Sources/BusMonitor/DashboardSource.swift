@@ -1,31 +1,31 @@
-public import BusWire
-import EventBus
+package import BusWire
+internal import EventBus
 
 /// What a source of bus activity has gathered since the monitor last asked.
-public struct SourceBatch: Sendable {
+package struct SourceBatch: Sendable {
     /// What the bus did since the last batch, in the order the source received it: `event`,
     /// `lifecycle` and `snapshot` records of the wire format, each naming its app (``FeedOrigin``)
     /// when the source watches several. Every source hands the same records, so whatever reads
     /// them (the dashboard, a recording, headless output, a graph) sees every field the wire
     /// carries, however the app is connected. Other kinds are not part of a batch.
-    public var records: [FeedRecord]
+    package var records: [FeedRecord]
     /// Events the source had to drop so far because the monitor fell behind (a running total).
-    public var droppedEvents: Int
+    package var droppedEvents: Int
     /// A short state to show in the header, such as "attached", "detached", "replay 3/10 s".
-    public var status: String?
+    package var status: String?
     /// What happened to the source itself since the last batch, oldest first, for the log: an
     /// attach, a detach, a new process behind the socket, a recording's cut-off last line.
-    public var notices: [SourceNotice]
+    package var notices: [SourceNotice]
     /// Whether the counters start over with this batch: the source now watches a new process
     /// (or a replay started), so totals from before are a baseline, not a rate.
-    public var countersRestarted: Bool
+    package var countersRestarted: Bool
     /// The processes of a fleet as they are now, for a source that watches several (NATS, apps
     /// that dialled in); `nil` for a source that watches one app. Sent whole whenever anything
     /// in it changed.
-    public var fleet: [FleetMember]?
+    package var fleet: [FleetMember]?
 
     /// Creates a batch.
-    public init(
+    package init(
         records: [FeedRecord] = [], droppedEvents: Int = 0, status: String? = nil,
         notices: [SourceNotice] = [], countersRestarted: Bool = false, fleet: [FleetMember]? = nil
     ) {
@@ -38,17 +38,17 @@ public struct SourceBatch: Sendable {
     }
 
     /// The events among ``records``, in order.
-    public var events: [FeedEvent] {
+    package var events: [FeedEvent] {
         records.compactMap { if case .event(let event) = $0 { event } else { nil } }
     }
 
     /// The lifecycle changes among ``records``, in order.
-    public var lifecycle: [FeedLifecycle] {
+    package var lifecycle: [FeedLifecycle] {
         records.compactMap { if case .lifecycle(let change) = $0 { change } else { nil } }
     }
 
     /// The newest snapshot among ``records``.
-    public var newestSnapshot: FeedSnapshot? {
+    package var newestSnapshot: FeedSnapshot? {
         for record in records.reversed() {
             if case .snapshot(let snapshot) = record { return snapshot }
         }
@@ -56,21 +56,21 @@ public struct SourceBatch: Sendable {
     }
 
     /// Whether the batch holds any record.
-    public var hasRecords: Bool { !records.isEmpty }
+    package var hasRecords: Bool { !records.isEmpty }
 }
 
 /// Something that happened to a source itself rather than on the bus, such as
 /// "detached from simapp (pid 12943)".
-public struct SourceNotice: Sendable, Hashable {
+package struct SourceNotice: Sendable, Hashable {
     /// Seconds since 1970 when it happened.
-    public var time: Double
+    package var time: Double
     /// One line for the log.
-    public var text: String
+    package var text: String
     /// Whether it is a problem the person should see (shown as a warning), not just news.
-    public var isWarning: Bool
+    package var isWarning: Bool
 
     /// Creates a notice.
-    public init(time: Double, text: String, isWarning: Bool = false) {
+    package init(time: Double, text: String, isWarning: Bool = false) {
         self.time = time
         self.text = text
         self.isWarning = isWarning
@@ -88,22 +88,22 @@ public struct SourceNotice: Sendable, Hashable {
 ///     static let destroyScreens = SourceCommand("destroy-screens")
 /// }
 /// ```
-public struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
+package struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
     /// The command's name, such as `destroy-screens`.
-    public let name: String
+    package let name: String
 
     /// A command called `name`.
-    public init(_ name: String) {
+    package init(_ name: String) {
         self.name = name
     }
 
     /// The name.
-    public var description: String { name }
+    package var description: String { name }
 
     /// Faster: publish faster (a simulated app), or play faster (a replay).
-    public static let increaseRate = SourceCommand("increase-rate")
+    package static let increaseRate = SourceCommand("increase-rate")
     /// Slower: publish slower (a simulated app), or play slower (a replay).
-    public static let decreaseRate = SourceCommand("decrease-rate")
+    package static let decreaseRate = SourceCommand("decrease-rate")
 }
 
 /// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.
@@ -113,7 +113,7 @@ public struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
 ///
 /// A source says which commands it takes in ``supportedCommands``; the monitor offers those
 /// keys, in its key bar and help, and no others.
-public protocol DashboardSource: AnyObject, Sendable {
+package protocol DashboardSource: AnyObject, Sendable {
     /// What is being watched, for the header, such as "simulated app (seed 7)".
     var title: String { get }
     /// The commands this source takes now, with their keys and how the monitor names them.
@@ -134,8 +134,8 @@ public protocol DashboardSource: AnyObject, Sendable {
 
 extension DashboardSource {
     /// No commands.
-    public var supportedCommands: [SourceCommandDescription] { [] }
+    package var supportedCommands: [SourceCommandDescription] { [] }
 
     /// What ``drain()`` gives: the source has nothing more to add at the end.
-    public func drainLast() -> SourceBatch { drain() }
+    package func drainLast() -> SourceBatch { drain() }
 }

@@ -1,5 +1,5 @@
 /// A source that comes to an end, such as a replay, so that a runner knows when to stop.
-public protocol FiniteSource: DashboardSource {
+package protocol FiniteSource: DashboardSource {
     /// Whether everything the source will ever deliver has been drained.
     var isFinished: Bool { get }
 }

@@ -1,11 +1,11 @@
-public import BusWire
+package import BusWire
 
 /// One message from a process of a fleet, decoded: an event, a lifecycle change or a snapshot
 /// with the process it came from, or the state of the link that carries them.
 ///
 /// A NATS fleet decodes them from `eventbus.>`; ``ListenSource`` makes them from each app's
 /// connection, whose handshake names the app.
-public enum FleetMessage: Sendable, Hashable {
+package enum FleetMessage: Sendable, Hashable {
     /// An event, with its origin.
     case event(FeedEvent, origin: FeedOrigin)
     /// A subscriber lifecycle change.
@@ -16,7 +16,7 @@ public enum FleetMessage: Sendable, Hashable {
     case link(FleetLinkReport)
 
     /// Who sent it.
-    public var origin: FeedOrigin {
+    package var origin: FeedOrigin {
         switch self {
         case .event(_, let origin), .lifecycle(_, let origin), .snapshot(_, let origin): return origin
         case .link(let report): return report.origin
@@ -24,7 +24,7 @@ public enum FleetMessage: Sendable, Hashable {
     }
 
     /// When the sender made it, seconds since 1970 on its clock.
-    public var time: Double {
+    package var time: Double {
         switch self {
         case .event(let event, _): return event.time
         case .lifecycle(let change, _): return change.time
@@ -36,24 +36,24 @@ public enum FleetMessage: Sendable, Hashable {
 
 /// What the link between one app and the monitor says of itself: a NATS bridge's report, or
 /// the state of an app's connection to `busmon --listen`.
-public struct FleetLinkReport: Sendable, Hashable {
+package struct FleetLinkReport: Sendable, Hashable {
     /// The state a link reports last, when it was closed; its app is gone at once.
-    public static let closedState = "closed"
+    package static let closedState = "closed"
 
     /// Seconds since 1970 when the report was made.
-    public var time: Double
+    package var time: Double
     /// The app the link speaks for.
-    public var origin: FeedOrigin
+    package var origin: FeedOrigin
     /// What the link is, for the log: `bridge`, `connection`.
-    public var kind: String
+    package var kind: String
     /// Its state, such as `connected`, `reconnecting` or ``closedState``.
-    public var state: String
+    package var state: String
     /// Events the link dropped so far.
-    public var dropped: Int
+    package var dropped: Int
     /// Times the link reconnected so far.
-    public var reconnects: Int
+    package var reconnects: Int
     /// What the link reconnects to, for the log: `the server` for a NATS bridge.
-    public var peer: String
+    package var peer: String
 
     /// Creates a report.
     ///
@@ -65,7 +65,7 @@ public struct FleetLinkReport: Sendable, Hashable {
     ///   - dropped: Events dropped so far.
     ///   - reconnects: Reconnections so far.
     ///   - peer: What the link reconnects to.
-    public init(
+    package init(
         time: Double, origin: FeedOrigin, kind: String, state: String, dropped: Int = 0, reconnects: Int = 0,
         peer: String = "the monitor"
     ) {

@@ -6,23 +6,23 @@
 ///
 /// `busmon` takes the defaults; tests that cannot wait half a minute shorten them with the
 /// environment variables `BUSMON_FLEET_QUIET_AFTER` and `BUSMON_FLEET_GONE_AFTER` (seconds).
-public struct FleetPresenceTimes: Sendable, Hashable {
+package struct FleetPresenceTimes: Sendable, Hashable {
     /// Seconds of silence before an app is shown as quiet by default: ten missed snapshots.
-    public static let defaultQuietAfter = 5.0
+    package static let defaultQuietAfter = 5.0
     /// Seconds of silence before an app is taken as gone by default.
-    public static let defaultGoneAfter = 30.0
+    package static let defaultGoneAfter = 30.0
 
     /// Seconds of silence before an app is shown as quiet.
-    public var quietAfter: Double
+    package var quietAfter: Double
     /// Seconds of silence before an app is taken as gone; at least ``quietAfter``.
-    public var goneAfter: Double
+    package var goneAfter: Double
 
     /// Creates the times; a `goneAfter` below `quietAfter` is raised to it.
     ///
     /// - Parameters:
     ///   - quietAfter: Seconds before quiet.
     ///   - goneAfter: Seconds before gone.
-    public init(quietAfter: Double = defaultQuietAfter, goneAfter: Double = defaultGoneAfter) {
+    package init(quietAfter: Double = defaultQuietAfter, goneAfter: Double = defaultGoneAfter) {
         let quiet = quietAfter.isFinite && quietAfter > 0 ? quietAfter : Self.defaultQuietAfter
         self.quietAfter = quiet
         self.goneAfter = goneAfter.isFinite ? max(quiet, goneAfter) : max(quiet, Self.defaultGoneAfter)
@@ -33,7 +33,7 @@ public struct FleetPresenceTimes: Sendable, Hashable {
     ///
     /// - Parameter environment: The process's environment.
     /// - Returns: The times.
-    public static func fromEnvironment(_ environment: [String: String]) -> FleetPresenceTimes {
+    package static func fromEnvironment(_ environment: [String: String]) -> FleetPresenceTimes {
         func seconds(_ name: String) -> Double? {
             environment[name].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         }

@@ -1,5 +1,5 @@
-import BusWire
-import EventBus
+package import BusWire
+internal import EventBus
 
 /// What a monitor knows of a fleet, fed decoded messages and the time: its members and their
 /// presence, and the records a dashboard has not drained yet, each with its app's origin.
@@ -20,35 +20,35 @@ import EventBus
 /// Every event, lifecycle change and snapshot goes on whole, in the order it arrived, with its
 /// app's origin: what reads the batch (the dashboard, which sums the apps' snapshots with
 /// ``BusSnapshot/merged(_:)``, a recording, headless output) sees each field the app sent.
-public struct FleetState: Sendable {
+package struct FleetState: Sendable {
     /// Members kept at most; beyond it the member gone for longest is forgotten.
-    public static let maximumMembers = 1_000
+    package static let maximumMembers = 1_000
 
     /// When silent apps become quiet, then gone.
-    public let times: FleetPresenceTimes
+    package let times: FleetPresenceTimes
     /// Events, and separately lifecycle changes, kept between two drains; later ones are
     /// dropped and counted.
-    public let capacity: Int
+    package let capacity: Int
     /// While set, presence does not advance (a replay of history is running).
-    public var holdsPresence = false
+    package var holdsPresence = false
     /// The fields of events whose values the monitor shows as `"<redacted>"`: the defaults for
     /// a NATS fleet, whose bridges send events whole because other apps decode them; none for
     /// apps that dialled in, whose taps redacted as each app chose.
-    public var redaction = PayloadRedaction.default
+    package var redaction = PayloadRedaction.default
 
     private var members: [EventOrigin: Member] = [:]
     /// Members in the order they were first heard from.
     private var order: [EventOrigin] = []
     private var records: [FeedRecord] = []
     /// Events among ``records``.
-    public private(set) var bufferedEvents = 0
+    package private(set) var bufferedEvents = 0
     /// Lifecycle changes among ``records``.
     private var bufferedLifecycle = 0
     private var notices: [SourceNotice] = []
     /// Events dropped since the start because the buffer was full (a running total).
-    public private(set) var droppedEvents = 0
+    package private(set) var droppedEvents = 0
     /// Lifecycle changes dropped since the start because the buffer was full.
-    public private(set) var droppedLifecycle = 0
+    package private(set) var droppedLifecycle = 0
     private var fleetChanged = false
 
     private struct Member: Sendable {
@@ -62,13 +62,13 @@ public struct FleetState: Sendable {
     /// - Parameters:
     ///   - times: When silent apps become quiet, then gone.
     ///   - capacity: Events (and lifecycle changes) kept between two drains.
-    public init(times: FleetPresenceTimes = FleetPresenceTimes(), capacity: Int = 10_000) {
+    package init(times: FleetPresenceTimes = FleetPresenceTimes(), capacity: Int = 10_000) {
         self.times = times
         self.capacity = max(1, capacity)
     }
 
     /// The members, in the order they were first heard from.
-    public var fleet: [FleetMember] { order.compactMap { members[$0]?.info } }
+    package var fleet: [FleetMember] { order.compactMap { members[$0]?.info } }
 
     /// Takes in one message.
     ///
@@ -76,7 +76,7 @@ public struct FleetState: Sendable {
     ///   - message: A decoded message.
     ///   - now: Seconds since 1970 on the monitor's clock.
     ///   - replayed: Whether it comes from history rather than live.
-    public mutating func receive(_ message: FleetMessage, now: Double, replayed: Bool = false) {
+    package mutating func receive(_ message: FleetMessage, now: Double, replayed: Bool = false) {
         let origin = message.origin
         let heard = replayed ? min(message.time, now) : now
         var member = members[origin] ?? join(origin, heard: heard, now: now, replayed: replayed)
@@ -167,7 +167,7 @@ public struct FleetState: Sendable {
     /// Moves silent members to quiet, then gone, as of `now`; nothing while ``holdsPresence``.
     ///
     /// - Parameter now: Seconds since 1970 on the monitor's clock.
-    public mutating func advance(to now: Double) {
+    package mutating func advance(to now: Double) {
         guard !holdsPresence else { return }
         for origin in order {
             guard var member = members[origin], member.info.presence != .gone else { continue }
@@ -193,7 +193,7 @@ public struct FleetState: Sendable {
     ///   - text: One line for the log.
     ///   - isWarning: Whether it is a problem rather than news.
     ///   - now: Seconds since 1970.
-    public mutating func note(_ text: String, isWarning: Bool = false, now: Double) {
+    package mutating func note(_ text: String, isWarning: Bool = false, now: Double) {
         notices.append(SourceNotice(time: now, text: text, isWarning: isWarning))
     }
 
@@ -202,7 +202,7 @@ public struct FleetState: Sendable {
     /// - Parameter now: Seconds since 1970 on the monitor's clock.
     /// - Returns: The records and notices since the last batch, and the members when anything
     ///   about them changed. The status is left for the source to set.
-    public mutating func takeBatch(now: Double) -> SourceBatch {
+    package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
         let batch = SourceBatch(
             records: records, droppedEvents: droppedEvents, notices: notices,
@@ -216,7 +216,7 @@ public struct FleetState: Sendable {
     }
 
     /// How many members are active, quiet and gone.
-    public var presenceCounts: (active: Int, quiet: Int, gone: Int) {
+    package var presenceCounts: (active: Int, quiet: Int, gone: Int) {
         members.values.reduce(into: (0, 0, 0)) { counts, member in
             switch member.info.presence {
             case .active: counts.0 += 1

@@ -1,5 +1,5 @@
-import BusWire
-import EventBus
+internal import BusWire
+internal import EventBus
 
 /// Who publishes what to whom, gathered from what a source delivers: call sites publish event
 /// types, observer classes handle them, and an event type's handlers publish other types.
@@ -11,30 +11,30 @@ import EventBus
 /// try graph.dot(title: "simapp").write(toFile: "flow.dot", atomically: true, encoding: .utf8)
 /// // dot -Tsvg flow.dot > flow.svg
 /// ```
-public struct FlowGraph: Sendable {
+package struct FlowGraph: Sendable {
     /// One arrow of the graph, between two named nodes.
-    public struct Edge: Hashable, Sendable {
+    package struct Edge: Hashable, Sendable {
         /// Where it starts: a call site, or an event type.
-        public let from: String
+        package let from: String
         /// Where it ends: an event type, or an observer class.
-        public let to: String
+        package let to: String
 
         /// An arrow from `from` to `to`.
-        public init(from: String, to: String) {
+        package init(from: String, to: String) {
             self.from = from
             self.to = to
         }
     }
 
     /// Events published from each call site, per event type.
-    public private(set) var publishes: [Edge: Int] = [:]
+    package private(set) var publishes: [Edge: Int] = [:]
     /// Handler calls of each observer class (`token` for subscriptions without one), per event
     /// type, from the newest snapshot; 0 for a subscription seen only as it was made.
-    public private(set) var handles: [Edge: Int] = [:]
+    package private(set) var handles: [Edge: Int] = [:]
     /// Events of each type published by the handlers of another type.
-    public private(set) var triggers: [Edge: Int] = [:]
+    package private(set) var triggers: [Edge: Int] = [:]
     /// Failed and slow handler calls, per event type and observer class.
-    public private(set) var troubles: [Edge: Int] = [:]
+    package private(set) var troubles: [Edge: Int] = [:]
 
     /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots.
     private var appCalls: [EventOrigin?: [Edge: Int]] = [:]
@@ -53,13 +53,13 @@ public struct FlowGraph: Sendable {
     }
 
     /// An empty graph.
-    public init() {}
+    package init() {}
 
     /// Whether nothing was gathered yet.
-    public var isEmpty: Bool { publishes.isEmpty && handles.isEmpty && triggers.isEmpty }
+    package var isEmpty: Bool { publishes.isEmpty && handles.isEmpty && triggers.isEmpty }
 
     /// Takes in one batch.
-    public mutating func take(_ batch: SourceBatch) {
+    package mutating func take(_ batch: SourceBatch) {
         for record in batch.records {
             switch record {
             case .event(let event): take(event)
@@ -129,7 +129,7 @@ public struct FlowGraph: Sendable {
     /// The graph in Graphviz's DOT language: call sites (notes) → event types (boxes) →
     /// observer classes (ellipses), and dashed red arrows from a type to the types its handlers
     /// publish; each arrow labelled with its count, and handlers that failed or were slow in red.
-    public func dot(title: String) -> String {
+    package func dot(title: String) -> String {
         func quoted(_ text: String) -> String {
             "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         }

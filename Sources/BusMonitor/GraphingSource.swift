@@ -1,13 +1,13 @@
-import BusWire
-import EventBus
-import Foundation
+internal import BusWire
+internal import EventBus
+internal import Foundation
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Gathers a ``FlowGraph`` of everything another source delivers, writes it to a DOT file every
@@ -19,13 +19,13 @@ import Foundation
 ///
 /// The file is replaced whole each time (written beside it, then renamed), so a reader never
 /// sees half a graph. When writing fails, the batch's status says so and the monitor goes on.
-public final class GraphingSource: FiniteSource {
+package final class GraphingSource: FiniteSource {
     /// The source being graphed.
-    public let wrapped: any DashboardSource
+    package let wrapped: any DashboardSource
     /// Where the graph goes.
-    public let path: String
+    package let path: String
     /// Seconds between two writes of the file.
-    public static let writeInterval = 2.0
+    package static let writeInterval = 2.0
 
     private struct State {
         var graph = FlowGraph()
@@ -39,7 +39,7 @@ public final class GraphingSource: FiniteSource {
     /// written is refused before anything runs.
     ///
     /// - Throws: ``GraphFileError`` when `path` cannot be written.
-    public init(wrapping source: any DashboardSource, path: String) throws(GraphFileError) {
+    package init(wrapping source: any DashboardSource, path: String) throws(GraphFileError) {
         wrapped = source
         self.path = path
         if let error = Self.write(FlowGraph().dot(title: source.title), to: path) {
@@ -48,34 +48,34 @@ public final class GraphingSource: FiniteSource {
     }
 
     /// The wrapped source's title.
-    public var title: String { wrapped.title }
+    package var title: String { wrapped.title }
 
     /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
-    public var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
+    package var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
 
     /// The wrapped source's commands.
-    public var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
+    package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
 
     /// Passes the command to the wrapped source.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         wrapped.perform(command)
     }
 
     /// The graph so far.
-    public var graph: FlowGraph { state.withLock { $0.graph } }
+    package var graph: FlowGraph { state.withLock { $0.graph } }
 
     /// Drains the wrapped source, adds the batch to the graph, and returns it.
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         take(wrapped.drain(), forceWrite: false)
     }
 
     /// Drains the wrapped source for the last time and writes the graph.
-    public func drainLast() -> SourceBatch {
+    package func drainLast() -> SourceBatch {
         take(wrapped.drainLast(), forceWrite: true)
     }
 
     /// Writes the graph as it is now.
-    public func writeNow() {
+    package func writeNow() {
         let (text, title) = state.withLock { ($0.graph, wrapped.title) }
         let error = Self.write(text.dot(title: title), to: path)
         state.withLock {
@@ -116,7 +116,7 @@ public final class GraphingSource: FiniteSource {
 }
 
 /// Why busmon cannot write the flow graph where `--graph` asked.
-public struct GraphFileError: Error, CustomStringConvertible, Equatable {
+package struct GraphFileError: Error, CustomStringConvertible, Equatable {
     /// The message busmon prints.
-    public let description: String
+    package let description: String
 }

@@ -1,7 +1,7 @@
-import BusWire
-import Dispatch
-import EventBus
-public import Foundation
+internal import BusWire
+internal import Dispatch
+internal import EventBus
+package import Foundation
 
 /// Drains a source without a screen and writes JSON Lines, for scripts and CI.
 ///
@@ -36,9 +36,9 @@ public import Foundation
 /// let runner = HeadlessRunner(source: try ReplaySource(path: "session.jsonl", speed: 0))
 /// let outcome = runner.run()
 /// ```
-public final class HeadlessRunner: Sendable {
+package final class HeadlessRunner: Sendable {
     /// Why ``run()`` returned.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The duration passed.
         case durationElapsed
         /// The source is a ``FiniteSource`` and it finished.
@@ -75,7 +75,7 @@ public final class HeadlessRunner: Sendable {
     ///   - stopPublishing: Called when the duration has passed or ``stop()`` was called, before
     ///     one last drain: an app in this process stops there, so that the output ends with
     ///     everything it published.
-    public init(
+    package init(
         source: any DashboardSource, output: FileHandle = .standardOutput, duration: Double? = nil,
         drainInterval: Double = 0.1, summaryInterval: Double = 1,
         onNotice: @escaping @Sendable (SourceNotice) -> Void = { _ in },
@@ -91,7 +91,7 @@ public final class HeadlessRunner: Sendable {
     }
 
     /// Makes ``run()`` return soon, from any thread.
-    public func stop() {
+    package func stop() {
         stopRequested.withLock { $0 = true }
         wake.signal()
     }
@@ -99,7 +99,7 @@ public final class HeadlessRunner: Sendable {
     /// Drains and writes until one of the stop conditions; blocks the calling thread.
     ///
     /// - Returns: Why it stopped.
-    public func run() -> Outcome {
+    package func run() -> Outcome {
         let start = MonotonicClock.now()
         var totals = Totals()
         var nextSummary = start + summaryInterval

@@ -1,13 +1,13 @@
-import BusWire
-import EventBus
-import Foundation
+internal import BusWire
+internal import EventBus
+internal import Foundation
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Watches every app that dials in: `busmon --listen HOST:PORT`.
@@ -32,34 +32,34 @@ import Foundation
 ///   skipped and counted; reading from the apps pauses while the monitor has not drained what
 ///   it holds, so memory stays bounded and a slow monitor makes the apps' taps drop, not grow.
 /// - None of that disturbs the apps already connected.
-public final class ListenSource: DashboardSource {
+package final class ListenSource: DashboardSource {
     /// Connections that may be dialling at once; more are closed without a word.
-    public static let maximumDialling = 64
+    package static let maximumDialling = 64
     /// Apps that may be connected at once; more are refused with the reason.
-    public static let maximumApps = 256
+    package static let maximumApps = 256
     /// Seconds a connection may take to dial before it is refused.
-    public static let dialTimeout = 5.0
+    package static let dialTimeout = 5.0
     /// Seconds a refused connection is kept, its input read and discarded, so that the refusal
     /// reaches the other end: closing a TCP socket with unread input resets the connection, and
     /// the peer may lose what was sent just before.
     static let refusalLinger = 2.0
 
     /// Where the source listens, with the port it got (useful when asked for port 0).
-    public let address: String
+    package let address: String
     /// The token apps must give.
-    public let token: String
+    package let token: String
     /// Whether ``token`` was made up here, rather than given.
-    public let tokenIsGenerated: Bool
+    package let tokenIsGenerated: Bool
     /// Whether batches' status names the token.
     private let statusNamesToken: Bool
 
     /// The fewest characters a given token may have. Guessing is slowed per address (see
     /// ``ListenSource``), but a token of four digits falls to anyone patient; one made up here
     /// has 16 letters and digits.
-    public static let minimumTokenLength = 12
+    package static let minimumTokenLength = 12
 
     /// Why `token` may not be used, or `nil`.
-    public static func tokenProblem(_ token: String) -> String? {
+    package static func tokenProblem(_ token: String) -> String? {
         guard token.count < minimumTokenLength else { return nil }
         return "a token of \(token.count) characters can be guessed; give one of at least "
             + "\(minimumTokenLength), or none and busmon makes one up"
@@ -68,9 +68,9 @@ public final class ListenSource: DashboardSource {
     private let listener: ListenLoop
 
     /// Why the source could not start listening.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What went wrong, for people.
-        public var description: String
+        package var description: String
     }
 
     /// Starts listening at once, on a background thread.
@@ -87,7 +87,7 @@ public final class ListenSource: DashboardSource {
     ///     dashboard's header shows it; headless output, which scripts keep, leaves it out.
     /// - Throws: ``Failure`` when the address is not `HOST:PORT` or cannot be bound, or the
     ///   token is too short.
-    public init(
+    package init(
         address: String, token: String?, presence: FleetPresenceTimes = FleetPresenceTimes(),
         bufferCapacity: Int = 10_000, statusNamesToken: Bool = true
     ) throws(Failure) {
@@ -134,32 +134,32 @@ public final class ListenSource: DashboardSource {
     }
 
     /// Stops listening and disconnects every app; the source drains no more.
-    public func close() {
+    package func close() {
         listener.stop()
     }
 
     /// A random token of 16 letters and digits (about 82 bits).
-    public static func makeToken() -> String {
+    package static func makeToken() -> String {
         let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
         var generator = SystemRandomNumberGenerator()
         return String((0..<16).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
     }
 
     /// What is being watched: the address apps dial.
-    public var title: String { "listening on \(address)" }
+    package var title: String { "listening on \(address)" }
 
     /// Apps connected now.
-    public var connectedApps: Int { shared.withLock(\.connected) }
+    package var connectedApps: Int { shared.withLock(\.connected) }
 
     /// Whether any app has dialled in since the source started.
-    public var anyAppConnected: Bool { shared.withLock(\.welcomed) > 0 }
+    package var anyAppConnected: Bool { shared.withLock(\.welcomed) > 0 }
 
     /// Connections refused so far: wrong tokens, strangers, too many.
-    public var refusedConnections: Int { shared.withLock(\.refused) }
+    package var refusedConnections: Int { shared.withLock(\.refused) }
 
     /// Everything the apps sent since the previous call, their fleet, and the state: the token,
     /// and the connections refused (`token k3y, 1 refused`).
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         let now = WallClock.now()
         return shared.withLock { state in
             var batch = state.fleet.takeBatch(now: now)
@@ -184,7 +184,7 @@ public final class ListenSource: DashboardSource {
     /// Commands do not apply to other processes.
     ///
     /// - Returns: A message saying so.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         "listening: each app controls its own rate"
     }
 }

@@ -1,6 +1,6 @@
-import BusWire
-import Dispatch
-public import EventBus
+internal import BusWire
+internal import Dispatch
+package import EventBus
 
 /// A ``DashboardSource`` for a bus in the same process: a ``BusCapture`` for events and
 /// lifecycle changes, plus a snapshot of the bus's counters a few times a second, listing up to
@@ -19,20 +19,20 @@ public import EventBus
 ///     command == destroy ? "destroyed \(app.destroyScreens()) screens" : nil
 /// }
 /// ```
-public final class LocalBusSource: DashboardSource {
+package final class LocalBusSource: DashboardSource {
     /// Seconds between two snapshots when no interval is given.
-    public static let defaultSnapshotInterval = 0.2
+    package static let defaultSnapshotInterval = 0.2
 
     /// What is being watched, for the header.
-    public let title: String
+    package let title: String
     /// The bus being watched.
-    public let bus: EventBus
+    package let bus: EventBus
     /// The capture that records the bus's events and lifecycle changes.
-    public let capture: BusCapture
+    package let capture: BusCapture
     /// Least seconds between two snapshots; snapshots cost O(subscriptions) under the bus's lock.
-    public let snapshotInterval: Double
+    package let snapshotInterval: Double
     /// The commands the closure given at creation carries out.
-    public let supportedCommands: [SourceCommandDescription]
+    package let supportedCommands: [SourceCommandDescription]
 
     private let commands: @Sendable (SourceCommand) -> String?
     private let clock: @Sendable () -> Double
@@ -45,7 +45,7 @@ public final class LocalBusSource: DashboardSource {
     ///   - title: What the header shows; the bus's name when `nil`.
     ///   - capacity: Events buffered between two drains; later ones are dropped and counted.
     ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
-    public convenience init(
+    package convenience init(
         bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
         snapshotInterval: Double = defaultSnapshotInterval
     ) {
@@ -65,7 +65,7 @@ public final class LocalBusSource: DashboardSource {
     ///     none by default.
     ///   - commands: Carries out the person's commands, returning a short message, or `nil`
     ///     when the command does not apply.
-    public convenience init(
+    package convenience init(
         bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
         snapshotInterval: Double = defaultSnapshotInterval,
         supportedCommands: [SourceCommandDescription] = [],
@@ -93,7 +93,7 @@ public final class LocalBusSource: DashboardSource {
     }
 
     /// Everything captured since the previous call, with a fresh snapshot when one is due.
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         drain(forcingSnapshot: false)
     }
 
@@ -101,7 +101,7 @@ public final class LocalBusSource: DashboardSource {
     /// not. Once nothing publishes any more, the snapshot then counts exactly what the batch
     /// holds: no publish is between its count and its capture (a publish counts its event
     /// before its handlers run, and the capture sees it after them).
-    public func drainLast() -> SourceBatch {
+    package func drainLast() -> SourceBatch {
         drain(forcingSnapshot: true)
     }
 
@@ -128,7 +128,7 @@ public final class LocalBusSource: DashboardSource {
     }
 
     /// Hands `command` to the closure given at creation.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         commands(command)
     }
 }

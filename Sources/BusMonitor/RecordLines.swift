@@ -1,5 +1,5 @@
-import BusWire
-import EventBus
+internal import BusWire
+internal import EventBus
 
 /// Writes the records of batches as wire-format lines: what a recording and headless output
 /// both hold, line for line, in the order the source received them.

@@ -1,10 +1,10 @@
-public import BusWire
+package import BusWire
 
 /// Why a recording could not be replayed or written.
 ///
 /// Descriptions name the file and, for a bad line, its number, like a compiler:
 /// `recording.jsonl:17: missing field "typeName" in an event record`.
-public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file could not be opened or read.
     case unreadable(path: String, reason: String)
     /// The file could not be created or opened for writing.
@@ -17,7 +17,7 @@ public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
     case unreadableVersion(path: String, line: Int, version: Int)
 
     /// A one-line account of the problem.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path, let reason):
             return "cannot read recording \(path): \(reason)"

@@ -1,11 +1,11 @@
-import BusWire
+internal import BusWire
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Reads a recording one line at a time, a chunk of the file at a time, so that memory stays

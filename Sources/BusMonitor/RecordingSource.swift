@@ -1,12 +1,12 @@
-import BusWire
-import EventBus
+internal import BusWire
+internal import EventBus
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Records everything another source delivers, and passes it on unchanged.
@@ -18,35 +18,35 @@ import EventBus
 ///
 /// When recording fails, the batch's status says so (such as `attached; recording to
 /// session.jsonl stopped: No space left on device`) and the monitor goes on without recording.
-public final class RecordingSource: FiniteSource {
+package final class RecordingSource: FiniteSource {
     /// The source being recorded.
-    public let wrapped: any DashboardSource
+    package let wrapped: any DashboardSource
     /// Where the records go.
-    public let writer: RecordingWriter
+    package let writer: RecordingWriter
 
     /// Wraps `source`, writing what it delivers to `writer`.
     ///
     /// - Parameters:
     ///   - source: Any source: a simulation, an ``AttachSource``, a ``ReplaySource``.
     ///   - writer: The recording file.
-    public init(wrapping source: any DashboardSource, writer: RecordingWriter) {
+    package init(wrapping source: any DashboardSource, writer: RecordingWriter) {
         wrapped = source
         self.writer = writer
     }
 
     /// The wrapped source's title.
-    public var title: String { wrapped.title }
+    package var title: String { wrapped.title }
 
     /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
-    public var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
+    package var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
 
     /// Drains the wrapped source, records the batch, and returns it.
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         record(wrapped.drain())
     }
 
     /// Drains the wrapped source for the last time, records the batch, and returns it.
-    public func drainLast() -> SourceBatch {
+    package func drainLast() -> SourceBatch {
         record(wrapped.drainLast())
     }
 
@@ -64,15 +64,15 @@ public final class RecordingSource: FiniteSource {
     /// Records what the wrapped source still holds, which nobody will draw: call it after
     /// stopping what feeds the source and before closing the writer, so that the events of the
     /// last moments before quitting are in the recording too.
-    public func recordRemaining() {
+    package func recordRemaining() {
         _ = drainLast()
     }
 
     /// The wrapped source's commands.
-    public var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
+    package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
 
     /// Passes the command to the wrapped source.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         wrapped.perform(command)
     }
 

@@ -1,13 +1,13 @@
-import BusWire
-import EventBus
-import Foundation
+package import BusWire
+internal import EventBus
+internal import Foundation
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Writes what a monitor saw to a file, one JSON object per line, in the wire format.
@@ -21,9 +21,9 @@ import Foundation
 /// let writer = try RecordingWriter(path: "session.jsonl")
 /// let source = RecordingSource(wrapping: AttachSource(socketPath: path), writer: writer)
 /// ```
-public final class RecordingWriter: Sendable {
+package final class RecordingWriter: Sendable {
     /// The file being written.
-    public let path: String
+    package let path: String
     private let state: LockedValue<State>
 
     private struct State {
@@ -45,7 +45,7 @@ public final class RecordingWriter: Sendable {
     /// - Parameter path: Where to write.
     /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be opened, is
     ///   a symbolic link, or belongs to another user.
-    public init(path: String) throws(RecordingError) {
+    package init(path: String) throws(RecordingError) {
         let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
         var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
         if descriptor < 0 && errno == EEXIST {
@@ -76,13 +76,13 @@ public final class RecordingWriter: Sendable {
 
     /// Why recording stopped, such as "recording to session.jsonl stopped: No space left on
     /// device"; nil while recording works.
-    public var error: String? { state.withLock(\.error) }
+    package var error: String? { state.withLock(\.error) }
 
     /// Lines written so far.
-    public var recordsWritten: Int { state.withLock(\.recordsWritten) }
+    package var recordsWritten: Int { state.withLock(\.recordsWritten) }
 
     /// Closes the file; later writes are ignored.
-    public func close() {
+    package func close() {
         state.withLock { state in
             if state.descriptor >= 0 { System.closeDescriptor(state.descriptor) }
             state.descriptor = -1
@@ -92,7 +92,7 @@ public final class RecordingWriter: Sendable {
     /// Writes records as they are, one line each.
     ///
     /// - Parameter records: Records to append.
-    public func write(_ records: [FeedRecord]) {
+    package func write(_ records: [FeedRecord]) {
         guard !records.isEmpty else { return }
         var writer = JSONLineWriter(reservingCapacity: 256 * records.count)
         for record in records { writer.write(record) }
@@ -111,7 +111,7 @@ public final class RecordingWriter: Sendable {
     ///   - batch: What a source delivered.
     ///   - hello: Who was watched; written first, and again whenever it changes (the source
     ///     reattached to another process).
-    public func record(_ batch: SourceBatch, hello: FeedHello) {
+    package func record(_ batch: SourceBatch, hello: FeedHello) {
         state.withLock { state in
             guard state.error == nil, state.descriptor >= 0 else { return }
             var writer = JSONLineWriter(reservingCapacity: 256 * (batch.records.count + 2))

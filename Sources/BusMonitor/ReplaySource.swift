@@ -1,12 +1,12 @@
-import BusWire
-import EventBus
+package import BusWire
+internal import EventBus
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Plays a recording into a dashboard, with its original timing scaled by a speed.
@@ -39,26 +39,26 @@ import EventBus
 /// snapshot, and with the first after each later hello (the recording monitor reattached to a
 /// new process), has ``SourceBatch/countersRestarted`` set. Playback starts at the first
 /// ``drain()``.
-public final class ReplaySource: FiniteSource {
+package final class ReplaySource: FiniteSource {
     /// Most records one ``drain()`` returns, so that a fast replay still draws frames.
-    public static let maximumRecordsPerDrain = 20_000
+    package static let maximumRecordsPerDrain = 20_000
     /// Most bytes of recording one ``drain()`` returns (one record more if a single record is
     /// larger), so that a batch of large records stays small too: 4 MiB.
-    public static let maximumBytesPerDrain = 4 << 20
+    package static let maximumBytesPerDrain = 4 << 20
 
     /// The recording's path.
-    public let path: String
+    package let path: String
     /// Problems that did not stop the replay, each naming its line.
-    public let warnings: [String]
+    package let warnings: [String]
     /// The first hello in the recording: which app was recorded.
-    public let hello: FeedHello?
+    package let hello: FeedHello?
     /// Seconds from the first record to the last.
-    public let duration: Double
+    package let duration: Double
     /// Events in the recording.
-    public let eventCount: Int
+    package let eventCount: Int
     /// Whether the recording holds no records at all (an empty file, blank lines, or only a
     /// cut-off line).
-    public let isEmpty: Bool
+    package let isEmpty: Bool
 
     /// Whether the last line was cut short and skipped.
     private let lastLineCutOff: Bool
@@ -107,7 +107,7 @@ public final class ReplaySource: FiniteSource {
     /// - Throws: ``RecordingError`` when the file cannot be read, a line is malformed, a `hello`
     ///   names a wire version this reader does not read, or the speed is negative.
     /// - Complexity: O(*n*) in the size of the file, in time; memory does not grow with it.
-    public init(path: String, speed: Double = 1) throws(RecordingError) {
+    package init(path: String, speed: Double = 1) throws(RecordingError) {
         guard !speed.isNaN, speed >= 0 else { throw .invalidSpeed(speed) }
         self.path = path
         let reader = try RecordingLineReader(path: path)
@@ -248,14 +248,14 @@ public final class ReplaySource: FiniteSource {
     }
 
     /// "replay of simapp (pid 4242) from recording.jsonl".
-    public var title: String {
+    package var title: String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         if let hello { return "replay of \(hello.process) (pid \(hello.pid)) from \(file)" }
         return "replay of \(file)"
     }
 
     /// Whether the last record has been drained.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         clock.withLock { Self.isFinished($0, itemCount: itemCount) }
     }
 
@@ -267,7 +267,7 @@ public final class ReplaySource: FiniteSource {
     /// ``maximumBytesPerDrain``, and a status such as
     /// `replay 12.3/60.0 s`, `replay finished`, `replay finished (last line cut off)` or
     /// `recording is empty`. The first batch also carries the warnings as notices.
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         clock.withLock { clock in
             let now = MonotonicClock.now()
             if clock.startedAt == nil { clock.startedAt = now }
@@ -316,7 +316,7 @@ public final class ReplaySource: FiniteSource {
     }
 
     /// `+` and `-` for the speed, unless the replay plays at full speed.
-    public var supportedCommands: [SourceCommandDescription] {
+    package var supportedCommands: [SourceCommandDescription] {
         clock.withLock { Self.isAsFastAsPossible($0.speed) } ? [] : [.replaySpeed]
     }
 
@@ -324,7 +324,7 @@ public final class ReplaySource: FiniteSource {
     /// apply to a recording.
     ///
     /// - Returns: The new speed, or a message saying the command does not apply.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         clock.withLock { clock in
             guard !Self.isAsFastAsPossible(clock.speed) else { return "replay: already at full speed" }
             let factor: Double

@@ -2,39 +2,39 @@
 /// that send each and how the monitor's key bar and help name it.
 ///
 /// ```swift
-/// public var supportedCommands: [SourceCommandDescription] {
+/// package var supportedCommands: [SourceCommandDescription] {
 ///     [SourceCommandDescription(
 ///         keys: [.init(command: SourceCommand("destroy-screens"), characters: ["c"])], keyText: "c",
 ///         barLabel: "Destroy", help: "close a batch of screens at once")]
 /// }
 /// ```
-public struct SourceCommandDescription: Sendable, Equatable {
+package struct SourceCommandDescription: Sendable, Equatable {
     /// A command and the characters that send it.
-    public struct Keys: Sendable, Equatable {
+    package struct Keys: Sendable, Equatable {
         /// The command sent.
-        public var command: SourceCommand
+        package var command: SourceCommand
         /// The characters that send it, such as `+` and `=` (the unshifted `+`).
-        public var characters: [Character]
+        package var characters: [Character]
 
         /// Creates keys for a command.
         ///
         /// - Parameters:
         ///   - command: The command sent.
         ///   - characters: The characters that send it.
-        public init(command: SourceCommand, characters: [Character]) {
+        package init(command: SourceCommand, characters: [Character]) {
             self.command = command
             self.characters = characters
         }
     }
 
     /// Each command of the control and the characters that send it.
-    public var keys: [Keys]
+    package var keys: [Keys]
     /// The keys as the key bar and the help show them, such as `+/-`.
-    public var keyText: String
+    package var keyText: String
     /// A word for the key bar, such as `Rate`.
-    public var barLabel: String
+    package var barLabel: String
     /// A line for the help, such as `publish faster / slower (simulated app)`.
-    public var help: String
+    package var help: String
 
     /// Creates a description.
     ///
@@ -43,7 +43,7 @@ public struct SourceCommandDescription: Sendable, Equatable {
     ///   - keyText: The keys as shown, such as `+/-`.
     ///   - barLabel: A word for the key bar.
     ///   - help: A line for the help.
-    public init(keys: [Keys], keyText: String, barLabel: String, help: String) {
+    package init(keys: [Keys], keyText: String, barLabel: String, help: String) {
         self.keys = keys
         self.keyText = keyText
         self.barLabel = barLabel
@@ -51,15 +51,15 @@ public struct SourceCommandDescription: Sendable, Equatable {
     }
 
     /// The commands of the control.
-    public var commands: [SourceCommand] { keys.map(\.command) }
+    package var commands: [SourceCommand] { keys.map(\.command) }
 
     /// `+` plays a recording faster and `-` slower.
-    public static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
+    package static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
 
     /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
     /// ``SourceCommand/decreaseRate``, shown as `+/-`, with `label` in the key bar and `help` in
     /// the help.
-    public static func faster(andSlower label: String, help: String) -> SourceCommandDescription {
+    package static func faster(andSlower label: String, help: String) -> SourceCommandDescription {
         SourceCommandDescription(
             keys: [
                 Keys(command: .increaseRate, characters: ["+", "="]),

@@ -1,10 +1,10 @@
-public import BusMonitor
-import BusWire
-public import EventBusNATS
+package import BusMonitor
+internal import BusWire
+package import EventBusNATS
 
 extension FleetMessage {
     /// Why a message on a fleet's subjects was not taken.
-    public enum Problem: Error, Sendable, Hashable {
+    package enum Problem: Error, Sendable, Hashable {
         /// Not a record of the wire format, nor a bridge record.
         case unreadable
         /// A record that names no app, host and pid, so it cannot be told whose it is.
@@ -17,7 +17,7 @@ extension FleetMessage {
     ///
     /// - Parameter bytes: The message, one JSON line.
     /// - Returns: The message, or why it was not taken.
-    public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<FleetMessage, Problem> {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<FleetMessage, Problem> {
         let line = UnsafeBufferPointer(
             start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         let record: FeedRecord
@@ -49,7 +49,7 @@ extension FleetLinkReport {
     /// A NATS bridge's report as a fleet's link report.
     ///
     /// - Parameter report: What the bridge sent on `eventbus.<app>._bridge`.
-    public init(_ report: NATSBridgeReport) {
+    package init(_ report: NATSBridgeReport) {
         self.init(
             time: report.time, origin: FeedOrigin(app: report.app, host: report.host, pid: report.pid),
             kind: "bridge", state: report.state, dropped: report.statistics.dropped,

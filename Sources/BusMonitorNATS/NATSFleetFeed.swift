@@ -1,11 +1,11 @@
 #if NATS
-    import BusWire
-    import Dispatch
-    import EventBus
-    import EventBusNATS
-    import Foundation
-    import NATSClient
-    import Synchronization
+    package import BusWire
+    package import Dispatch
+    package import EventBus
+    package import EventBusNATS
+    package import Foundation
+    package import NATSClient
+    package import Synchronization
 
     /// A monitor's view of a whole fleet: every message on `eventbus.>`, optionally preceded by
     /// the history a JetStream stream kept, handed over as bytes.

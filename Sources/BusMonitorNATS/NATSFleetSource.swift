@@ -1,14 +1,14 @@
-public import BusMonitor
-import BusWire
-import EventBus
-public import EventBusNATS
+package import BusMonitor
+internal import BusWire
+internal import EventBus
+package import EventBusNATS
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Watches every bridged app of a fleet through a NATS server: `busmon --attach nats://…`.
@@ -35,18 +35,18 @@ public import EventBusNATS
 ///
 /// Built without the package's `NATS` trait, the initializer throws
 /// ``NATSBridgeError/builtWithoutNATS``.
-public final class NATSFleetSource: DashboardSource {
+package final class NATSFleetSource: DashboardSource {
     /// The server watched.
-    public let url: String
+    package let url: String
     /// Seconds of history replayed first, if any.
-    public let since: Double?
+    package let since: Double?
     private let shared: LockedValue<Shared>
     #if NATS
         private let feed: NATSFleetFeed
     #endif
 
     /// Whether this build can watch a fleet: it was built with the `NATS` trait.
-    public static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         #if NATS
             true
         #else
@@ -76,7 +76,7 @@ public final class NATSFleetSource: DashboardSource {
     ///   - bufferCapacity: Events (and lifecycle changes) held between two drains.
     /// - Throws: ``NATSBridgeError/invalidURL(_:reason:)`` for a bad URL, or
     ///   ``NATSBridgeError/builtWithoutNATS``.
-    public init(
+    package init(
         url: String, since: Double? = nil, presence: FleetPresenceTimes = FleetPresenceTimes(),
         bufferCapacity: Int = 10_000
     ) throws(NATSBridgeError) {
@@ -117,7 +117,7 @@ public final class NATSFleetSource: DashboardSource {
     }
 
     /// Unsubscribes and disconnects; the source keeps what it has and gathers no more.
-    public func close() {
+    package func close() {
         #if NATS
             shared.withLock { $0.closed = true }
             feed.close()
@@ -125,10 +125,10 @@ public final class NATSFleetSource: DashboardSource {
     }
 
     /// `fleet at nats://127.0.0.1:4222`.
-    public var title: String { "fleet at \(url)" }
+    package var title: String { "fleet at \(url)" }
 
     /// Whether the source has reached the server at least once.
-    public var hasConnected: Bool { shared.withLock { $0.connectionsSeen > 0 } || connections > 0 }
+    package var hasConnected: Bool { shared.withLock { $0.connectionsSeen > 0 } || connections > 0 }
 
     private var connections: Int {
         #if NATS
@@ -139,12 +139,12 @@ public final class NATSFleetSource: DashboardSource {
     }
 
     /// None: every app of the fleet controls itself.
-    public var supportedCommands: [SourceCommandDescription] { [] }
+    package var supportedCommands: [SourceCommandDescription] { [] }
 
     /// Commands do not apply to other processes.
     ///
     /// - Returns: A message saying so.
-    public func perform(_ command: SourceCommand) -> String? {
+    package func perform(_ command: SourceCommand) -> String? {
         "fleet: each app controls its own rate"
     }
 
@@ -152,7 +152,7 @@ public final class NATSFleetSource: DashboardSource {
     /// merged counters when they changed, notices, and the status: `connecting to …`,
     /// `disconnected from …, retrying`, `replaying history (N messages)`, or how many apps
     /// there are, such as `2 apps (1 quiet)`.
-    public func drain() -> SourceBatch {
+    package func drain() -> SourceBatch {
         #if NATS
             let state = feed.state
             let connections = feed.connections

@@ -1,19 +1,19 @@
-import BusMonitor
-import BusMonitorNATS
-import BusWire
-import Dashboard
-import EventBus
-import EventBusNATS
-import Foundation
-import Simulator
-import TerminalUI
+package import BusMonitor
+internal import BusMonitorNATS
+internal import BusWire
+internal import Dashboard
+internal import EventBus
+internal import EventBusNATS
+internal import Foundation
+internal import Simulator
+internal import TerminalUI
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// busmon's command: reads the command line, picks what to run, and turns every outcome into

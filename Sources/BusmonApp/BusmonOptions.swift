@@ -2,44 +2,44 @@
 ///
 /// Every field has the value busmon uses when the flag is absent, so a default-constructed value
 /// is the same as running `busmon` with no arguments.
-public struct BusmonOptions: Sendable, Equatable {
+package struct BusmonOptions: Sendable, Equatable {
     /// Events per second the simulated app publishes when `--rate` is not given.
-    public static let defaultRate = 200
+    package static let defaultRate = 200
 
     /// Events per second the simulated app publishes (`--rate`), at least 1.
-    public var rate: Int
+    package var rate: Int
     /// Seed of the simulated app (`--seed`) for repeatable runs, or `nil` for a random one.
-    public var seed: UInt64?
+    package var seed: UInt64?
     /// Seconds after which busmon quits by itself (`--duration`), or `nil` to run until asked.
-    public var duration: Double?
+    package var duration: Double?
     /// Draw with ASCII characters only (`--ascii`), even in a UTF-8 locale.
-    public var ascii: Bool
+    package var ascii: Bool
     /// Never use colours (`--no-color`); the `NO_COLOR` environment variable does the same.
-    public var noColor: Bool
+    package var noColor: Bool
     /// Path of another process's tap socket to watch, or the `nats://` URL of a fleet's server
     /// (`--attach`).
-    public var attachPath: String?
+    package var attachPath: String?
     /// Seconds of a fleet's history to replay before following it live (`--since`); only with
     /// `--attach nats://…`.
-    public var since: Double?
+    package var since: Double?
     /// File to write what is watched to (`--record`).
-    public var recordPath: String?
+    package var recordPath: String?
     /// Where `--graph` writes the flow graph (Graphviz DOT), or `nil` for no graph.
-    public var graphPath: String?
+    package var graphPath: String?
     /// Recording to play back instead of watching live (`--replay`).
-    public var replayPath: String?
+    package var replayPath: String?
     /// Replay speed factor (`--speed`), greater than 0; only used with ``replayPath``.
-    public var speed: Double
+    package var speed: Double
     /// Run without a screen and write JSON Lines to stdout (`--headless`).
-    public var headless: Bool
+    package var headless: Bool
     /// `HOST:PORT` to listen on for apps that dial in (`--listen`).
-    public var listenAddress: String?
+    package var listenAddress: String?
     /// The token apps dialling in must give (`--token`, or the `BUSMON_TOKEN` environment
     /// variable); `nil` makes busmon choose a random one and show it.
-    public var token: String?
+    package var token: String?
 
     /// Creates options; the defaults are those of a bare `busmon`.
-    public init(
+    package init(
         rate: Int = BusmonOptions.defaultRate, seed: UInt64? = nil, duration: Double? = nil,
         ascii: Bool = false, noColor: Bool = false, attachPath: String? = nil, recordPath: String? = nil,
         replayPath: String? = nil, speed: Double = 1, headless: Bool = false, since: Double? = nil,
@@ -61,7 +61,7 @@ public struct BusmonOptions: Sendable, Equatable {
     }
 
     /// Where the watched data comes from, decided from ``attachPath`` and ``replayPath``.
-    public var source: BusmonSource {
+    package var source: BusmonSource {
         if let listenAddress { return .listen(address: listenAddress, token: token) }
         if let attachPath, Self.isNATSURL(attachPath) { return .fleet(url: attachPath, since: since) }
         if let attachPath { return .attach(path: attachPath) }
@@ -70,14 +70,14 @@ public struct BusmonOptions: Sendable, Equatable {
     }
 
     /// Whether `--attach` names a NATS server (`nats://…` or `tls://…`) rather than a socket path.
-    public static func isNATSURL(_ text: String) -> Bool {
+    package static func isNATSURL(_ text: String) -> Bool {
         let lowered = text.lowercased()
         return lowered.hasPrefix("nats://") || lowered.hasPrefix("tls://")
     }
 }
 
 /// The kinds of data source busmon can watch.
-public enum BusmonSource: Sendable, Equatable {
+package enum BusmonSource: Sendable, Equatable {
     /// A simulated app inside busmon publishing `rate` events per second.
     case simulator(rate: Int, seed: UInt64?)
     /// Another process, through the tap socket at `path`.

@@ -1,13 +1,13 @@
 /// A command line busmon cannot run, with the one-line reason to show.
-public struct CommandLineError: Error, Equatable, CustomStringConvertible {
+package struct CommandLineError: Error, Equatable, CustomStringConvertible {
     /// Why the command line was rejected, such as "--rate needs a whole number from 1 to 1000000, got 'abc'".
-    public let message: String
+    package let message: String
 
     /// Creates an error with the reason to show.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
     /// The reason, as printed after "busmon: ".
-    public var description: String { message }
+    package var description: String { message }
 }

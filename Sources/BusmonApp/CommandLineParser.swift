@@ -1,8 +1,8 @@
-import BusMonitor
-import Simulator
+internal import BusMonitor
+internal import Simulator
 
 /// What a busmon command line asks for.
-public enum BusmonCommand: Sendable, Equatable {
+package enum BusmonCommand: Sendable, Equatable {
     /// Print ``CommandLineParser/usage`` and exit 0.
     case help
     /// Run with these options.
@@ -20,13 +20,13 @@ public enum BusmonCommand: Sendable, Equatable {
 /// let command = try CommandLineParser.parse(["--rate", "50", "--ascii"])
 /// // .run(BusmonOptions(rate: 50, ascii: true))
 /// ```
-public enum CommandLineParser {
+package enum CommandLineParser {
     /// The most events per second `--rate` accepts: the simulated app's own limit, which the `+`
     /// key and simapp's `--rate` share.
-    public static let maximumRate = Int(SimulatedApp.maximumRate)
+    package static let maximumRate = Int(SimulatedApp.maximumRate)
 
     /// The help text, ending with a newline.
-    public static let usage = """
+    package static let usage = """
         usage: busmon [options]
 
         Watch an EventBus live in the terminal: event rates, subscribers, recent events.
@@ -79,7 +79,7 @@ public enum CommandLineParser {
     /// - Parameter arguments: The command line without the program name.
     /// - Returns: What to do.
     /// - Throws: ``CommandLineError`` with a one-line reason when the command line is wrong.
-    public static func parse(_ arguments: [String]) throws(CommandLineError) -> BusmonCommand {
+    package static func parse(_ arguments: [String]) throws(CommandLineError) -> BusmonCommand {
         if arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
             return .help
         }

@@ -1,16 +1,16 @@
-import BusMonitor
-import BusWire
-import Dashboard
-import Foundation
-import ScreenGrid
-import TerminalUI
+internal import BusMonitor
+internal import BusWire
+internal import Dashboard
+internal import Foundation
+internal import ScreenGrid
+internal import TerminalUI
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Why the frame loop stopped.

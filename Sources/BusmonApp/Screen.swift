@@ -1,5 +1,5 @@
-import Dashboard
-import ScreenGrid
+package import Dashboard
+internal import ScreenGrid
 
 /// What busmon shows: it reacts to keys, pulls new data and draws itself into a cell grid once
 /// a frame. The terminal front end knows nothing else about it.

@@ -1,11 +1,11 @@
-import Foundation
+internal import Foundation
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// What busmon reads of its own process, with Darwin's and Linux's ways side by side.

@@ -1,6 +1,6 @@
-public import BusMonitor
-import EventBus
-public import ScreenGrid
+package import BusMonitor
+internal import EventBus
+package import ScreenGrid
 
 /// The dashboard: takes in what a ``DashboardSource`` gathers, keeps counters, rates,
 /// sparklines and a log, answers keys, and draws onto a ``CellGrid``.
@@ -19,12 +19,12 @@ public import ScreenGrid
 /// ```
 ///
 /// Not thread-safe: use it from one thread, as a UI does.
-public final class DashboardController {
+package final class DashboardController {
     /// The smallest width the full dashboard draws at; narrower, ``render(into:now:)`` shows a
     /// "terminal too small" screen, and `q` still quits.
-    public static let minimumWidth = 60
+    package static let minimumWidth = 60
     /// The smallest height the full dashboard draws at.
-    public static let minimumHeight = 16
+    package static let minimumHeight = 16
     /// Seconds a command's message stays on screen.
     static let messageDuration = 4.0
 
@@ -41,7 +41,7 @@ public final class DashboardController {
     let glyphs: Glyphs
 
     /// Frames rendered so far.
-    public private(set) var framesRendered = 0
+    package private(set) var framesRendered = 0
 
     /// The state that takes in every batch.
     private(set) var live = DashboardState()
@@ -79,7 +79,7 @@ public final class DashboardController {
     /// - Parameters:
     ///   - source: Where the data comes from.
     ///   - options: Glyphs and colours to draw with.
-    public init(source: any DashboardSource, options: DashboardOptions = DashboardOptions()) {
+    package init(source: any DashboardSource, options: DashboardOptions = DashboardOptions()) {
         self.source = source
         self.options = options
         glyphs = options.ascii ? .ascii : .unicode
@@ -97,7 +97,7 @@ public final class DashboardController {
     /// sparklines and the log. While the display is paused this goes on; only drawing freezes.
     ///
     /// - Parameter now: Seconds since 1970, on the clock of ``FeedEvent/time``.
-    public func update(now: Double) {
+    package func update(now: Double) {
         lastNow = now
         live.apply(source.drain(), at: now)
     }
@@ -108,7 +108,7 @@ public final class DashboardController {
     ///
     /// - Parameter key: The key pressed.
     /// - Returns: `false` when the person asked to quit (`q`, or Ctrl-C as ``DashboardKey/interrupt``).
-    public func handle(_ key: DashboardKey) -> Bool {
+    package func handle(_ key: DashboardKey) -> Bool {
         if key == .interrupt { return false }
         if prompt != nil {
             handlePromptKey(key)
@@ -327,7 +327,7 @@ public final class DashboardController {
     /// - Parameters:
     ///   - grid: The screen to draw on; it is cleared first.
     ///   - now: Seconds since 1970; rates, highlights and messages are worked out for it.
-    public func render(into grid: inout CellGrid, now: Double) {
+    package func render(into grid: inout CellGrid, now: Double) {
         let view = layOut(width: grid.width, height: grid.height, now: now)
         grid.clear()
         view.draw(into: &grid)

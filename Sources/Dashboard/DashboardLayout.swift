@@ -1,5 +1,5 @@
-import BusMonitor
-import ScreenGrid
+internal import BusMonitor
+internal import ScreenGrid
 
 /// Where everything goes on a screen of one size, worked out once a frame before anything is
 /// drawn. Keys are handled against the last one: paging moves by the rows it shows.

@@ -1,6 +1,6 @@
-import BusMonitor
-import BusWire
-import EventBus
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
 
 /// Subscription counts of one event type (or of the wildcard observers).
 struct SubscriberCounts: Equatable {

@@ -1,7 +1,7 @@
-import BusMonitor
-import BusWire
-import EventBus
-import ScreenGrid
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
+internal import ScreenGrid
 
 /// Everything one frame shows, as values: the state drawn, the layout, which rows are in view,
 /// the key bar. Drawing is a function of this alone; it changes nothing.

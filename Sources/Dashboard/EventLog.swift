@@ -1,6 +1,6 @@
-import BusMonitor
-import BusWire
-import EventBus
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
 
 /// One line of the dashboard's log: an event, a lifecycle change, or a notice about the source.
 struct LogEntry {

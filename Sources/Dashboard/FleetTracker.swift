@@ -1,6 +1,6 @@
-import BusMonitor
-import BusWire
-import EventBus
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
 
 /// One process of a fleet as the Fleet pane shows it.
 struct FleetRow {

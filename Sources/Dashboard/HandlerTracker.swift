@@ -1,6 +1,6 @@
-import BusMonitor
-import BusWire
-import EventBus
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
 
 /// What the dashboard knows of handlers: their calls, times and failures per observer class and
 /// type from the newest snapshot, and the stopped cascades, failures and slow calls reported.

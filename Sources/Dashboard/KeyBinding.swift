@@ -1,5 +1,5 @@
-import BusMonitor
-import ScreenGrid
+internal import BusMonitor
+internal import ScreenGrid
 
 /// What a key of the dashboard does, outside the filter prompt and the overlays.
 enum DashboardAction: Equatable {

@@ -1,5 +1,5 @@
-import BusMonitor
-import BusWire
+internal import BusMonitor
+internal import BusWire
 
 /// What the person typed after `/`: text to find in a line's type, app or payload, or with a
 /// leading `!`, text whose lines to hide. `app:NAME` keeps the lines of one process of a fleet

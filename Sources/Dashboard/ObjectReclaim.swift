@@ -1,4 +1,4 @@
-import EventBus
+internal import EventBus
 
 /// The reclaim of one dead observer's subscriptions, as one log line.
 ///

@@ -1,4 +1,4 @@
-import EventBus
+internal import EventBus
 
 /// One observer object as the Observers pane lists it: from the newest snapshot, or remembered
 /// for a moment after it went.

@@ -1,21 +1,21 @@
 /// How a cell is drawn, beyond its character.
-public struct CellStyle: Hashable, Sendable {
+package struct CellStyle: Hashable, Sendable {
     /// Colours a terminal can show; the terminal backend maps them to its palette.
-    public enum Color: UInt8, Hashable, Sendable, CaseIterable {
+    package enum Color: UInt8, Hashable, Sendable, CaseIterable {
         case red, green, yellow, blue, magenta, cyan, white
     }
 
     /// Bold text.
-    public var bold: Bool
+    package var bold: Bool
     /// Foreground and background swapped, as for a selected row or a bar.
-    public var reverse: Bool
+    package var reverse: Bool
     /// Dimmed text, for less important detail.
-    public var dim: Bool
+    package var dim: Bool
     /// The foreground colour, or `nil` for the terminal's default.
-    public var color: Color?
+    package var color: Color?
 
     /// Creates a style.
-    public init(bold: Bool = false, reverse: Bool = false, dim: Bool = false, color: Color? = nil) {
+    package init(bold: Bool = false, reverse: Bool = false, dim: Bool = false, color: Color? = nil) {
         self.bold = bold
         self.reverse = reverse
         self.dim = dim
@@ -23,18 +23,18 @@ public struct CellStyle: Hashable, Sendable {
     }
 
     /// The terminal's default look.
-    public static let plain = CellStyle()
+    package static let plain = CellStyle()
 }
 
 /// One character cell of the screen.
-public struct Cell: Hashable, Sendable {
+package struct Cell: Hashable, Sendable {
     /// What the cell shows; one terminal column wide.
-    public var character: Character
+    package var character: Character
     /// How it is drawn.
-    public var style: CellStyle
+    package var style: CellStyle
 
     /// Creates a cell.
-    public init(_ character: Character = " ", style: CellStyle = .plain) {
+    package init(_ character: Character = " ", style: CellStyle = .plain) {
         self.character = character
         self.style = style
     }
@@ -42,11 +42,11 @@ public struct Cell: Hashable, Sendable {
 
 /// An in-memory screen: the dashboard draws here, the terminal backend copies it out, and
 /// tests read it as text.
-public struct CellGrid: Sendable, Equatable {
+package struct CellGrid: Sendable, Equatable {
     /// Columns.
-    public private(set) var width: Int
+    package private(set) var width: Int
     /// Rows.
-    public private(set) var height: Int
+    package private(set) var height: Int
     private var cells: [Cell]
 
     /// Creates a blank grid.
@@ -54,7 +54,7 @@ public struct CellGrid: Sendable, Equatable {
     /// - Parameters:
     ///   - width: Columns, at least 0.
     ///   - height: Rows, at least 0.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         cells = Array(repeating: Cell(), count: self.width * self.height)
@@ -62,7 +62,7 @@ public struct CellGrid: Sendable, Equatable {
 
     /// The cell at column `x`, row `y`; reading outside the grid gives a blank cell and writing
     /// there does nothing, so drawing code need not clip.
-    public subscript(x: Int, y: Int) -> Cell {
+    package subscript(x: Int, y: Int) -> Cell {
         get {
             guard x >= 0, y >= 0, x < width, y < height else { return Cell() }
             return cells[y * width + x]
@@ -74,7 +74,7 @@ public struct CellGrid: Sendable, Equatable {
     }
 
     /// Blanks every cell.
-    public mutating func clear() {
+    package mutating func clear() {
         for index in cells.indices { cells[index] = Cell() }
     }
 
@@ -84,7 +84,7 @@ public struct CellGrid: Sendable, Equatable {
     ///
     /// - Returns: The column after the last character written.
     @discardableResult
-    public mutating func put(
+    package mutating func put(
         _ text: String, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int? = nil
     ) -> Int {
         var column = x
@@ -98,7 +98,7 @@ public struct CellGrid: Sendable, Equatable {
     }
 
     /// Sets the style of `count` cells of row `y` from column `x`, keeping their characters.
-    public mutating func style(x: Int, y: Int, count: Int, _ style: CellStyle) {
+    package mutating func style(x: Int, y: Int, count: Int, _ style: CellStyle) {
         for column in x..<max(x, x + count) {
             var cell = self[column, y]
             cell.style = style
@@ -108,7 +108,7 @@ public struct CellGrid: Sendable, Equatable {
 
     /// Reverses `count` cells of row `y` from column `x`, keeping their other attributes, so a
     /// selected row keeps its colour (a leak suspect stays red, a gone object grey).
-    public mutating func highlight(x: Int, y: Int, count: Int) {
+    package mutating func highlight(x: Int, y: Int, count: Int) {
         for column in x..<max(x, x + count) {
             var cell = self[column, y]
             cell.style.reverse = true
@@ -117,7 +117,7 @@ public struct CellGrid: Sendable, Equatable {
     }
 
     /// Row `y` as text, trailing spaces removed.
-    public func row(_ y: Int) -> String {
+    package func row(_ y: Int) -> String {
         guard y >= 0, y < height else { return "" }
         var text = String(cells[(y * width)..<(y * width + width)].map(\.character))
         while text.last == " " { text.removeLast() }
@@ -125,7 +125,7 @@ public struct CellGrid: Sendable, Equatable {
     }
 
     /// The whole grid as text, one line per row, trailing spaces removed.
-    public var text: String {
+    package var text: String {
         (0..<height).map(row).joined(separator: "\n")
     }
 

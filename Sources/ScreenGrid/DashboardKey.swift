@@ -1,5 +1,5 @@
 /// A key the person at the dashboard pressed, as the terminal backend decodes it.
-public enum DashboardKey: Hashable, Sendable {
+package enum DashboardKey: Hashable, Sendable {
     /// A printable character, such as `q`, `/`, space or `+`.
     case character(Character)
     /// Arrow up.

@@ -1,16 +1,16 @@
 /// A rectangle of the screen, in cells: the part of a ``CellGrid`` a pane draws into.
-public struct Rect: Equatable, Sendable {
+package struct Rect: Equatable, Sendable {
     /// The first column.
-    public var x: Int
+    package var x: Int
     /// The first row.
-    public var y: Int
+    package var y: Int
     /// Columns, from `x`.
-    public var width: Int
+    package var width: Int
     /// Rows, from `y`.
-    public var height: Int
+    package var height: Int
 
     /// A rectangle of `width` x `height` cells whose top left cell is at column `x`, row `y`.
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
@@ -18,5 +18,5 @@ public struct Rect: Equatable, Sendable {
     }
 
     /// The row below the rectangle.
-    public var maxY: Int { y + height }
+    package var maxY: Int { y + height }
 }

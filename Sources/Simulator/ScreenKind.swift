@@ -1,5 +1,5 @@
 /// How a simulated screen treats its subscriptions; each kind exercises one path of the bus.
-public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Subscribes with itself as observer and calls `unsubscribe(observer:)` in `deinit`.
     case unsubscribesInDeinit
     /// Subscribes with itself as observer and never unsubscribes: when it is deallocated its
@@ -22,7 +22,7 @@ public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     static let ordinaryKinds: [ScreenKind] = allCases.filter { $0 != .capturesSelfStrongly }
 
     /// The view controller class that behaves this way, as lifecycle events name it.
-    public var className: String {
+    package var className: String {
         switch self {
         case .unsubscribesInDeinit: return "ProfileViewController"
         case .reliesOnWeakReference: return "InboxViewController"
@@ -34,7 +34,7 @@ public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     }
 
     /// A short account of the behaviour.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsubscribesInDeinit: return "unsubscribes in deinit"
         case .reliesOnWeakReference: return "relies on weak references"

@@ -1,12 +1,12 @@
-import EventBus
-import Synchronization
+internal import EventBus
+internal import Synchronization
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// Counts handler calls across every screen, so a run can show that handlers really ran.

@@ -1,4 +1,4 @@
-import EventBus
+internal import EventBus
 
 /// The simulated app's services, each publishing its own events from its own `publish` call, so
 /// that a monitor's call sites read as a real app's would.

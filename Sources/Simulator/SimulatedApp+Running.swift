@@ -1,6 +1,6 @@
-import Dispatch
-import EventBus
-import Foundation
+internal import Dispatch
+internal import EventBus
+internal import Foundation
 
 extension SimulatedApp {
     /// The background thread's controls.
@@ -16,7 +16,7 @@ extension SimulatedApp {
     static let maximumLag = 0.25
 
     /// Whether the app is running on its background thread.
-    public var isRunning: Bool { runner.current != nil }
+    package var isRunning: Bool { runner.current != nil }
 
     /// Runs the app on a background thread at the configured rate and churn until ``stop()``.
     ///
@@ -25,7 +25,7 @@ extension SimulatedApp {
     /// as one event every hundredth tick. When publishing cannot keep up, the backlog is
     /// dropped rather than published in a burst. The thread keeps the app alive until
     /// ``stop()``. Calling this while running does nothing.
-    public func start() {
+    package func start() {
         let runner = Runner()
         let started = self.runner.withLock { current -> Bool in
             guard current == nil else { return false }
@@ -45,7 +45,7 @@ extension SimulatedApp {
     ///
     /// Does nothing when the app is not running. Do not call it from a handler on the app's
     /// bus: the tick that called the handler could not finish.
-    public func stop() {
+    package func stop() {
         guard
             let runner = runner.withLock({ current -> Runner? in
                 defer { current = nil }

@@ -1,4 +1,4 @@
-public import EventBus
+package import EventBus
 
 /// A simulated app on an ``EventBus``: services publish login, logout and data-load traffic,
 /// and screens come and go as a person navigates, each kind handling its subscriptions its own
@@ -30,28 +30,28 @@ public import EventBus
 /// loop that the bus stops. The home screen's handler runs on the main actor, so the process
 /// must run it (a run loop, `dispatchMain()`, or an async `main`), as an app does; busmon and
 /// simapp run the main run loop between frames.
-public final class SimulatedApp: Sendable {
+package final class SimulatedApp: Sendable {
     /// Events per second when none is given: fast enough to look alive, slow enough to read.
-    public static let defaultRate = 200.0
+    package static let defaultRate = 200.0
     /// Navigations per second when none is given.
-    public static let defaultChurn = 3.0
+    package static let defaultChurn = 3.0
     /// Screens the app keeps open, give or take a quarter, when no number is given.
-    public static let defaultTargetScreens = 20
+    package static let defaultTargetScreens = 20
     /// Screens ``destroyScreens(count:)`` closes when no number is given.
-    public static let defaultDestroyCount = 10
+    package static let defaultDestroyCount = 10
     /// How long a closed screen may take to be deallocated before the bus reports it, when no
     /// time is given.
-    public static let defaultClosedScreenLifetime = Duration.seconds(5)
+    package static let defaultClosedScreenLifetime = Duration.seconds(5)
     /// Leaked screens kept alive; past this, the app unsubscribes the oldest one, which breaks
     /// its retain cycle, so a long run does not grow without limit. It does so once the leak has
     /// outlived twice its closed screen lifetime, so that the bus has reported it first.
-    public static let maximumLeakedScreens = 8
+    package static let maximumLeakedScreens = 8
     /// The highest rate accepted, in events per second.
-    public static let maximumRate = 10_000_000.0
+    package static let maximumRate = 10_000_000.0
     /// The highest churn accepted, in navigations per second.
-    public static let maximumChurn = 10_000.0
+    package static let maximumChurn = 10_000.0
     /// The rates ``increaseRate()`` and ``decreaseRate()`` step through.
-    public static let rateSteps: [Double] = [
+    package static let rateSteps: [Double] = [
         1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
         200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000,
     ]
@@ -62,12 +62,12 @@ public final class SimulatedApp: Sendable {
     static let actionsPerBatch = 256
 
     /// The bus the app publishes on.
-    public let bus: EventBus
+    package let bus: EventBus
     /// The seed that fixed this run.
-    public let seed: UInt64
+    package let seed: UInt64
     /// How long a closed screen may take to be deallocated before the bus reports it as a leak
     /// suspect. Real time, unlike the app's simulated time: the bus checks it by its own clock.
-    public let closedScreenLifetime: Duration
+    package let closedScreenLifetime: Duration
 
     private let core: LockedValue<SimulationCore>
     private let counter = HandlerCounter()
@@ -83,7 +83,7 @@ public final class SimulatedApp: Sendable {
     ///   - churn: Navigations (a screen opened, closed, or both) per second, `0...maximumChurn`.
     ///   - targetScreens: About how many screens stay open.
     ///   - closedScreenLifetime: How long a closed screen may live on before it is a leak suspect.
-    public init(
+    package init(
         bus: EventBus, seed: UInt64 = 1, rate: Double = defaultRate, churn: Double = defaultChurn,
         targetScreens: Int = defaultTargetScreens,
         closedScreenLifetime: Duration = defaultClosedScreenLifetime
@@ -108,13 +108,13 @@ public final class SimulatedApp: Sendable {
     // MARK: - Controls
 
     /// Traffic events per second; settable from any thread, clamped to `0...maximumRate`.
-    public var rate: Double {
+    package var rate: Double {
         get { core.withLock { $0.rate } }
         set { core.withLock { $0.rate = Self.clamp(newValue, to: Self.maximumRate) } }
     }
 
     /// Navigations per second; settable from any thread, clamped to `0...maximumChurn`.
-    public var churn: Double {
+    package var churn: Double {
         get { core.withLock { $0.churn } }
         set { core.withLock { $0.churn = Self.clamp(newValue, to: Self.maximumChurn) } }
     }
@@ -123,7 +123,7 @@ public final class SimulatedApp: Sendable {
     ///
     /// - Returns: The new rate.
     @discardableResult
-    public func increaseRate() -> Double {
+    package func increaseRate() -> Double {
         core.withLock { core in
             core.rate = Self.rateSteps.first { $0 > core.rate } ?? Self.maximumRate
             return core.rate
@@ -134,7 +134,7 @@ public final class SimulatedApp: Sendable {
     ///
     /// - Returns: The new rate.
     @discardableResult
-    public func decreaseRate() -> Double {
+    package func decreaseRate() -> Double {
         core.withLock { core in
             core.rate = Self.rateSteps.last { $0 < core.rate } ?? Self.rateSteps[0]
             return core.rate
@@ -146,7 +146,7 @@ public final class SimulatedApp: Sendable {
     /// - Parameter count: How many screens to close; fewer close when fewer are open.
     /// - Returns: How many screens were closed.
     @discardableResult
-    public func destroyScreens(count: Int = defaultDestroyCount) -> Int {
+    package func destroyScreens(count: Int = defaultDestroyCount) -> Int {
         let actions = core.withLock { $0.closeScreens(count: count, includingALeak: true) }
         perform(actions)
         return actions.count { if case .close = $0 { true } else { false } }
@@ -157,7 +157,7 @@ public final class SimulatedApp: Sendable {
     ///
     /// - Returns: A line saying what the app does now, with the cap.
     @discardableResult
-    public func toggleLeakyScreens() -> String {
+    package func toggleLeakyScreens() -> String {
         let leaking = core.withLock { core in
             core.leaksEveryScreen.toggle()
             return core.leaksEveryScreen
@@ -171,14 +171,14 @@ public final class SimulatedApp: Sendable {
     ///
     /// - Returns: A line saying what happened.
     @discardableResult
-    public func startRefreshLoop() -> String {
+    package func startRefreshLoop() -> String {
         services.startRefreshLoop(on: bus, counter: counter)
         return
             "token refresh loop started; the bus stops it at \(bus.cascadeLimit.map(String.init) ?? "no") events"
     }
 
     /// What the app has done so far.
-    public var statistics: SimulationStatistics {
+    package var statistics: SimulationStatistics {
         var statistics = core.withLock { core in
             var statistics = core.statistics
             statistics.openScreensByKind = core.screensByKind
@@ -196,7 +196,7 @@ public final class SimulatedApp: Sendable {
     /// due in it, on the calling thread, in slices of 10 ms.
     ///
     /// - Parameter seconds: Simulated time; nothing happens for 0 or less.
-    public func advance(by seconds: Double) {
+    package func advance(by seconds: Double) {
         guard seconds > 0, seconds.isFinite else { return }
         var remaining = seconds
         while remaining > 1e-12 {
@@ -208,7 +208,7 @@ public final class SimulatedApp: Sendable {
     }
 
     /// Publishes one event of the app's traffic now, whatever the rate.
-    public func step() {
+    package func step() {
         let actions = core.withLock { core -> [AppAction] in
             let launch = core.accrue(0)
             return launch + [.publish(core.nextTrafficEvent())]
@@ -217,7 +217,7 @@ public final class SimulatedApp: Sendable {
     }
 
     /// Makes one navigation now, whatever the churn: a screen opens, closes, or both.
-    public func navigate() {
+    package func navigate() {
         perform(core.withLock { core in core.accrue(0) + core.navigate() })
     }
 

@@ -1,4 +1,4 @@
-import EventBus
+internal import EventBus
 
 /// Something the app does, decided under the app's lock and carried out after it is released.
 enum AppAction {

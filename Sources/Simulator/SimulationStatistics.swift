@@ -1,29 +1,29 @@
 /// What a simulated app has done so far.
-public struct SimulationStatistics: Sendable, Equatable {
+package struct SimulationStatistics: Sendable, Equatable {
     /// Simulated seconds that have passed.
-    public var elapsed: Double = 0
+    package var elapsed: Double = 0
     /// Events published: traffic plus one `ScreenViewedEvent` per screen opened.
-    public var eventsPublished = 0
+    package var eventsPublished = 0
     /// Screens opened.
-    public var screensOpened = 0
+    package var screensOpened = 0
     /// Screens closed, by navigation or by ``SimulatedApp/destroyScreens(count:)``.
-    public var screensClosed = 0
+    package var screensClosed = 0
     /// Screens closed that leaked (their handlers hold them).
-    public var screensLeaked = 0
+    package var screensLeaked = 0
     /// Leaked screens the app unsubscribed to stay under ``SimulatedApp/maximumLeakedScreens``.
-    public var leaksBroken = 0
+    package var leaksBroken = 0
     /// Leaked screens alive now.
-    public var leakedScreensAlive = 0
+    package var leakedScreensAlive = 0
     /// Screens open now, per kind.
-    public var openScreensByKind: [ScreenKind: Int] = [:]
+    package var openScreensByKind: [ScreenKind: Int] = [:]
     /// Users signed in now.
-    public var usersLoggedIn = 0
+    package var usersLoggedIn = 0
     /// Handler calls made in the app's screens and services.
-    public var handlerCalls = 0
+    package var handlerCalls = 0
 
     /// Screens open now.
-    public var openScreens: Int { openScreensByKind.values.reduce(0, +) }
+    package var openScreens: Int { openScreensByKind.values.reduce(0, +) }
 
     /// Creates empty statistics.
-    public init() {}
+    package init() {}
 }

@@ -2,18 +2,18 @@
 ///
 /// The simulation draws every choice from one of these, so the same seed and the same calls
 /// give the same run on every machine; `SystemRandomNumberGenerator` cannot be seeded.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator whose sequence is fixed by `seed`.
     ///
     /// - Parameter seed: Any value; equal seeds give equal sequences.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

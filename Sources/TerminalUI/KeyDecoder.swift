@@ -1,8 +1,8 @@
-import CNCurses
-public import ScreenGrid
+internal import CNCurses
+package import ScreenGrid
 
 /// A key as curses reports it, before decoding.
-public enum RawKey: Sendable, Equatable {
+package enum RawKey: Sendable, Equatable {
     /// A character code (`get_wch` returned `OK`), such as 113 for `q` or 27 for Esc.
     case character(UInt32)
     /// A function key (`get_wch` returned `KEY_CODE_YES`), as CNCurses names it: `CNC_KEY_UP`
@@ -11,7 +11,7 @@ public enum RawKey: Sendable, Equatable {
 }
 
 /// Turns what curses reads into dashboard keys.
-public enum KeyDecoder {
+package enum KeyDecoder {
     /// Decodes one key.
     ///
     /// Enter is 10, 13 or `CNC_KEY_ENTER`; Backspace is `CNC_KEY_BACKSPACE`, 127 or 8, and Delete counts
@@ -19,7 +19,7 @@ public enum KeyDecoder {
     ///
     /// - Parameter raw: The key as read.
     /// - Returns: The dashboard key, or `nil` for keys the dashboard has no use for.
-    public static func decode(_ raw: RawKey) -> DashboardKey? {
+    package static func decode(_ raw: RawKey) -> DashboardKey? {
         switch raw {
         case .character(let code): decodeCharacter(code)
         case .function(let code): decodeFunction(code)

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// The write end of the signal pipe, read by the signal handler.
@@ -35,7 +35,7 @@ private let forwardSignalToPipe: @convention(c) (Int32) -> Void = { signal in
 ///     if let signal = signals.pendingSignal() { /* restore the terminal, exit 128 + signal */ }
 /// }
 /// ```
-public final class SignalWatcher {
+package final class SignalWatcher {
     private let readEnd: Int32
     private let writeEnd: Int32
     private var previousActions: [(signal: Int32, action: sigaction)] = []
@@ -45,7 +45,7 @@ public final class SignalWatcher {
     ///
     /// - Parameter signals: Signal numbers, such as `SIGINT` and `SIGTERM`.
     /// - Throws: ``TerminalError/signalSetupFailed(errno:)`` when the pipe cannot be made.
-    public init(signals: [Int32]) throws(TerminalError) {
+    package init(signals: [Int32]) throws(TerminalError) {
         precondition(signalPipeWriteEnd == -1, "only one SignalWatcher may be active at a time")
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .signalSetupFailed(errno: errno) }
@@ -79,7 +79,7 @@ public final class SignalWatcher {
     }
 
     /// The first signal that arrived so far, or `nil`. Never blocks.
-    public func pendingSignal() -> Int32? {
+    package func pendingSignal() -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 16)
         while true {
             let count = read(readEnd, &buffer, buffer.count)
@@ -90,7 +90,7 @@ public final class SignalWatcher {
     }
 
     /// Puts back the handlers that were installed before and closes the pipe. Safe to call twice.
-    public func restore() {
+    package func restore() {
         guard signalPipeWriteEnd == writeEnd else { return }
         for (signal, action) in previousActions.reversed() {
             var previous = action

@@ -1,30 +1,30 @@
-import CNCurses
-public import ScreenGrid
+internal import CNCurses
+package import ScreenGrid
 
 #if canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-    import Musl
+    internal import Musl
 #endif
 
 /// What the terminal turned out to support once curses started.
-public struct TerminalCapabilities: Sendable, Equatable {
+package struct TerminalCapabilities: Sendable, Equatable {
     /// The locale is UTF-8, so box drawing and block characters can be shown.
-    public var unicode: Bool
+    package var unicode: Bool
     /// Colours are allowed and the terminal has them.
-    public var color: Bool
+    package var color: Bool
 
     /// Creates capabilities.
-    public init(unicode: Bool, color: Bool) {
+    package init(unicode: Bool, color: Bool) {
         self.unicode = unicode
         self.color = color
     }
 }
 
 /// Something the terminal reported while waiting for input.
-public enum TerminalEvent: Sendable, Equatable {
+package enum TerminalEvent: Sendable, Equatable {
     /// A key was pressed.
     case key(DashboardKey)
     /// The terminal changed size; the next ``Terminal/draw(_:)`` repaints everything.
@@ -36,11 +36,11 @@ public enum TerminalEvent: Sendable, Equatable {
 /// Not thread-safe, like curses itself: create, use and stop it on one thread (the UI thread).
 /// ``stop()`` restores the terminal and is also called on deinit, so every way out of the
 /// program that unwinds restores it.
-public final class Terminal {
+package final class Terminal {
     /// Whether curses currently owns the terminal.
-    public private(set) var isActive = false
+    package private(set) var isActive = false
     /// What the terminal supports; meaningful once ``start(colorAllowed:environment:)`` returned.
-    public private(set) var capabilities = TerminalCapabilities(unicode: false, color: false)
+    package private(set) var capabilities = TerminalCapabilities(unicode: false, color: false)
 
     private var screen: OpaquePointer?
     /// The grid drawn last, so the next frame only writes cells that changed; `nil` forces a
@@ -48,7 +48,7 @@ public final class Terminal {
     private var lastDrawn: CellGrid?
 
     /// Creates an inactive terminal.
-    public init() {}
+    package init() {}
 
     deinit {
         stop()
@@ -66,7 +66,7 @@ public final class Terminal {
     /// - Throws: ``TerminalError`` when stdout or stdin is not a terminal or `TERM` is missing or
     ///   unknown; the terminal is left untouched then.
     @discardableResult
-    public func start(
+    package func start(
         colorAllowed: Bool, environment: [String: String]
     ) throws(TerminalError) -> TerminalCapabilities {
         precondition(!isActive, "the terminal is already started")
@@ -109,7 +109,7 @@ public final class Terminal {
 
     /// Restores the terminal as it was before ``start(colorAllowed:environment:)``. Safe to
     /// call more than once.
-    public func stop() {
+    package func stop() {
         guard isActive else { return }
         isActive = false
         // Blank the screen before leaving it. After a resize, tmux brings part of the alternate
@@ -123,7 +123,7 @@ public final class Terminal {
     /// Whether the terminal has gone: its other side closed (a window closed, a connection
     /// dropped) while busmon was not the session that would get SIGHUP for it, as under
     /// `setsid`. Reads then fail at once, so a loop that waits for keys would spin.
-    public var hasHungUp: Bool {
+    package var hasHungUp: Bool {
         guard isActive else { return false }
         var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         guard poll(&input, 1, 0) >= 0 else { return false }
@@ -131,7 +131,7 @@ public final class Terminal {
     }
 
     /// The current size in columns and rows.
-    public var size: (width: Int, height: Int) {
+    package var size: (width: Int, height: Int) {
         guard isActive else { return (0, 0) }
         var rows: Int32 = 0
         var columns: Int32 = 0
@@ -144,7 +144,7 @@ public final class Terminal {
     ///
     /// Cells outside the screen are skipped. Without a UTF-8 locale, non-ASCII characters show
     /// as `?`; characters that are not one column wide always do, to keep columns aligned.
-    public func draw(_ grid: CellGrid) {
+    package func draw(_ grid: CellGrid) {
         guard isActive else { return }
         let (width, height) = size
         let previous = lastDrawn.flatMap { $0.width == grid.width && $0.height == grid.height ? $0 : nil }
@@ -168,7 +168,7 @@ public final class Terminal {
     /// - Parameter timeoutMilliseconds: How long to wait; 0 only looks.
     /// - Returns: The event, or `nil` when nothing came in time or the key means nothing to the
     ///   dashboard.
-    public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
+    package func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
         guard isActive else { return nil }
         cnc_timeout(Int32(clamping: max(0, timeoutMilliseconds)))
         var value: UInt32 = 0

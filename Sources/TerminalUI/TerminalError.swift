@@ -1,5 +1,5 @@
 /// Why the terminal could not be taken over; each case reads as a one-line message.
-public enum TerminalError: Error, Equatable, CustomStringConvertible {
+package enum TerminalError: Error, Equatable, CustomStringConvertible {
     /// Standard output is not a terminal (a pipe or a file).
     case stdoutNotTerminal
     /// Standard input is not a terminal, so no keys could be read.
@@ -14,7 +14,7 @@ public enum TerminalError: Error, Equatable, CustomStringConvertible {
     case signalSetupFailed(errno: Int32)
 
     /// The message to print after "busmon: ".
-    public var description: String {
+    package var description: String {
         switch self {
         case .stdoutNotTerminal: "stdout is not a terminal (use --headless for scripts)"
         case .stdinNotTerminal: "stdin is not a terminal, so keys cannot be read (use --headless for scripts)"

@@ -1,4 +1,4 @@
-import ScreenGrid
+internal import ScreenGrid
 
 /// A pane of the dashboard: a titled band of the screen that owns its selection and what is in
 /// view, draws its rows into the rectangle the layout gives it, takes focus, and does something

@@ -1,6 +1,6 @@
-import BusMonitor
-import BusWire
-import ScreenGrid
+internal import BusMonitor
+internal import BusWire
+internal import ScreenGrid
 
 /// The processes of a fleet, one row each: who it is, whether it is heard from, its rate and
 /// count of events, its bus's live subscriptions and leak suspects, and its bridge. Shown only

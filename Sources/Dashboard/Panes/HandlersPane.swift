@@ -1,5 +1,5 @@
-import EventBus
-import ScreenGrid
+internal import EventBus
+internal import ScreenGrid
 
 /// The handlers: one row per observer class (or token subscriptions) and event type, with its
 /// calls, average and longest time, slow calls and failures, worst first. Shown once a snapshot

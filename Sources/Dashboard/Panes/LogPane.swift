@@ -1,7 +1,7 @@
-import BusMonitor
-import BusWire
-import EventBus
-import ScreenGrid
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
+internal import ScreenGrid
 
 /// The log: time, type, payload and receivers of each line, following the newest unless the
 /// person scrolls. Enter shows a line's full payload.

@@ -1,5 +1,5 @@
-import EventBus
-import ScreenGrid
+internal import EventBus
+internal import ScreenGrid
 
 /// The observer objects: one row per class (live, dead and reclaimed objects, their
 /// subscriptions, leak suspects, and a sparkline of live objects), leak suspects in bold red.

@@ -1,6 +1,6 @@
-import BusMonitor
-import EventBus
-import ScreenGrid
+internal import BusMonitor
+internal import EventBus
+internal import ScreenGrid
 
 /// The tables: event types (counts, rates, sparklines, unheard) beside their subscribers
 /// (live, dead, reclaimed, changes), sharing rows and a selection; the last row is the
