@@ -356,7 +356,7 @@ package enum Busmon {
 
         let dashboardOptions = DashboardOptions(
             ascii: options.ascii || !capabilities.unicode, color: capabilities.color)
-        let screen = DashboardController(source: session.source, options: dashboardOptions)
+        let screen = SourceDashboard(source: session.source, options: dashboardOptions)
         let report = FrameLoop(
             terminal: terminal, signals: signals, screen: screen, duration: options.duration
         )

@@ -16,4 +16,4 @@ protocol Screen: AnyObject {
     func render(into grid: inout CellGrid, now: Double)
 }
 
-extension DashboardController: Screen {}
+extension SourceDashboard: Screen {}

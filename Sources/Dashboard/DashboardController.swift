@@ -2,24 +2,41 @@ package import BusMonitor
 internal import EventBus
 package import ScreenGrid
 
-/// The dashboard: takes in what a ``DashboardSource`` gathers, keeps counters, rates,
+/// What a key asks of the loop that runs the dashboard, which does no I/O itself.
+package enum DashboardCommand: Sendable, Hashable {
+    /// End the run.
+    case quit
+    /// Send the command to the source, and hand its answer back with
+    /// ``DashboardController/show(message:at:)``.
+    case perform(SourceCommand)
+}
+
+/// The dashboard: takes in the batches a ``DashboardSource`` gathers, keeps counters, rates,
 /// sparklines and a log, answers keys, and draws onto a ``CellGrid``.
 ///
-/// It knows nothing of terminals. A front end calls, once a frame on one thread:
+/// It does no I/O and knows nothing of terminals or sources: the loop that runs it owns the
+/// source, feeds it each batch, and carries out what a key asks for (bubbletea's messages and
+/// commands), once a frame on one thread:
 ///
 /// ```swift
-/// let dashboard = DashboardController(source: source)
+/// let dashboard = DashboardController(title: source.title, commands: source.supportedCommands)
 /// var grid = CellGrid(width: 80, height: 24)
 /// while running {
-///     for key in pendingKeys() where !dashboard.handle(key) { running = false }
-///     dashboard.update(now: Date().timeIntervalSince1970)
+///     for key in pendingKeys() {
+///         switch dashboard.respond(to: key) {
+///         case .quit?: running = false
+///         case .perform(let command)?: dashboard.show(message: source.perform(command), at: now)
+///         case nil: break
+///         }
+///     }
+///     dashboard.update(source.drain(), now: Date().timeIntervalSince1970)
 ///     dashboard.render(into: &grid, now: Date().timeIntervalSince1970)
 ///     copyToTerminal(grid)
 /// }
 /// ```
 ///
 /// Not thread-safe: use it from one thread, as a UI does.
-package final class DashboardController {
+package class DashboardController {
     /// The smallest width the full dashboard draws at; narrower, ``render(into:now:)`` shows a
     /// "terminal too small" screen, and `q` still quits.
     package static let minimumWidth = 60
@@ -36,7 +53,11 @@ package final class DashboardController {
         case detail(LogEntry, scroll: Int)
     }
 
-    let source: any DashboardSource
+    /// What is being watched, for the header: the source's title, which may change (an attached
+    /// app says who it is once it answers).
+    package var title: String
+    /// The commands the source takes, which the key bar, the help and the keys offer.
+    package var sourceCommands: [SourceCommandDescription]
     let options: DashboardOptions
     let glyphs: Glyphs
 
@@ -50,7 +71,7 @@ package final class DashboardController {
     /// The time the display was paused at.
     private(set) var pausedAt: Double?
     /// The latest time given to ``update(now:)`` or ``render(into:now:)``.
-    private(set) var lastNow: Double?
+    package private(set) var lastNow: Double?
 
     /// The focused part, as an index into ``focusOrder``.
     var focusIndex = DashboardController.firstFocus
@@ -74,13 +95,18 @@ package final class DashboardController {
     private(set) var message: (text: String, time: Double)?
     private var filterCache: FilterCache?
 
-    /// Creates a dashboard that reads from `source`.
+    /// Creates a dashboard.
     ///
     /// - Parameters:
-    ///   - source: Where the data comes from.
+    ///   - title: What is being watched, for the header.
+    ///   - commands: The commands the source takes, offered with their keys.
     ///   - options: Glyphs and colours to draw with.
-    package init(source: any DashboardSource, options: DashboardOptions = DashboardOptions()) {
-        self.source = source
+    package init(
+        title: String, commands: [SourceCommandDescription] = [],
+        options: DashboardOptions = DashboardOptions()
+    ) {
+        self.title = title
+        sourceCommands = commands
         self.options = options
         glyphs = options.ascii ? .ascii : .unicode
     }
@@ -93,13 +119,24 @@ package final class DashboardController {
 
     // MARK: - Updating
 
-    /// Takes in what the source gathered since the previous call and updates counters, rates,
+    /// Takes in what the source gathered since the previous batch and updates counters, rates,
     /// sparklines and the log. While the display is paused this goes on; only drawing freezes.
     ///
-    /// - Parameter now: Seconds since 1970, on the clock of ``FeedEvent/time``.
-    package func update(now: Double) {
+    /// - Parameters:
+    ///   - batch: The source's newest batch.
+    ///   - now: Seconds since 1970, on the clock of ``FeedEvent/time``.
+    package func update(_ batch: SourceBatch, now: Double) {
         lastNow = now
-        live.apply(source.drain(), at: now)
+        live.apply(batch, at: now)
+    }
+
+    /// Shows a message from the source (the answer to a command) for a few seconds.
+    ///
+    /// - Parameters:
+    ///   - text: The message; `nil` says the source does not take the command.
+    ///   - now: Seconds since 1970.
+    package func show(message text: String?, at now: Double) {
+        message = (text ?? "this source does not take that command", now)
     }
 
     // MARK: - Keys
@@ -107,25 +144,27 @@ package final class DashboardController {
     /// Applies a key.
     ///
     /// - Parameter key: The key pressed.
-    /// - Returns: `false` when the person asked to quit (`q`, or Ctrl-C as ``DashboardKey/interrupt``).
-    package func handle(_ key: DashboardKey) -> Bool {
-        if key == .interrupt { return false }
+    /// - Returns: What the loop must do: ``DashboardCommand/quit`` when the person asked to quit
+    ///   (`q`, or Ctrl-C as ``DashboardKey/interrupt``), a command for the source, or `nil` when
+    ///   the dashboard took the key itself.
+    package func respond(to key: DashboardKey) -> DashboardCommand? {
+        if key == .interrupt { return .quit }
         if prompt != nil {
             handlePromptKey(key)
-            return true
+            return nil
         }
-        if overlay != nil { return handleOverlayKey(key) }
-        guard let action = keyMap.action(for: key) else { return true }
+        if overlay != nil { return handleOverlayKey(key) ? nil : .quit }
+        guard let action = keyMap.action(for: key) else { return nil }
         return perform(action)
     }
 
     /// Carries out what a key of the key table asked for.
     ///
-    /// - Returns: `false` to quit.
-    func perform(_ action: DashboardAction) -> Bool {
+    /// - Returns: What the loop must do, if anything.
+    func perform(_ action: DashboardAction) -> DashboardCommand? {
         switch action {
         case .quit:
-            return false
+            return .quit
         case .togglePause:
             togglePause()
         case .openFilter:
@@ -137,7 +176,7 @@ package final class DashboardController {
         case .showHelp:
             overlay = .help(scroll: 0)
         case .command(let command):
-            send(command)
+            return .perform(command)
         case .lineUp:
             moveFocusedPane(by: -1)
         case .lineDown:
@@ -164,7 +203,7 @@ package final class DashboardController {
                 break
             }
         }
-        return true
+        return nil
     }
 
     /// Moves the focused pane's selection `delta` lines.
@@ -288,11 +327,6 @@ package final class DashboardController {
         filterCache = nil
     }
 
-    private func send(_ command: SourceCommand) {
-        let text = source.perform(command) ?? "this source does not take that command"
-        message = (text, lastNow ?? 0)
-    }
-
     // MARK: - The visible log
 
     /// Lines the filter left unchecked because they came too fast (see ``FilterCache``).
@@ -358,7 +392,7 @@ package final class DashboardController {
             }
         }
         return DashboardView(
-            layout: layout, state: state, title: source.title, options: options, glyphs: glyphs,
+            layout: layout, state: state, title: title, options: options, glyphs: glyphs,
             isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
             message: currentMessage(at: now), focus: focus, panes: panes, keyMap: keyMap)
     }

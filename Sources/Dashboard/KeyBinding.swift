@@ -127,7 +127,7 @@ extension DashboardController {
                     keys: "o", text: "the Observers pane at the first leak suspect; again, the next"),
                 bar: shown.observers.suspectCount > 0 ? KeyHint(keys: "o", text: "Suspects") : nil),
         ]
-        for description in source.supportedCommands {
+        for description in sourceCommands {
             bindings.append(
                 KeyBinding(
                     description.keys.map {

@@ -12,7 +12,7 @@ import Testing
 struct DashboardControllerTests {
     /// A dashboard fed `seconds` seconds of logins at `perSecond`, one batch every 100 ms.
     private func feedLogins(
-        _ source: ScriptedSource, _ dashboard: DashboardController, from start: Double = startTime,
+        _ source: ScriptedSource, _ dashboard: SourceDashboard, from start: Double = startTime,
         seconds: Int, perSecond: Int
     ) -> Double {
         var now = start
@@ -25,23 +25,23 @@ struct DashboardControllerTests {
         return now
     }
 
-    private func shownLines(_ dashboard: DashboardController) -> [String] {
+    private func shownLines(_ dashboard: SourceDashboard) -> [String] {
         let lines = dashboard.visibleLines()
         return (0..<lines.count).compactMap { dashboard.shown.log[lines.sequence(at: $0)]?.detailText }
     }
 
     /// The log lines a 80x17 frame shows.
-    private func log(_ dashboard: DashboardController) -> LogView {
+    private func log(_ dashboard: SourceDashboard) -> LogView {
         dashboard.layOut(width: 80, height: 17, now: startTime).log
     }
 
-    private func type(_ text: String, into dashboard: DashboardController) {
+    private func type(_ text: String, into dashboard: SourceDashboard) {
         for character in text { _ = dashboard.handle(.character(character)) }
     }
 
     @Test func countsAndRatesFollowTheEvents() throws {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         dashboard.update(now: startTime)
         let now = feedLogins(source, dashboard, seconds: 5, perSecond: 40)
 
@@ -54,7 +54,7 @@ struct DashboardControllerTests {
 
     @Test func snapshotsGiveExactCountsAndFeedEventsAddToThem() throws {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(
                 events: [login("ada", at: startTime)],
@@ -78,7 +78,7 @@ struct DashboardControllerTests {
         // A tap's stream or a recording goes on after a snapshot: of the batch's three events,
         // the snapshot counts the first, and the two after it are added.
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(SourceBatch(events: [login("ada", at: startTime)]))
         dashboard.update(now: startTime)
         source.enqueue(
@@ -97,7 +97,7 @@ struct DashboardControllerTests {
 
     @Test func lifecycleChangesCountSubscribersWithoutSnapshots() throws {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         let changes: [SubscriberLifecycleEvent] = [
             .init(kind: .subscribed, eventTypeName: "DataLoadedEvent"),
             .init(kind: .subscribed, eventTypeName: "DataLoadedEvent"),
@@ -117,7 +117,7 @@ struct DashboardControllerTests {
 
     @Test func logIsBounded() {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(SourceBatch(events: (0..<7_000).map { login("u\($0)", at: startTime) }))
         dashboard.update(now: startTime)
 
@@ -129,7 +129,7 @@ struct DashboardControllerTests {
 
     @Test func filterShowsMatchingLinesAndBangHidesThem() {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(events: [
                 login("ada", at: startTime), dataLoaded(["inbox"], at: startTime),
@@ -166,7 +166,7 @@ struct DashboardControllerTests {
     }
 
     @Test func qTypedIntoThePromptDoesNotQuit() {
-        let dashboard = DashboardController(source: ScriptedSource())
+        let dashboard = SourceDashboard(source: ScriptedSource())
         _ = dashboard.handle(.character("/"))
         #expect(dashboard.handle(.character("q")))
         #expect(dashboard.prompt == "q")
@@ -174,7 +174,7 @@ struct DashboardControllerTests {
     }
 
     @Test func quitKeys() {
-        let dashboard = DashboardController(source: ScriptedSource())
+        let dashboard = SourceDashboard(source: ScriptedSource())
         #expect(!dashboard.handle(.character("q")))
         #expect(!dashboard.handle(.interrupt))
         #expect(dashboard.handle(.character("x")))
@@ -184,7 +184,7 @@ struct DashboardControllerTests {
 
     @Test func scrollingUpStopsFollowingAndGResumes() {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(SourceBatch(events: (0..<100).map { login("u\($0)", at: startTime) }))
         dashboard.update(now: startTime)
         // 80x17 leaves the log 8 rows (the Observers pane says it has no data in 2).
@@ -221,7 +221,7 @@ struct DashboardControllerTests {
 
     @Test func pauseFreezesTheDisplayWhileCountingGoesOn() throws {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(SourceBatch(events: [login("ada", at: startTime)]))
         dashboard.update(now: startTime)
 
@@ -244,7 +244,7 @@ struct DashboardControllerTests {
 
     @Test func rateKeysSendCommandsAndShowTheAnswer() {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         dashboard.update(now: startTime)
         _ = dashboard.handle(.character("+"))
         _ = dashboard.handle(.character("-"))
@@ -259,7 +259,7 @@ struct DashboardControllerTests {
 
     @Test func enterOpensTheSelectedLineAndEscClosesIt() throws {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(events: [login("ada", at: startTime), dataLoaded(["inbox"], at: startTime)]))
         dashboard.update(now: startTime)
@@ -277,7 +277,7 @@ struct DashboardControllerTests {
 
     @Test func tabMovesFocusAndEnterOnATypeFiltersByIt() {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(events: [login("ada", at: startTime), dataLoaded(["inbox"], at: startTime)]))
         dashboard.update(now: startTime)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Dashboard layout")
 struct DashboardLayoutTests {
     /// A dashboard with 100 log lines of two types.
-    private func dashboard() -> DashboardController {
+    private func dashboard() -> SourceDashboard {
         dashboardWithHundredLogLines()
     }
 
@@ -129,7 +129,7 @@ struct DashboardLayoutTests {
         let layout: DashboardLayout?
         let frames: Int
 
-        init(_ dashboard: DashboardController) {
+        init(_ dashboard: SourceDashboard) {
             selected = dashboard.selectedSequence
             top = dashboard.topSequence
             following = dashboard.isFollowing

@@ -15,10 +15,10 @@ struct DashboardRenderingTests {
     private func scriptedDashboard(
         options: DashboardOptions = DashboardOptions()
     ) -> (
-        DashboardController, ScriptedSource, Double
+        SourceDashboard, ScriptedSource, Double
     ) {
         let source = ScriptedSource(title: "scripted app")
-        let dashboard = DashboardController(source: source, options: options)
+        let dashboard = SourceDashboard(source: source, options: options)
         var now = startTime
         dashboard.update(now: now)
         for second in 0..<5 {
@@ -96,7 +96,7 @@ struct DashboardRenderingTests {
 
     @Test func sparklineShowsTheRecentRate() throws {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         var now = startTime
         dashboard.update(now: now)
         for second in 1...8 {
@@ -123,7 +123,7 @@ struct DashboardRenderingTests {
     @Test func smallestFullSizeStillDrawsEveryPart() {
         let (dashboard, _, now) = scriptedDashboard()
         let grid = rendered(
-            dashboard, width: DashboardController.minimumWidth, height: DashboardController.minimumHeight,
+            dashboard, width: SourceDashboard.minimumWidth, height: SourceDashboard.minimumHeight,
             now: now)
         #expect(grid.text.contains("Event types"))
         #expect(grid.text.contains("Log"))
@@ -263,7 +263,7 @@ struct SourceCommandsTests {
     }
 
     private func screen(_ source: any DashboardSource, help: Bool) -> CellGrid {
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         dashboard.update(now: startTime)
         if help { _ = dashboard.handle(.character("?")) }
         var grid = CellGrid(width: 120, height: 40)
@@ -292,7 +292,7 @@ struct SourceCommandsTests {
         #expect(!grid.text.contains("close a batch of screens"))
 
         // A key the source does not take does nothing; one it takes answers.
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         dashboard.update(now: startTime)
         _ = dashboard.handle(.character("c"))
         #expect(dashboard.currentMessage(at: startTime) == nil)

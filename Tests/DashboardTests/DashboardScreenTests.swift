@@ -14,9 +14,9 @@ import Testing
 struct DashboardScreenTests {
     /// A dashboard over a live app with `dropped` events dropped so far and DataLoadedEvent at
     /// 1,000 (exactly, from the bus's counters).
-    private func dashboard(dropped: Int = 0) -> (DashboardController, ScriptedSource, Double) {
+    private func dashboard(dropped: Int = 0) -> (SourceDashboard, ScriptedSource, Double) {
         let source = ScriptedSource(title: "simulated app (seed 7)")
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         let now = startTime + 3
         source.enqueue(SourceBatch(droppedEvents: dropped, status: "live"))
         source.enqueue(
@@ -32,7 +32,7 @@ struct DashboardScreenTests {
         return (dashboard, source, now)
     }
 
-    private func type(_ text: String, into dashboard: DashboardController) {
+    private func type(_ text: String, into dashboard: SourceDashboard) {
         for character in text { _ = dashboard.handle(.character(character)) }
     }
 
@@ -140,7 +140,7 @@ struct DashboardScreenTests {
     }
 
     /// Every line of the help at `width` x `height`, read by scrolling the help box to its end.
-    private func helpText(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> String {
+    private func helpText(_ dashboard: SourceDashboard, width: Int, height: Int, now: Double) -> String {
         _ = dashboard.handle(.character("?"))
         // The box's inside, row by row: between its side borders.
         func inside(_ grid: CellGrid) -> [String] {

@@ -12,7 +12,7 @@ import Testing
 @Suite("Dashboard state")
 struct DashboardStateTests {
     private func render(
-        _ dashboard: DashboardController, width: Int = 100, height: Int = 30, now: Double
+        _ dashboard: SourceDashboard, width: Int = 100, height: Int = 30, now: Double
     )
         -> CellGrid
     {
@@ -49,7 +49,7 @@ struct DashboardStateTests {
         // Given an app that published 88,521 events before busmon attached, and now publishes
         // 20 a second; the first batches carry events, the first snapshot comes a second later
         let source = ScriptedSource(supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         var now = startTime
         var published = 88_521
         for tick in 1...40 {
@@ -76,9 +76,9 @@ struct DashboardStateTests {
 
     /// A recording of 200 events a second made a day before `startTime`, with a snapshot every
     /// second whose totals start at 3,635, played at `speed` from `startTime`.
-    private func replay(speed: Double, seconds: Double) -> (DashboardController, Double) {
+    private func replay(speed: Double, seconds: Double) -> (SourceDashboard, Double) {
         let source = ScriptedSource(supportedCommands: [.replaySpeed])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         let recordedStart = startTime - 86_400
         let frame = 0.04
         var played = 0.0
@@ -138,7 +138,7 @@ struct DashboardStateTests {
     @Test func aNewProcessBehindTheSourceStartsFromABaseline() throws {
         // Given an app at 5,000 events, 20 a second, with 6 live subscribers
         let source = ScriptedSource(supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         var now = startTime
         var published = 5_000
         for _ in 1...30 {
@@ -180,7 +180,7 @@ struct DashboardStateTests {
     @Test func noticesJoinTheLogInTimeOrderAndWarningsShowInTheHeader() throws {
         // Given a batch with events, a detach between them, and a warning after them
         let source = ScriptedSource(supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         let now = startTime + 1
         source.enqueue(
             SourceBatch(

@@ -55,9 +55,9 @@ func event(from origin: EventOrigin, _ name: String, at time: Double) -> FeedEve
 struct FleetPaneTests {
     /// A fleet watched for three seconds: checkout publishes 20 events a second throughout;
     /// inventory 10 in the first second, then falls quiet; search is gone.
-    static func dashboard(observerData: Bool = false) -> (DashboardController, ScriptedSource, Double) {
+    static func dashboard(observerData: Bool = false) -> (SourceDashboard, ScriptedSource, Double) {
         let source = ScriptedSource(title: "nats://127.0.0.1:4222", supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(SourceBatch(status: "live", fleet: threeAppFleet(lastSeen: startTime)))
         dashboard.update(now: startTime)
         var checkoutEvents = 0
@@ -233,7 +233,7 @@ struct FleetPaneTests {
         // Given two processes of checkout
         let other = EventOrigin(app: "checkout", host: "web-2", pid: 77)
         let source = ScriptedSource(title: "nats://127.0.0.1:4222", supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(
                 events: [
@@ -284,7 +284,7 @@ struct FleetPaneTests {
     @Test func aNewMembersFirstEventsShowInItsRate() {
         // Given a fleet of one, then a second process that arrives with 10 events
         let source = ScriptedSource(supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(fleet: [FleetMember(origin: checkout, lastSeen: startTime, eventsReceived: 500)]))
         dashboard.update(now: startTime)

@@ -13,7 +13,7 @@ import Testing
 @Suite("Key table")
 struct KeyTableTests {
     /// A dashboard with 100 log lines of two types, drawn once at 80x24.
-    private func dashboard(_ source: ScriptedSource = ScriptedSource()) -> DashboardController {
+    private func dashboard(_ source: ScriptedSource = ScriptedSource()) -> SourceDashboard {
         let dashboard = dashboardWithHundredLogLines(source)
         _ = rendered(dashboard, width: 80, height: 24, now: startTime)
         return dashboard
@@ -108,7 +108,7 @@ struct KeyTableTests {
     }
 
     /// The parts Tab moves through: those of the panes shown.
-    private func shownFocusOrder(_ dashboard: DashboardController) -> [PaneFocus] {
+    private func shownFocusOrder(_ dashboard: SourceDashboard) -> [PaneFocus] {
         DashboardController.focusOrder.filter {
             DashboardController.panes[$0.pane].isShown(in: dashboard.shown)
         }
@@ -175,7 +175,7 @@ struct KeyTableTests {
 
         // busmon's fullest table: the simulated app's commands with a fleet's panes (a fleet
         // adds to the lines of `/` and Enter), and what a replay (of a fleet) has instead.
-        func fleetDashboard(_ source: ScriptedSource) -> DashboardController {
+        func fleetDashboard(_ source: ScriptedSource) -> SourceDashboard {
             let dashboard = dashboard(source)
             source.enqueue(SourceBatch(fleet: threeAppFleet(lastSeen: startTime)))
             dashboard.update(now: startTime)

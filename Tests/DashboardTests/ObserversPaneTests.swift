@@ -79,9 +79,9 @@ struct ObserversPaneTests {
 
     /// A dashboard that has seen six seconds of snapshots, LoginScreen's live objects going
     /// 1, 2, 3, 3, 2, 2, and the leak report of ProfileScreen #7.
-    static func dashboard() -> (DashboardController, ScriptedSource, Double) {
+    static func dashboard() -> (SourceDashboard, ScriptedSource, Double) {
         let source = ScriptedSource(title: "simulated app (seed 7)")
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         var now = startTime
         for live in [1, 2, 3, 3, 2, 2] {
             now += 1
@@ -351,7 +351,7 @@ struct ObserversPaneTests {
     @Test func aSourceWithoutSnapshotsSaysItHasNoObserverData() throws {
         // Given a source that sends lifecycle changes only, one of them a leak report
         let source = ScriptedSource(supportedCommands: [])
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(
             SourceBatch(lifecycle: [
                 FeedLifecycle(

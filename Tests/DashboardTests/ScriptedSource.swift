@@ -77,8 +77,8 @@ func statistics(
 }
 
 /// A dashboard whose log holds 100 lines of two types, all at ``startTime``, fed by `source`.
-func dashboardWithHundredLogLines(_ source: ScriptedSource = ScriptedSource()) -> DashboardController {
-    let dashboard = DashboardController(source: source)
+func dashboardWithHundredLogLines(_ source: ScriptedSource = ScriptedSource()) -> SourceDashboard {
+    let dashboard = SourceDashboard(source: source)
     source.enqueue(
         SourceBatch(
             events: (0..<50).flatMap {
@@ -89,7 +89,7 @@ func dashboardWithHundredLogLines(_ source: ScriptedSource = ScriptedSource()) -
 }
 
 /// `dashboard` drawn onto a fresh grid of the given size.
-func rendered(_ dashboard: DashboardController, width: Int, height: Int, now: Double) -> CellGrid {
+func rendered(_ dashboard: SourceDashboard, width: Int, height: Int, now: Double) -> CellGrid {
     var grid = CellGrid(width: width, height: height)
     dashboard.render(into: &grid, now: now)
     return grid

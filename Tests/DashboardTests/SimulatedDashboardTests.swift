@@ -24,7 +24,7 @@ struct SimulatedDashboardTests {
         ) { command in
             command == .destroyScreens ? "closed \(app.destroyScreens()) screens" : nil
         }
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
 
         for _ in 0..<20 {
             app.advance(by: 0.25)
@@ -70,7 +70,7 @@ struct SimulatedDashboardTests {
         let bus = EventBus(name: "simulated")
         let app = SimulatedApp(bus: bus, seed: 1, rate: 100_000, churn: 0)
         let source = LocalBusSource(bus: bus, capacity: 10_000, snapshotInterval: 0)
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
 
         app.advance(by: 0.5)
         dashboard.update(now: wallClock())

@@ -11,9 +11,9 @@ import Testing
 @Suite("Sticky events and dropped events on screen")
 struct StickyAndDropsTests {
     /// A dashboard whose snapshot has a sticky login and a stream that dropped 7 data loads.
-    static func dashboard() -> DashboardController {
+    static func dashboard() -> SourceDashboard {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         let snapshot = BusSnapshot(
             busName: "app",
             eventTypes: [

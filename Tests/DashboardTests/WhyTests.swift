@@ -43,9 +43,9 @@ struct WhyTests {
 
     /// A dashboard that saw a login set off a data load, a stopped cascade, a failure and a
     /// slow call, and a snapshot with handler rows.
-    static func dashboard() -> (DashboardController, ScriptedSource) {
+    static func dashboard() -> (SourceDashboard, ScriptedSource) {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         let login = traced(login("ada", at: startTime), id: 10)
         let load = traced(
             dataLoaded(["session:ada"], at: startTime + 0.1), id: 11, cause: 10,
@@ -144,7 +144,7 @@ struct WhyTests {
     @Test("without handler rows there is no Handlers pane, and old events show no lineage")
     func nothingToShow() {
         let source = ScriptedSource()
-        let dashboard = DashboardController(source: source)
+        let dashboard = SourceDashboard(source: source)
         source.enqueue(SourceBatch(events: [login("ada", at: startTime)]))
         dashboard.update(now: startTime)
         let grid = rendered(dashboard, width: 100, height: 30, now: startTime)
