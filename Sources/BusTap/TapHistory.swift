@@ -1,4 +1,4 @@
-import EventBus
+import BusWire
 
 /// The records the tap thread has taken from the inbox, kept so that readers can each go at
 /// their own pace: one ring of the newest records, one cursor per reader.
@@ -6,10 +6,11 @@ import EventBus
 /// Owned by the tap thread alone, so it needs no lock. A reader that falls more than `capacity`
 /// records behind skips to the oldest one kept; the sequence numbers tell it what it lost.
 struct TapHistory {
-    /// One record, not formatted yet.
+    /// One record, not formatted yet: an event (numbered in its ``FeedEvent/sequence``), or a
+    /// lifecycle change with its own number.
     enum Entry {
-        case event(sequence: Int, time: Double, event: any Event, receivers: Int, trace: PublishTrace)
-        case lifecycle(sequence: Int, time: Double, change: SubscriberLifecycleEvent)
+        case event(FeedEvent)
+        case lifecycle(sequence: Int, FeedLifecycle)
     }
 
     /// Where a reader stands: the next position, and the sequence numbers it expects next.

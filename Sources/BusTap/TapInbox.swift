@@ -12,7 +12,9 @@ import EventBus
 /// Where the app's publishing threads leave events for the tap thread.
 ///
 /// The publisher's side runs inside every `publish`, so it is kept as short as it can be: take a
-/// lock, store the event itself (no formatting) with a time stamp, release the lock. The tap
+/// lock, store the event as the wire record it becomes, holding the event itself (no
+/// formatting, ``FeedPayload/value(_:)``) with a time stamp, release the lock. The tap thread
+/// numbers it, names its type and encodes it. The tap
 /// thread swaps the whole buffer for an empty one under the lock (a few stores) on every round,
 /// at least every ``TapServer/tick``, and reads it afterwards without the lock, so the two sides
 /// meet only briefly.
@@ -31,25 +33,18 @@ import EventBus
 /// `@unchecked Sendable`: the rings hold events (`any Event`, which is `Sendable`) in raw
 /// storage, and only the box's lock reaches them.
 final class TapInbox: @unchecked Sendable {
-    /// One event as the publisher left it.
-    struct EventSlot {
-        var time: Double
-        var event: any Event
-        var receivers: Int
-        var trace: PublishTrace
-    }
-
-    /// A lifecycle change, with the number of events published before it, to keep the order.
+    /// A lifecycle change, with its number and the number of events published before it, to
+    /// keep the order.
     struct LifecycleSlot {
         var sequence: Int
         var eventsBefore: Int
-        var time: Double
-        var change: SubscriberLifecycleEvent
+        var record: FeedLifecycle
     }
 
-    /// A buffer of slots: the storage the publishers fill, or the one the tap thread reads,
-    /// numbered from its ``SlotRing/firstSequence``.
-    typealias Ring = SlotRing<EventSlot>
+    /// A buffer of event records: the storage the publishers fill, or the one the tap thread
+    /// reads, numbered from its ``SlotRing/firstSequence``. Each record's type name is left
+    /// empty, and its sequence 0, for the tap thread to fill in: the publisher does less.
+    typealias Ring = SlotRing<FeedEvent>
 
     private struct State {
         var active: Ring?
@@ -107,9 +102,9 @@ final class TapInbox: @unchecked Sendable {
             if !state.active!.isFull {
                 let time = state.stamps.stamp()
                 state.active!.append(
-                    EventSlot(
-                        time: time, event: delivery.event, receivers: delivery.receivers,
-                        trace: delivery.trace))
+                    FeedEvent(
+                        sequence: 0, time: time, typeName: "", payload: .value(delivery.event),
+                        receivers: delivery.receivers, trace: delivery.trace))
             }
         }
     }
@@ -122,8 +117,7 @@ final class TapInbox: @unchecked Sendable {
             if state.lifecycle.count >= lifecycleCapacity { state.lifecycle.removeFirst() }
             let slot = LifecycleSlot(
                 sequence: state.lifecycleWritten, eventsBefore: state.eventsWritten,
-                time: state.stamps.stamp(),
-                change: change)
+                record: FeedLifecycle(time: state.stamps.stamp(), change: change))
             state.lifecycle.append(slot)
         }
     }

@@ -10,15 +10,14 @@ extension TapServer {
         eventsPublished = published
         var events = full
         var changeIndex = 0
-        events.drain { slot, sequence in
+        events.drain { event, sequence in
             while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
                 appendChange(changes[changeIndex])
                 changeIndex += 1
             }
-            history.append(
-                .event(
-                    sequence: sequence, time: slot.time, event: slot.event, receivers: slot.receivers,
-                    trace: slot.trace))
+            var event = event
+            event.sequence = sequence
+            history.append(.event(event))
         }
         while changeIndex < changes.count {
             appendChange(changes[changeIndex])
@@ -28,7 +27,7 @@ extension TapServer {
     }
 
     func appendChange(_ slot: TapInbox.LifecycleSlot) {
-        history.append(.lifecycle(sequence: slot.sequence, time: slot.time, change: slot.change))
+        history.append(.lifecycle(sequence: slot.sequence, slot.record))
     }
 
     /// Moves records to the output of every reader that has room, formatting each record once
@@ -80,19 +79,23 @@ extension TapServer {
 
     func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
         switch entry {
-        case .event(let sequence, let time, let event, let receivers, let trace):
+        case .event(let event):
+            guard case .value(let value) = event.payload else {
+                writer.write(.event(event))
+                return
+            }
             // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
             writer.beginRecord("event")
-            writer.field("seq", sequence)
-            writer.field("time", time)
-            writer.field("typeName", payloads.typeName(of: event))
-            writer.field("receivers", receivers)
-            writer.field(trace: trace)
+            writer.field("seq", event.sequence)
+            writer.field("time", event.time)
+            writer.field("typeName", payloads.typeName(of: value))
+            writer.field("receivers", event.receivers)
+            writer.field(trace: event.trace)
             writer.key("payload")
-            payloads.writePayload(of: event, into: &writer)
+            payloads.writePayload(of: value, into: &writer)
             writer.endRecord()
-        case .lifecycle(_, let time, let change):
-            writer.writeLifecycle(time: time, change: change)
+        case .lifecycle(_, let change):
+            writer.write(.lifecycle(change))
         }
     }
 
@@ -100,13 +103,14 @@ extension TapServer {
     func noteGaps(before entry: TapHistory.Entry, for client: Client) {
         var grew = false
         switch entry {
-        case .event(let sequence, _, _, _, _):
+        case .event(let event):
+            let sequence = event.sequence
             if sequence > client.cursor.nextEvent {
                 client.droppedEvents += sequence - client.cursor.nextEvent
                 grew = true
             }
             client.cursor.nextEvent = max(client.cursor.nextEvent, sequence + 1)
-        case .lifecycle(let sequence, _, _):
+        case .lifecycle(let sequence, _):
             if sequence > client.cursor.nextLifecycle {
                 client.droppedLifecycle += sequence - client.cursor.nextLifecycle
                 grew = true
