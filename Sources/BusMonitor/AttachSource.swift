@@ -306,7 +306,7 @@ final class AttachReader: @unchecked Sendable {
 
     /// Reads one connection until it ends; returns how long to wait before reconnecting.
     private func serve(_ descriptor: Int32) -> Double {
-        var lines = LineSplitter(limit: FeedRecord.maximumLineLength)
+        var decoder = RecordStreamDecoder()
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var records: [FeedRecord] = []
         var malformed = 0
@@ -334,20 +334,7 @@ final class AttachReader: @unchecked Sendable {
 
             records.removeAll(keepingCapacity: true)
             malformed = 0
-            lines.append(chunk[0..<count]) { line in
-                switch line {
-                case .tooLong:
-                    malformed += 1
-                case .line(let bytes):
-                    do throws(FeedDecodingError) {
-                        records.append(try FeedRecord.decode(line: bytes))
-                    } catch {
-                        // A newer tap's record kind is skipped, as the format promises.
-                        if case .unknownKind = error { return }
-                        malformed += 1
-                    }
-                }
-            }
+            decoder.decode(chunk[0..<count], malformed: &malformed) { records.append($0) }
             var incompatible = false
             shared.withLock { state in
                 state.malformedLines += malformed
@@ -384,54 +371,5 @@ final class AttachReader: @unchecked Sendable {
             if incompatible { return max(2, retryInterval) }
         }
         return 0
-    }
-}
-
-/// Splits a byte stream into lines, refusing to hold more than `limit` bytes of one line.
-struct LineSplitter {
-    enum Piece {
-        /// A complete line, without its `\n`.
-        case line(ArraySlice<UInt8>)
-        /// A line longer than the limit, skipped.
-        case tooLong
-    }
-
-    let limit: Int
-    private var partial: [UInt8] = []
-    private var skippingLongLine = false
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// Bytes after the last newline, waiting for the rest of their line.
-    var pendingCount: Int { partial.count }
-
-    mutating func append(_ bytes: ArraySlice<UInt8>, _ handle: (Piece) -> Void) {
-        var start = bytes.startIndex
-        while let newline = bytes[start...].firstIndex(of: 0x0A) {
-            if skippingLongLine {
-                skippingLongLine = false
-            } else if partial.isEmpty {
-                if newline - start > limit + 1 {
-                    handle(.tooLong)
-                } else {
-                    handle(.line(bytes[start..<newline]))
-                }
-            } else {
-                partial.append(contentsOf: bytes[start..<newline])
-                if partial.count > limit + 1 { handle(.tooLong) } else { handle(.line(partial[...])) }
-                partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
-            }
-            start = newline + 1
-        }
-        guard !skippingLongLine, start < bytes.endIndex else { return }
-        partial.append(contentsOf: bytes[start...])
-        if partial.count > limit + 1 {
-            // Report it now and ignore the rest of the line, so memory stays bounded.
-            handle(.tooLong)
-            partial.removeAll()
-            skippingLongLine = true
-        }
     }
 }

@@ -243,7 +243,7 @@ final class ListenLoop: @unchecked Sendable {
         var dialBuffer: [UInt8] = []
         var dial: MonitorLinkHandshake.Dial?
         var origin: FeedOrigin?
-        var lines = LineSplitter(limit: FeedRecord.maximumLineLength)
+        var decoder = RecordStreamDecoder()
         var tapDrops = 0
         /// Since when a refused connection waits for the stranger to hang up, its refusal sent.
         var closingSince: Double?
@@ -479,21 +479,7 @@ final class ListenLoop: @unchecked Sendable {
         malformed: inout Int
     ) {
         guard let origin = connection.origin else { return }
-        connection.lines.append(bytes) { piece in
-            guard case .line(let line) = piece else {
-                malformed += 1
-                return
-            }
-            let record: FeedRecord
-            do throws(FeedDecodingError) {
-                record = try line.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
-                    try FeedRecord.decode(line: buffer)
-                }
-            } catch {
-                if case .unknownKind = error { return }
-                malformed += 1
-                return
-            }
+        connection.decoder.decode(bytes, malformed: &malformed) { record in
             switch record {
             case .event(var event):
                 event.origin = origin

@@ -9,12 +9,37 @@
 /// {"kind":"event","seq":3,"time":1712345678.5,"typeName":"TickEvent","receivers":1,"app":"checkout","host":"web-3","pid":4242,"payload":{}}
 /// ```
 public struct FeedOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// The fields, in one shared object: an origin is a word wide, so the records that may
+    /// carry one (every event a monitor keeps, most of which carry none) stay small.
+    private final class Storage: Sendable {
+        let app: String
+        let host: String
+        let pid: Int
+
+        init(app: String, host: String, pid: Int) {
+            self.app = app
+            self.host = host
+            self.pid = pid
+        }
+    }
+
+    private var storage: Storage
+
     /// The app name given to the sending bridge, such as `checkout`.
-    public var app: String
+    public var app: String {
+        get { storage.app }
+        set { storage = Storage(app: newValue, host: host, pid: pid) }
+    }
     /// The sending host.
-    public var host: String
+    public var host: String {
+        get { storage.host }
+        set { storage = Storage(app: app, host: newValue, pid: pid) }
+    }
     /// The sending process.
-    public var pid: Int
+    public var pid: Int {
+        get { storage.pid }
+        set { storage = Storage(app: app, host: host, pid: newValue) }
+    }
 
     /// Creates an origin.
     ///
@@ -23,9 +48,19 @@ public struct FeedOrigin: Sendable, Hashable, CustomStringConvertible {
     ///   - host: The host name.
     ///   - pid: The process id.
     public init(app: String, host: String, pid: Int) {
-        self.app = app
-        self.host = host
-        self.pid = pid
+        storage = Storage(app: app, host: host, pid: pid)
+    }
+
+    /// Origins are equal when their app, host and pid are.
+    public static func == (lhs: FeedOrigin, rhs: FeedOrigin) -> Bool {
+        lhs.storage === rhs.storage || (lhs.pid == rhs.pid && lhs.app == rhs.app && lhs.host == rhs.host)
+    }
+
+    /// Hashes the app, host and pid.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(app)
+        hasher.combine(host)
+        hasher.combine(pid)
     }
 
     /// `checkout@web-1:4242`.
