@@ -47,8 +47,13 @@ package final class RecordingSource: FiniteSource {
 
     /// Drains the wrapped source for the last time, records the batch, and returns it.
     package func drainLast() -> SourceBatch {
-        record(wrapped.drainLast())
+        drainedLast.withLock { $0 = true }
+        return record(wrapped.drainLast())
     }
+
+    /// Whether ``drainLast()`` was called: what feeds the source has stopped and everything
+    /// was recorded.
+    private let drainedLast = LockedValue(false)
 
     private func record(_ drained: SourceBatch) -> SourceBatch {
         var batch = drained
@@ -64,7 +69,10 @@ package final class RecordingSource: FiniteSource {
     /// Records what the wrapped source still holds, which nobody will draw: call it after
     /// stopping what feeds the source and before closing the writer, so that the events of the
     /// last moments before quitting are in the recording too.
+    /// A run that ended with ``drainLast()`` (headless output does) has nothing left, and its
+    /// recording ends as its output does.
     package func recordRemaining() {
+        guard !drainedLast.current else { return }
         _ = drainLast()
     }
 

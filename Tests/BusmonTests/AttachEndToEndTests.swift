@@ -152,6 +152,22 @@ struct AttachEndToEndTests {
         #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
     }
 
+    @Test("--headless and --record of one run hold the same records in the same order")
+    func headlessOutputAndRecordingAgree() throws {
+        let recording = temporaryPath("same.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let run = try recordHeadless(seed: 5, rate: 300, to: recording)
+        let recorded = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix(#"{"kind":"hello""#) }
+        // Headless output adds summaries (and, for a fleet, its members) between the records.
+        let output = run.standardOutput.split(separator: "\n")
+            .filter { !$0.hasPrefix(#"{"kind":"summary""#) && !$0.hasPrefix(#"{"kind":"fleet""#) }
+        #expect(recorded.count > 100)
+        #expect(recorded.contains { $0.hasPrefix(#"{"kind":"lifecycle""#) })
+        #expect(recorded.contains { $0.hasPrefix(#"{"kind":"snapshot""#) })
+        #expect(output == recorded)
+    }
+
     @Test func aRecordingReplaysToTheSameTotals() throws {
         let recording = temporaryPath("session.jsonl")
         defer { try? FileManager.default.removeItem(atPath: recording) }
