@@ -59,7 +59,7 @@ final class TapServer: @unchecked Sendable {
     var spare: TapInbox.Ring?
     var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
     var lineEnds: [Int] = []
-    let payloads: TapPayloadFormatter
+    let payloads: PayloadFormatter
     /// The fields whose values monitors do not see, in events and in sticky events.
     let redaction: PayloadRedaction
     /// Connections refused because `maximumClients` readers were connected.
@@ -159,7 +159,7 @@ final class TapServer: @unchecked Sendable {
         self.processName = endpoint.processName
         self.maximumClients = max(1, endpoint.maximumClients)
         self.idleTimeout = idleTimeout.isNaN ? Self.defaultIdleTimeout : max(0.01, idleTimeout)
-        self.payloads = TapPayloadFormatter(redaction: redaction)
+        self.payloads = PayloadFormatter(redaction: redaction)
         self.redaction = redaction
         self.dialer = endpoint.dialer
     }

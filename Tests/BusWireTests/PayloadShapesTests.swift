@@ -96,7 +96,7 @@ struct PayloadEncoderTests {
 
     @Test("the tap writes exactly what PayloadFormatter shows, for every shape of payload")
     func matchesPayloadFormatter() throws {
-        let formatter = TapPayloadFormatter()
+        let formatter = PayloadFormatter()
         for event in Self.events {
             // Twice: the second time, types the fast path gave up on take the slow path.
             for _ in 0..<2 {

@@ -227,7 +227,7 @@ struct WireFormatTests {
 
     @Test("the tap formats payloads as PayloadFormatter does, objects embedded")
     func payloadsMatchFormatter() {
-        let formatter = TapPayloadFormatter()
+        let formatter = PayloadFormatter()
         let ping = Ping(number: 3, note: "a/b \"c\"")
         #expect(formatter.payload(for: ping) == .fields(json: PayloadFormatter.format(ping)))
         let opaque = Opaque(number: 5)
