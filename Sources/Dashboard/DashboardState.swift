@@ -230,8 +230,10 @@ struct DashboardState {
             hasOrigins = true
             let gone = Set(members.filter { $0.presence == .gone }.map(\.origin))
             if gone != goneMembers {
+                // The counters change only when an app whose snapshot they sum came or went.
+                let moved = gone.symmetricDifference(goneMembers)
                 goneMembers = gone
-                snapshotsChanged = true
+                if moved.contains(where: { memberSnapshots[$0] != nil }) { snapshotsChanged = true }
             }
         }
 
