@@ -33,14 +33,10 @@ package final class BusCapture: Sendable {
         package var droppedLifecycle: Int
 
         /// The events of ``records``.
-        package var events: [FeedEvent] {
-            records.compactMap { if case .event(let event) = $0 { event } else { nil } }
-        }
+        package var events: [FeedEvent] { records.events }
 
         /// The lifecycle changes of ``records``.
-        package var lifecycle: [FeedLifecycle] {
-            records.compactMap { if case .lifecycle(let change) = $0 { change } else { nil } }
-        }
+        package var lifecycle: [FeedLifecycle] { records.lifecycleChanges }
     }
 
     /// A lifecycle change, with where the events stood when it happened, to keep the order.

@@ -38,22 +38,13 @@ package struct SourceBatch: Sendable {
     }
 
     /// The events among ``records``, in order.
-    package var events: [FeedEvent] {
-        records.compactMap { if case .event(let event) = $0 { event } else { nil } }
-    }
+    package var events: [FeedEvent] { records.events }
 
     /// The lifecycle changes among ``records``, in order.
-    package var lifecycle: [FeedLifecycle] {
-        records.compactMap { if case .lifecycle(let change) = $0 { change } else { nil } }
-    }
+    package var lifecycle: [FeedLifecycle] { records.lifecycleChanges }
 
     /// The newest snapshot among ``records``.
-    package var newestSnapshot: FeedSnapshot? {
-        for record in records.reversed() {
-            if case .snapshot(let snapshot) = record { return snapshot }
-        }
-        return nil
-    }
+    package var newestSnapshot: FeedSnapshot? { records.newestSnapshot }
 
     /// Whether the batch holds any record.
     package var hasRecords: Bool { !records.isEmpty }

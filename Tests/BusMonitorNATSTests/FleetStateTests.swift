@@ -122,9 +122,7 @@ import Testing
         state.receive(snapshot(from: beta, published: ["Tick": 4, "Logout": 5], screens: 1), now: 1000)
         let batch = state.takeBatch(now: 1000)
         // Each app's snapshot goes on with its origin; summing them is the reader's.
-        let snapshots = batch.records.compactMap { record -> FeedSnapshot? in
-            if case .snapshot(let snapshot) = record { snapshot } else { nil }
-        }
+        let snapshots = batch.records.snapshots
         #expect(snapshots.map(\.origin) == [alpha, beta])
         let merged = BusSnapshot.merged(snapshots.map(\.snapshot))
         #expect(merged.busName == "fleet (2 apps)")
