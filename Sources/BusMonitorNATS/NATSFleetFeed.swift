@@ -1,11 +1,11 @@
 #if NATS
-    package import BusWire
-    package import Dispatch
-    package import EventBus
+    internal import BusWire
+    internal import Dispatch
+    internal import EventBus
     package import EventBusNATS
-    package import Foundation
-    package import NATSClient
-    package import Synchronization
+    internal import Foundation
+    internal import NATSClient
+    internal import Synchronization
 
     /// A monitor's view of a whole fleet: every message on `eventbus.>`, optionally preceded by
     /// the history a JetStream stream kept, handed over as bytes.

@@ -6,28 +6,20 @@ extension TapServer {
 
     /// Moves what publishers left in the inbox into the history, in publishing order.
     func collect() {
-        guard let spare, let (full, changes, published) = inbox.swap(for: spare) else { return }
-        eventsPublished = published
-        var events = full
-        var changeIndex = 0
-        events.drain { event, sequence in
-            while changeIndex < changes.count, changes[changeIndex].eventsBefore < sequence {
-                appendChange(changes[changeIndex])
-                changeIndex += 1
+        guard let drained = inbox?.drain() else { return }
+        eventsPublished = drained.eventsAppended
+        var lifecycleSequence = drained.firstLifecycleSequence
+        for record in drained.records {
+            switch record {
+            case .event(let event):
+                history.append(.event(event))
+            case .lifecycle(let change):
+                history.append(.lifecycle(sequence: lifecycleSequence, change))
+                lifecycleSequence += 1
+            default:
+                break
             }
-            var event = event
-            event.sequence = sequence
-            history.append(.event(event))
         }
-        while changeIndex < changes.count {
-            appendChange(changes[changeIndex])
-            changeIndex += 1
-        }
-        self.spare = events
-    }
-
-    func appendChange(_ slot: TapInbox.LifecycleSlot) {
-        history.append(.lifecycle(sequence: slot.sequence, slot.record))
     }
 
     /// Moves records to the output of every reader that has room, formatting each record once
@@ -88,7 +80,7 @@ extension TapServer {
             writer.beginRecord("event")
             writer.field("seq", event.sequence)
             writer.field("time", event.time)
-            writer.field("typeName", payloads.typeName(of: value))
+            writer.field("typeName", event.typeName)
             writer.field("receivers", event.receivers)
             writer.field(trace: event.trace)
             writer.key("payload")

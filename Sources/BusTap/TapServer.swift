@@ -14,8 +14,8 @@ import Foundation
 /// The tap's thread: accepts readers, formats records and writes them, sends snapshots.
 ///
 /// Everything below the configuration is touched only by the tap thread, except the thread's
-/// stop request, `connectedCount` and the inbox, which are locked; that is why the class can be
-/// `@unchecked Sendable`.
+/// stop request, `connectedCount` and the inbox's contents, which are locked; that is why the
+/// class can be `@unchecked Sendable`.
 final class TapServer: @unchecked Sendable {
     /// Bytes waiting for one reader beyond which the tap stops taking records for it, so a reader
     /// that does not read costs memory bounded by this plus the history.
@@ -30,7 +30,8 @@ final class TapServer: @unchecked Sendable {
     static let tick = 0.01
 
     let bus: EventBus
-    let inbox: TapInbox
+    /// Events the inbox holds between two rounds, and the history holds.
+    let capacity: Int
     let listenDescriptor: Int32
     let socketIdentity: UnixSocket.FileIdentity?
     /// The lock on the socket's path, held until the tap shuts down.
@@ -56,7 +57,8 @@ final class TapServer: @unchecked Sendable {
     /// history has seen or lost.
     var eventsPublished = 0
     var history: TapHistory
-    var spare: TapInbox.Ring?
+    /// Where publishers leave records, while anyone reads them.
+    var inbox: RecordInbox?
     var encoded = JSONLineWriter(reservingCapacity: 64 << 10)
     var lineEnds: [Int] = []
     let payloads: PayloadFormatter
@@ -149,7 +151,7 @@ final class TapServer: @unchecked Sendable {
     ) {
         self.bus = bus
         self.thread = thread
-        self.inbox = TapInbox(capacity: capacity)
+        self.capacity = max(1, capacity)
         self.history = TapHistory(capacity: capacity)
         self.listenDescriptor = endpoint.listenDescriptor
         self.socketIdentity = endpoint.socketIdentity
@@ -298,7 +300,7 @@ final class TapServer: @unchecked Sendable {
     /// Serves a new reader: its hello and a snapshot, then every record from now on.
     func add(_ descriptor: Int32) {
         if clients.isEmpty { startCapturing() } else { collect() }
-        let next = inbox.nextSequences()
+        let next = inbox?.nextSequences() ?? (event: 1, lifecycle: 1)
         let client = Client(
             descriptor: descriptor,
             cursor: TapHistory.Cursor(
@@ -362,9 +364,8 @@ final class TapServer: @unchecked Sendable {
     /// nothing per event.
     func startCapturing() {
         history.allocate()
-        inbox.open(with: .allocate(capacity: inbox.capacity))
-        spare = .allocate(capacity: inbox.capacity)
-        let inbox = self.inbox
+        let inbox = RecordInbox(capacity: capacity, whenFull: .dropNewest)
+        self.inbox = inbox
         lifecycleToken = bus.observeLifecycle { change in
             inbox.append(change)
         }
@@ -379,10 +380,7 @@ final class TapServer: @unchecked Sendable {
         lifecycleToken?.cancel()
         deliveryToken = nil
         lifecycleToken = nil
-        var active = inbox.close()
-        active?.deallocate()
-        spare?.deallocate()
-        spare = nil
+        inbox = nil
         history.release()
     }
 }

@@ -14,7 +14,7 @@ package enum WallClock {
     /// reference-date arithmetic on every call. `CLOCK_REALTIME_COARSE` would be cheaper still,
     /// but it advances once a kernel tick (4 ms here, by `clock_getres`), too coarse for a log
     /// that shows milliseconds.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func now() -> Double {
         seconds(on: CLOCK_REALTIME)
     }
@@ -30,8 +30,8 @@ package enum MonotonicClock {
 }
 
 /// The time on `clock`, in seconds.
-@inline(__always)
-private func seconds(on clock: clockid_t) -> Double {
+@usableFromInline @inline(__always)
+func seconds(on clock: clockid_t) -> Double {
     var now = timespec()
     clock_gettime(clock, &now)
     // A multiplication rather than a division by 1e9: a division takes a dozen cycles or more,
@@ -47,15 +47,15 @@ private func seconds(on clock: clockid_t) -> Double {
 /// records a second, at most 64 records or one tick early above that, and never go backwards.
 /// Not thread-safe: keep one per buffer, under that buffer's lock.
 package struct StampClock {
-    private var lastTick = -1
-    private var recordsInTick = 0
-    private var last = 0.0
+    @usableFromInline var lastTick = -1
+    @usableFromInline var recordsInTick = 0
+    @usableFromInline var last = 0.0
 
     /// Creates a clock that has stamped nothing yet.
     package init() {}
 
     /// The stamp for the next record, in seconds since 1970.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func stamp() -> Double {
         let tick = System.coarseWallTick()
         if tick != lastTick {

@@ -1,91 +1,85 @@
 /// A fixed number of slots for elements, allocated once, that hands its elements over in the
-/// order they came: the one buffer under the capture buffer, the tap's inbox and the NATS
-/// bridge's outbox.
+/// order they came: the buffer under ``RecordInbox``.
 ///
 /// A ring does no locking and no counting of drops: its owner keeps it behind a lock, decides
-/// what a full ring does (keep the first elements and drop what comes, or write over the
-/// oldest), and swaps two rings so that appends go on while one is drained. Copies of a ring
-/// share its slots; exactly one copy is deallocated, once.
+/// what a full ring does (keep the first elements and refuse what comes, or write over the
+/// oldest), and swaps two rings so that appends go on while one is drained. A ring cannot be
+/// copied: it owns its slots, and its `deinit` destroys what they hold and frees them, so the
+/// compiler, not a convention, makes sure that happens exactly once.
 ///
 /// Invariants: slots `head ..< head + count` (modulo `capacity`) hold initialized elements and
 /// no others do; `count <= capacity`.
-package struct SlotRing<Element> {
+package struct SlotRing<Element>: ~Copyable {
     /// The slots, `capacity` of them.
-    private let slots: UnsafeMutablePointer<Element>
+    @usableFromInline let slots: UnsafeMutablePointer<Element>
     /// Elements the ring holds at most.
     package let capacity: Int
     /// The slot of the oldest element.
-    private var head = 0
+    @usableFromInline var head = 0
+    /// Elements held; written only by the ring's own methods.
+    @usableFromInline var held = 0
+
     /// Elements held.
-    package private(set) var count = 0
-    /// The sequence number of the oldest element, for owners that number what they hand over.
-    package var firstSequence = 0
+    package var count: Int { held }
 
     /// A ring of `capacity` empty slots (at least 1). Untouched pages of a large allocation cost
     /// no memory until they are written.
-    package static func allocate(capacity: Int) -> SlotRing {
-        SlotRing(slots: .allocate(capacity: max(1, capacity)), capacity: max(1, capacity))
+    package init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        slots = .allocate(capacity: self.capacity)
     }
 
-    private init(slots: UnsafeMutablePointer<Element>, capacity: Int) {
-        self.slots = slots
-        self.capacity = capacity
+    deinit {
+        for offset in 0..<held { slot(offset).deinitialize(count: 1) }
+        slots.deallocate()
     }
 
     /// Whether every slot holds an element.
-    @inline(__always)
-    package var isFull: Bool { count == capacity }
+    @inlinable @inline(__always)
+    package var isFull: Bool { held == capacity }
 
     /// Whether no slot holds an element.
     package var isEmpty: Bool { count == 0 }
 
     /// The slot `offset` places after the oldest.
-    @inline(__always)
-    private func slot(_ offset: Int) -> UnsafeMutablePointer<Element> {
+    @usableFromInline @inline(__always)
+    func slot(_ offset: Int) -> UnsafeMutablePointer<Element> {
         var index = head + offset
         if index >= capacity { index -= capacity }
         return slots + index
     }
 
     /// Appends `element`; the ring must not be full.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ element: consuming Element) {
-        precondition(count < capacity, "append to a full SlotRing")
-        slot(count).initialize(to: element)
-        count += 1
+        precondition(held < capacity, "append to a full SlotRing")
+        slot(held).initialize(to: element)
+        held += 1
     }
 
     /// Appends `element`, writing over the oldest one when the ring is full.
     ///
-    /// - Returns: Whether an element was written over.
-    @inline(__always)
-    package mutating func appendOverwritingOldest(_ element: consuming Element) -> Bool {
+    /// - Returns: The element written over, for the caller to release where it chooses (its
+    ///   `deinit` may run code that must not run under the caller's lock), or `nil`.
+    @inlinable @inline(__always)
+    package mutating func appendOverwritingOldest(_ element: consuming Element) -> Element? {
         guard isFull else {
             append(element)
-            return false
+            return nil
         }
-        slots[head] = element
+        let oldest = (slots + head).move()
+        (slots + head).initialize(to: element)
         head += 1
         if head == capacity { head = 0 }
-        firstSequence += 1
-        return true
+        return oldest
     }
 
-    /// Moves every element out to `body`, oldest first, with its sequence number; the ring is
-    /// then empty, and ``firstSequence`` numbers what comes next.
-    package mutating func drain(_ body: (consuming Element, Int) -> Void) {
-        for offset in 0..<count {
-            body(slot(offset).move(), firstSequence + offset)
+    /// Moves every element out to `body`, oldest first; the ring is then empty.
+    package mutating func drain(_ body: (consuming Element) -> Void) {
+        for offset in 0..<held {
+            body(slot(offset).move())
         }
-        firstSequence += count
         head = 0
-        count = 0
-    }
-
-    /// Destroys the elements held and frees the slots; no copy of the ring may be used after.
-    package mutating func deallocate() {
-        for offset in 0..<count { slot(offset).deinitialize(count: 1) }
-        count = 0
-        slots.deallocate()
+        held = 0
     }
 }

@@ -214,7 +214,7 @@ package enum System {
     /// The real-time clock's current tick, in nanoseconds since 1970: the kernel's coarse clock
     /// on Linux (a few nanoseconds to read, one tick of resolution); Darwin has no coarse clock,
     /// so there it is the precise time.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func coarseWallTick() -> Int {
         var coarse = timespec()
         #if canImport(Darwin)

@@ -64,7 +64,9 @@ struct SnapshotPublication: ~Copyable, Sendable {
     init() {}
 
     deinit {
-        current.load(ordering: .acquiring)?.release()
+        if let snapshot = current.load(ordering: .acquiring) {
+            RetainedReference(adopting: snapshot).release()
+        }
     }
 
     /// The current snapshot, announced in `hazard` so that it stays allocated, with every entry
@@ -102,7 +104,7 @@ struct SnapshotPublication: ~Copyable, Sendable {
     /// The caller holds the lock that guards the list `entries` is.
     func publishIfNeeded(_ entries: [SubscriberEntry]) -> UnsafeReference<EntrySnapshot> {
         if let existing = current.load(ordering: .acquiring) { return existing }
-        let snapshot = UnsafeReference.retaining(EntrySnapshot(entries))
+        let snapshot = RetainedReference(retaining: EntrySnapshot(entries)).handOver()
         current.store(snapshot, ordering: .sequentiallyConsistent)
         return snapshot
     }
@@ -111,7 +113,8 @@ struct SnapshotPublication: ~Copyable, Sendable {
     /// ``RetiredSnapshots/retire(_:removing:)``. The caller holds the lock that guards the list,
     /// and is changing it.
     func retire() -> EntrySnapshot? {
-        current.exchange(nil, ordering: .sequentiallyConsistent)?.takeRetained()
+        guard let snapshot = current.exchange(nil, ordering: .sequentiallyConsistent) else { return nil }
+        return RetainedReference(adopting: snapshot).take()
     }
 }
 

@@ -129,7 +129,7 @@ final class ThreadDeliveryState {
             return UnsafeReference(opaque: pointer)
         }
         // Retained once, released by the thread key's destructor (UnsafeReference, invariant 2).
-        let state = UnsafeReference.retaining(ThreadDeliveryState())
+        let state = RetainedReference(retaining: ThreadDeliveryState()).handOver()
         System.setThreadValue(state.opaque, for: threadDeliveryStateKey)
         return state
     }
@@ -250,7 +250,7 @@ private let threadDeliveryStateKey = System.makeThreadKey { pointer in
     // Optional on Linux, not on Darwin; taken as optional so that both read the same.
     let value: UnsafeMutableRawPointer? = pointer
     guard let value else { return }
-    let state = UnsafeReference<ThreadDeliveryState>(opaque: value)
-    DeliveryMarker.unregister(state.object.deliveryMarker)
+    let state = RetainedReference(adopting: UnsafeReference<ThreadDeliveryState>(opaque: value))
+    DeliveryMarker.unregister(state.borrowed.object.deliveryMarker)
     state.release()
 }

@@ -16,17 +16,15 @@ final class TypeCounters: Sendable {
         return count
     }()
 
-    /// Retained here and released in `deinit`, so that a publish can borrow its stripe
-    /// instead of retaining and releasing it.
+    /// The stripes, kept alive by this array.
+    private let owned: [CounterStripe]
+    /// The same stripes, borrowed (UnsafeReference, invariant 3), so that a publish reads its
+    /// stripe without retaining and releasing it.
     private let stripes: [UnsafeReference<CounterStripe>]
 
     init() {
-        // Retained here, released in deinit (UnsafeReference, invariant 3).
-        stripes = (0..<Self.stripeCount).map { _ in UnsafeReference.retaining(CounterStripe()) }
-    }
-
-    deinit {
-        for stripe in stripes { stripe.release() }
+        owned = (0..<Self.stripeCount).map { _ in CounterStripe() }
+        stripes = owned.map { UnsafeReference(unretained: $0) }
     }
 
     /// The stripe a thread with the given stripe number adds to, unretained: it lives as long

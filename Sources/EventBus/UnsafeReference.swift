@@ -1,8 +1,8 @@
 import Synchronization
 
-/// A reference to an object that the bus retains and releases by hand, or borrows without
-/// counting at all: every `Unmanaged` of the bus, behind one type, with the reasons each use is
-/// valid.
+/// A reference to an object that the bus borrows without counting: every `Unmanaged` of the
+/// bus, behind one type, with the reasons each use is valid. A reference counted by hand is a
+/// ``RetainedReference``, which the compiler lets go exactly once.
 ///
 /// The publish path counts no references: a retain and a release per delivery would write, on
 /// every publish, cache lines that every publishing thread writes (docs/publish-path.md). What
@@ -13,12 +13,14 @@ import Synchronization
 ///    never removes one), and a publish runs while its caller holds the bus. A thread's cache of
 ///    slots borrows them; a cache entry is used only for the bus whose serial number it names.
 /// 2. **A thread's state.** Each thread's ``ThreadDeliveryState`` is retained once, when the
-///    thread first publishes, and stored in a thread-local; the thread-local's destructor releases
-///    it when the thread ends. Code on the thread borrows it.
-/// 3. **Counter stripes.** A ``TypeCounters`` retains each of its stripes when it is made and
-///    releases them in its `deinit`; its slot keeps it. Publishes borrow the stripes.
+///    thread first publishes, and its ``RetainedReference`` handed over to a thread-local; the
+///    thread-local's destructor adopts and releases it when the thread ends. Code on the thread
+///    borrows it.
+/// 3. **Counter stripes.** A ``TypeCounters`` holds its stripes in an array; its slot keeps it.
+///    Publishes borrow the stripes.
 /// 4. **Snapshots.** A slot's current ``EntrySnapshot`` is retained once by its
-///    ``SnapshotPublication`` and handed over when it is retired; a publish borrows it only while
+///    ``SnapshotPublication`` (a ``RetainedReference`` handed over to an atomic) and adopted back
+///    when it is retired; a publish borrows it only while
 ///    a hazard announces it (the invariants of SnapshotPublication.swift). Hazards compare
 ///    announced snapshots by ``opaque`` address only, since one may already be freed.
 /// 5. **Entries.** A snapshot holds its entries unretained; the entries stay allocated while any
@@ -39,7 +41,7 @@ struct UnsafeReference<Object: AnyObject> {
     let unmanaged: Unmanaged<Object>
 
     @_transparent
-    private init(_ unmanaged: Unmanaged<Object>) {
+    fileprivate init(_ unmanaged: Unmanaged<Object>) {
         self.unmanaged = unmanaged
     }
 
@@ -47,12 +49,6 @@ struct UnsafeReference<Object: AnyObject> {
     @_transparent
     init(unretained object: Object) {
         unmanaged = .passUnretained(object)
-    }
-
-    /// `object`, retained once: the holder must ``release()`` it, or ``takeRetained()``.
-    @_transparent
-    static func retaining(_ object: Object) -> UnsafeReference {
-        UnsafeReference(.passRetained(object))
     }
 
     /// The object at `pointer`, which ``opaque`` gave for a reference still valid.
@@ -75,23 +71,61 @@ struct UnsafeReference<Object: AnyObject> {
     @_transparent
     var object: Object { unmanaged.takeUnretainedValue() }
 
-    /// Gives up the reference ``retaining(_:)`` took.
-    @_transparent
-    func release() {
-        unmanaged.release()
-    }
-
-    /// Hands the reference ``retaining(_:)`` took over to the caller.
-    @_transparent
-    func takeRetained() -> Object {
-        unmanaged.takeRetainedValue()
-    }
-
     /// Keeps `object` alive up to this point of the caller, where `withExtendedLifetime`'s
     /// generic body would be a call per delivery.
     @_transparent
     static func keepAlive(_ object: Object) {
         _fixLifetime(object)
+    }
+}
+
+/// A reference retained once by hand, with one owner: it cannot be copied, and going away
+/// releases it, so the compiler checks that every retain is released exactly once.
+///
+/// An owner may hand its reference over to storage the compiler cannot follow (an `Atomic`, a
+/// thread-local) as an ``UnsafeReference``; whoever takes it out again adopts it.
+struct RetainedReference<Object: AnyObject>: ~Copyable {
+    private let unmanaged: Unmanaged<Object>
+
+    /// `object`, retained once.
+    @_transparent
+    init(retaining object: Object) {
+        unmanaged = .passRetained(object)
+    }
+
+    /// Takes ownership of the retain behind `reference`, which ``handOver()`` gave.
+    @_transparent
+    init(adopting reference: UnsafeReference<Object>) {
+        unmanaged = reference.unmanaged
+    }
+
+    deinit {
+        unmanaged.release()
+    }
+
+    /// The object, borrowed: valid while this owner lives.
+    @_transparent
+    var borrowed: UnsafeReference<Object> { UnsafeReference(unmanaged) }
+
+    /// Gives up the reference.
+    @_transparent
+    consuming func release() {}
+
+    /// Hands the retain over to the caller as a strong reference.
+    @_transparent
+    consuming func take() -> Object {
+        let object = unmanaged.takeRetainedValue()
+        discard self
+        return object
+    }
+
+    /// Hands the retain over to storage that keeps a raw reference, to be adopted later with
+    /// ``init(adopting:)``.
+    @_transparent
+    consuming func handOver() -> UnsafeReference<Object> {
+        let reference = UnsafeReference(unmanaged)
+        discard self
+        return reference
     }
 }
 

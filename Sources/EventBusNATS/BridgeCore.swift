@@ -14,7 +14,10 @@
         private let bus: EventBus
         private let sender: EnvelopeSender
         private let connection: NATSConnection
-        private let outbox: Outbox
+        /// Where publishing threads leave events for the bridge thread; keeps the newest.
+        private let inbox: RecordInbox
+        /// Set by ``close()``: the bridge thread sends what is queued and finishes.
+        private let stopping = Atomic<Bool>(false)
         private let counters = BridgeCounters()
         private let stream: NATSStreamOptions?
         /// The connection count at which the stream was last made sure of; the bridge thread
@@ -40,12 +43,12 @@
             sender = EnvelopeSender(
                 app: app, host: options.host, pid: Int(ProcessInfo.processInfo.processIdentifier),
                 origin: String(UInt64.random(in: 1...UInt64.max), radix: 16))
-            let outbox = Outbox(capacity: options.queueCapacity)
-            self.outbox = outbox
-            let events = ConnectionEvents(onConnected: { outbox.wake() })
+            let inbox = RecordInbox(capacity: options.queueCapacity, whenFull: .dropOldest)
+            self.inbox = inbox
+            let events = ConnectionEvents(onConnected: { inbox.wake() })
             connection = try NATSConnection.connect(url: url, name: app, options: options, events: events)
             streamCheckedAt = Atomic(stream == nil ? Int.max : 0)
-            marker = RepublishMarker(owner: outbox)
+            marker = RepublishMarker(owner: inbox)
             if let stream, events.state == .connected {
                 // Connected now: a stream that cannot be made is the caller's to hear about.
                 do throws(NATSBridgeError) {
@@ -61,7 +64,7 @@
             observer.withLock {
                 $0 = bus.observeDeliveries(on: nil) { record in
                     if marker.consume() { return }
-                    outbox.append(record)
+                    inbox.append(record)
                 }
             }
         }
@@ -74,7 +77,7 @@
             NATSBridgeStatistics(
                 forwarded: counters.forwarded.load(ordering: .relaxed),
                 received: counters.received.load(ordering: .relaxed),
-                dropped: counters.dropped.load(ordering: .relaxed) + outbox.dropped,
+                dropped: counters.dropped.load(ordering: .relaxed) + inbox.droppedEvents,
                 undecodable: counters.undecodable.load(ordering: .relaxed),
                 unencodable: counters.unencodable.load(ordering: .relaxed),
                 reconnects: max(0, connection.events.connections.load(ordering: .relaxed) - 1))
@@ -101,7 +104,7 @@
 
         func flush(timeout: Double) -> Bool {
             let deadline = MonotonicClock.now() + timeout
-            let target = outbox.written
+            let target = inbox.eventsAppended
             while processed.load(ordering: .acquiring) < target {
                 guard !closeStarted.load(ordering: .acquiring), MonotonicClock.now() < deadline else {
                     return false
@@ -122,7 +125,8 @@
             }
             counters.closed.store(true, ordering: .releasing)
             observer.withLock { $0 }?.cancel()
-            outbox.stop()
+            stopping.store(true, ordering: .releasing)
+            inbox.wake()
             threadFinished.wait()
             let subscriptions = self.subscriptions.withLock { $0 }
             for subscription in subscriptions.values { subscription.cancel() }
@@ -144,27 +148,27 @@
         private func run() {
             var encoder = EnvelopeEncoder(sender: sender)
             while true {
-                let stopping = outbox.isStopping
+                let stopping = self.stopping.load(ordering: .acquiring)
                 guard connection.events.state == .connected else {
                     if stopping { break }
                     // Publishers do not wake a bridge that cannot send: the queue keeps the newest
                     // events, and the connected callback (or a stop) ends the wait.
-                    outbox.wait(timeout: 0.25)
+                    inbox.wait(timeout: 0.25)
                     continue
                 }
                 ensureStreamIfNeeded()
-                guard var ring = outbox.take(sleepingIfEmpty: !stopping) else {
+                let records = inbox.drain(sleepingIfEmpty: !stopping).records
+                guard !records.isEmpty else {
                     if stopping { break }
-                    outbox.wait(timeout: nil)
+                    inbox.wait(timeout: nil)
                     continue
                 }
                 var last = 0
-                let batch = ring.count
-                ring.drain { pending, sequence in
-                    last = sequence
-                    send(pending, sequence: sequence, with: &encoder)
+                for case .event(let event) in records {
+                    last = event.sequence
+                    send(event, with: &encoder)
                 }
-                outbox.giveBack(ring)
+                let batch = records.count
                 // nats.c's flusher thread waits a millisecond for more messages before it writes
                 // (conn.c, `_flusher`), so a lone event would wait that long. A flush writes at
                 // once (it sends a ping, and waits for the pong). Only after small batches: under
@@ -177,13 +181,12 @@
             if connection.events.state == .connected { _ = connection.flush(timeout: 0.5) }
         }
 
-        private func send(
-            _ pending: consuming Outbox.Pending, sequence: Int, with encoder: inout EnvelopeEncoder
-        ) {
-            let type = encoder.type(of: pending.event)
+        private func send(_ event: FeedEvent, with encoder: inout EnvelopeEncoder) {
+            guard case .value(let value) = event.payload else { return }
+            let type = encoder.type(of: value)
             let outcome = encoder.encode(
-                pending.event, sequence: sequence, time: pending.time, receivers: Int(pending.receivers),
-                trace: pending.trace, info: type)
+                value, sequence: event.sequence, time: event.time, receivers: event.receivers,
+                trace: event.trace, info: type)
             switch outcome {
             case .skipped: return
             case .failed:

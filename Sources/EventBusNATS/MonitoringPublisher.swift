@@ -10,7 +10,7 @@
     /// `eventbus.<app>._snapshot`, its subscriber lifecycle changes on `._lifecycle` (wire-format
     /// records with the app's origin) and the bridge's state and counts on `._bridge`.
     ///
-    /// It has a connection and a thread of its own, so the bridge's event path (the outbox, the
+    /// It has a connection and a thread of its own, so the bridge's event path (the inbox, the
     /// bridge thread) is untouched by it, and a monitor still hears how the bridge fares while
     /// events flood. Lifecycle changes are stored on the thread that made them (a lock and an
     /// append to a bounded list; they come at the pace screens open and close, not at the pace
@@ -21,11 +21,11 @@
     ///   the bridge's state changed.
     ///
     /// While the server is away nothing is published: snapshots are taken again when it is back,
-    /// and up to ``lifecycleCapacity`` lifecycle changes wait, the later ones counted and dropped.
+    /// and up to ``lifecycleCapacity`` lifecycle changes wait, the older ones counted and dropped.
     /// ``close()`` publishes a last snapshot and a bridge record saying `closed`, so a monitor
     /// sees the app's final counts and knows it left.
     final class MonitoringPublisher: Sendable {
-        /// Lifecycle changes kept while they cannot be published.
+        /// Lifecycle changes kept while they cannot be published; the oldest go first.
         static let lifecycleCapacity = 10_000
         /// The monitoring thread's round, in seconds: how late a lifecycle change or a state
         /// change may reach monitors.
@@ -39,17 +39,14 @@
         private let snapshotSubject: [CChar]
         private let lifecycleSubject: [CChar]
         private let bridgeSubject: [CChar]
-        private let pending = LockedValue(PendingChanges())
+        /// Lifecycle changes waiting for the monitoring thread; its event ring is unused.
+        private let pending = RecordInbox(
+            capacity: 1, lifecycleCapacity: MonitoringPublisher.lifecycleCapacity, whenFull: .dropOldest)
         private let observer = LockedValue<Subscription?>(nil)
         private let wake = DispatchSemaphore(value: 0)
         private let stopping = Atomic<Bool>(false)
         private let closeStarted = Atomic<Bool>(false)
         private let finished = DispatchSemaphore(value: 0)
-
-        private struct PendingChanges {
-            var changes: [FeedLifecycle] = []
-            var dropped = 0
-        }
 
         /// Connects (or keeps trying to, whatever the bridge's policy: the bridge itself already
         /// reached the server or chose to wait for it) and starts the monitoring thread.
@@ -75,16 +72,7 @@
                 events: ConnectionEvents(onConnected: { wake.signal() }))
             let pending = self.pending
             observer.withLock {
-                $0 = bus.observeLifecycle { change in
-                    let record = FeedLifecycle(time: WallClock.now(), change: change)
-                    pending.withLock { pending in
-                        if pending.changes.count < Self.lifecycleCapacity {
-                            pending.changes.append(record)
-                        } else {
-                            pending.dropped += 1
-                        }
-                    }
-                }
+                $0 = bus.observeLifecycle { pending.append($0) }
             }
             let thread = Thread { [self] in
                 run()
@@ -143,10 +131,7 @@
         }
 
         private func publishLifecycle() {
-            let changes = pending.withLock { pending in
-                defer { pending.changes = [] }
-                return pending.changes
-            }
+            let changes = pending.drain().records.lifecycleChanges
             guard !changes.isEmpty else { return }
             var writer = JSONLineWriter(reservingCapacity: 512)
             for change in changes {
@@ -167,7 +152,7 @@
         private func publishReport(state: String) {
             let report = NATSBridgeReport(
                 time: WallClock.now(), app: origin.app, host: origin.host, pid: origin.pid, state: state,
-                statistics: core.statistics, lifecycleDropped: pending.withLock(\.dropped))
+                statistics: core.statistics, lifecycleDropped: pending.droppedLifecycle)
             publish(report.encodeLine(), on: bridgeSubject)
         }
 

@@ -1,0 +1,283 @@
+import Dispatch
+package import EventBus
+import Synchronization
+
+/// Where a bus's publishing threads leave records for the one thread that takes them: the
+/// in-process capture's, the tap's and the NATS bridge's.
+///
+/// An app's side runs inside every `publish`, so it is kept as short as it can be: take a
+/// lock, store the event as the wire record it becomes (holding the event itself, formatted
+/// only when shown, ``FeedPayload/value(_:)``) with a time stamp, release the lock. No
+/// allocation (two ``SlotRing``s are allocated once and swapped at each drain), no type name,
+/// no sequence number: ``drain()`` works those out on the taking thread. Lifecycle changes are
+/// rare; they wait in a short array of their own, each with its place among the events, and
+/// come out in the order things happened.
+///
+/// A full ring does what its owner chose (``WhenFull``). A monitor keeps the first events of a
+/// round and counts the rest: under a flood an append then costs one relaxed load and one
+/// atomic add and builds nothing, where writing over the oldest would cycle through the whole
+/// ring (hundreds of kilobytes) for every event and miss the processor's caches each time. A
+/// bridge keeps the newest, the ones worth sending when its server comes back. Either way drops
+/// are counted, and exact totals come from the bus's own counters.
+///
+/// A taking thread that finds nothing may sleep in ``wait(timeout:)``; the next append wakes
+/// it, at the cost of a flag read while nobody sleeps.
+///
+/// `@unchecked Sendable`: the rings hold events (`any Event`, which is `Sendable`) in raw
+/// storage that only the locks reach.
+package final class RecordInbox: @unchecked Sendable {
+    /// What an append does when the ring has no room.
+    package enum WhenFull: Sendable {
+        /// Keep what the ring holds and count the new event as dropped.
+        case dropNewest
+        /// Write over the oldest event, counting it as dropped.
+        case dropOldest
+    }
+
+    /// What ``drain()`` hands over.
+    package struct Drained: Sendable {
+        /// The events and lifecycle changes appended since the previous drain, in the order they
+        /// happened. Events are numbered from 1 in ``FeedEvent/sequence`` in the order they were
+        /// appended, dropped ones included, so a gap shows a loss; their type names are filled in.
+        package var records: [FeedRecord]
+        /// The number of the first lifecycle change in ``records``; the others follow on.
+        package var firstLifecycleSequence: Int
+        /// Events appended so far, stored or dropped: the number of the newest.
+        package var eventsAppended: Int
+        /// Events dropped so far because the ring was full.
+        package var droppedEvents: Int
+        /// Lifecycle changes dropped so far because their array was full.
+        package var droppedLifecycle: Int
+    }
+
+    /// A lifecycle change and how many events of the same filling came before it.
+    struct PlacedChange {
+        var eventsBefore: Int
+        var change: FeedLifecycle
+    }
+
+    /// What appends write, reached only under its lock.
+    @usableFromInline
+    struct Filling: ~Copyable {
+        @usableFromInline var ring: SlotRing<FeedEvent>
+        /// Events of this filling written over since: the ring's oldest event is the
+        /// `overwritten`-th of the filling.
+        @usableFromInline var overwritten = 0
+        /// A slice, so that dropping the oldest when full costs O(1), not a shift of them all.
+        var changes: ArraySlice<PlacedChange> = []
+        var changesAppended = 0
+        @usableFromInline var stamps = StampClock()
+        /// Set by the taking thread when it found nothing and is about to wait.
+        @usableFromInline var sleeping = false
+    }
+
+    /// What only the taking side touches, under its own lock: drains take turns.
+    private struct Taking: ~Copyable {
+        /// Uninitialized slots that a drain swaps with the filling ones.
+        var spare: SlotRing<FeedEvent>
+        /// The number the next event handed over gets.
+        var nextSequence = 1
+        /// Drops already accounted for in the numbering.
+        var dropsNumbered = 0
+        var typeNames: [ObjectIdentifier: String] = [:]
+    }
+
+    /// Events the ring holds between two drains.
+    package let capacity: Int
+    /// Lifecycle changes kept between two drains; the oldest go first.
+    package let lifecycleCapacity: Int
+    @usableFromInline let whenFull: WhenFull
+    @usableFromInline let clock: (@Sendable () -> Double)?
+    @usableFromInline let filling: LockedUniqueValue<Filling>
+    private let taking: LockedUniqueValue<Taking>
+    /// Set by the append that fills a ``WhenFull/dropNewest`` ring and cleared by a drain, so
+    /// that appends to a full ring skip the lock. One that read a stale `true` just after a
+    /// drain drops an event that would have fit, counted like any other drop.
+    @usableFromInline let isFull = Atomic<Bool>(false)
+    /// Events dropped so far.
+    @usableFromInline let drops = Atomic<Int>(0)
+    /// Lifecycle changes dropped so far, counted under the lock.
+    private let changeDrops = Atomic<Int>(0)
+    @usableFromInline let wakeSignal = DispatchSemaphore(value: 0)
+
+    /// Creates an empty inbox.
+    ///
+    /// - Parameters:
+    ///   - capacity: Events kept between two drains; at least 1. Room for twice this many is
+    ///     reserved up front, one ring to fill and one to swap in, so that appending never
+    ///     allocates; untouched pages cost no memory until written.
+    ///   - lifecycleCapacity: Lifecycle changes kept between two drains, the oldest dropped
+    ///     first; `capacity`, up to 4096, when `nil`.
+    ///   - whenFull: What an append to a full ring does.
+    ///   - clock: Stamps records, in seconds since 1970; the system's real-time clock, read
+    ///     through a ``StampClock``, when `nil`.
+    package init(
+        capacity: Int, lifecycleCapacity: Int? = nil, whenFull: WhenFull,
+        clock: (@Sendable () -> Double)? = nil
+    ) {
+        self.capacity = max(1, capacity)
+        self.lifecycleCapacity = max(1, lifecycleCapacity ?? min(self.capacity, 4096))
+        self.whenFull = whenFull
+        self.clock = clock
+        filling = LockedUniqueValue(Filling(ring: SlotRing(capacity: self.capacity)))
+        taking = LockedUniqueValue(Taking(spare: SlotRing(capacity: self.capacity)))
+    }
+
+    /// Called on the publisher's thread for every event; inlined into the caller's handler, as
+    /// the buffer code of each module was before there was one inbox.
+    @inlinable @inline(__always)
+    package func append(_ delivery: DeliveryRecord) {
+        guard !isFull.load(ordering: .relaxed) else {
+            drops.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        let (wake, _) = filling.withLock { filling -> (Bool, FeedEvent?) in
+            var overwritten: FeedEvent?
+            if !filling.ring.isFull || whenFull == .dropOldest {
+                let event = FeedEvent(
+                    sequence: 0, time: clock?() ?? filling.stamps.stamp(), typeName: "",
+                    payload: .value(delivery.event), receivers: delivery.receivers, trace: delivery.trace)
+                if filling.ring.isFull {
+                    overwritten = filling.ring.appendOverwritingOldest(event)
+                    filling.overwritten += 1
+                    // Counted under the lock, so that a drain numbers the events exactly.
+                    drops.wrappingAdd(1, ordering: .relaxed)
+                } else {
+                    filling.ring.append(event)
+                    if filling.ring.isFull && whenFull == .dropNewest {
+                        isFull.store(true, ordering: .relaxed)
+                    }
+                }
+            } else {
+                drops.wrappingAdd(1, ordering: .relaxed)
+            }
+            let wake = filling.sleeping
+            filling.sleeping = false
+            return (wake, overwritten)
+        }
+        // The event written over is released on return, after the lock: its `deinit` may publish.
+        if wake { wakeSignal.signal() }
+    }
+
+    /// Called on whichever thread changed the subscriptions; rare, so kept simple.
+    package func append(_ change: SubscriberLifecycleEvent) {
+        let (wake, _) = filling.withLock { filling -> (Bool, PlacedChange?) in
+            filling.changesAppended += 1
+            var dropped: PlacedChange?
+            if filling.changes.count >= lifecycleCapacity {
+                dropped = filling.changes.removeFirst()
+                changeDrops.wrappingAdd(1, ordering: .relaxed)
+            }
+            filling.changes.append(
+                PlacedChange(
+                    eventsBefore: filling.overwritten + filling.ring.count,
+                    change: FeedLifecycle(time: clock?() ?? filling.stamps.stamp(), change: change)))
+            let wake = filling.sleeping
+            filling.sleeping = false
+            return (wake, dropped)
+        }
+        if wake { wakeSignal.signal() }
+    }
+
+    /// The numbers the next event and the next lifecycle change handed over will get.
+    package func nextSequences() -> (event: Int, lifecycle: Int) {
+        taking.withLock { taking in
+            let lifecycle = filling.withLock { $0.changesAppended - $0.changes.count + 1 }
+            return (taking.nextSequence, lifecycle)
+        }
+    }
+
+    /// Hands over everything appended since the previous drain, oldest first, and empties the
+    /// inbox.
+    ///
+    /// - Parameter sleepingIfEmpty: When there is nothing, note that the caller will wait in
+    ///   ``wait(timeout:)``, so that the next append wakes it.
+    /// - Complexity: O(*n*) in the records handed over; appends wait only while the rings are
+    ///   swapped.
+    package func drain(sleepingIfEmpty: Bool = false) -> Drained {
+        taking.withLock { taking in
+            let (changes, changesAppended, dropped, overwritten) = filling.withLock { filling in
+                if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty {
+                    filling.sleeping = true
+                }
+                swap(&filling.ring, &taking.spare)
+                defer {
+                    filling.overwritten = 0
+                    filling.changes = []
+                }
+                // Read under the lock: every append that found no room before this drain has
+                // counted its drop, or will count it against the next filling.
+                let dropped = drops.load(ordering: .relaxed)
+                isFull.store(false, ordering: .relaxed)
+                return (Array(filling.changes), filling.changesAppended, dropped, filling.overwritten)
+            }
+            // Events written over came before the ones the ring still holds; events a full ring
+            // turned away came after them.
+            let turnedAway = dropped - taking.dropsNumbered - overwritten
+            taking.dropsNumbered = dropped
+            taking.nextSequence += overwritten
+            var records: [FeedRecord] = []
+            let count = taking.spare.count + changes.count
+            if count > 0 { records.reserveCapacity(count) }
+            var nextChange = 0
+            var index = overwritten
+            taking.spare.drain { event in
+                while nextChange < changes.count, changes[nextChange].eventsBefore <= index {
+                    records.append(.lifecycle(changes[nextChange].change))
+                    nextChange += 1
+                }
+                var event = event
+                event.sequence = taking.nextSequence
+                event.typeName = Self.typeName(of: event, in: &taking.typeNames)
+                records.append(.event(event))
+                taking.nextSequence += 1
+                index += 1
+            }
+            for change in changes[nextChange...] { records.append(.lifecycle(change.change)) }
+            taking.nextSequence += max(0, turnedAway)
+            return Drained(
+                records: records, firstLifecycleSequence: changesAppended - changes.count + 1,
+                eventsAppended: taking.nextSequence - 1, droppedEvents: dropped,
+                droppedLifecycle: changeDrops.load(ordering: .relaxed))
+        }
+    }
+
+    /// Waits until an append or ``wake()`` wakes the taking thread, or `timeout` seconds pass.
+    package func wait(timeout: Double?) {
+        if let timeout {
+            _ = wakeSignal.wait(timeout: .now() + timeout)
+        } else {
+            wakeSignal.wait()
+        }
+    }
+
+    /// Wakes the taking thread, whether it sleeps or not (an extra wake-up costs one round).
+    package func wake() {
+        wakeSignal.signal()
+    }
+
+    /// Events appended so far, stored or dropped: the number the newest has or will have.
+    package var eventsAppended: Int {
+        taking.withLock { taking in
+            filling.withLock { filling in
+                taking.nextSequence - 1 + filling.ring.count + drops.load(ordering: .relaxed)
+                    - taking.dropsNumbered
+            }
+        }
+    }
+
+    /// Events dropped so far because the ring was full.
+    package var droppedEvents: Int { drops.load(ordering: .relaxed) }
+
+    /// Lifecycle changes dropped so far because their array was full.
+    package var droppedLifecycle: Int { changeDrops.load(ordering: .relaxed) }
+
+    private static func typeName(of event: FeedEvent, in names: inout [ObjectIdentifier: String]) -> String {
+        guard case .value(let value) = event.payload else { return event.typeName }
+        let type = type(of: value)
+        if let name = names[ObjectIdentifier(type)] { return name }
+        let name = String(describing: type)
+        names[ObjectIdentifier(type)] = name
+        return name
+    }
+}
