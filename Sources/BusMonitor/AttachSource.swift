@@ -122,9 +122,6 @@ package final class AttachSource: DashboardSource {
         }
     }
 
-    /// None: another process controls itself.
-    package var supportedCommands: [SourceCommandDescription] { [] }
-
     /// Commands do not apply to another process.
     ///
     /// - Returns: A message saying so.

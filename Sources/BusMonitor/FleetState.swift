@@ -215,17 +215,6 @@ package struct FleetState: Sendable {
         return batch
     }
 
-    /// How many members are active, quiet and gone.
-    package var presenceCounts: (active: Int, quiet: Int, gone: Int) {
-        members.values.reduce(into: (0, 0, 0)) { counts, member in
-            switch member.info.presence {
-            case .active: counts.0 += 1
-            case .quiet: counts.1 += 1
-            case .gone: counts.2 += 1
-            }
-        }
-    }
-
     /// Forgets the member that has been gone for longest, if any is gone.
     private mutating func forgetOneGoneMember() {
         let gone = order.filter { members[$0]?.info.presence == .gone }

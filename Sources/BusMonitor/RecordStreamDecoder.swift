@@ -43,9 +43,6 @@ struct LineSplitter {
         self.limit = limit
     }
 
-    /// Bytes after the last newline, waiting for the rest of their line.
-    var pendingCount: Int { partial.count }
-
     mutating func append(_ bytes: ArraySlice<UInt8>, _ handle: (Piece) -> Void) {
         var start = bytes.startIndex
         while let newline = bytes[start...].firstIndex(of: 0x0A) {

@@ -89,21 +89,6 @@ package final class RecordingWriter: Sendable {
         }
     }
 
-    /// Writes records as they are, one line each.
-    ///
-    /// - Parameter records: Records to append.
-    package func write(_ records: [FeedRecord]) {
-        guard !records.isEmpty else { return }
-        var writer = JSONLineWriter(reservingCapacity: 256 * records.count)
-        for record in records { writer.write(record) }
-        state.withLock { state in
-            for record in records {
-                if case .hello(let hello) = record { state.lastHello = hello }
-            }
-            append(writer.bytes, lines: records.count, &state)
-        }
-    }
-
     /// Writes everything in `batch`, in the order the source received it (see ``SourceBatch``),
     /// and a `dropped` line when the drop count changed: the same lines headless output writes.
     ///

@@ -138,9 +138,6 @@ package final class NATSFleetSource: DashboardSource {
         #endif
     }
 
-    /// None: every app of the fleet controls itself.
-    package var supportedCommands: [SourceCommandDescription] { [] }
-
     /// Commands do not apply to other processes.
     ///
     /// - Returns: A message saying so.

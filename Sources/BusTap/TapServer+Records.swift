@@ -72,20 +72,7 @@ extension TapServer {
     func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
         switch entry {
         case .event(let event):
-            guard case .value(let value) = event.payload else {
-                writer.write(.event(event))
-                return
-            }
-            // The same fields as JSONLineWriter.writeEvent, with the payload written in place.
-            writer.beginRecord("event")
-            writer.field("seq", event.sequence)
-            writer.field("time", event.time)
-            writer.field("typeName", event.typeName)
-            writer.field("receivers", event.receivers)
-            writer.field(trace: event.trace)
-            writer.key("payload")
-            payloads.writePayload(of: value, into: &writer)
-            writer.endRecord()
+            writer.write(event, payloads: payloads)
         case .lifecycle(_, let change):
             writer.write(.lifecycle(change))
         }

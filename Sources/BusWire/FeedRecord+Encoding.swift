@@ -16,10 +16,7 @@ extension JSONLineWriter {
     package mutating func write(_ record: FeedRecord) {
         switch record {
         case .hello(let hello): write(hello)
-        case .event(let event):
-            writeEvent(
-                sequence: event.sequence, time: event.time, typeName: event.typeName, payload: event.payload,
-                receivers: event.receivers, origin: event.origin, trace: event.trace)
+        case .event(let event): write(event)
         case .lifecycle(let lifecycle):
             writeLifecycle(time: lifecycle.time, change: lifecycle.change, origin: lifecycle.origin)
         case .snapshot(let snapshot):
@@ -43,22 +40,31 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    package mutating func writeEvent(
-        sequence: Int, time: Double, typeName: String, payload: FeedPayload, receivers: Int,
-        origin: FeedOrigin? = nil, trace: PublishTrace = PublishTrace()
-    ) {
+    /// Appends `event` as one line: the one writer of event lines, for recordings, headless
+    /// output and a tap's readers.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - payloads: Writes a payload that still holds its value straight into the line (a tap
+    ///     thread keeps one, with its caches); without it the payload is formatted first.
+    package mutating func write(_ event: FeedEvent, payloads: PayloadFormatter? = nil) {
         beginRecord("event")
-        field("seq", sequence)
-        field("time", time)
-        field("typeName", typeName)
-        field("receivers", receivers)
-        field(trace: trace)
+        field("seq", event.sequence)
+        field("time", event.time)
+        field("typeName", event.typeName)
+        field("receivers", event.receivers)
+        field(trace: event.trace)
         // Where the bridge's envelope has them too, so that both read alike.
-        field(origin: origin)
-        switch payload.formatted {
-        case .fields(let json): rawField("payload", json)
-        case .description(let text): field("payload", text)
-        case .value: field("payload", payload.text)  // `formatted` is never one
+        field(origin: event.origin)
+        if let payloads, case .value(let value) = event.payload {
+            key("payload")
+            payloads.writePayload(of: value, into: &self)
+        } else {
+            switch event.payload.formatted {
+            case .fields(let json): rawField("payload", json)
+            case .description(let text): field("payload", text)
+            case .value: field("payload", event.payload.text)  // `formatted` is never one
+            }
         }
         endRecord()
     }

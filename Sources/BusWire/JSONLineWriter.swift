@@ -123,12 +123,6 @@ package struct JSONLineWriter {
         bytes.append(contentsOf: json.utf8)
     }
 
-    /// Writes `json` bytes, which the caller knows are one valid JSON value, as is.
-    package mutating func rawField(_ name: StaticString, bytes json: [UInt8]) {
-        key(name)
-        bytes.append(contentsOf: json)
-    }
-
     // MARK: - Values
 
     private mutating func separator() {

@@ -96,14 +96,6 @@ struct JSONParser {
         return members
     }
 
-    /// Parses input that must be exactly one JSON value, building all of it.
-    mutating func parseDocument() throws(FeedDecodingError) -> JSONValue {
-        skipWhitespace()
-        let value = try parseValue(build: true)
-        try expectEnd()
-        return value
-    }
-
     /// Builds the value whose text starts at `start`, such as a member ``parseRecord()`` left
     /// unparsed; number ranges in it then point into the whole input.
     mutating func parseValue(at start: Int) throws(FeedDecodingError) -> JSONValue {

@@ -82,13 +82,6 @@ package enum System {
         _ = close(descriptor)
     }
 
-    /// `write(2)`, named apart from the many methods called `write`; the count written, or -1
-    /// with `errno` set.
-    package static func writeDescriptor(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int
-    {
-        write(descriptor, pointer, count)
-    }
-
     /// Writes every byte of `bytes` to `descriptor`: carries on after a signal, and waits (in
     /// `poll(2)`, 100 ms at a time) while a non-blocking descriptor's reader is slow.
     ///
