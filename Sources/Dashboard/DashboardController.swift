@@ -391,10 +391,13 @@ package class DashboardController {
                 panes[index].layOut(rows: layout.contentRows[index], in: context)
             }
         }
+        let canvas = PaneCanvas(
+            state: state, now: pausedAt ?? now, options: options, glyphs: glyphs, isPaused: isPaused,
+            filter: filter, message: currentMessage(at: now), columns: layout.columns,
+            logAppWidth: layout.logAppWidth)
         return DashboardView(
-            layout: layout, state: state, title: title, options: options, glyphs: glyphs,
-            isPaused: isPaused, shownNow: pausedAt ?? now, filter: filter, prompt: prompt, overlay: overlay,
-            message: currentMessage(at: now), focus: focus, panes: panes, keyMap: keyMap)
+            layout: layout, canvas: canvas, title: title, prompt: prompt, overlay: overlay, focus: focus,
+            panes: panes, keyMap: keyMap)
     }
 }
 

@@ -7,19 +7,12 @@ internal import ScreenGrid
 /// the key bar. Drawing is a function of this alone; it changes nothing.
 struct DashboardView {
     let layout: DashboardLayout
-    /// The state drawn: the frozen copy while paused.
-    let state: DashboardState
+    /// What the panes draw with: the state shown, its time, glyphs, styles, and the frame's
+    /// facts they show; the header, the bar and the overlays draw with it too.
+    let canvas: PaneCanvas
     let title: String
-    let options: DashboardOptions
-    let glyphs: Glyphs
-    let isPaused: Bool
-    /// The time the tables are drawn for: the moment of pausing while paused.
-    let shownNow: Double
-    let filter: LogFilter?
     let prompt: String?
     let overlay: DashboardController.Overlay?
-    /// The source's recent message, if any.
-    let message: String?
     let focus: PaneFocus
     /// The panes as the frame laid them out, in the order of ``DashboardController/panes``.
     let panes: [any DashboardPane]
@@ -31,10 +24,10 @@ struct DashboardView {
             drawTooSmall(&grid)
             return
         }
-        drawHeader(&grid, state: state, now: shownNow)
+        drawHeader(&grid)
         for (index, pane) in panes.enumerated() {
             pane.draw(
-                into: &grid, area: layout.panes[index], view: self,
+                into: &grid, area: layout.panes[index], canvas: canvas,
                 focusedPart: focus.pane == index ? focus.part : nil)
         }
         drawBottomBar(&grid)
@@ -43,14 +36,6 @@ struct DashboardView {
         case .detail(let entry, let scroll): drawDetail(&grid, entry: entry, scroll: scroll)
         case nil: break
         }
-    }
-
-    // MARK: - Styles
-
-    func style(
-        bold: Bool = false, reverse: Bool = false, dim: Bool = false, color: CellStyle.Color? = nil
-    ) -> CellStyle {
-        CellStyle(bold: bold, reverse: reverse, dim: dim, color: options.color ? color : nil)
     }
 
     // MARK: - Header
@@ -72,37 +57,40 @@ struct DashboardView {
     /// filter and PAUSED. When room is short the least needed go first (a long filter or warning
     /// is shortened), so the uptime, the state, the drops and the suspects stay while a filter is
     /// typed or applied.
-    private func drawHeader(_ grid: inout CellGrid, state: DashboardState, now: Double) {
+    private func drawHeader(_ grid: inout CellGrid) {
+        let state = canvas.state
+        let now = canvas.now
         var items: [HeaderItem] = [
             HeaderItem(
                 order: 0, priority: 3, text: "up " + TextFormat.duration(now - (state.startTime ?? now)),
-                style: style()),
+                style: canvas.style()),
             HeaderItem(
                 order: 1, priority: 4,
                 text: TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
-                style: style(bold: true)),
+                style: canvas.style(bold: true)),
         ]
         if let fleet = state.fleet {
             let trouble = fleet.quietCount + fleet.goneCount > 0
             items.append(
                 HeaderItem(
-                    order: 2, priority: 2, text: Self.fleetSummary(fleet),
-                    style: trouble ? style(bold: true, color: .yellow) : style(bold: true)))
+                    order: 2, priority: 2, text: FleetPane.fleetSummary(fleet),
+                    style: trouble ? canvas.style(bold: true, color: .yellow) : canvas.style(bold: true)))
         }
         if let status = state.status {
-            items.append(HeaderItem(order: 3, priority: 2, text: status, style: style(color: .green)))
+            items.append(HeaderItem(order: 3, priority: 2, text: status, style: canvas.style(color: .green)))
         }
         if let warning = state.warning {
             items.append(
                 HeaderItem(
-                    order: 4, priority: 6, text: "! " + warning.text, style: warningStyle, canShorten: true))
+                    order: 4, priority: 6, text: "! " + warning.text, style: canvas.warningStyle,
+                    canShorten: true))
         }
         if state.droppedEvents > 0 {
             items.append(
                 HeaderItem(
                     order: 5, priority: 1,
                     text: TextFormat.grouped(state.droppedEvents) + " dropped (too fast)",
-                    style: style(bold: true, reverse: true, color: .red)))
+                    style: canvas.style(bold: true, reverse: true, color: .red)))
         }
         let suspects = state.observers.suspectCount
         if suspects > 0 {
@@ -110,7 +98,7 @@ struct DashboardView {
                 HeaderItem(
                     order: 6, priority: 1,
                     text: "\(suspects) leak \(suspects == 1 ? "suspect" : "suspects")",
-                    style: style(bold: true, reverse: true, color: .red)))
+                    style: canvas.style(bold: true, reverse: true, color: .red)))
         }
         // Like leaks, what went wrong in handlers asks for attention.
         let handlers = state.handlers
@@ -119,40 +107,40 @@ struct DashboardView {
             items.append(
                 HeaderItem(
                     order: 6, priority: 1, text: "\(count) \(count == 1 ? "cascade" : "cascades") stopped",
-                    style: style(bold: true, reverse: true, color: .red)))
+                    style: canvas.style(bold: true, reverse: true, color: .red)))
         }
         if handlers.failures > 0 {
             items.append(
                 // Below the filter: a narrow header keeps what the person typed.
                 HeaderItem(
                     order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.failures)) failed",
-                    style: style(bold: true, color: .red)))
+                    style: canvas.style(bold: true, color: .red)))
         }
         if handlers.slowCalls > 0 {
             items.append(
                 HeaderItem(
                     order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.slowCalls)) slow",
-                    style: style(bold: true, color: .yellow)))
+                    style: canvas.style(bold: true, color: .yellow)))
         }
         if handlers.dropped > 0 {
             // Events a slow stream let go in the app, unlike the monitor's own drops above.
             items.append(
                 HeaderItem(
                     order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.dropped)) missed by streams",
-                    style: style(bold: true, color: .yellow)))
+                    style: canvas.style(bold: true, color: .yellow)))
         }
-        if let filter {
+        if let filter = canvas.filter {
             items.append(
                 HeaderItem(
                     order: 7, priority: 5, text: "filter: " + filter.expression,
-                    style: style(bold: true, color: .yellow),
+                    style: canvas.style(bold: true, color: .yellow),
                     canShorten: true))
         }
-        if isPaused {
+        if canvas.isPaused {
             items.append(
                 HeaderItem(
                     order: 8, priority: 0, text: " PAUSED ",
-                    style: style(bold: true, reverse: true, color: .yellow)))
+                    style: canvas.style(bold: true, reverse: true, color: .yellow)))
         }
 
         // Keep at least 20 columns for the title; each item takes two columns of space before it.
@@ -164,7 +152,7 @@ struct DashboardView {
                 room -= needed
                 kept.append(item)
             } else if item.canShorten, room - 2 >= 8 {
-                item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: glyphs.ellipsis)
+                item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: canvas.glyphs.ellipsis)
                 room -= item.text.count + 2
                 kept.append(item)
             }
@@ -178,60 +166,16 @@ struct DashboardView {
             rightStart = x
         }
         let titleEnd = grid.put(
-            TextFormat.truncate(title, width: rightStart - 2, ellipsis: glyphs.ellipsis), x: 0, y: 0,
-            style: style(bold: true, color: .cyan))
+            TextFormat.truncate(title, width: rightStart - 2, ellipsis: canvas.glyphs.ellipsis), x: 0, y: 0,
+            style: canvas.style(bold: true, color: .cyan))
         if let busName = state.busName, title != busName, !title.contains("bus " + busName) {
             let room = rightStart - 2 - titleEnd - 2
             if room >= 6 {
                 grid.put(
-                    TextFormat.truncate("bus " + busName, width: room, ellipsis: glyphs.ellipsis),
+                    TextFormat.truncate("bus " + busName, width: room, ellipsis: canvas.glyphs.ellipsis),
                     x: titleEnd + 2,
                     y: 0)
             }
-        }
-    }
-
-    /// A horizontal line with a title, the title reversed when its pane has focus.
-    func drawRule(
-        _ grid: inout CellGrid, y: Int, from start: Int, to end: Int, title: String, focused: Bool
-    ) {
-        guard end > start else { return }
-        grid.put(
-            String(repeating: glyphs.horizontal, count: end - start), x: start, y: y, style: style(dim: true))
-        grid.put(
-            " " + title + " ", x: start + 1, y: y,
-            style: focused ? style(bold: true, reverse: true, color: .cyan) : style(bold: true),
-            maxWidth: end - start - 1)
-    }
-
-    /// The title rule's note, after the title, as the log's says whether it follows.
-    func putRuleNote(
-        _ grid: inout CellGrid, _ note: String, y: Int, after title: String, style noteStyle: CellStyle
-    ) {
-        let room = grid.width - title.count - 7
-        guard room >= 4 else { return }
-        let shown = TextFormat.truncate(note, width: room, ellipsis: glyphs.ellipsis)
-        grid.put(" " + shown + " ", x: title.count + 4, y: y, style: noteStyle)
-    }
-
-    /// A warning from the source in bold red; other notices in bold.
-    func noticeStyle(_ notice: SourceNotice) -> CellStyle {
-        notice.isWarning ? warningStyle : style(bold: true)
-    }
-
-    /// What needs the person's attention: drops, a source's warnings.
-    var warningStyle: CellStyle { style(bold: true, color: .red) }
-
-    func lifecycleStyle(_ kind: SubscriberLifecycleEvent.Kind) -> CellStyle {
-        switch kind {
-        case .subscribed: return style(color: .green)
-        case .duplicateSubscription: return style(bold: true, color: .magenta)
-        case .unsubscribed, .cancelled: return style(color: .blue)
-        case .reclaimed: return style(bold: true, color: .yellow)
-        case .leakSuspected: return style(bold: true, color: .red)
-        case .leakCleared: return style(color: .green)
-        case .cascadeStopped, .handlerFailed: return style(bold: true, color: .red)
-        case .slowHandler: return style(bold: true, color: .yellow)
         }
     }
 
@@ -240,16 +184,17 @@ struct DashboardView {
     private func drawBottomBar(_ grid: inout CellGrid) {
         let y = grid.height - 1
         if let prompt {
-            let end = grid.put("Filter: ", x: 0, y: y, style: style(bold: true, color: .yellow))
+            let end = grid.put("Filter: ", x: 0, y: y, style: canvas.style(bold: true, color: .yellow))
             // A filter longer than the line shows its end, where the cursor is.
             let room = max(0, grid.width - end - 1)
             let shown =
-                prompt.count <= room ? prompt : glyphs.ellipsis + String(prompt.suffix(max(0, room - 1)))
+                prompt.count <= room
+                ? prompt : canvas.glyphs.ellipsis + String(prompt.suffix(max(0, room - 1)))
             let cursor = grid.put(shown, x: end, y: y, maxWidth: room)
-            grid.put(" ", x: cursor, y: y, style: style(reverse: true))
+            grid.put(" ", x: cursor, y: y, style: canvas.style(reverse: true))
             let hint = "Enter apply  Esc cancel  !text hides"
             if cursor + 3 + hint.count <= grid.width {
-                grid.put(hint, x: grid.width - hint.count, y: y, style: style(dim: true))
+                grid.put(hint, x: grid.width - hint.count, y: y, style: canvas.style(dim: true))
             }
             return
         }
@@ -259,8 +204,8 @@ struct DashboardView {
         for (key, label) in items {
             let width = key.count + label.count + 2
             guard x + width <= grid.width else { break }
-            x = grid.put(key, x: x, y: y, style: style(bold: true))
-            x = grid.put(" " + label + " ", x: x, y: y, style: style(reverse: true, color: .cyan))
+            x = grid.put(key, x: x, y: y, style: canvas.style(bold: true))
+            x = grid.put(" " + label + " ", x: x, y: y, style: canvas.style(reverse: true, color: .cyan))
         }
     }
 
@@ -277,21 +222,23 @@ struct DashboardView {
         let height = min(grid.height - 2, max(0, innerHeight) + 2)
         let left = (grid.width - width) / 2
         let top = (grid.height - height) / 2
-        let border = style(bold: true, color: .cyan)
+        let border = canvas.style(bold: true, color: .cyan)
         for y in top..<(top + height) {
             grid.put(String(repeating: " ", count: width), x: left, y: y)
         }
-        let horizontal = String(repeating: glyphs.horizontal, count: width - 2)
+        let horizontal = String(repeating: canvas.glyphs.horizontal, count: width - 2)
         grid.put(
-            String(glyphs.topLeft) + horizontal + String(glyphs.topRight), x: left, y: top, style: border)
+            String(canvas.glyphs.topLeft) + horizontal + String(canvas.glyphs.topRight), x: left, y: top,
+            style: border)
         grid.put(
-            String(glyphs.bottomLeft) + horizontal + String(glyphs.bottomRight), x: left, y: top + height - 1,
+            String(canvas.glyphs.bottomLeft) + horizontal + String(canvas.glyphs.bottomRight), x: left,
+            y: top + height - 1,
             style: border)
         for y in (top + 1)..<(top + height - 1) {
-            grid.put(String(glyphs.vertical), x: left, y: y, style: border)
-            grid.put(String(glyphs.vertical), x: left + width - 1, y: y, style: border)
+            grid.put(String(canvas.glyphs.vertical), x: left, y: y, style: border)
+            grid.put(String(canvas.glyphs.vertical), x: left + width - 1, y: y, style: border)
         }
-        grid.put(" " + title + " ", x: left + 2, y: top, style: style(bold: true), maxWidth: width - 4)
+        grid.put(" " + title + " ", x: left + 2, y: top, style: canvas.style(bold: true), maxWidth: width - 4)
         return (left + 2, top + 1, width - 4, height - 2)
     }
 
@@ -305,13 +252,13 @@ struct DashboardView {
     }
 
     private func drawHelp(_ grid: inout CellGrid, scroll: Int) {
-        let help = Self.helpText(keyMap: keyMap, state: state, width: grid.width, height: grid.height)
+        let help = Self.helpText(keyMap: keyMap, state: canvas.state, width: grid.width, height: grid.height)
         let first = max(0, min(scroll, help.maximumScroll))
         let title = help.scrolls ? "Help \(first + help.visibleRows)/\(help.rows.count)" : "Help"
         let box = drawBox(&grid, title: title, width: help.width, height: help.visibleRows)
         for (index, row) in help.rows.dropFirst(first).prefix(box.height).enumerated() {
             grid.put(
-                row.keys, x: box.x, y: box.y + index, style: style(bold: true, color: .yellow),
+                row.keys, x: box.x, y: box.y + index, style: canvas.style(bold: true, color: .yellow),
                 maxWidth: HelpText.keyWidth - 1)
             grid.put(
                 row.text, x: box.x + HelpText.keyWidth, y: box.y + index,
@@ -319,9 +266,10 @@ struct DashboardView {
         }
         if help.scrolls {
             // Said on the bottom of the frame, so it costs no row.
-            let hint = " " + glyphs.upDown + " scroll, Esc closes "
+            let hint = " " + canvas.glyphs.upDown + " scroll, Esc closes "
             grid.put(
-                hint, x: box.x + box.width - hint.count, y: box.y + box.height, style: style(bold: true),
+                hint, x: box.x + box.width - hint.count, y: box.y + box.height,
+                style: canvas.style(bold: true),
                 maxWidth: box.width)
         }
     }
@@ -330,42 +278,47 @@ struct DashboardView {
         // The inside of the box: the screen less frame and padding, at most a comfortable line.
         let width = min(grid.width - 6, 90)
         var lines: [(String, CellStyle)] = [
-            ("time      " + TextFormat.clock(entry.time), style())
+            ("time      " + TextFormat.clock(entry.time), canvas.style())
         ]
         switch entry.content {
         case .event(let event):
-            lines.append(("type      " + event.typeName, style(bold: true, color: .cyan)))
+            lines.append(("type      " + event.typeName, canvas.style(bold: true, color: .cyan)))
             if let origin = event.origin {
-                lines.append(("origin    app \(origin.app), host \(origin.host), pid \(origin.pid)", style()))
+                lines.append(
+                    ("origin    app \(origin.app), host \(origin.host), pid \(origin.pid)", canvas.style()))
             }
-            lines.append(("receivers \(event.receivers)", style()))
+            lines.append(("receivers \(event.receivers)", canvas.style()))
             lines += lineageLines(of: event, width: width)
-            lines.append(("", style()))
-            for line in TextFormat.wrap(event.payload.text, width: width) { lines.append((line, style())) }
+            lines.append(("", canvas.style()))
+            for line in TextFormat.wrap(event.payload.text, width: width) {
+                lines.append((line, canvas.style()))
+            }
         case .lifecycle(let change):
-            lines.append(("type      " + change.eventTypeName, style(bold: true, color: .cyan)))
-            lines.append(("change    " + change.kind.rawValue + ", \(change.count)", style()))
-            if let observer = change.observerTypeName { lines.append(("observer  " + observer, style())) }
-            lines.append(("", style()))
+            lines.append(("type      " + change.eventTypeName, canvas.style(bold: true, color: .cyan)))
+            lines.append(("change    " + change.kind.rawValue + ", \(change.count)", canvas.style()))
+            if let observer = change.observerTypeName {
+                lines.append(("observer  " + observer, canvas.style()))
+            }
+            lines.append(("", canvas.style()))
             for line in TextFormat.wrap(change.description, width: width) {
-                lines.append((line, lifecycleStyle(change.kind)))
+                lines.append((line, canvas.lifecycleStyle(change.kind)))
             }
         case .reclaim(let reclaim):
-            lines.append(("change    reclaimed, \(reclaim.count)", style(bold: true, color: .cyan)))
-            lines.append(("", style()))
+            lines.append(("change    reclaimed, \(reclaim.count)", canvas.style(bold: true, color: .cyan)))
+            lines.append(("", canvas.style()))
             for line in TextFormat.wrap(reclaim.description, width: width) {
-                lines.append((line, lifecycleStyle(.reclaimed)))
+                lines.append((line, canvas.lifecycleStyle(.reclaimed)))
             }
-            lines.append(("", style()))
+            lines.append(("", canvas.style()))
             for change in reclaim.changes {
                 let plural = change.count == 1 ? "subscription" : "subscriptions"
-                lines.append(("  \(change.count) \(change.eventTypeName) \(plural)", style()))
+                lines.append(("  \(change.count) \(change.eventTypeName) \(plural)", canvas.style()))
             }
         case .notice(let notice):
-            lines.append(("source    " + title, style(bold: true, color: .cyan)))
-            lines.append(("", style()))
+            lines.append(("source    " + title, canvas.style(bold: true, color: .cyan)))
+            lines.append(("", canvas.style()))
             for line in TextFormat.wrap(notice.text, width: width) {
-                lines.append((line, noticeStyle(notice)))
+                lines.append((line, canvas.noticeStyle(notice)))
             }
         }
         let box = drawBox(&grid, title: "Details (Esc closes)", width: width, height: lines.count)
@@ -385,10 +338,10 @@ struct DashboardView {
         ]
         let top = max(0, (grid.height - lines.count) / 2)
         for (index, line) in lines.enumerated() {
-            let text = TextFormat.truncate(line, width: grid.width, ellipsis: glyphs.ellipsis)
+            let text = TextFormat.truncate(line, width: grid.width, ellipsis: canvas.glyphs.ellipsis)
             grid.put(
                 text, x: max(0, (grid.width - text.count) / 2), y: top + index,
-                style: index == 0 ? style(bold: true, color: .yellow) : style())
+                style: index == 0 ? canvas.style(bold: true, color: .yellow) : canvas.style())
         }
     }
 }
@@ -399,41 +352,42 @@ extension DashboardView {
     func lineageLines(of event: FeedEvent, width: Int) -> [(String, CellStyle)] {
         var lines: [(String, CellStyle)] = []
         let trace = event.trace
-        if trace.eventID != 0 { lines.append(("event     #\(trace.eventID)", style())) }
-        if let site = trace.site { lines.append(("site      \(site)", style(bold: true))) }
+        if trace.eventID != 0 { lines.append(("event     #\(trace.eventID)", canvas.style())) }
+        if let site = trace.site { lines.append(("site      \(site)", canvas.style(bold: true))) }
         // The type's sticky event now, which a screen opened later would receive.
-        if let sticky = state.rows.first(where: { $0.name == event.typeName })?.sticky {
-            lines.append(("sticky    " + sticky, style(color: .cyan)))
+        if let sticky = canvas.state.rows.first(where: { $0.name == event.typeName })?.sticky {
+            lines.append(("sticky    " + sticky, canvas.style(color: .cyan)))
         }
         guard trace.eventID != 0 || trace.site != nil else { return lines }
-        let lineage = EventLineage(of: event, in: state.log)
+        let lineage = EventLineage(of: event, in: canvas.state.log)
         func describe(_ other: FeedEvent) -> String {
             let site = other.trace.site.map { " at \($0)" } ?? ""
             return "#\(other.trace.eventID) \(other.typeName)\(site)"
         }
         if trace.causeID == nil {
-            lines.append(("cause     none: published outside any handler", style()))
+            lines.append(("cause     none: published outside any handler", canvas.style()))
         } else {
             for (index, cause) in lineage.causes.enumerated() {
-                lines.append(((index == 0 ? "cause     " : "          ") + describe(cause), style()))
+                lines.append(((index == 0 ? "cause     " : "          ") + describe(cause), canvas.style()))
             }
             if !lineage.reachesTopLevel {
                 let missing = lineage.causes.last?.trace.causeID ?? trace.causeID ?? 0
-                lines.append(("          #\(missing), no longer in the log", style(dim: true)))
+                lines.append(("          #\(missing), no longer in the log", canvas.style(dim: true)))
             } else {
-                lines.append(("          (top-level publish)", style(dim: true)))
+                lines.append(("          (top-level publish)", canvas.style(dim: true)))
             }
         }
         if !lineage.setOff.isEmpty {
             let shown = lineage.setOff.prefix(10)
             for (index, effect) in shown.enumerated() {
-                lines.append(((index == 0 ? "set off   " : "          ") + describe(effect), style()))
+                lines.append(((index == 0 ? "set off   " : "          ") + describe(effect), canvas.style()))
             }
             if lineage.setOff.count > shown.count {
-                lines.append(("          and \(lineage.setOff.count - shown.count) more", style(dim: true)))
+                lines.append(
+                    ("          and \(lineage.setOff.count - shown.count) more", canvas.style(dim: true)))
             }
         }
-        let handlers = state.handlers.rows(for: event.typeName)
+        let handlers = canvas.state.handlers.rows(for: event.typeName)
         for (index, handler) in handlers.prefix(8).enumerated() {
             let who = handler.observerTypeName ?? "token"
             let average = handler.average.map(TextFormat.milliseconds) ?? "-"
@@ -446,7 +400,9 @@ extension DashboardView {
             lines.append(
                 (
                     (index == 0 ? "handlers  " : "          ") + text,
-                    trouble ? style(bold: true, color: handler.failures > 0 ? .red : .yellow) : style()
+                    trouble
+                        ? canvas.style(bold: true, color: handler.failures > 0 ? .red : .yellow)
+                        : canvas.style()
                 ))
         }
         return lines

@@ -39,7 +39,7 @@ struct DashboardLayoutTests {
             func height(screenHeight: Int, state: DashboardState) -> Int? { 4 }
             func contentRows(in area: Rect) -> Int { area.height - 1 }
             mutating func layOut(rows: Int, in context: PaneContext) {}
-            func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {}
+            func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {}
             mutating func move(by delta: Int, rows: Int, in context: PaneContext) {}
             mutating func moveToFirst(in context: PaneContext) {}
             mutating func moveToLast(in context: PaneContext) {}
@@ -117,6 +117,28 @@ struct DashboardLayoutTests {
         dashboard.render(into: &rendered, now: startTime)
         #expect(rendered == first)
         #expect(dashboard.framesRendered == before.frames + 1)
+    }
+
+    @Test("a pane draws itself from its own state, its area and the canvas, without the frame")
+    func aPaneDrawsItself() {
+        let dashboard = dashboard()
+        let view = dashboard.layOut(width: 80, height: 24, now: startTime)
+        var whole = CellGrid(width: 80, height: 24)
+        view.draw(into: &whole)
+
+        // The log pane as the frame laid it out, drawn alone into a blank grid, fills its
+        // rectangle exactly as it does in the whole frame, and nothing outside it.
+        let area = view.layout.panes[DashboardController.logPane]
+        var alone = CellGrid(width: 80, height: 24)
+        view.panes[DashboardController.logPane].draw(
+            into: &alone, area: area, canvas: view.canvas, focusedPart: 0)
+        for y in 0..<24 {
+            if area.y <= y && y < area.y + area.height {
+                #expect(alone.row(y) == whole.row(y), "row \(y)")
+            } else {
+                #expect(alone.row(y).allSatisfy { $0 == " " }, "row \(y)")
+            }
+        }
     }
 
     /// What a frame could disturb.

@@ -19,8 +19,8 @@ internal import ScreenGrid
 ///     func height(screenHeight: Int, state: DashboardState) -> Int? { 6 }
 ///     func contentRows(in area: Rect) -> Int { area.height - 1 }
 ///     mutating func layOut(rows: Int, in context: PaneContext) { ... }
-///     func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-///         view.drawRule(&grid, y: area.y, from: 0, to: area.width, title: "Rates", focused: focusedPart != nil)
+///     func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
+///         canvas.drawRule(&grid, y: area.y, from: 0, to: area.width, title: "Rates", focused: focusedPart != nil)
 ///     }
 ///     // move(by:rows:in:), moveToFirst(in:), moveToLast(in:) and open(in:)
 /// }
@@ -59,9 +59,9 @@ protocol DashboardPane: Sendable {
     /// Works out what the pane shows in `rows` rows of lines this frame, keeping the selection
     /// in view; called once a frame, before drawing, for a pane that is shown.
     mutating func layOut(rows: Int, in context: PaneContext)
-    /// Draws the pane as last laid out into `area` of `grid`; `focusedPart` indexes
-    /// ``focusTitles``.
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?)
+    /// Draws the pane as last laid out into `area` of `grid`, from its own state and `canvas`
+    /// alone; `focusedPart` indexes ``focusTitles``.
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?)
 
     /// Moves the selection `delta` lines; `rows` lines are in view.
     mutating func move(by delta: Int, rows: Int, in context: PaneContext)

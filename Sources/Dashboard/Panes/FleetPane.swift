@@ -55,10 +55,6 @@ struct FleetPane: DashboardPane {
         inView = selection.viewport(height: rows, of: Self.members(in: context.state))
     }
 
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawFleet(&grid, area: area, pane: self, focused: focusedPart != nil)
-    }
-
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         selection.move(by: delta, of: Self.members(in: context.state))
     }
@@ -109,22 +105,23 @@ struct FleetColumns: Equatable {
     var bridgeX: Int { app + host + pid + state + rate + events + subscriptions + leaks }
 }
 
-extension DashboardView {
+extension FleetPane {
     /// Draws the Fleet pane into `area`: a title rule with the members' count, column titles,
     /// then one row per member.
-    func drawFleet(_ grid: inout CellGrid, area: Rect, pane: FleetPane, focused: Bool) {
-        guard area.height > 0, let tracker = state.fleet else { return }
-        let title = pane.focusTitles[0]
-        drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
+        let focused = focusedPart != nil
+        guard area.height > 0, let tracker = canvas.state.fleet else { return }
+        let title = focusTitles[0]
+        canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
         let trouble = tracker.rows.contains { $0.member.presence != .active || $0.bridgeIsDown }
-        putRuleNote(
+        canvas.putRuleNote(
             &grid, Self.fleetSummary(tracker), y: area.y, after: title,
-            style: trouble ? style(bold: true, color: .yellow) : style())
+            style: trouble ? canvas.style(bold: true, color: .yellow) : canvas.style())
         guard area.height > 1 else { return }
 
         let columns = FleetColumns(width: grid.width)
         let headerY = area.y + 1
-        let headerStyle = style(bold: true)
+        let headerStyle = canvas.style(bold: true)
         var x = 0
         for (text, width, isNumber) in [
             ("APP", columns.app, false), ("HOST", columns.host, false), ("PID", columns.pid, true),
@@ -138,16 +135,19 @@ extension DashboardView {
         grid.put(
             "BRIDGE", x: columns.bridgeX + 1, y: headerY, style: headerStyle, maxWidth: columns.bridge - 1)
 
-        let sourceNow = state.sourceTime(at: shownNow)
-        for (offset, index) in pane.inView.rows.enumerated() {
+        let sourceNow = canvas.state.sourceTime(at: canvas.now)
+        for (offset, index) in inView.rows.enumerated() {
             drawFleetRow(
-                &grid, row: tracker.rows[index], tracker: tracker, y: area.y + 2 + offset, now: sourceNow)
-            if index == pane.inView.selected, focused {
+                &grid, canvas: canvas, row: tracker.rows[index], tracker: tracker, y: area.y + 2 + offset,
+                now: sourceNow)
+            if index == inView.selected, focused {
                 grid.highlight(x: 0, y: area.y + 2 + offset, count: grid.width)
             }
         }
         if tracker.rows.isEmpty, area.height > 2 {
-            grid.put("waiting for apps" + glyphs.ellipsis, x: 1, y: area.y + 2, style: style(dim: true))
+            grid.put(
+                "waiting for apps" + canvas.glyphs.ellipsis, x: 1, y: area.y + 2,
+                style: canvas.style(dim: true))
         }
     }
 
@@ -161,60 +161,66 @@ extension DashboardView {
     }
 
     private func drawFleetRow(
-        _ grid: inout CellGrid, row: FleetRow, tracker: FleetTracker, y: Int, now: Double
+        _ grid: inout CellGrid, canvas: PaneCanvas, row: FleetRow, tracker: FleetTracker, y: Int, now: Double
     ) {
         let columns = FleetColumns(width: grid.width)
         let member = row.member
         // A gone process is greyed from end to end: what it last said is history.
         let isGone = member.presence == .gone
-        func styled(_ normal: CellStyle) -> CellStyle { isGone ? style(dim: true) : normal }
+        func styled(_ normal: CellStyle) -> CellStyle { isGone ? canvas.style(dim: true) : normal }
 
         // Without the HOST and PID columns, members of one app are told apart by their pid, kept
         // whole while the name gives way.
-        var name = TextFormat.truncate(member.origin.app, width: columns.app - 1, ellipsis: glyphs.ellipsis)
+        var name = TextFormat.truncate(
+            member.origin.app, width: columns.app - 1, ellipsis: canvas.glyphs.ellipsis)
         if columns.pid == 0, tracker.sharedAppNames.contains(member.origin.app) {
             let pid = ":\(member.origin.pid)"
             name =
                 TextFormat.truncate(
-                    member.origin.app, width: max(1, columns.app - 1 - pid.count), ellipsis: glyphs.ellipsis)
+                    member.origin.app, width: max(1, columns.app - 1 - pid.count),
+                    ellipsis: canvas.glyphs.ellipsis)
                 + pid
         }
         var x = 0
-        grid.put(name, x: x, y: y, style: styled(style(bold: true)), maxWidth: columns.app - 1)
+        grid.put(name, x: x, y: y, style: styled(canvas.style(bold: true)), maxWidth: columns.app - 1)
         x += columns.app
         if columns.host > 0 {
             grid.put(
-                TextFormat.truncate(member.origin.host, width: columns.host - 1, ellipsis: glyphs.ellipsis),
-                x: x, y: y, style: styled(style()))
+                TextFormat.truncate(
+                    member.origin.host, width: columns.host - 1, ellipsis: canvas.glyphs.ellipsis),
+                x: x, y: y, style: styled(canvas.style()))
             x += columns.host
         }
         if columns.pid > 0 {
             grid.put(
                 TextFormat.right(String(member.origin.pid), width: columns.pid), x: x, y: y,
-                style: styled(style(dim: true)))
+                style: styled(canvas.style(dim: true)))
             x += columns.pid
         }
         // After a number, so a space first.
         let presenceStyle: CellStyle
         switch member.presence {
-        case .active: presenceStyle = style(color: .green)
-        case .quiet: presenceStyle = style(bold: true, color: .yellow)
-        case .gone: presenceStyle = style(dim: true)
+        case .active: presenceStyle = canvas.style(color: .green)
+        case .quiet: presenceStyle = canvas.style(bold: true, color: .yellow)
+        case .gone: presenceStyle = canvas.style(dim: true)
         }
         grid.put(
             " " + member.presence.rawValue, x: x, y: y, style: presenceStyle, maxWidth: columns.state)
         x += columns.state
 
         let numbers: [(String, Int, CellStyle)] = [
-            (TextFormat.rate(row.meter.rate(at: now)), columns.rate, style()),
-            (TextFormat.count(member.eventsReceived, width: columns.events - 1), columns.events, style()),
+            (TextFormat.rate(row.meter.rate(at: now)), columns.rate, canvas.style()),
+            (
+                TextFormat.count(member.eventsReceived, width: columns.events - 1), columns.events,
+                canvas.style()
+            ),
             (
                 row.liveSubscriptions.map { TextFormat.count($0, width: columns.subscriptions - 1) } ?? "-",
-                columns.subscriptions, style()
+                columns.subscriptions, canvas.style()
             ),
             (
                 row.leakSuspects.map { TextFormat.count($0, width: columns.leaks - 1) } ?? "-", columns.leaks,
-                (row.leakSuspects ?? 0) > 0 ? warningStyle : style(dim: true)
+                (row.leakSuspects ?? 0) > 0 ? canvas.warningStyle : canvas.style(dim: true)
             ),
         ]
         for (text, width, cellStyle) in numbers {
@@ -228,15 +234,15 @@ extension DashboardView {
         let bridgeText = member.bridgeState ?? "-"
         let bridgeStyle =
             member.bridgeState == nil
-            ? style(dim: true) : row.bridgeIsDown ? warningStyle : style(color: .green)
+            ? canvas.style(dim: true) : row.bridgeIsDown ? canvas.warningStyle : canvas.style(color: .green)
         x = grid.put(
-            TextFormat.truncate(bridgeText, width: end - x, ellipsis: glyphs.ellipsis), x: x, y: y,
+            TextFormat.truncate(bridgeText, width: end - x, ellipsis: canvas.glyphs.ellipsis), x: x, y: y,
             style: styled(bridgeStyle))
         if member.bridgeDropped > 0, end - x > 2 {
             let dropped = ", dropped " + TextFormat.grouped(member.bridgeDropped)
             grid.put(
-                TextFormat.truncate(dropped, width: end - x, ellipsis: glyphs.ellipsis), x: x, y: y,
-                style: styled(warningStyle))
+                TextFormat.truncate(dropped, width: end - x, ellipsis: canvas.glyphs.ellipsis), x: x, y: y,
+                style: styled(canvas.warningStyle))
         }
     }
 }

@@ -46,10 +46,6 @@ struct HandlersPane: DashboardPane {
         inView = selection.viewport(height: rows, of: Self.rows(in: context.state))
     }
 
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawHandlers(&grid, area: area, pane: self, focused: focusedPart != nil)
-    }
-
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         selection.move(by: delta, of: Self.rows(in: context.state))
     }
@@ -70,7 +66,7 @@ struct HandlersPane: DashboardPane {
     }
 }
 
-extension DashboardView {
+extension HandlersPane {
     /// Column widths of the Handlers pane: the observer and the type share what the six counts
     /// leave.
     private struct HandlerColumns {
@@ -87,24 +83,25 @@ extension DashboardView {
         }
     }
 
-    func drawHandlers(_ grid: inout CellGrid, area: Rect, pane: HandlersPane, focused: Bool) {
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
+        let focused = focusedPart != nil
         guard area.height > 0 else { return }
-        let tracker = state.handlers
-        let title = pane.focusTitles[0]
-        drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
+        let tracker = canvas.state.handlers
+        let title = focusTitles[0]
+        canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
         var notes: [String] = ["\(tracker.rows.count) \(tracker.rows.count == 1 ? "handler" : "handlers")"]
         if tracker.slowCalls > 0 { notes.append("\(TextFormat.grouped(tracker.slowCalls)) slow") }
         if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
         if tracker.dropped > 0 { notes.append("\(TextFormat.grouped(tracker.dropped)) dropped") }
         let trouble = tracker.slowCalls + tracker.failures > 0
-        putRuleNote(
+        canvas.putRuleNote(
             &grid, notes.joined(separator: ", "), y: area.y, after: title,
-            style: trouble ? warningStyle : style())
+            style: trouble ? canvas.warningStyle : canvas.style())
         guard area.height > 1 else { return }
 
         let columns = HandlerColumns(width: grid.width)
         let headerY = area.y + 1
-        let headerStyle = style(bold: true)
+        let headerStyle = canvas.style(bold: true)
         grid.put("OBSERVER", x: 0, y: headerY, style: headerStyle)
         grid.put("TYPE", x: columns.observer, y: headerY, style: headerStyle)
         var x = columns.observer + columns.type
@@ -112,37 +109,42 @@ extension DashboardView {
             grid.put(TextFormat.right(text, width: width), x: x, y: headerY, style: headerStyle)
             x += width
         }
-        for (offset, index) in pane.inView.rows.enumerated() {
+        for (offset, index) in inView.rows.enumerated() {
             let row = tracker.rows[index]
             let y = area.y + 2 + offset
             guard y < area.maxY else { break }
             let base =
                 row.failures > 0
-                ? warningStyle : row.slowCalls > 0 ? style(bold: true, color: .yellow) : style()
+                ? canvas.warningStyle
+                : row.slowCalls > 0 ? canvas.style(bold: true, color: .yellow) : canvas.style()
             let observer = row.observerTypeName ?? "token"
             grid.put(
-                TextFormat.truncate(observer, width: columns.observer - 1, ellipsis: glyphs.ellipsis), x: 0,
+                TextFormat.truncate(observer, width: columns.observer - 1, ellipsis: canvas.glyphs.ellipsis),
+                x: 0,
                 y: y,
-                style: row.observerTypeName == nil ? style(dim: true) : style(bold: true))
+                style: row.observerTypeName == nil ? canvas.style(dim: true) : canvas.style(bold: true))
             let type =
                 row.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName
                 ? "* any type" : row.eventTypeName
             grid.put(
-                TextFormat.truncate(type, width: columns.type - 1, ellipsis: glyphs.ellipsis),
+                TextFormat.truncate(type, width: columns.type - 1, ellipsis: canvas.glyphs.ellipsis),
                 x: columns.observer,
-                y: y, style: style(color: .cyan))
+                y: y, style: canvas.style(color: .cyan))
             let cells: [(String, CellStyle)] = [
-                (TextFormat.count(row.calls, width: 8), style()),
-                (row.average.map(TextFormat.milliseconds) ?? "-", style()),
-                (TextFormat.milliseconds(row.maximum), row.slowCalls > 0 ? base : style()),
-                (TextFormat.count(row.slowCalls, width: 6), row.slowCalls > 0 ? base : style(dim: true)),
+                (TextFormat.count(row.calls, width: 8), canvas.style()),
+                (row.average.map(TextFormat.milliseconds) ?? "-", canvas.style()),
+                (TextFormat.milliseconds(row.maximum), row.slowCalls > 0 ? base : canvas.style()),
+                (
+                    TextFormat.count(row.slowCalls, width: 6),
+                    row.slowCalls > 0 ? base : canvas.style(dim: true)
+                ),
                 (
                     TextFormat.count(row.failures, width: 7),
-                    row.failures > 0 ? warningStyle : style(dim: true)
+                    row.failures > 0 ? canvas.warningStyle : canvas.style(dim: true)
                 ),
                 (
                     TextFormat.count(row.dropped, width: 8),
-                    row.dropped > 0 ? style(bold: true, color: .yellow) : style(dim: true)
+                    row.dropped > 0 ? canvas.style(bold: true, color: .yellow) : canvas.style(dim: true)
                 ),
             ]
             x = columns.observer + columns.type
@@ -150,7 +152,7 @@ extension DashboardView {
                 grid.put(TextFormat.right(text, width: width), x: x, y: y, style: cellStyle)
                 x += width
             }
-            if index == pane.inView.selected, focused {
+            if index == inView.selected, focused {
                 grid.highlight(x: 0, y: y, count: grid.width)
             }
         }

@@ -57,10 +57,6 @@ struct LogPane: DashboardPane {
         return (shownLines, selectedSequence)
     }
 
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawLog(&grid, area: area, pane: self, focused: focusedPart != nil)
-    }
-
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         let lines = context.visibleLines()
         guard !lines.isEmpty else { return }
@@ -114,19 +110,20 @@ struct LogView {
     let isFollowing: Bool
 }
 
-extension DashboardView {
+extension LogPane {
     /// Draws the log into `area`: a title rule with the log's state, then lines.
-    func drawLog(_ grid: inout CellGrid, area: Rect, pane: LogPane, focused: Bool) {
-        let log = pane.inView
-        let columns = layout.columns
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
+        let focused = focusedPart != nil
+        let log = inView
+        let columns = canvas.columns
         let titleRow = area.y
         let sequences = log.sequences
         let selected = log.selected
-        let title = pane.focusTitles[0]
+        let title = focusTitles[0]
 
-        drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: title, focused: focused)
+        canvas.drawRule(&grid, y: titleRow, from: 0, to: grid.width, title: title, focused: focused)
         var info: String
-        if isPaused {
+        if canvas.isPaused {
             info = "PAUSED, space resumes"
         } else if log.isFollowing {
             info = "following"
@@ -134,77 +131,85 @@ extension DashboardView {
             // `G` acts on the focused pane, so it is offered only while the log has the focus.
             info = "line \(log.position)/\(log.matching), " + (focused ? "G follows" : "not following")
         }
-        if filter != nil {
-            info += ", \(log.matching) of \(state.log.count) match"
+        if canvas.filter != nil {
+            info += ", \(log.matching) of \(canvas.state.log.count) match"
             if log.unchecked > 0 { info += ", \(log.unchecked) too fast to check" }
         }
         let infoX = 7
         let infoEnd = grid.put(
             " " + info + " ", x: infoX, y: titleRow,
-            style: isPaused ? style(bold: true, color: .yellow) : style(dim: false),
+            style: canvas.isPaused ? canvas.style(bold: true, color: .yellow) : canvas.style(dim: false),
             maxWidth: grid.width - infoX - 1)
-        if let text = message {
+        if let text = canvas.message {
             let room = grid.width - infoEnd - 3
             if room > 4 {
-                let shown = " " + TextFormat.truncate(text, width: room - 2, ellipsis: glyphs.ellipsis) + " "
+                let shown =
+                    " " + TextFormat.truncate(text, width: room - 2, ellipsis: canvas.glyphs.ellipsis) + " "
                 grid.put(
                     shown, x: grid.width - 1 - shown.count, y: titleRow,
-                    style: style(bold: true, color: .green))
+                    style: canvas.style(bold: true, color: .green))
             }
         }
 
         let timeWidth = 12
         let appX = timeWidth + 1
-        let typeX = appX + layout.logAppWidth
+        let typeX = appX + canvas.logAppWidth
         let detailX = typeX + columns.name
         let receiversWidth = 4
         for (offset, sequence) in sequences.enumerated() {
-            guard let entry = state.log[sequence] else { continue }
+            guard let entry = canvas.state.log[sequence] else { continue }
             let y = titleRow + 1 + offset
-            grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: style(dim: true))
+            grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: canvas.style(dim: true))
             switch entry.content {
             case .event(let event):
-                if layout.logAppWidth > 0, let origin = event.origin {
-                    let label = state.fleet?.label(for: origin) ?? origin.app
+                if canvas.logAppWidth > 0, let origin = event.origin {
+                    let label = canvas.state.fleet?.label(for: origin) ?? origin.app
                     grid.put(
-                        TextFormat.truncate(label, width: layout.logAppWidth - 1, ellipsis: glyphs.ellipsis),
-                        x: appX, y: y, style: style(color: .magenta))
+                        TextFormat.truncate(
+                            label, width: canvas.logAppWidth - 1, ellipsis: canvas.glyphs.ellipsis),
+                        x: appX, y: y, style: canvas.style(color: .magenta))
                 }
                 grid.put(
-                    TextFormat.truncate(event.typeName, width: columns.name - 1, ellipsis: glyphs.ellipsis),
-                    x: typeX, y: y, style: style(color: .cyan))
+                    TextFormat.truncate(
+                        event.typeName, width: columns.name - 1, ellipsis: canvas.glyphs.ellipsis),
+                    x: typeX, y: y, style: canvas.style(color: .cyan))
                 let detailWidth = grid.width - detailX - receiversWidth - 1
                 grid.put(
-                    TextFormat.truncate(event.payload.text, width: detailWidth, ellipsis: glyphs.ellipsis),
+                    TextFormat.truncate(
+                        event.payload.text, width: detailWidth, ellipsis: canvas.glyphs.ellipsis),
                     x: detailX, y: y)
                 grid.put(
                     TextFormat.right(String(event.receivers), width: receiversWidth),
                     x: grid.width - receiversWidth,
-                    y: y, style: event.receivers == 0 ? style(color: .yellow) : style(dim: true))
+                    y: y, style: event.receivers == 0 ? canvas.style(color: .yellow) : canvas.style(dim: true)
+                )
             case .lifecycle(let change):
-                let text = glyphs.bullet + " " + change.description
+                let text = canvas.glyphs.bullet + " " + change.description
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: canvas.glyphs.ellipsis),
+                    x: appX,
                     y: y,
-                    style: lifecycleStyle(change.kind))
+                    style: canvas.lifecycleStyle(change.kind))
             case .reclaim(let reclaim):
-                let text = glyphs.bullet + " " + reclaim.description
+                let text = canvas.glyphs.bullet + " " + reclaim.description
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
-                    y: y, style: lifecycleStyle(.reclaimed))
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: canvas.glyphs.ellipsis),
+                    x: appX,
+                    y: y, style: canvas.lifecycleStyle(.reclaimed))
             case .notice(let notice):
-                let text = glyphs.bullet + " " + notice.text
+                let text = canvas.glyphs.bullet + " " + notice.text
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: glyphs.ellipsis), x: appX,
-                    y: y, style: noticeStyle(notice))
+                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: canvas.glyphs.ellipsis),
+                    x: appX,
+                    y: y, style: canvas.noticeStyle(notice))
             }
             if sequence == selected, focused {
-                grid.style(x: 0, y: y, count: grid.width, style(reverse: true))
+                grid.style(x: 0, y: y, count: grid.width, canvas.style(reverse: true))
             }
         }
         if sequences.isEmpty {
-            let text = filter == nil ? "no events yet" : "no lines match the filter"
-            grid.put(text, x: typeX, y: titleRow + 1, style: style(dim: true))
+            let text = canvas.filter == nil ? "no events yet" : "no lines match the canvas.filter"
+            grid.put(text, x: typeX, y: titleRow + 1, style: canvas.style(dim: true))
         }
     }
 

@@ -68,10 +68,6 @@ struct ObserversPane: DashboardPane {
             className: openClass, all: all, rows: objects.rows, selected: objects.selected)
     }
 
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawObservers(&grid, area: area, pane: self, focused: focusedPart != nil)
-    }
-
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         if openClass != nil {
             objectSelection.move(by: delta, of: objects(in: context))
@@ -158,43 +154,47 @@ struct ObjectsView {
     let selected: Int?
 }
 
-extension DashboardView {
+extension ObserversPane {
     /// Draws the Observers pane into `area`: the classes, or the open class's objects.
-    func drawObservers(_ grid: inout CellGrid, area: Rect, pane: ObserversPane, focused: Bool) {
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
+        let focused = focusedPart != nil
         guard area.height > 0 else { return }
-        let title = pane.focusTitles[0]
-        let tracker = state.observers
+        let title = focusTitles[0]
+        let tracker = canvas.state.observers
         guard tracker.hasData else {
-            drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
+            canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
             let text =
                 tracker.hasSnapshot
                 ? "no observer objects seen" : "no observer data: this source sends no snapshots"
-            grid.put(text, x: 1, y: area.y + 1, style: style(dim: true), maxWidth: grid.width - 1)
+            grid.put(text, x: 1, y: area.y + 1, style: canvas.style(dim: true), maxWidth: grid.width - 1)
             return
         }
-        if let objects = pane.objectsInView {
-            drawObjects(&grid, area: area, objects: objects, title: title, focused: focused)
+        if let objects = objectsInView {
+            drawObjects(&grid, canvas: canvas, area: area, objects: objects, title: title, focused: focused)
         } else {
-            drawClasses(&grid, area: area, classes: pane.classesInView, title: title, focused: focused)
+            drawClasses(
+                &grid, canvas: canvas, area: area, classes: classesInView, title: title, focused: focused)
         }
     }
 
     private func drawClasses(
-        _ grid: inout CellGrid, area: Rect, classes: ListViewport, title: String, focused: Bool
+        _ grid: inout CellGrid, canvas: PaneCanvas, area: Rect, classes: ListViewport, title: String,
+        focused: Bool
     ) {
-        let tracker = state.observers
+        let tracker = canvas.state.observers
         let columns = ObserverColumns(width: grid.width)
-        drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
+        canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
         let classCount = tracker.classes.count
         var note = "\(classCount) \(classCount == 1 ? "class" : "classes")"
         let suspects = tracker.suspectCount
         if suspects > 0 {
             note += ", \(suspects) leak \(suspects == 1 ? "suspect" : "suspects")"
         }
-        putRuleNote(&grid, note, y: area.y, after: title, style: suspects > 0 ? warningStyle : style())
+        canvas.putRuleNote(
+            &grid, note, y: area.y, after: title, style: suspects > 0 ? canvas.warningStyle : canvas.style())
 
         let y = area.y + 1
-        let headerStyle = style(bold: true)
+        let headerStyle = canvas.style(bold: true)
         var x = 0
         grid.put("CLASS", x: x, y: y, style: headerStyle)
         x += columns.name
@@ -211,27 +211,29 @@ extension DashboardView {
             columns.spark >= 14 ? "LIVE, LAST \(columns.spark)s" : columns.spark >= 4 ? "LIVE" : ""
         grid.put(sparkTitle, x: columns.sparkX, y: y, style: headerStyle, maxWidth: columns.spark)
 
-        let sourceNow = state.sourceTime(at: shownNow)
+        let sourceNow = canvas.state.sourceTime(at: canvas.now)
         for (offset, index) in classes.rows.enumerated() {
             let row = tracker.classes[index]
             let rowY = area.y + 2 + offset
             let isSuspect = row.leakSuspects > 0
             // A class with a suspect is in bold red from end to end, so it is found at a glance.
-            let base = isSuspect ? warningStyle : style()
+            let base = isSuspect ? canvas.warningStyle : canvas.style()
             grid.put(
-                TextFormat.truncate(row.className, width: columns.name - 1, ellipsis: glyphs.ellipsis), x: 0,
-                y: rowY, style: isSuspect ? base : style(bold: true))
+                TextFormat.truncate(row.className, width: columns.name - 1, ellipsis: canvas.glyphs.ellipsis),
+                x: 0,
+                y: rowY, style: isSuspect ? base : canvas.style(bold: true))
             x = columns.name
             let cells: [(Int, Int, CellStyle)] = [
-                (row.liveInstances, columns.live, isSuspect ? base : style(bold: true)),
+                (row.liveInstances, columns.live, isSuspect ? base : canvas.style(bold: true)),
                 (
                     row.deadInstances, columns.dead,
                     row.deadInstances > 0
-                        ? style(bold: true, color: .yellow) : isSuspect ? base : style(dim: true)
+                        ? canvas.style(bold: true, color: .yellow)
+                        : isSuspect ? base : canvas.style(dim: true)
                 ),
                 (row.reclaimedInstances, columns.reclaimed, base),
                 (row.liveSubscriptions, columns.subscriptions, base),
-                (row.leakSuspects, columns.leaks, isSuspect ? base : style(dim: true)),
+                (row.leakSuspects, columns.leaks, isSuspect ? base : canvas.style(dim: true)),
             ]
             for (value, width, cellStyle) in cells {
                 grid.put(
@@ -241,8 +243,8 @@ extension DashboardView {
             }
             let history = tracker.histories[row.className]?.history(seconds: columns.spark, at: sourceNow)
             grid.put(
-                glyphs.sparkline(history ?? []), x: columns.sparkX, y: rowY,
-                style: isSuspect ? base : style(color: .cyan))
+                canvas.glyphs.sparkline(history ?? []), x: columns.sparkX, y: rowY,
+                style: isSuspect ? base : canvas.style(color: .cyan))
             if index == classes.selected, focused {
                 grid.highlight(x: 0, y: rowY, count: grid.width)
             }
@@ -254,14 +256,15 @@ extension DashboardView {
     private static let objectWidths = (serial: 9, age: 9, subscriptions: 6, state: 14)
 
     private func drawObjects(
-        _ grid: inout CellGrid, area: Rect, objects: ObjectsView, title: String, focused: Bool
+        _ grid: inout CellGrid, canvas: PaneCanvas, area: Rect, objects: ObjectsView, title: String,
+        focused: Bool
     ) {
-        let separator = options.ascii ? " > " : " › "
+        let separator = canvas.options.ascii ? " > " : " › "
         let fullTitle = title + separator + objects.className
-        drawRule(&grid, y: area.y, from: 0, to: grid.width, title: fullTitle, focused: focused)
+        canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: fullTitle, focused: focused)
         // Counts from the class's statistics when there are any: a source may list only some
         // objects, or none.
-        let statistics = state.observers.classes.first { $0.className == objects.className }
+        let statistics = canvas.state.observers.classes.first { $0.className == objects.className }
         let listed = objects.all.filter { !$0.isGone }.count
         let suspects = statistics?.leakSuspects ?? objects.all.filter { $0.status == .suspect }.count
         let live = statistics?.liveInstances ?? objects.all.filter { $0.status != .dead && !$0.isGone }.count
@@ -274,11 +277,13 @@ extension DashboardView {
         if gone > 0 { counts.append("\(gone) gone") }
         if listed < live + dead { counts.append("\(listed) listed") }
         let note = counts.joined(separator: ", ") + "; Enter/Esc back"
-        putRuleNote(&grid, note, y: area.y, after: fullTitle, style: suspects > 0 ? warningStyle : style())
+        canvas.putRuleNote(
+            &grid, note, y: area.y, after: fullTitle,
+            style: suspects > 0 ? canvas.warningStyle : canvas.style())
 
         let widths = Self.objectWidths
         let headerY = area.y + 1
-        let headerStyle = style(bold: true)
+        let headerStyle = canvas.style(bold: true)
         var x = 0
         grid.put("OBJECT", x: x, y: headerY, style: headerStyle)
         x += widths.serial
@@ -294,7 +299,7 @@ extension DashboardView {
         for (offset, index) in objects.rows.enumerated() {
             let object = objects.all[index]
             let y = area.y + 2 + offset
-            let (stateText, rowStyle) = objectState(object)
+            let (stateText, rowStyle) = objectState(object, canvas: canvas)
             x = 0
             grid.put("#\(object.observerID)", x: x, y: y, style: rowStyle, maxWidth: widths.serial - 1)
             x += widths.serial
@@ -315,29 +320,30 @@ extension DashboardView {
                 detail = overdue + reason + (detail.isEmpty ? "" : "; " + detail)
             }
             grid.put(
-                TextFormat.truncate(detail, width: grid.width - x, ellipsis: glyphs.ellipsis), x: x, y: y,
+                TextFormat.truncate(detail, width: grid.width - x, ellipsis: canvas.glyphs.ellipsis), x: x,
+                y: y,
                 style: rowStyle)
             if index == objects.selected, focused {
                 grid.highlight(x: 0, y: y, count: grid.width)
             }
         }
         if objects.all.isEmpty {
-            let statistics = state.observers.classes.first { $0.className == objects.className }
+            let statistics = canvas.state.observers.classes.first { $0.className == objects.className }
             let text =
                 (statistics.map { $0.liveInstances + $0.deadInstances } ?? 0) == 0
                 ? "no objects of this class are alive" : "this source lists no objects, only their counts"
-            grid.put(text, x: 1, y: area.y + 2, style: style(dim: true), maxWidth: grid.width - 1)
+            grid.put(text, x: 1, y: area.y + 2, style: canvas.style(dim: true), maxWidth: grid.width - 1)
         }
     }
 
     /// An object's state as the STATE column writes it, and the style of its row: a suspect in
     /// bold red, a dead one in yellow, a gone one greyed.
-    private func objectState(_ object: InstanceRow) -> (String, CellStyle) {
+    private func objectState(_ object: InstanceRow, canvas: PaneCanvas) -> (String, CellStyle) {
         switch object.status {
-        case .live: return ("live", style())
-        case .dead: return ("dead", style(bold: true, color: .yellow))
-        case .suspect: return ("leak suspect", warningStyle)
-        case .gone(let label, _): return (label, style(dim: true))
+        case .live: return ("live", canvas.style())
+        case .dead: return ("dead", canvas.style(bold: true, color: .yellow))
+        case .suspect: return ("leak suspect", canvas.warningStyle)
+        case .gone(let label, _): return (label, canvas.style(dim: true))
         }
     }
 }

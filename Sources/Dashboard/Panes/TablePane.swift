@@ -54,10 +54,6 @@ struct TablePane: DashboardPane {
         inView = selection.viewport(height: rows, of: Self.rows(in: context.state)).rows
     }
 
-    func draw(into grid: inout CellGrid, area: Rect, view: DashboardView, focusedPart: Int?) {
-        view.drawTables(&grid, area: area, pane: self, focusedPart: focusedPart)
-    }
-
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         selection.move(by: delta, of: Self.rows(in: context.state))
     }
@@ -106,20 +102,20 @@ struct TableColumns: Equatable {
     }
 }
 
-extension DashboardView {
+extension TablePane {
     /// Draws the tables into `area`: a title rule, column titles, then rows.
-    func drawTables(_ grid: inout CellGrid, area: Rect, pane: TablePane, focusedPart: Int?) {
-        let columns = layout.columns
-        let now = shownNow
-        let paneTitles = pane.focusTitles
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
+        let columns = canvas.columns
+        let now = canvas.now
+        let paneTitles = focusTitles
         let sx = columns.subscribersX
         let ruleY = area.y
-        drawRule(&grid, y: ruleY, from: 0, to: sx, title: paneTitles[0], focused: focusedPart == 0)
-        grid.put(String(glyphs.teeDown), x: sx, y: ruleY, style: style(dim: true))
-        drawRule(
+        canvas.drawRule(&grid, y: ruleY, from: 0, to: sx, title: paneTitles[0], focused: focusedPart == 0)
+        grid.put(String(canvas.glyphs.teeDown), x: sx, y: ruleY, style: canvas.style(dim: true))
+        canvas.drawRule(
             &grid, y: ruleY, from: sx + 1, to: grid.width, title: paneTitles[1], focused: focusedPart == 1)
 
-        let headerStyle = style(bold: true)
+        let headerStyle = canvas.style(bold: true)
         var x = 0
         grid.put("TYPE", x: x, y: area.y + 1, style: headerStyle)
         x += columns.name
@@ -134,7 +130,7 @@ extension DashboardView {
             grid.put(
                 TextFormat.right("UNHEARD", width: columns.unheard), x: x, y: area.y + 1, style: headerStyle)
         }
-        grid.put(String(glyphs.vertical), x: sx, y: area.y + 1, style: style(dim: true))
+        grid.put(String(canvas.glyphs.vertical), x: sx, y: area.y + 1, style: canvas.style(dim: true))
         let titles =
             columns.wide
             ? ["LIVE", "DEAD", "RECL", "UNSUB", "CANC", "DUP", "CHG"] : ["LIVE", "DEAD", "RECL", "CHG"]
@@ -145,106 +141,125 @@ extension DashboardView {
             x += width
         }
 
-        for (offset, index) in pane.inView.enumerated() {
+        for (offset, index) in inView.enumerated() {
             let y = area.y + 2 + offset
-            if index < state.rows.count {
-                let row = state.rows[index]
+            if index < canvas.state.rows.count {
+                let row = canvas.state.rows[index]
                 drawTypeRow(
-                    &grid, y: y, name: row.name, published: row.published, meter: row.meter,
+                    &grid, canvas: canvas, y: y, name: row.name, published: row.published, meter: row.meter,
                     unheard: row.unheard, columns: columns, now: now, isWildcard: false,
                     isSticky: row.sticky != nil)
-                drawSubscriberRow(&grid, y: y, tracker: row.subscribers, columns: columns, now: now)
+                drawSubscriberRow(
+                    &grid, canvas: canvas, y: y, tracker: row.subscribers, columns: columns, now: now)
             } else {
                 drawTypeRow(
-                    &grid, y: y, name: "* any type", published: state.totalPublished, meter: state.totalMeter,
-                    unheard: state.totalUnheard, columns: columns, now: now, isWildcard: true, isSticky: false
+                    &grid, canvas: canvas, y: y, name: "* any type", published: canvas.state.totalPublished,
+                    meter: canvas.state.totalMeter,
+                    unheard: canvas.state.totalUnheard, columns: columns, now: now, isWildcard: true,
+                    isSticky: false
                 )
-                drawSubscriberRow(&grid, y: y, tracker: state.wildcard, columns: columns, now: now)
+                drawSubscriberRow(
+                    &grid, canvas: canvas, y: y, tracker: canvas.state.wildcard, columns: columns, now: now)
             }
-            grid.put(String(glyphs.vertical), x: sx, y: y, style: style(dim: true))
-            if index == pane.selection.index {
+            grid.put(String(canvas.glyphs.vertical), x: sx, y: y, style: canvas.style(dim: true))
+            if index == selection.index {
                 switch focusedPart {
-                case 0: grid.style(x: 0, y: y, count: sx, style(reverse: true))
-                case 1: grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, style(reverse: true))
+                case 0: grid.style(x: 0, y: y, count: sx, canvas.style(reverse: true))
+                case 1: grid.style(x: sx + 1, y: y, count: grid.width - sx - 1, canvas.style(reverse: true))
                 default: break
                 }
             }
         }
-        if state.rows.isEmpty {
-            grid.put("waiting for events" + glyphs.ellipsis, x: 0, y: area.y + 2, style: style(dim: true))
+        if canvas.state.rows.isEmpty {
+            grid.put(
+                "waiting for events" + canvas.glyphs.ellipsis, x: 0, y: area.y + 2,
+                style: canvas.style(dim: true))
         }
     }
 
     private func drawTypeRow(
-        _ grid: inout CellGrid, y: Int, name: String, published: Int, meter: RateMeter, unheard: Int,
+        _ grid: inout CellGrid, canvas: PaneCanvas, y: Int, name: String, published: Int, meter: RateMeter,
+        unheard: Int,
         columns: TableColumns, now: Double, isWildcard: Bool, isSticky: Bool
     ) {
         var x = 0
-        let nameStyle = isWildcard ? style(bold: true, dim: false) : style()
+        let nameStyle = isWildcard ? canvas.style(bold: true, dim: false) : canvas.style()
         let nameWidth = columns.name - (isSticky ? 3 : 1)
-        let shownName = TextFormat.truncate(name, width: nameWidth, ellipsis: glyphs.ellipsis)
+        let shownName = TextFormat.truncate(name, width: nameWidth, ellipsis: canvas.glyphs.ellipsis)
         grid.put(shownName, x: x, y: y, style: nameStyle)
         if isSticky {
-            grid.put(glyphs.sticky, x: x + shownName.count + 1, y: y, style: style(bold: true, color: .cyan))
+            grid.put(
+                canvas.glyphs.sticky, x: x + shownName.count + 1, y: y,
+                style: canvas.style(bold: true, color: .cyan))
         }
         x += columns.name
         grid.put(
             TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
-            x: x, y: y, style: isWildcard ? style(bold: true) : style())
+            x: x, y: y, style: isWildcard ? canvas.style(bold: true) : canvas.style())
         x += columns.count
         // Rates run on the source's clock: a replay shows the recording's.
-        let sourceNow = state.sourceTime(at: now)
+        let sourceNow = canvas.state.sourceTime(at: now)
         grid.put(
             TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
         x += columns.rate + 1
         grid.put(
-            glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
-            style: style(color: isWildcard ? .magenta : .cyan))
+            canvas.glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
+            style: canvas.style(color: isWildcard ? .magenta : .cyan))
         x += columns.spark + 1
         if columns.unheard > 0 {
             grid.put(
                 TextFormat.right(
                     TextFormat.count(unheard, width: columns.unheard - 1), width: columns.unheard),
-                x: x, y: y, style: unheard > 0 ? style(color: .yellow) : style(dim: true))
+                x: x, y: y, style: unheard > 0 ? canvas.style(color: .yellow) : canvas.style(dim: true))
         }
     }
 
     private func drawSubscriberRow(
-        _ grid: inout CellGrid, y: Int, tracker: SubscriberTracker, columns: TableColumns, now: Double
+        _ grid: inout CellGrid, canvas: PaneCanvas, y: Int, tracker: SubscriberTracker, columns: TableColumns,
+        now: Double
     ) {
         let counts = tracker.counts
         let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: now) ? $0 : nil }
         let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: now) } ?? false
         var cells: [(String, CellStyle)] = []
-        var liveStyle = style(bold: true)
+        var liveStyle = canvas.style(bold: true)
         if let liveChange {
             liveStyle =
                 liveChange.delta < 0
-                ? style(bold: true, reverse: true, color: .red) : style(bold: true, color: .green)
+                ? canvas.style(bold: true, reverse: true, color: .red)
+                : canvas.style(bold: true, color: .green)
         }
         cells.append((String(counts.live), liveStyle))
         if counts.dead > 0 {
-            cells.append((String(counts.dead), style(bold: true, color: .yellow)))
+            cells.append((String(counts.dead), canvas.style(bold: true, color: .yellow)))
         } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
             // Cleaned up a moment ago: the count seen last, dim.
-            cells.append((String(recent.delta), style(dim: true, color: .yellow)))
+            cells.append((String(recent.delta), canvas.style(dim: true, color: .yellow)))
         } else {
-            cells.append(("0", style(dim: true)))
+            cells.append(("0", canvas.style(dim: true)))
         }
         cells.append(
-            (String(counts.reclaimed), reclaimed ? style(bold: true, reverse: true, color: .yellow) : style())
+            (
+                String(counts.reclaimed),
+                reclaimed ? canvas.style(bold: true, reverse: true, color: .yellow) : canvas.style()
+            )
         )
         if columns.wide {
-            cells.append((String(counts.unsubscribed), style()))
-            cells.append((String(counts.cancelled), style()))
+            cells.append((String(counts.unsubscribed), canvas.style()))
+            cells.append((String(counts.cancelled), canvas.style()))
             cells.append(
-                (String(counts.duplicates), counts.duplicates > 0 ? style(color: .magenta) : style()))
+                (
+                    String(counts.duplicates),
+                    counts.duplicates > 0 ? canvas.style(color: .magenta) : canvas.style()
+                ))
         }
         if let liveChange {
-            let marker = (liveChange.delta < 0 ? glyphs.drop : glyphs.rise) + String(abs(liveChange.delta))
-            cells.append((marker, style(bold: true, color: liveChange.delta < 0 ? .red : .green)))
+            let marker =
+                (liveChange.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise)
+                + String(abs(liveChange.delta))
+            cells.append((marker, canvas.style(bold: true, color: liveChange.delta < 0 ? .red : .green)))
         } else {
-            cells.append(("", style()))
+            cells.append(("", canvas.style()))
         }
         let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
         var x = columns.subscribersX + 1
