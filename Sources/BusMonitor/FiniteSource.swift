@@ -3,3 +3,34 @@ package protocol FiniteSource: DashboardSource {
     /// Whether everything the source will ever deliver has been drained.
     var isFinished: Bool { get }
 }
+
+/// A source that passes another's batches on, doing something with each on the way (recording
+/// them, graphing them): it is the wrapped source in everything else.
+package protocol WrappingSource: FiniteSource {
+    /// The source whose batches pass through.
+    var wrapped: any DashboardSource { get }
+}
+
+extension WrappingSource {
+    /// The wrapped source's title.
+    package var title: String { wrapped.title }
+
+    /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
+    package var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
+
+    /// The wrapped source's commands.
+    package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
+
+    /// Passes the command to the wrapped source.
+    package func perform(_ command: SourceCommand) -> String? {
+        wrapped.perform(command)
+    }
+}
+
+extension SourceBatch {
+    /// Adds `problem` (a file that could not be written, say) to the status, after what the
+    /// source said.
+    package mutating func appendToStatus(_ problem: String) {
+        status = (status.map { $0 + "; " } ?? "") + problem
+    }
+}

@@ -15,6 +15,17 @@ package enum FleetMessage: Sendable, Hashable {
     /// The state and counts of the link that carries the app's records.
     case link(FleetLinkReport)
 
+    /// `record` as a message from `origin`; `nil` for the kinds that are not a process's own
+    /// (a hello, drop counts, a refusal).
+    package init?(_ record: FeedRecord, origin: FeedOrigin) {
+        switch record {
+        case .event(let event): self = .event(event, origin: origin)
+        case .lifecycle(let change): self = .lifecycle(change, origin: origin)
+        case .snapshot(let snapshot): self = .snapshot(snapshot, origin: origin)
+        case .hello, .dropped, .refused: return nil
+        }
+    }
+
     /// Who sent it.
     package var origin: FeedOrigin {
         switch self {

@@ -19,7 +19,7 @@ internal import Foundation
 ///
 /// The file is replaced whole each time (written beside it, then renamed), so a reader never
 /// sees half a graph. When writing fails, the batch's status says so and the monitor goes on.
-package final class GraphingSource: FiniteSource {
+package final class GraphingSource: WrappingSource {
     /// The source being graphed.
     package let wrapped: any DashboardSource
     /// Where the graph goes.
@@ -45,20 +45,6 @@ package final class GraphingSource: FiniteSource {
         if let error = Self.write(FlowGraph().dot(title: source.title), to: path) {
             throw GraphFileError(description: "cannot write the graph to \(path): \(error)")
         }
-    }
-
-    /// The wrapped source's title.
-    package var title: String { wrapped.title }
-
-    /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
-    package var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
-
-    /// The wrapped source's commands.
-    package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
-
-    /// Passes the command to the wrapped source.
-    package func perform(_ command: SourceCommand) -> String? {
-        wrapped.perform(command)
     }
 
     /// The graph so far.
@@ -92,9 +78,7 @@ package final class GraphingSource: FiniteSource {
             return forceWrite || now - state.lastWrite >= Self.writeInterval
         }
         if due { writeNow() }
-        if let error = state.withLock({ $0.error }) {
-            batch.status = (batch.status.map { $0 + "; " } ?? "") + error
-        }
+        if let error = state.withLock({ $0.error }) { batch.appendToStatus(error) }
         return batch
     }
 

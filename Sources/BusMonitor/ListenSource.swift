@@ -480,16 +480,13 @@ final class ListenLoop: @unchecked Sendable {
     ) {
         guard let origin = connection.origin else { return }
         connection.decoder.decode(bytes, malformed: &malformed) { record in
+            // The connection's dial names the app, whatever a record says: FleetState.receive
+            // stamps each record with the message's origin.
+            if let message = FleetMessage(record, origin: origin) {
+                messages.append(message)
+                return
+            }
             switch record {
-            case .event(var event):
-                event.origin = origin
-                messages.append(.event(event, origin: origin))
-            case .lifecycle(var change):
-                change.origin = origin
-                messages.append(.lifecycle(change, origin: origin))
-            case .snapshot(var snapshot):
-                snapshot.origin = origin
-                messages.append(.snapshot(snapshot, origin: origin))
             case .dropped(let drops):
                 connection.tapDrops = drops.events
                 messages.append(
@@ -497,7 +494,7 @@ final class ListenLoop: @unchecked Sendable {
                         FleetLinkReport(
                             time: drops.time, origin: origin, kind: "connection", state: "connected",
                             dropped: drops.events)))
-            case .hello, .refused:
+            default:
                 break
             }
         }

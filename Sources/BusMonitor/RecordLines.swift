@@ -32,17 +32,13 @@ struct RecordLines {
                 event.sequence = nextSequence
                 nextSequence += 1
                 event.payload = event.payload.formatted
-                writer.write(.event(event))
-                stamp(event.time)
-            case .lifecycle(let change):
+                writer.write(event)
+            case .lifecycle, .snapshot:
                 writer.write(record)
-                stamp(change.time)
-            case .snapshot(let snapshot):
-                writer.write(record)
-                stamp(snapshot.time)
             case .hello, .dropped, .refused:
                 continue  // not part of a batch
             }
+            if let time = record.time { stamp(time) }
             lines += 1
         }
         recordsWritten += lines

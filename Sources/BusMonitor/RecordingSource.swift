@@ -18,7 +18,7 @@ internal import EventBus
 ///
 /// When recording fails, the batch's status says so (such as `attached; recording to
 /// session.jsonl stopped: No space left on device`) and the monitor goes on without recording.
-package final class RecordingSource: FiniteSource {
+package final class RecordingSource: WrappingSource {
     /// The source being recorded.
     package let wrapped: any DashboardSource
     /// Where the records go.
@@ -33,12 +33,6 @@ package final class RecordingSource: FiniteSource {
         wrapped = source
         self.writer = writer
     }
-
-    /// The wrapped source's title.
-    package var title: String { wrapped.title }
-
-    /// Whether the wrapped source has ended; never, unless it is a ``FiniteSource``.
-    package var isFinished: Bool { (wrapped as? any FiniteSource)?.isFinished ?? false }
 
     /// Drains the wrapped source, records the batch, and returns it.
     package func drain() -> SourceBatch {
@@ -60,9 +54,7 @@ package final class RecordingSource: FiniteSource {
         if batch.hasRecords || writer.recordsWritten > 0 {
             writer.record(batch, hello: hello(busName: batch.newestSnapshot?.snapshot.busName))
         }
-        if let error = writer.error {
-            batch.status = (batch.status.map { $0 + "; " } ?? "") + error
-        }
+        if let error = writer.error { batch.appendToStatus(error) }
         return batch
     }
 
@@ -74,14 +66,6 @@ package final class RecordingSource: FiniteSource {
     package func recordRemaining() {
         guard !drainedLast.current else { return }
         _ = drainLast()
-    }
-
-    /// The wrapped source's commands.
-    package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
-
-    /// Passes the command to the wrapped source.
-    package func perform(_ command: SourceCommand) -> String? {
-        wrapped.perform(command)
     }
 
     /// The hello made up for a source that has none, fixed once made.

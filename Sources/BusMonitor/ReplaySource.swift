@@ -150,7 +150,7 @@ package final class ReplaySource: FiniteSource {
             if case .hello(let found) = record, !FeedRecord.readableWireVersions.contains(found.version) {
                 throw .unreadableVersion(path: path, line: line.number, version: found.version)
             }
-            guard let time = Self.time(of: record) else {
+            guard let time = record.time else {
                 if case .hello(let found) = record, hello == nil { hello = found }
                 continue
             }
@@ -184,16 +184,6 @@ package final class ReplaySource: FiniteSource {
     }
 
     /// The time of a record that plays, or nil for one that does not (a hello).
-    private static func time(of record: FeedRecord) -> Double? {
-        switch record {
-        case .event(let event): return event.time
-        case .lifecycle(let change): return change.time
-        case .snapshot(let snapshot): return snapshot.time
-        case .dropped(let drops): return drops.time
-        case .hello, .refused: return nil
-        }
-    }
-
     private static func isBlank(_ bytes: ArraySlice<UInt8>) -> Bool {
         bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
@@ -215,7 +205,7 @@ package final class ReplaySource: FiniteSource {
             }
             // Lines the check skipped (or that changed since) are skipped here too.
             guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes) else { continue }
-            guard let time = Self.time(of: record) else {
+            guard let time = record.time else {
                 if case .hello = record { clock.countersStartOver = true }
                 continue
             }

@@ -30,17 +30,14 @@ extension FleetMessage {
             return .failure(.unreadable)
         }
         switch record {
-        case .event(let event):
-            guard let origin = event.origin else { return .failure(.noOrigin) }
-            return .success(.event(event, origin: origin))
-        case .lifecycle(let change):
-            guard let origin = change.origin else { return .failure(.noOrigin) }
-            return .success(.lifecycle(change, origin: origin))
-        case .snapshot(let snapshot):
-            guard let origin = snapshot.origin else { return .failure(.noOrigin) }
-            return .success(.snapshot(snapshot, origin: origin))
         case .hello, .dropped, .refused:
             return .failure(.ignored)
+        case .event, .lifecycle, .snapshot:
+            // A record of a process's own must name its sender.
+            guard let origin = record.origin, let message = FleetMessage(record, origin: origin) else {
+                return .failure(.noOrigin)
+            }
+            return .success(message)
         }
     }
 }

@@ -1,3 +1,27 @@
+extension FeedRecord {
+    /// When the record was made, seconds since 1970 on its writer's clock; `nil` for a hello and
+    /// a refusal, which stand outside a stream's time.
+    package var time: Double? {
+        switch self {
+        case .event(let event): return event.time
+        case .lifecycle(let change): return change.time
+        case .snapshot(let snapshot): return snapshot.time
+        case .dropped(let drops): return drops.time
+        case .hello, .refused: return nil
+        }
+    }
+
+    /// The process the record names as its sender, when it names one (it came through a fleet).
+    package var origin: FeedOrigin? {
+        switch self {
+        case .event(let event): return event.origin
+        case .lifecycle(let change): return change.origin
+        case .snapshot(let snapshot): return snapshot.origin
+        case .hello, .dropped, .refused: return nil
+        }
+    }
+}
+
 extension [FeedRecord] {
     /// The event records, in order.
     package var events: [FeedEvent] {
