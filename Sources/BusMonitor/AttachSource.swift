@@ -238,7 +238,7 @@ final class AttachReader: @unchecked Sendable {
     private var isStopping: Bool { thread.isStopRequested }
 
     private func run() {
-        lowerThreadPriority()
+        System.lowerThreadPriority()
         while !isStopping {
             var status = stat()
             if lstat(socketPath, &status) == 0, let problem = AttachSource.ownerProblem(of: status) {
@@ -248,7 +248,7 @@ final class AttachReader: @unchecked Sendable {
                         state.waitingReason = "waiting for \(socketPath) (\(problem))"
                     }
                 }
-                sleep(seconds: retryInterval)
+                thread.sleep(seconds: retryInterval)
                 continue
             }
             switch UnixSocket.connect(to: socketPath) {
@@ -265,14 +265,14 @@ final class AttachReader: @unchecked Sendable {
                     state.droppedBefore += state.droppedNow
                     state.droppedNow = 0
                 }
-                sleep(seconds: delay)
+                thread.sleep(seconds: delay)
             case .failed(let code):
                 let reason = Self.waitingReason(for: socketPath, errno: code)
                 shared.withLock { state in
                     if state.state == .connecting { state.waitingReason = reason }
                     state.refusal = nil
                 }
-                sleep(seconds: retryInterval)
+                thread.sleep(seconds: retryInterval)
             }
         }
     }
@@ -289,18 +289,6 @@ final class AttachReader: @unchecked Sendable {
         }
     }
 
-    /// Sleeps, waking early when asked to stop.
-    private func sleep(seconds: Double) {
-        guard !isStopping else { return }
-        guard thread.canWake else {
-            // No pipe (the process ran out of descriptors): sleep plainly rather than spin.
-            usleep(useconds_t(seconds * 1_000_000))
-            return
-        }
-        var descriptor = pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, Int32(seconds * 1000))
-    }
-
     /// Reads one connection until it ends; returns how long to wait before reconnecting.
     private func serve(_ descriptor: Int32) -> Double {
         var decoder = RecordStreamDecoder()
@@ -313,7 +301,7 @@ final class AttachReader: @unchecked Sendable {
             // tap drops the excess cheaply instead of this thread decoding what it would drop.
             let full = shared.withLock { $0.records.count >= capacity }
             if full {
-                sleep(seconds: 0.005)
+                thread.sleep(seconds: 0.005)
                 continue
             }
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]

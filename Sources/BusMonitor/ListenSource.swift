@@ -308,13 +308,7 @@ final class ListenLoop: @unchecked Sendable {
     }
 
     private func acceptConnections() {
-        while true {
-            let accepted = System.acceptConnection(descriptor)
-            guard accepted >= 0 else {
-                // Out of descriptors: stop listening for a moment rather than spin on the queue.
-                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? MonotonicClock.now() + 0.1 : 0
-                return
-            }
+        acceptPausedUntil = System.acceptWaitingConnections(descriptor) { accepted in
             let dialling = connections.count { $0.dial == nil }
             guard dialling < ListenSource.maximumDialling else {
                 // A flood of connections: close the newest without reading, and count it.
@@ -322,7 +316,7 @@ final class ListenLoop: @unchecked Sendable {
                     $0.noteRefusal("refused a connection: too many dialling at once", now: WallClock.now())
                 }
                 System.closeDescriptor(accepted)
-                continue
+                return
             }
             let connection = Connection(
                 descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now())
@@ -516,7 +510,7 @@ final class ListenLoop: @unchecked Sendable {
 
     /// Sends a short line on a new connection, which its socket buffer takes at once.
     private func sendAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        bytes.withUnsafeBytes { System.sendNow(descriptor, $0.baseAddress!, $0.count) == $0.count }
+        System.sendAvailable(descriptor, bytes, from: 0) == bytes.count
     }
 
     private func remove(_ connection: Connection, reason: String?) {

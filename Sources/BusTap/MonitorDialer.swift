@@ -110,13 +110,11 @@ final class MonitorDialer {
             return nil
         case .handshaking(let descriptor, let since, var unsent, var answer):
             if !unsent.isEmpty {
-                let sent = unsent.withUnsafeBytes { System.sendNow(descriptor, $0.baseAddress!, $0.count) }
-                if sent > 0 {
-                    unsent.removeFirst(sent)
-                } else if sent < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
+                guard let sent = System.sendAvailable(descriptor, unsent, from: 0) else {
                     fail(descriptor, reason: UnixSocket.errorText(errno), now: now)
                     return nil
                 }
+                unsent.removeFirst(sent)
             }
             var chunk = [UInt8](repeating: 0, count: 512)
             while answer.count < MonitorLinkHandshake.maximumDialLength, !answer.contains(0x0A) {

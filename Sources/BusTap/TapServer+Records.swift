@@ -126,7 +126,7 @@ extension TapServer {
         var gone: [Client] = []
         var now: Double?
         for client in clients where client.pendingBytes > 0 {
-            guard let sent = UnixSocket.sendAvailable(client.descriptor, client.output, from: client.sent)
+            guard let sent = System.sendAvailable(client.descriptor, client.output, from: client.sent)
             else {
                 gone.append(client)
                 continue

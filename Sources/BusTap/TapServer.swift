@@ -182,7 +182,7 @@ final class TapServer: @unchecked Sendable {
     // MARK: - The loop
 
     func run() {
-        lowerThreadPriority()
+        System.lowerThreadPriority()
         while !thread.isStopRequested {
             var descriptors = [
                 pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -214,7 +214,7 @@ final class TapServer: @unchecked Sendable {
             var gone: [Client] = []
             for (index, client) in clients.enumerated() {
                 let events = descriptors[index + 2].revents
-                if events & Int16(POLLIN) != 0, !discardInput(client) {
+                if events & Int16(POLLIN) != 0, !System.discardInput(client.descriptor) {
                     gone.append(client)
                 } else if events & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)) != 0 {
                     gone.append(client)
@@ -279,21 +279,8 @@ final class TapServer: @unchecked Sendable {
     // MARK: - Readers
 
     func acceptClients() {
-        while true {
-            let descriptor = accept(listenDescriptor, nil, nil)
-            guard descriptor >= 0 else {
-                // Out of file descriptors: the connection stays queued and poll would report it
-                // again at once, so stop listening for a moment instead of spinning.
-                acceptPausedUntil = errno == EMFILE || errno == ENFILE ? MonotonicClock.now() + 0.1 : 0
-                return
-            }
-            acceptPausedUntil = 0
-            UnixSocket.makeNonBlocking(descriptor)
-            guard clients.count < maximumClients else {
-                refuse(descriptor)
-                continue
-            }
-            add(descriptor)
+        acceptPausedUntil = System.acceptWaitingConnections(listenDescriptor) { descriptor in
+            if clients.count < maximumClients { add(descriptor) } else { refuse(descriptor) }
         }
     }
 
@@ -321,11 +308,10 @@ final class TapServer: @unchecked Sendable {
         var writer = JSONLineWriter()
         let monitors = maximumClients == 1 ? "1 monitor" : "\(maximumClients) monitors"
         writer.write(FeedRefusal(time: WallClock.now(), reason: "\(monitors) attached"))
-        _ = UnixSocket.sendAvailable(descriptor, writer.bytes, from: 0)
+        _ = System.sendAvailable(descriptor, writer.bytes, from: 0)
         // Read what the reader sent first: closing a Unix socket with unread input would turn
         // the reader's end of file into ECONNRESET, and it might miss the line.
-        var scratch = [UInt8](repeating: 0, count: 512)
-        while recv(descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT)) > 0 {}
+        _ = System.discardInput(descriptor)
         close(descriptor)
     }
 
@@ -334,17 +320,6 @@ final class TapServer: @unchecked Sendable {
         FeedTapCounters(
             monitors: clients.count, maximumMonitors: maximumClients, refused: refusedCount,
             disconnectedIdle: idleDisconnections)
-    }
-
-    /// Reads and ignores what a reader sends; returns false when it has gone.
-    func discardInput(_ client: Client) -> Bool {
-        var scratch = [UInt8](repeating: 0, count: 512)
-        while true {
-            let count = recv(client.descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT))
-            if count > 0 { continue }
-            if count == 0 { return false }
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-        }
     }
 
     func remove(_ gone: [Client]) {

@@ -100,7 +100,7 @@ extension UnixSocket {
     /// `chmod`, and the umask belongs to the whole process. When the folder's longer path would
     /// not fit in a socket address, the socket is bound at `path` itself with both settings.
     private static func bindPrivately(at path: String) throws(BusTapError) -> Int32 {
-        let descriptor = makeStreamSocket()
+        let descriptor = System.makeStreamSocket(family: AF_UNIX)
         guard descriptor >= 0 else {
             throw .systemCall(name: "socket", path: path, reason: errorText(errno))
         }
@@ -164,27 +164,5 @@ extension UnixSocket {
         case .failed(let code):
             throw .systemCall(name: "connect", path: path, reason: errorText(code))
         }
-    }
-
-    /// Sends as much of `bytes[offset...]` as the socket takes now, without raising SIGPIPE.
-    ///
-    /// - Returns: Bytes sent, or nil when the peer is gone or the socket failed.
-    static func sendAvailable(_ descriptor: Int32, _ bytes: [UInt8], from offset: Int) -> Int? {
-        var sent = 0
-        while offset + sent < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                System.sendNow(descriptor, buffer.baseAddress! + offset + sent, bytes.count - offset - sent)
-            }
-            if result > 0 {
-                sent += result
-            } else if result < 0 && errno == EINTR {
-                continue
-            } else if result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                break
-            } else {
-                return nil
-            }
-        }
-        return sent
     }
 }

@@ -18,7 +18,7 @@ package final class StoppableThread: Sendable {
 
     /// Makes the pipe; the thread starts with ``start(name:_:)``.
     package init() {
-        let pipe = UnixSocket.makeWakePipe()
+        let pipe = System.makeWakePipe()
         wakeDescriptor = pipe?.read ?? -1
         wakeWriteDescriptor = pipe?.write ?? -1
     }
@@ -52,14 +52,25 @@ package final class StoppableThread: Sendable {
             defer { requested = true }
             return !requested
         }
-        if first, wakeDescriptor >= 0 { UnixSocket.wake(wakeWriteDescriptor) }
+        if first, wakeDescriptor >= 0 { System.signalWakePipe(wakeWriteDescriptor) }
         // Every caller waits for the thread to end, and passes the signal on to the next.
         stopped.wait()
         stopped.signal()
     }
 
+    /// Sleeps up to `seconds` on the thread, waking early when asked to stop.
+    package func sleep(seconds: Double) {
+        guard !isStopRequested else { return }
+        guard canWake else {
+            // No pipe (the process ran out of descriptors): sleep plainly rather than spin.
+            usleep(useconds_t(seconds * 1_000_000))
+            return
+        }
+        System.waitForInput(on: wakeDescriptor, seconds: seconds)
+    }
+
     /// Empties the wake pipe after `poll` reported it readable.
     package func clearWakeups() {
-        if wakeDescriptor >= 0 { UnixSocket.drain(wakeDescriptor) }
+        if wakeDescriptor >= 0 { System.drainWakePipe(wakeDescriptor) }
     }
 }

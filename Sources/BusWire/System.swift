@@ -69,6 +69,82 @@ package enum System {
         return descriptor
     }
 
+    /// A pipe whose write end wakes a thread sleeping in `poll`, both ends configured as
+    /// ``configure(_:)`` does (neither platform's module offers `pipe2`).
+    package static func makeWakePipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { configure(end) }
+        return (ends[0], ends[1])
+    }
+
+    /// Reads a wake pipe empty.
+    package static func drainWakePipe(_ descriptor: Int32) {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while read(descriptor, &scratch, scratch.count) > 0 {}
+    }
+
+    /// Writes a byte to a wake pipe, waking whoever polls its read end.
+    package static func signalWakePipe(_ descriptor: Int32) {
+        var byte: UInt8 = 1
+        _ = write(descriptor, &byte, 1)
+    }
+
+    /// Waits up to `seconds` for `descriptor` to be readable.
+    package static func waitForInput(on descriptor: Int32, seconds: Double) {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(seconds * 1000))
+    }
+
+    /// Sends as much of `bytes[offset...]` as the socket takes now, without raising SIGPIPE.
+    ///
+    /// - Returns: Bytes sent, or nil when the peer is gone or the socket failed.
+    package static func sendAvailable(_ descriptor: Int32, _ bytes: [UInt8], from offset: Int) -> Int? {
+        var sent = 0
+        while offset + sent < bytes.count {
+            let result = bytes.withUnsafeBytes { buffer in
+                System.sendNow(descriptor, buffer.baseAddress! + offset + sent, bytes.count - offset - sent)
+            }
+            if result > 0 {
+                sent += result
+            } else if result < 0 && errno == EINTR {
+                continue
+            } else if result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                break
+            } else {
+                return nil
+            }
+        }
+        return sent
+    }
+
+    /// Reads and drops whatever `descriptor` has waiting; returns false when its peer has gone.
+    package static func discardInput(_ descriptor: Int32) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = recv(descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT))
+            if count > 0 { continue }
+            if count == 0 { return false }
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+        }
+    }
+
+    /// Accepts every connection waiting on `listener`, configured as ``configure(_:)`` does,
+    /// handing each to `handle`.
+    ///
+    /// - Returns: Until when to stop polling the listener: out of file descriptors, the
+    ///   connection stays queued and `poll` would report it again at once, so a server rests a
+    ///   tenth of a second instead of spinning; 0 otherwise.
+    package static func acceptWaitingConnections(_ listener: Int32, _ handle: (Int32) -> Void) -> Double {
+        while true {
+            let descriptor = acceptConnection(listener)
+            guard descriptor >= 0 else {
+                return errno == EMFILE || errno == ENFILE ? MonotonicClock.now() + 0.1 : 0
+            }
+            handle(descriptor)
+        }
+    }
+
     /// Receives what is waiting now, up to `count` bytes, without waiting; 0 at end of file, or
     /// -1 with `errno` set.
     package static func receiveNow(
@@ -191,7 +267,9 @@ package enum System {
         return address
     }
 
-    /// Gives the calling thread a lower scheduling priority (nice +10). On Linux the nice value
+    /// Gives the calling thread a lower scheduling priority (nice +10), so that when a monitor's
+    /// or a tap's thread competes for a CPU with the app's own threads, the app wins: a monitor
+    /// should lose records, not slow the app. On Linux the nice value
     /// belongs to the thread; on Darwin `setpriority` would lower the whole process, so the
     /// thread asks for the utility quality of service instead, which does the same for it.
     package static func lowerThreadPriority() {

@@ -29,11 +29,6 @@ package enum UnixSocket {
         }
     }
 
-    /// A new non-blocking stream socket that is closed on exec.
-    package static func makeStreamSocket() -> Int32 {
-        System.makeStreamSocket(family: AF_UNIX)
-    }
-
     /// The result of trying to connect to a path.
     package enum ConnectResult {
         case connected(Int32)
@@ -42,7 +37,7 @@ package enum UnixSocket {
 
     /// Connects a non-blocking socket to `path`.
     package static func connect(to path: String) -> ConnectResult {
-        let descriptor = makeStreamSocket()
+        let descriptor = System.makeStreamSocket(family: AF_UNIX)
         guard descriptor >= 0 else { return .failed(errno: errno) }
         guard let status = withAddress(path, { System.connectSocket(descriptor, $0, $1) }) else {
             close(descriptor)
@@ -66,34 +61,4 @@ package enum UnixSocket {
         return FileIdentity(
             device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
     }
-
-    /// A pipe whose write end wakes a thread sleeping in `poll`.
-    package static func makeWakePipe() -> (read: Int32, write: Int32)? {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends { makeNonBlocking(end) }
-        return (ends[0], ends[1])
-    }
-
-    /// Sets `O_NONBLOCK` and `FD_CLOEXEC`, and keeps a socket from raising `SIGPIPE` (neither
-    /// platform's module offers both `accept4` and `pipe2`).
-    package static func makeNonBlocking(_ descriptor: Int32) {
-        System.configure(descriptor)
-    }
-
-    package static func drain(_ descriptor: Int32) {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        while read(descriptor, &scratch, scratch.count) > 0 {}
-    }
-
-    package static func wake(_ descriptor: Int32) {
-        var byte: UInt8 = 1
-        _ = write(descriptor, &byte, 1)
-    }
-}
-
-/// Gives the calling thread a lower scheduling priority, so that when it competes for a CPU with
-/// the app's own threads, the app wins: a monitor should lose records, not slow the app.
-package func lowerThreadPriority() {
-    System.lowerThreadPriority()
 }
