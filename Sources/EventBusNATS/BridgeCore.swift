@@ -32,7 +32,7 @@
         private let marker: RepublishMarker
         /// Batches up to this size are written at once rather than left to nats.c's flusher.
         private static let smallBatch = 16
-        /// The sequence number of the last event the bridge thread has sent or given up on.
+        /// Events appended up to the last drain, every one of them sent or given up on.
         private let processed = Atomic<Int>(0)
 
         init(
@@ -157,18 +157,14 @@
                     continue
                 }
                 ensureStreamIfNeeded()
-                let records = inbox.drain(sleepingIfEmpty: !stopping).records
-                guard !records.isEmpty else {
+                let drained = inbox.drain(sleepingIfEmpty: !stopping)
+                guard !drained.records.isEmpty else {
                     if stopping { break }
                     inbox.wait(timeout: nil)
                     continue
                 }
-                var last = 0
-                for case .event(let event) in records {
-                    last = event.sequence
-                    send(event, with: &encoder)
-                }
-                let batch = records.count
+                for case .event(let event) in drained.records { send(event, with: &encoder) }
+                let batch = drained.records.count
                 // nats.c's flusher thread waits a millisecond for more messages before it writes
                 // (conn.c, `_flusher`), so a lone event would wait that long. A flush writes at
                 // once (it sends a ping, and waits for the pong). Only after small batches: under
@@ -176,7 +172,8 @@
                 // one. The wait is long enough that it rarely times out: a pong that comes after
                 // its flush gave up would end the next flush early.
                 if batch <= Self.smallBatch { _ = connection.flush(timeout: 0.05) }
-                processed.store(last, ordering: .releasing)
+                // Every event appended up to this drain is sent or was dropped.
+                processed.store(drained.eventsAppended, ordering: .releasing)
             }
             if connection.events.state == .connected { _ = connection.flush(timeout: 0.5) }
         }
