@@ -153,6 +153,47 @@ struct RecordInboxTests {
         inbox.wait(timeout: nil)
         #expect(Self.values(inbox.drain()) == [1])
     }
+
+    @Test(
+        "publishers on four threads and a drainer on another lose nothing in silence",
+        arguments: [RecordInbox.WhenFull.dropNewest, .dropOldest])
+    func concurrentPublishersAndADrainer(whenFull: RecordInbox.WhenFull) {
+        let threads = 4
+        let perThread = 20_000
+        let inbox = RecordInbox(capacity: 500, whenFull: whenFull)
+        let finished = LockedValue(0)
+        for thread in 0..<threads {
+            Thread {
+                for index in 0..<perThread { Self.append(thread * perThread + index, to: inbox) }
+                finished.withLock { $0 += 1 }
+            }.start()
+        }
+        // Drained while they publish, and once more after.
+        var taken: [FeedEvent] = []
+        var last = RecordInbox.Drained(
+            records: [], firstLifecycleSequence: 1, eventsAppended: 0, droppedEvents: 0, droppedLifecycle: 0)
+        while true {
+            let done = finished.current == threads
+            last = inbox.drain()
+            taken += last.records.events
+            if done { break }
+        }
+        // Every event is either handed over or counted as dropped, and numbered once.
+        #expect(taken.count + last.droppedEvents == threads * perThread)
+        #expect(last.eventsAppended == threads * perThread)
+        let sequences = taken.map(\.sequence)
+        #expect(sequences == sequences.sorted())
+        #expect(Set(sequences).count == sequences.count)
+        #expect(sequences.allSatisfy { (1...(threads * perThread)).contains($0) })
+        // Each thread's events come out in the order it published them.
+        var lastOfThread = [Int: Int]()
+        for event in taken {
+            guard case .value(let value) = event.payload, let tick = value as? Tick else { continue }
+            let thread = tick.value / perThread
+            #expect(tick.value > lastOfThread[thread, default: -1])
+            lastOfThread[thread] = tick.value
+        }
+    }
 }
 
 /// Counts its deinitializations.
