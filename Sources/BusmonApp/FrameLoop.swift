@@ -75,14 +75,15 @@ struct FrameLoop {
                 let wallClock = WallClock.now()
                 screen.update(now: wallClock)
                 let (width, height) = terminal.size
-                if grid.width == width, grid.height == height {
-                    grid.clear()
-                } else {
-                    grid = CellGrid(width: width, height: height)
+                let resized = grid.width != width || grid.height != height
+                // Drawn only when it would differ from the last frame: a quiet source costs a
+                // drain per tick, not a whole frame.
+                if resized || screen.needsFrame(at: wallClock) {
+                    if resized { grid = CellGrid(width: width, height: height) } else { grid.clear() }
+                    screen.render(into: &grid, now: wallClock)
+                    terminal.draw(grid)
+                    frames += 1
                 }
-                screen.render(into: &grid, now: wallClock)
-                terminal.draw(grid)
-                frames += 1
                 // Keep a steady cadence, but after a stall start afresh instead of catching up.
                 nextFrame += interval
                 now = MonotonicClock.now()

@@ -12,6 +12,9 @@ protocol Screen: AnyObject {
     ///
     /// - Parameter now: Seconds since 1970, the clock of `FeedEvent.time`.
     func update(now: Double)
+    /// Whether a frame drawn at `now` would differ from the last one drawn; the loop skips
+    /// frames that would not.
+    func needsFrame(at now: Double) -> Bool
     /// Draws the whole screen into `grid`, which is blank and has the terminal's size.
     func render(into grid: inout CellGrid, now: Double)
 }

@@ -63,6 +63,12 @@ package class DashboardController {
 
     /// Frames rendered so far.
     package private(set) var framesRendered = 0
+    /// Whether a batch, a key or a message changed what the screen shows since the last frame.
+    private var changedSinceFrame = true
+    /// When the last frame was laid out, seconds since 1970.
+    private var lastFrameTime: Double?
+    /// What the previous batch said besides its records, to tell whether the next one changes it.
+    private var lastBatchStatus: (status: String?, dropped: Int, fleet: [FleetMember]?) = (nil, 0, nil)
 
     /// The state that takes in every batch.
     private(set) var live = DashboardState()
@@ -127,7 +133,22 @@ package class DashboardController {
     ///   - now: Seconds since 1970, on the clock of ``FeedEvent/time``.
     package func update(_ batch: SourceBatch, now: Double) {
         lastNow = now
+        if batch.hasRecords || !batch.notices.isEmpty || batch.countersRestarted
+            || batch.status != lastBatchStatus.status || batch.droppedEvents != lastBatchStatus.dropped
+            || batch.fleet != lastBatchStatus.fleet
+        {
+            changedSinceFrame = true
+            lastBatchStatus = (batch.status, batch.droppedEvents, batch.fleet)
+        }
         live.apply(batch, at: now)
+    }
+
+    /// Whether a frame drawn at `now` would differ from the last: something came in, a key was
+    /// pressed, or the clock entered a new second (the uptime, rates and sparklines move with
+    /// it). A frame loop that draws only then costs next to nothing while the source is quiet.
+    package func needsFrame(at now: Double) -> Bool {
+        guard !changedSinceFrame, let lastFrameTime else { return true }
+        return now.rounded(.down) != lastFrameTime.rounded(.down)
     }
 
     /// Shows a message from the source (the answer to a command) for a few seconds.
@@ -136,6 +157,7 @@ package class DashboardController {
     ///   - text: The message; `nil` says the source does not take the command.
     ///   - now: Seconds since 1970.
     package func show(message text: String?, at now: Double) {
+        changedSinceFrame = true
         message = (text ?? "this source does not take that command", now)
     }
 
@@ -148,6 +170,7 @@ package class DashboardController {
     ///   (`q`, or Ctrl-C as ``DashboardKey/interrupt``), a command for the source, or `nil` when
     ///   the dashboard took the key itself.
     package func respond(to key: DashboardKey) -> DashboardCommand? {
+        changedSinceFrame = true
         if key == .interrupt { return .quit }
         if prompt != nil {
             handlePromptKey(key)
@@ -372,6 +395,8 @@ package class DashboardController {
     /// - Returns: What the frame shows.
     func layOut(width: Int, height: Int, now: Double) -> DashboardView {
         framesRendered += 1
+        changedSinceFrame = false
+        lastFrameTime = now
         lastNow = max(lastNow ?? now, now)
         let state = shown
         let layout = DashboardLayout(width: width, height: height, state: state)

@@ -89,6 +89,16 @@ package struct CellGrid: Sendable, Equatable {
     ) -> Int {
         var column = x
         let limit = min(width, x + (maxWidth ?? width))
+        // Printable ASCII, most of what a frame writes, takes a column a byte: no grapheme
+        // breaking and no Unicode property lookups, which otherwise cost most of a frame.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            for byte in text.utf8 {
+                guard column < limit else { break }
+                self[column, y] = Cell(Character(Unicode.Scalar(byte)), style: style)
+                column += 1
+            }
+            return column
+        }
         for character in text {
             guard column < limit else { break }
             self[column, y] = Cell(Self.isSingleWidth(character) ? character : "?", style: style)
@@ -136,6 +146,7 @@ package struct CellGrid: Sendable, Equatable {
             return false
         }
         let value = scalar.value
+        if value >= 0x20 && value < 0x7F { return true }
         if value < 0x20 || (value >= 0x7F && value < 0xA0) { return false }
         if scalar.properties.isEmojiPresentation { return false }
         // East Asian wide and fullwidth ranges.
