@@ -174,9 +174,12 @@ struct RecordInboxTests {
             records: [], firstLifecycleSequence: 1, eventsAppended: 0, droppedEvents: 0, droppedLifecycle: 0)
         while true {
             let done = finished.current == threads
-            last = inbox.drain()
+            last = inbox.drain(sleepingIfEmpty: true)
             taken += last.records.events
             if done { break }
+            // Nothing came: sleep until the next append wakes the drainer, rather than spin
+            // against the publishers for the processor.
+            if last.records.isEmpty { inbox.wait(timeout: 0.01) }
         }
         // Every event is either handed over or counted as dropped, and numbered once.
         #expect(taken.count + last.droppedEvents == threads * perThread)
