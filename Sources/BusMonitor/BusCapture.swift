@@ -21,24 +21,10 @@ package final class BusCapture: Sendable {
     /// Entries each buffer holds when no capacity is given.
     package static let defaultCapacity = 10_000
 
-    /// What ``drain()`` hands over.
-    package struct Drained: Sendable {
-        /// Events and lifecycle changes captured since the previous drain, in the order they
-        /// happened; each event holds its value, formatted only when read
-        /// (``FeedPayload/value(_:)``), and is numbered in ``FeedEvent/sequence`` from 1, dropped
-        /// events included.
-        package var records: [FeedRecord]
-        /// Events dropped because the buffer was full, since the capture began (a running total).
-        package var droppedEvents: Int
-        /// Lifecycle changes dropped because their buffer was full, since the capture began.
-        package var droppedLifecycle: Int
-
-        /// The events of ``records``.
-        package var events: [FeedEvent] { records.events }
-
-        /// The lifecycle changes of ``records``.
-        package var lifecycle: [FeedLifecycle] { records.lifecycleChanges }
-    }
+    /// What ``drain()`` hands over: the inbox's records, in the order things happened, each event
+    /// holding its value (formatted only when read, ``FeedPayload/value(_:)``), with the drop
+    /// counts since the capture began.
+    package typealias Drained = RecordInbox.Drained
 
     /// The bus being watched.
     package let bus: EventBus
@@ -80,10 +66,7 @@ package final class BusCapture: Sendable {
     /// - Complexity: O(*n*) in the entries returned; publishers wait only while the buffers
     ///   are swapped.
     package func drain() -> Drained {
-        let drained = inbox.drain()
-        return Drained(
-            records: drained.records, droppedEvents: drained.droppedEvents,
-            droppedLifecycle: drained.droppedLifecycle)
+        inbox.drain()
     }
 
     /// Events dropped so far because the buffer was full.

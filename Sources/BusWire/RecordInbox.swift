@@ -48,6 +48,12 @@ package final class RecordInbox: @unchecked Sendable {
         package var droppedEvents: Int
         /// Lifecycle changes dropped so far because their array was full.
         package var droppedLifecycle: Int
+
+        /// The events of ``records``.
+        package var events: [FeedEvent] { records.events }
+
+        /// The lifecycle changes of ``records``.
+        package var lifecycle: [FeedLifecycle] { records.lifecycleChanges }
     }
 
     /// A lifecycle change and how many events of the same filling came before it.

@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 
