@@ -85,7 +85,7 @@ let package = Package(
             // TestSupport: the benchmark starts its local servers (nats-server, a listening busmon
             // side) on free loopback ports, as the tests do.
             dependencies: [
-                "EventBus", "BusMonitor", "BusWire", "EventBusNATS", "NATSClient", "TestSupport",
+                "EventBus", "BusMonitor", "BusTap", "BusWire", "EventBusNATS", "NATSClient", "TestSupport",
                 "ProcessTestSupport",
             ]),
         // libFuzzer's driver, declared for wirefuzz.

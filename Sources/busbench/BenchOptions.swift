@@ -9,6 +9,8 @@ enum BenchSection: String, CaseIterable, Sendable {
     case churn
     case snapshot
     case attach
+    /// busmon's own CPU time, idle and at simapp's default rate.
+    case busmon
     /// The NATS bridge; measured only in a build with the NATS trait.
     case bridge
 }

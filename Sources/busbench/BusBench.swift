@@ -53,6 +53,7 @@ struct BusBench {
         if sections.contains(.churn) { measureObserverChurn() }
         if sections.contains(.snapshot) { measureSnapshotCost() }
         if sections.contains(.attach) { measureAttach() }
+        if sections.contains(.busmon) { measureBusmonCPU() }
         if sections.contains(.bridge) {
             let bridge = BridgeBench.run(quick: quick, sampler: sampler)
             checks += bridge.checks
@@ -413,6 +414,47 @@ struct BusBench {
         } catch {
             sanityCheck(false, "attach: \(error)")
         }
+    }
+
+    // MARK: - busmon's own CPU
+
+    private mutating func measureBusmonCPU() {
+        guard let cpu = BusmonCPU(quick: quick) else {
+            print("busmon's CPU: skipped; build busmon and simapp next to busbench (swift build -c release)\n")
+            return
+        }
+        print("busmon's own CPU: its dashboard at 150x45 on a pseudo-terminal, attached to a tap")
+        var rows: [[String]] = []
+        do {
+            let idle = try cpu.share(of: cpu.busmon, watching: .idle)
+            let busy = try cpu.share(of: cpu.busmon, watching: .simappDefaultRate)
+            rows.append(["release", "an app publishing nothing", Self.percent(idle)])
+            rows.append(["release", "simapp at its default rate (200/s)", Self.percent(busy)])
+            checks.append(.shareAtMost("busmon's CPU, release, an app publishing nothing", idle, 0.002))
+            checks.append(.shareAtMost("busmon's CPU, release, simapp at its default rate", busy, 0.01))
+            if let debug = cpu.debugBusmon {
+                let debugBusy = try cpu.share(of: debug, watching: .simappDefaultRate)
+                rows.append(["debug", "simapp at its default rate (200/s)", Self.percent(debugBusy)])
+                checks.append(.shareAtMost("busmon's CPU, debug, simapp at its default rate", debugBusy, 0.03))
+            }
+        } catch {
+            sanityCheck(false, "busmon's CPU: \(error)")
+        }
+        print(TextTable.render(header: ["busmon", "watching", "CPU, share of a core"], rows: rows))
+        print(
+            "(CPU time from wait4, user and system, of a \(Self.seconds(cpu.longRun)) run less that of a "
+                + "\(Self.seconds(cpu.shortRun)) one,\n per second between them: busmon's start left out; "
+                + "the median of \(cpu.rounds) rounds."
+                + (cpu.debugBusmon == nil ? "\n The debug row needs `swift build` first.)" : ")"))
+        print()
+    }
+
+    private static func percent(_ share: Double) -> String {
+        String(format: "%.2f%%", share * 100)
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        String(format: "%g s", value)
     }
 
     private func printTargets() {

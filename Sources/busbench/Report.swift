@@ -34,6 +34,14 @@ struct TargetCheck {
             formattedValue: "\(value)")
     }
 
+    /// A share of one core, such as a process's CPU time per second, that should be at most
+    /// `maximum` (0.01 is 1%).
+    static func shareAtMost(_ label: String, _ value: Double, _ maximum: Double) -> TargetCheck {
+        TargetCheck(
+            label: label, value: value, target: "<= " + String(format: "%g%%", maximum * 100),
+            passes: value <= maximum, formattedValue: String(format: "%.2f%%", value * 100))
+    }
+
     private static func formatRatio(_ value: Double, near target: Double) -> String {
         let twoDecimals = format(value)
         let needsMore = twoDecimals == format(target) && value != target

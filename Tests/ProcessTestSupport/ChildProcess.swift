@@ -18,6 +18,8 @@ package struct ChildResult {
     /// reaped (Darwin), or the last reading of its high-water mark while it ran (Linux, every
     /// 10 ms while ``RunningChild/wait(timeout:)`` waits); `nil` when neither was taken.
     package var peakResidentKiB: Int?
+    /// The CPU time the child used, user and system, in seconds, as reported when it was reaped.
+    package var cpuSeconds: Double
 }
 
 /// Runs a program to completion with `posix_spawn` and `wait4`, its output captured in files,
@@ -179,12 +181,12 @@ package final class RunningChild {
         if let now = System.peakResidentKiB(of: pid) { sampledPeakKiB = max(sampledPeakKiB ?? 0, now) }
     }
 
-    private func makeResult(_ reaped: (status: Int32, peakResidentKiB: Int?)) -> ChildResult {
+    private func makeResult(_ reaped: (status: Int32, cpuSeconds: Double, peakResidentKiB: Int?)) -> ChildResult {
         let signal = reaped.status & 0x7F
         return ChildResult(
             status: signal == 0 ? (reaped.status >> 8) & 0xFF : 128 + signal,
             standardOutput: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
             standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "",
-            peakResidentKiB: reaped.peakResidentKiB ?? sampledPeakKiB)
+            peakResidentKiB: reaped.peakResidentKiB ?? sampledPeakKiB, cpuSeconds: reaped.cpuSeconds)
     }
 }

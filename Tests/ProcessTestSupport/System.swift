@@ -25,21 +25,24 @@ enum System {
         static func makeSpawnAttributes() -> SpawnAttributes { posix_spawnattr_t() }
     #endif
 
-    /// Reaps `pid` if it has exited (or waits for it when `block`), returning its wait status and,
-    /// on Darwin, its peak resident memory in KiB from `wait4` (bytes there). `nil` while it runs.
+    /// Reaps `pid` if it has exited (or waits for it when `block`), returning its wait status, the
+    /// CPU time it used (user and system, from `wait4`) and, on Darwin, its peak resident memory
+    /// in KiB (bytes there). `nil` while it runs.
     ///
     /// Linux's figure is not used: glibc spawns with `vfork`, and at `exec` the kernel carries the
     /// parent's high-water mark into the child's `ru_maxrss`, so a child of a large test runner
     /// would report the runner's memory. There ``peakResidentKiB(of:)`` is read while it runs.
-    static func reap(_ pid: pid_t, block: Bool) -> (status: Int32, peakResidentKiB: Int?)? {
+    static func reap(_ pid: pid_t, block: Bool) -> (status: Int32, cpuSeconds: Double, peakResidentKiB: Int?)? {
         var status: Int32 = 0
         var usage = rusage()
         let result = wait4(pid, &status, block ? 0 : WNOHANG, &usage)
         guard result == pid else { return nil }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        let cpu = seconds(usage.ru_utime) + seconds(usage.ru_stime)
         #if canImport(Darwin)
-            return (status, Int(usage.ru_maxrss) / 1024)
+            return (status, cpu, Int(usage.ru_maxrss) / 1024)
         #else
-            return (status, nil)
+            return (status, cpu, nil)
         #endif
     }
 
