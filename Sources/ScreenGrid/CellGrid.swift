@@ -27,16 +27,43 @@ package struct CellStyle: Hashable, Sendable {
 }
 
 /// One character cell of the screen.
+///
+/// It holds one Unicode scalar, not a `Character`: a cell is one column, which a cluster of
+/// several scalars never is here (``CellGrid/put(_:x:y:style:maxWidth:)`` draws those as `?`),
+/// and a scalar makes a cell eight plain bytes that a frame clears, copies and compares without
+/// reference counting.
 package struct Cell: Hashable, Sendable {
     /// What the cell shows; one terminal column wide.
-    package var character: Character
+    package var scalar: Unicode.Scalar
     /// How it is drawn.
     package var style: CellStyle
 
-    /// Creates a cell.
-    package init(_ character: Character = " ", style: CellStyle = .plain) {
-        self.character = character
+    /// What the cell shows, as a character.
+    package var character: Character {
+        get { Character(scalar) }
+        set { scalar = Self.scalar(of: newValue) }
+    }
+
+    /// Creates a blank cell.
+    package init() {
+        self.init(scalar: " ")
+    }
+
+    /// Creates a cell showing `character`, or `?` when it is more than one Unicode scalar.
+    package init(_ character: Character, style: CellStyle = .plain) {
+        self.scalar = Self.scalar(of: character)
         self.style = style
+    }
+
+    /// Creates a cell showing `scalar`.
+    package init(scalar: Unicode.Scalar, style: CellStyle = .plain) {
+        self.scalar = scalar
+        self.style = style
+    }
+
+    private static func scalar(of character: Character) -> Unicode.Scalar {
+        let scalars = character.unicodeScalars
+        return scalars.count == 1 ? scalars.first! : "?"
     }
 }
 
@@ -94,11 +121,27 @@ package struct CellGrid: Sendable, Equatable {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             for byte in text.utf8 {
                 guard column < limit else { break }
-                self[column, y] = Cell(Character(Unicode.Scalar(byte)), style: style)
+                self[column, y] = Cell(scalar: Unicode.Scalar(byte), style: style)
                 column += 1
             }
             return column
         }
+        // The dashboard's own glyphs (rules, bars, arrows, braille graphs) are scalars that
+        // stand alone as characters, one column each: no grapheme breaking for them either.
+        // Written as they come; the first that does not stand alone sends the whole text to the
+        // careful path below, which writes over them.
+        var standsAlone = true
+        for scalar in text.unicodeScalars {
+            guard column < limit else { break }
+            guard Self.standsAloneInOneColumn(scalar) else {
+                standsAlone = false
+                break
+            }
+            self[column, y] = Cell(scalar: scalar, style: style)
+            column += 1
+        }
+        if standsAlone { return column }
+        column = x
         for character in text {
             guard column < limit else { break }
             self[column, y] = Cell(Self.isSingleWidth(character) ? character : "?", style: style)
@@ -129,7 +172,9 @@ package struct CellGrid: Sendable, Equatable {
     /// Row `y` as text, trailing spaces removed.
     package func row(_ y: Int) -> String {
         guard y >= 0, y < height else { return "" }
-        var text = String(cells[(y * width)..<(y * width + width)].map(\.character))
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: cells[(y * width)..<(y * width + width)].lazy.map(\.scalar))
+        var text = String(scalars)
         while text.last == " " { text.removeLast() }
         return text
     }
@@ -139,6 +184,20 @@ package struct CellGrid: Sendable, Equatable {
         (0..<height).map(row).joined(separator: "\n")
     }
 
+    /// Whether `scalar` is a character by itself in any text (it neither extends nor joins the
+    /// scalars around it) and takes one column: printable ASCII, Latin-1 and Latin letters,
+    /// general punctuation, arrows and mathematical operators, box drawing, blocks, geometric
+    /// shapes before the two that are emoji, and braille. None of these is emoji-presented.
+    static func standsAloneInOneColumn(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20..<0x7F, 0xA0..<0x300, 0x2010..<0x2028, 0x2030..<0x205F, 0x2190..<0x231A,
+            0x2500..<0x25FD, 0x2800..<0x2900:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Whether `character` takes one terminal column: printable, not a combining sequence of
     /// several columns, not an East Asian wide or emoji character.
     static func isSingleWidth(_ character: Character) -> Bool {
@@ -146,7 +205,7 @@ package struct CellGrid: Sendable, Equatable {
             return false
         }
         let value = scalar.value
-        if value >= 0x20 && value < 0x7F { return true }
+        if standsAloneInOneColumn(scalar) { return true }
         if value < 0x20 || (value >= 0x7F && value < 0xA0) { return false }
         if scalar.properties.isEmojiPresentation { return false }
         // East Asian wide and fullwidth ranges.

@@ -155,7 +155,7 @@ package final class Terminal {
                 if let previous, previous[x, y] == cell { continue }
                 // Writing the bottom-right cell reports ERR but draws it; nothing to handle.
                 _ = cnc_put_cell(
-                    Int32(y), Int32(x), displayCharacter(cell.character), attributes(for: cell.style),
+                    Int32(y), Int32(x), displayCharacter(cell.scalar), attributes(for: cell.style),
                     pair(for: cell.style))
             }
         }
@@ -188,14 +188,13 @@ package final class Terminal {
         }
     }
 
-    /// The Unicode scalar to draw for `character`: a space for a control character, `?` for
+    /// The Unicode scalar to draw for `scalar`: a space for a control character, `?` for
     /// what cannot be shown in one column.
-    private func displayCharacter(_ character: Character) -> UInt32 {
-        guard let scalar = character.unicodeScalars.first else { return 32 }
+    private func displayCharacter(_ scalar: Unicode.Scalar) -> UInt32 {
         let value = scalar.value
         if value < 0x20 { return 32 }
         if value < 0x7F { return value }
-        guard capabilities.unicode, character.unicodeScalars.count == 1 else { return 63 }
+        guard capabilities.unicode else { return 63 }
         return cnc_character_width(value) == 1 ? value : 63
     }
 

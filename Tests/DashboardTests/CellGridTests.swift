@@ -1,0 +1,48 @@
+import Testing
+
+@testable import ScreenGrid
+
+/// Text written into the grid takes one column per character, whichever path writes it.
+@Suite("Cell grid")
+struct CellGridTests {
+    @Test(
+        "each character takes one column; what cannot is a ?",
+        arguments: [
+            // Printable ASCII, a byte a column.
+            ("LoginScreen #41", "LoginScreen #41"),
+            // The dashboard's glyphs: rules, corners, bars, arrows, braille.
+            ("─┬│└▁▂▃█ → ⣀⣤", "─┬│└▁▂▃█ → ⣀⣤"),
+            ("café…", "café…"),
+            // A letter with a combining accent is one character of two scalars: ? in one column.
+            ("e\u{301}x", "?x"),
+            ("─e\u{301}─", "─?─"),
+            // Wide and emoji characters would take two columns.
+            ("日本", "??"),
+            ("ok 👍 go", "ok ? go"),
+            // An arrow made emoji by its selector is one character of two scalars.
+            ("↔\u{FE0F}!", "?!"),
+        ])
+    func eachCharacterTakesOneColumn(text: String, shown: String) {
+        var grid = CellGrid(width: 20, height: 1)
+        let end = grid.put(text, x: 1, y: 0)
+        #expect(grid.row(0) == " " + shown)
+        #expect(end == 1 + shown.unicodeScalars.count)
+    }
+
+    @Test("text is cut at the grid's edge and at the width asked for")
+    func textIsCut() {
+        var grid = CellGrid(width: 6, height: 2)
+        #expect(grid.put("──────────", x: 2, y: 0) == 6)
+        #expect(grid.row(0) == "  ────")
+        #expect(grid.put("abcdef", x: 0, y: 1, maxWidth: 3) == 3)
+        #expect(grid.row(1) == "abc")
+    }
+
+    @Test("a cell holds one scalar, and a character of several is drawn as ?")
+    func aCellHoldsOneScalar() {
+        #expect(Cell("│").scalar == "│")
+        #expect(Cell("e\u{301}").character == "?")
+        #expect(Cell().character == " ")
+        #expect(MemoryLayout<Cell>.size <= 8)
+    }
+}
