@@ -67,6 +67,7 @@ package final class AttachSource: DashboardSource {
     ///     pauses and the tap counts drops.
     package init(socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000) {
         self.socketPath = socketPath
+        waitingTitle = "tap at \(socketPath)"
         shared = LockedValue(AttachState())
         reader = AttachReader(
             socketPath: socketPath, retryInterval: retryInterval.isFinite ? max(0.01, retryInterval) : 0.25,
@@ -85,11 +86,11 @@ package final class AttachSource: DashboardSource {
 
     /// What is being watched: the app's process name, pid and bus once it said hello.
     package var title: String {
-        if let hello = shared.withLock(\.hello) {
-            return "\(hello.process) (pid \(hello.pid), bus \(hello.bus))"
-        }
-        return "tap at \(socketPath)"
+        shared.withLock { $0.title } ?? waitingTitle
     }
+
+    /// The title before any app said hello.
+    private let waitingTitle: String
 
     /// Whether the source is attached now.
     package var state: State { shared.withLock(\.state) }
@@ -135,6 +136,8 @@ struct AttachState {
     /// Events, lifecycle changes and snapshots, in the order they were read.
     var records: [FeedRecord] = []
     var hello: FeedHello?
+    /// The app's process name, pid and bus from its hello, as the dashboard's title.
+    var title: String?
     var state = AttachSource.State.connecting
     /// Drops the tap reported on connections that have ended.
     var droppedBefore = 0
@@ -195,6 +198,7 @@ extension AttachState {
             tapCounters = nil
         }
         self.hello = hello
+        title = "\(hello.process) (pid \(hello.pid), bus \(hello.bus))"
         state = .attached
         problem = nil
         refusal = nil
@@ -277,6 +281,10 @@ final class AttachReader: @unchecked Sendable {
         }
     }
 
+    /// Seconds the reader pauses after a read that did not fill its buffer, so that what the tap
+    /// sends in that time arrives in one read.
+    static let readPause = 0.02
+
     /// Seconds between attempts while the tap refuses, so as not to keep a full tap busy.
     static let refusedRetryInterval = 1.0
 
@@ -308,7 +316,9 @@ final class AttachReader: @unchecked Sendable {
             if thread.canWake {
                 descriptors.append(pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0))
             }
-            _ = poll(&descriptors, nfds_t(descriptors.count), 100)
+            // Woken by the tap's records or by stop(); the timeout only bounds a wait without the
+            // wake pipe (the process ran out of descriptors).
+            _ = poll(&descriptors, nfds_t(descriptors.count), thread.canWake ? 1000 : 100)
             guard descriptors[0].revents != 0 else { continue }
             let count = recv(descriptor, &chunk, chunk.count, Int32(MSG_DONTWAIT))
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
@@ -354,6 +364,10 @@ final class AttachReader: @unchecked Sendable {
             }
             // Retry an incompatible tap slowly, so as not to churn its subscriptions.
             if incompatible { return max(2, retryInterval) }
+            // A tap sends every 10 ms while its app publishes; the monitor drains 25 times a
+            // second. Reading what gathered in a moment's pause costs one wake-up where there
+            // were several; a full read means the app is fast, and reading goes on at once.
+            if count < chunk.count { thread.sleep(seconds: Self.readPause) }
         }
         return 0
     }

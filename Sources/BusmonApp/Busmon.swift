@@ -119,7 +119,8 @@ package enum Busmon {
                     recorded.stop()
                     recording.recordRemaining()
                     writer.close()
-                }, eventsPublished: recorded.eventsPublished, stopPublishing: recorded.stopPublishing)
+                }, eventsPublished: recorded.eventsPublished, stopPublishing: recorded.stopPublishing,
+                runsMainActorWork: recorded.runsMainActorWork)
         }
         if let graphPath = options.graphPath {
             let graphed = session
@@ -129,7 +130,8 @@ package enum Busmon {
                 stop: {
                     graphed.stop()
                     _ = graphing.drainLast()
-                }, eventsPublished: graphed.eventsPublished, stopPublishing: graphed.stopPublishing)
+                }, eventsPublished: graphed.eventsPublished, stopPublishing: graphed.stopPublishing,
+                runsMainActorWork: graphed.runsMainActorWork)
         }
         return session
     }
@@ -285,6 +287,8 @@ package enum Busmon {
         /// Stops the simulated app publishing, while its source stays open for a last drain
         /// that takes all it published; nothing for a source fed from outside.
         package var stopPublishing: @Sendable () -> Void = {}
+        /// Whether the watched app runs in this process, with work for the main actor.
+        package var runsMainActorWork = false
     }
 
     /// Starts the simulated app in this process, watched through its bus.
@@ -309,7 +313,7 @@ package enum Busmon {
         app.start()
         return Session(
             source: source, stop: { app.stop() }, eventsPublished: { bus.snapshot().totalPublished },
-            stopPublishing: { app.stop() })
+            stopPublishing: { app.stop() }, runsMainActorWork: true)
     }
 
     /// The value of `--token` on the command line (`--token T` or `--token=T`), if any.
@@ -358,7 +362,8 @@ package enum Busmon {
             ascii: options.ascii || !capabilities.unicode, color: capabilities.color)
         let screen = SourceDashboard(source: session.source, options: dashboardOptions)
         let report = FrameLoop(
-            terminal: terminal, signals: signals, screen: screen, duration: options.duration
+            terminal: terminal, signals: signals, screen: screen, duration: options.duration,
+            runsMainActorWork: session.runsMainActorWork
         )
         .run()
         terminal.stop()

@@ -38,18 +38,29 @@ struct LoopReport {
 struct FrameLoop {
     /// Frames per second; enough for smooth meters, cheap enough for a shared machine.
     static let framesPerSecond = 25.0
+    /// Looks at the source this often once it has brought nothing new for
+    /// ``secondsBeforeLookingLess``: a quiet app costs a few wake-ups a second, not 25, and the
+    /// first news after a quiet spell shows within a fifth of a second. Keys are read at once
+    /// either way.
+    static let quietLooksPerSecond = 5.0
+    static let secondsBeforeLookingLess = 1.0
 
     let terminal: Terminal
     let signals: SignalWatcher
     let screen: any Screen
     /// Seconds after which the loop ends by itself, or `nil`.
     let duration: Double?
+    /// Whether work waits for the main actor in this process (the simulated app's main-actor
+    /// handlers), which the loop runs between frames. Other sources leave the run loop alone:
+    /// turning it costs system calls on every tick for nothing.
+    let runsMainActorWork: Bool
 
     func run() -> LoopReport {
         let interval = 1 / Self.framesPerSecond
         let start = MonotonicClock.now()
         let deadline = duration.map { start + $0 }
         var nextFrame = start
+        var lastNews = start
         var grid = CellGrid(width: 0, height: 0)
         var frames = 0
 
@@ -76,6 +87,7 @@ struct FrameLoop {
                 screen.update(now: wallClock)
                 let (width, height) = terminal.size
                 let resized = grid.width != width || grid.height != height
+                if resized || screen.hasChangesToShow { lastNews = now }
                 // Drawn only when it would differ from the last frame: a quiet source costs a
                 // drain per tick, not a whole frame.
                 if resized || screen.needsFrame(at: wallClock) {
@@ -85,20 +97,24 @@ struct FrameLoop {
                     frames += 1
                 }
                 // Keep a steady cadence, but after a stall start afresh instead of catching up.
-                nextFrame += interval
+                let quiet = now - lastNews > Self.secondsBeforeLookingLess
+                let step = quiet ? 1 / Self.quietLooksPerSecond : interval
+                nextFrame += step
                 now = MonotonicClock.now()
-                if nextFrame < now { nextFrame = now + interval }
+                if nextFrame < now { nextFrame = now + step }
             }
 
             // This loop is the process's main loop: what waits for the main actor (the simulated
             // app's main-actor handlers) runs here, between frames.
-            RunLoop.main.run(until: Date())
+            if runsMainActorWork { RunLoop.main.run(until: Date()) }
 
             let waitUntil = min(nextFrame, deadline ?? nextFrame)
             let waitMilliseconds = Int(((waitUntil - now) * 1000).rounded(.up))
             switch terminal.nextEvent(timeoutMilliseconds: max(0, waitMilliseconds)) {
             case .key(let key):
                 if !screen.handle(key) { return report(.quit) }
+                // Answered in the next frame, now, even while the loop looks less often.
+                nextFrame = MonotonicClock.now()
             case .resize:
                 nextFrame = MonotonicClock.now()  // redraw at the new size right away
             case nil:

@@ -15,6 +15,9 @@ protocol Screen: AnyObject {
     /// Whether a frame drawn at `now` would differ from the last one drawn; the loop skips
     /// frames that would not.
     func needsFrame(at now: Double) -> Bool
+    /// Whether something came in or a key was pressed since the last frame, beyond the clock
+    /// moving on; the loop looks less often after a while without any.
+    var hasChangesToShow: Bool { get }
     /// Draws the whole screen into `grid`, which is blank and has the terminal's size.
     func render(into grid: inout CellGrid, now: Double)
 }

@@ -1,4 +1,5 @@
 package import BusMonitor
+internal import BusWire
 internal import EventBus
 package import ScreenGrid
 
@@ -133,7 +134,7 @@ package class DashboardController {
     ///   - now: Seconds since 1970, on the clock of ``FeedEvent/time``.
     package func update(_ batch: SourceBatch, now: Double) {
         lastNow = now
-        if batch.hasRecords || !batch.notices.isEmpty || batch.countersRestarted
+        if bringsNews(batch.records) || !batch.notices.isEmpty || batch.countersRestarted
             || batch.status != lastBatchStatus.status || batch.droppedEvents != lastBatchStatus.dropped
             || batch.fleet != lastBatchStatus.fleet
         {
@@ -143,13 +144,57 @@ package class DashboardController {
         live.apply(batch, at: now)
     }
 
+    /// Each app's newest snapshot, to tell one that changes something from one that repeats the
+    /// last (an idle app's tap sends the same counters twice a second).
+    private var lastSnapshots: [FeedOrigin?: FeedSnapshot] = [:]
+
+    /// Whether `records` hold anything but snapshots that repeat the last of their app.
+    private func bringsNews(_ records: [FeedRecord]) -> Bool {
+        var news = false
+        for record in records {
+            guard case .snapshot(let snapshot) = record else { return true }
+            if let last = lastSnapshots[snapshot.origin], Self.showTheSame(last, snapshot) { continue }
+            // Bounded by the fleet's members, which the fleet itself bounds.
+            lastSnapshots[snapshot.origin] = snapshot
+            news = true
+        }
+        return news
+    }
+
+    /// Whether two snapshots of one app show the same but for time: their own, and the ages of
+    /// objects and suspects, which grow while nothing happens and which the frame drawn each
+    /// second shows anyway.
+    static func showTheSame(_ first: FeedSnapshot, _ second: FeedSnapshot) -> Bool {
+        let one = first.snapshot
+        let other = second.snapshot
+        return first.tap == second.tap && first.omittedLeakSuspects == second.omittedLeakSuspects
+            && first.omittedInstances == second.omittedInstances && one.busName == other.busName
+            && one.eventTypes == other.eventTypes && one.wildcardObservers == other.wildcardObservers
+            && one.deadWildcardObservers == other.deadWildcardObservers
+            && one.reclaimedWildcardObservers == other.reclaimedWildcardObservers
+            && one.wildcardDeliveries == other.wildcardDeliveries && one.observers == other.observers
+            && one.handlers == other.handlers && one.stickyEvents == other.stickyEvents
+            && one.leakSuspects.elementsEqual(other.leakSuspects) {
+                $0.observerID == $1.observerID && $0.className == $1.className && $0.reason == $1.reason
+                    && $0.subscriptions == $1.subscriptions
+            }
+            && one.instances.elementsEqual(other.instances) {
+                $0.observerID == $1.observerID && $0.className == $1.className && $0.state == $1.state
+                    && $0.subscriptions == $1.subscriptions && $0.leakReason == $1.leakReason
+            }
+    }
+
     /// Whether a frame drawn at `now` would differ from the last: something came in, a key was
     /// pressed, or the clock entered a new second (the uptime, rates and sparklines move with
     /// it). A frame loop that draws only then costs next to nothing while the source is quiet.
     package func needsFrame(at now: Double) -> Bool {
-        guard !changedSinceFrame, let lastFrameTime else { return true }
+        guard !hasChangesToShow, let lastFrameTime else { return true }
         return now.rounded(.down) != lastFrameTime.rounded(.down)
     }
+
+    /// Whether something came in or a key was pressed since the last frame: news, not only a
+    /// clock that moved on.
+    package var hasChangesToShow: Bool { changedSinceFrame }
 
     /// Shows a message from the source (the answer to a command) for a few seconds.
     ///

@@ -420,7 +420,8 @@ struct BusBench {
 
     private mutating func measureBusmonCPU() {
         guard let cpu = BusmonCPU(quick: quick) else {
-            print("busmon's CPU: skipped; build busmon and simapp next to busbench (swift build -c release)\n")
+            print(
+                "busmon's CPU: skipped; build busmon and simapp next to busbench (swift build -c release)\n")
             return
         }
         print("busmon's own CPU: its dashboard at 150x45 on a pseudo-terminal, attached to a tap")
@@ -435,7 +436,8 @@ struct BusBench {
             if let debug = cpu.debugBusmon {
                 let debugBusy = try cpu.share(of: debug, watching: .simappDefaultRate)
                 rows.append(["debug", "simapp at its default rate (200/s)", Self.percent(debugBusy)])
-                checks.append(.shareAtMost("busmon's CPU, debug, simapp at its default rate", debugBusy, 0.03))
+                checks.append(
+                    .shareAtMost("busmon's CPU, debug, simapp at its default rate", debugBusy, 0.03))
             }
         } catch {
             sanityCheck(false, "busmon's CPU: \(error)")

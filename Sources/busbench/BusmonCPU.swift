@@ -52,7 +52,8 @@ struct BusmonCPU {
         self.simapp = simapp
         // `.build/<triple>/release/busbench` beside `.build/<triple>/debug/busmon`.
         let debug = folder.deletingLastPathComponent().appendingPathComponent("debug/busmon").path
-        debugBusmon = folder.lastPathComponent == "release" && FileManager.default.isExecutableFile(atPath: debug)
+        debugBusmon =
+            folder.lastPathComponent == "release" && FileManager.default.isExecutableFile(atPath: debug)
             ? debug : nil
         shortRun = quick ? 0.5 : 2
         longRun = quick ? 1 : 12
@@ -72,12 +73,17 @@ struct BusmonCPU {
     }
 
     /// Runs busmon attached to `app` for `seconds` and returns the CPU time it used.
-    private func cpuSeconds(of busmon: String, watching app: App, for seconds: Double, round: Int) throws
+    private func cpuSeconds(
+        of busmon: String, watching app: App, for seconds: Double, round: Int
+    ) throws
         -> Double
     {
         let socket = FileManager.default.temporaryDirectory
             .appendingPathComponent("busbench-cpu-\(getpid())-\(round)-\(Int(seconds * 10)).sock").path
-        defer { unlink(socket) }
+        defer {
+            unlink(socket)
+            unlink(socket + ".lock")
+        }
         var tap: BusTap?
         var observers: [IdleBenchScreen] = []
         var simappChild: RunningChild?

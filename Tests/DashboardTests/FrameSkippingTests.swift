@@ -1,5 +1,6 @@
 import BusMonitor
 import BusWire
+import EventBus
 import ScreenGrid
 import TestSupport
 import Testing
@@ -68,5 +69,61 @@ struct FrameSkippingTests {
         // A key may change anything: the next frame is drawn.
         _ = dashboard.handle(.character("?"))
         #expect(dashboard.needsFrame(at: now))
+    }
+
+    /// A snapshot of an app whose one object is `age` old and whose suspect is `overdue`.
+    private func snapshot(
+        at time: Double, age: Double, published: Int = 40, state: ObserverState = .live
+    )
+        -> FeedSnapshot
+    {
+        let bus = BusSnapshot(
+            busName: "app",
+            eventTypes: [
+                EventTypeStatistics(typeName: "UserLoggedInEvent", liveSubscribers: 1, published: published)
+            ],
+            wildcardObservers: 0, observers: [],
+            leakSuspects: [
+                LeakSuspect(
+                    observerID: 7, className: "ProfileScreen", reason: "screen closed",
+                    overdue: .seconds(age), subscriptions: ["UserLoggedInEvent"])
+            ],
+            instances: [
+                ObserverInstance(
+                    observerID: 7, className: "ProfileScreen", age: .seconds(age),
+                    subscriptions: ["UserLoggedInEvent"], state: state, leakReason: "screen closed",
+                    overdue: .seconds(age))
+            ])
+        return FeedSnapshot(time: time, snapshot: bus)
+    }
+
+    @Test("a snapshot that repeats the last but for the time and ages calls for no frame")
+    func aRepeatedSnapshotCallsForNoFrame() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        var now = startTime
+        source.enqueue(SourceBatch(records: [.snapshot(snapshot(at: now, age: 3))]))
+        dashboard.update(now: now)
+        #expect(dashboard.needsFrame(at: now))
+        drawn(dashboard, at: now)
+
+        // Half a second later an idle app's tap sends the same counters, its objects older.
+        now += 0.5
+        source.enqueue(SourceBatch(records: [.snapshot(snapshot(at: now, age: 3.5))]))
+        dashboard.update(now: now)
+        #expect(!dashboard.hasChangesToShow)
+        #expect(!dashboard.needsFrame(at: now))
+
+        // A count that moved, or an object that died, is news.
+        for changed in [
+            snapshot(at: now + 0.1, age: 3.6, published: 41),
+            snapshot(at: now + 0.2, age: 3.7, published: 41, state: .dead),
+        ] {
+            now += 0.1
+            source.enqueue(SourceBatch(records: [.snapshot(changed)]))
+            dashboard.update(now: now)
+            #expect(dashboard.needsFrame(at: now))
+            drawn(dashboard, at: now)
+        }
     }
 }

@@ -181,7 +181,9 @@ package final class RunningChild {
         if let now = System.peakResidentKiB(of: pid) { sampledPeakKiB = max(sampledPeakKiB ?? 0, now) }
     }
 
-    private func makeResult(_ reaped: (status: Int32, cpuSeconds: Double, peakResidentKiB: Int?)) -> ChildResult {
+    private func makeResult(
+        _ reaped: (status: Int32, cpuSeconds: Double, peakResidentKiB: Int?)
+    ) -> ChildResult {
         let signal = reaped.status & 0x7F
         return ChildResult(
             status: signal == 0 ? (reaped.status >> 8) & 0xFF : 128 + signal,

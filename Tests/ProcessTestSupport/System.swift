@@ -32,7 +32,8 @@ enum System {
     /// Linux's figure is not used: glibc spawns with `vfork`, and at `exec` the kernel carries the
     /// parent's high-water mark into the child's `ru_maxrss`, so a child of a large test runner
     /// would report the runner's memory. There ``peakResidentKiB(of:)`` is read while it runs.
-    static func reap(_ pid: pid_t, block: Bool) -> (status: Int32, cpuSeconds: Double, peakResidentKiB: Int?)? {
+    static func reap(_ pid: pid_t, block: Bool) -> (status: Int32, cpuSeconds: Double, peakResidentKiB: Int?)?
+    {
         var status: Int32 = 0
         var usage = rusage()
         let result = wait4(pid, &status, block ? 0 : WNOHANG, &usage)
