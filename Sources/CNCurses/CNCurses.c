@@ -55,6 +55,16 @@ void cnc_enter_dashboard_mode(bool keys_as_data) {
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
+    // No look at the keyboard in the middle of a refresh: curses would poll stdin and flush
+    // its output every few lines (a write of a few bytes each time, over a thousand a second
+    // at 25 frames), to give up a frame a key may change. A frame here is drawn whole, and
+    // the key is read right after it.
+    typeahead(-1);
+}
+
+void cnc_buffer_output(void) {
+    endwin();
+    wrefresh(stdscr);
 }
 
 bool cnc_start_colors(int pairs_needed, bool *default_background) {

@@ -90,6 +90,7 @@ package final class Terminal {
         // terminal that is not the controlling one (busmon started under setsid), the signal
         // would reach nobody and Ctrl-C would do nothing: there it arrives as a key (3).
         cnc_enter_dashboard_mode(!System.hasControllingTerminal())
+        cnc_buffer_output()
 
         var color = false
         var defaultBackground = false
