@@ -100,6 +100,25 @@ package struct CellGrid: Sendable, Equatable {
         }
     }
 
+    /// Calls `body` with each cell that differs from the same cell of `previous`, row by row, or
+    /// with every cell when there is no previous grid of the same size: what a terminal must be
+    /// told to show this grid where it showed `previous`.
+    package func forEachChange(since previous: CellGrid?, _ body: (_ x: Int, _ y: Int, _ cell: Cell) -> Void)
+    {
+        let previous = previous.flatMap { $0.width == width && $0.height == height ? $0 : nil }
+        cells.withUnsafeBufferPointer { now in
+            guard let previous else {
+                for index in now.indices { body(index % width, index / width, now[index]) }
+                return
+            }
+            previous.cells.withUnsafeBufferPointer { before in
+                for index in now.indices where now[index] != before[index] {
+                    body(index % width, index / width, now[index])
+                }
+            }
+        }
+    }
+
     /// Blanks every cell.
     package mutating func clear() {
         for index in cells.indices { cells[index] = Cell() }

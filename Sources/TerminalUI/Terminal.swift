@@ -148,17 +148,13 @@ package final class Terminal {
     package func draw(_ grid: CellGrid) {
         guard isActive else { return }
         let (width, height) = size
-        let previous = lastDrawn.flatMap { $0.width == grid.width && $0.height == grid.height ? $0 : nil }
-        if previous == nil { _ = cnc_erase() }
-        for y in 0..<min(grid.height, height) {
-            for x in 0..<min(grid.width, width) {
-                let cell = grid[x, y]
-                if let previous, previous[x, y] == cell { continue }
-                // Writing the bottom-right cell reports ERR but draws it; nothing to handle.
-                _ = cnc_put_cell(
-                    Int32(y), Int32(x), displayCharacter(cell.scalar), attributes(for: cell.style),
-                    pair(for: cell.style))
-            }
+        if lastDrawn.map({ $0.width != grid.width || $0.height != grid.height }) ?? true { _ = cnc_erase() }
+        grid.forEachChange(since: lastDrawn) { x, y, cell in
+            guard x < width, y < height else { return }
+            // Writing the bottom-right cell reports ERR but draws it; nothing to handle.
+            _ = cnc_put_cell(
+                Int32(y), Int32(x), displayCharacter(cell.scalar), attributes(for: cell.style),
+                pair(for: cell.style))
         }
         _ = cnc_refresh()
         lastDrawn = grid

@@ -45,4 +45,23 @@ struct CellGridTests {
         #expect(Cell().character == " ")
         #expect(MemoryLayout<Cell>.size <= 8)
     }
+
+    @Test("a frame tells the terminal only the cells that changed, or all of them after a resize")
+    func changesSinceTheLastFrame() {
+        var before = CellGrid(width: 4, height: 2)
+        before.put("abcd", x: 0, y: 0)
+        var now = before
+        now.put("X", x: 1, y: 0)
+        now.put("─", x: 3, y: 1, style: CellStyle(bold: true))
+        var changes: [String] = []
+        now.forEachChange(since: before) { x, y, cell in changes.append("\(x),\(y)=\(cell.character)") }
+        #expect(changes == ["1,0=X", "3,1=─"])
+
+        var all = 0
+        now.forEachChange(since: CellGrid(width: 5, height: 2)) { _, _, _ in all += 1 }
+        #expect(all == 8)
+        all = 0
+        now.forEachChange(since: nil) { _, _, _ in all += 1 }
+        #expect(all == 8)
+    }
 }
