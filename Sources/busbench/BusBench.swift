@@ -118,7 +118,7 @@ struct BusBench {
         checks.append(
             .atMost(
                 "token form / closure array, 100 subscribers (times the floor)",
-                cost(.busToken, 100) / cost(.closureArray, 100), 2))
+                cost(.busToken, 100) / cost(.closureArray, 100), 0.55))
         checks.append(
             .atLeast(
                 "observer form vs NotificationCenter, 10 subscribers (times faster)",
@@ -189,6 +189,7 @@ struct BusBench {
     /// Main-actor handlers against the same handlers written outside any actor, both published
     /// on the main actor, where app code publishes.
     private mutating func measureMainActorParity() {
+        var mainActorAgainstNotificationCenter = Double.nan
         print("Main-actor handlers against the same handlers written outside any actor, published on")
         print("the main actor, ns per handler call (lower is better)")
         var rows: [[String]] = []
@@ -197,7 +198,19 @@ struct BusBench {
                 let variants = [false, true].map {
                     MainActorParity(form: form, mainActor: $0, subscribers: subscribers)
                 }
-                let costs = sampler.medianNanosecondsPerUnit(variants.map(\.workload))
+                // The app's commonest case, one main-actor screen hearing an event posted on the
+                // main actor, against NotificationCenter doing the same, side by side.
+                let notificationCenter =
+                    subscribers == 1 && form == .token
+                    ? DeliveryVariantKind.notificationCenter.make(subscribers: 1) : nil
+                let costs = sampler.medianNanosecondsPerUnit(
+                    variants.map(\.workload) + (notificationCenter.map { [$0.workload] } ?? []))
+                if let notificationCenter {
+                    sanityCheck(
+                        notificationCenter.verify(), "NotificationCenter, 1 subscriber: sums are wrong")
+                    notificationCenter.tearDown()
+                    mainActorAgainstNotificationCenter = costs[2] / costs[1]
+                }
                 for variant in variants {
                     sanityCheck(
                         variant.verify(),
@@ -221,7 +234,14 @@ struct BusBench {
             TextTable.render(
                 header: ["subscribers", "form", "outside any actor", "main actor", "ratio", "≤ 1.5x"],
                 rows: rows))
+        print(
+            "(one main-actor subscriber, token form, against NotificationCenter posting to one observer on "
+                + "the main thread: " + TargetCheck.format(mainActorAgainstNotificationCenter) + "x faster)")
         print()
+        checks.append(
+            .atLeast(
+                "main-actor handler, 1 subscriber, published on the main actor: token form vs NotificationCenter",
+                mainActorAgainstNotificationCenter, 10))
     }
 
     // MARK: - Two publishing threads
@@ -307,11 +327,12 @@ struct BusBench {
                 + Self.milliseconds(MonitorOverhead.keepingEveryEventInterval)
                 + " it keeps each event, its full cost per event.)")
         print()
-        checks.append(.atMost("publish with monitor / without, \(subscribers) subscribers", busmonRatio, 1.5))
+        checks.append(
+            .atMost("publish with monitor / without, \(subscribers) subscribers", busmonRatio, 1.25))
         checks.append(
             .atMost(
                 "publish with monitor keeping every event / without, \(subscribers) subscribers",
-                everyEventRatio, 2))
+                everyEventRatio, 1.5))
     }
 
     private static func milliseconds(_ seconds: Double) -> String {
@@ -407,8 +428,8 @@ struct BusBench {
                 "(busmon received \(result.attachedMonitorEvents) events attached and "
                     + "\(result.dialledInMonitorEvents) dialled in; the tap drops the oldest for a")
             print(" reader that falls behind, and never makes the app wait)\n")
-            checks.append(.atLeast("simapp attached / alone (publish rate)", attached / alone, 0.75))
-            checks.append(.atLeast("simapp dialled in / alone (publish rate)", dialledIn / alone, 0.75))
+            checks.append(.atLeast("simapp attached / alone (publish rate)", attached / alone, 0.95))
+            checks.append(.atLeast("simapp dialled in / alone (publish rate)", dialledIn / alone, 0.95))
             sanityCheck(result.attachedMonitorEvents > 0, "attach: busmon received no events")
             sanityCheck(result.dialledInMonitorEvents > 0, "dial-in: busmon --listen received no events")
         } catch {
@@ -429,10 +450,16 @@ struct BusBench {
         do {
             let idle = try cpu.share(of: cpu.busmon, watching: .idle)
             let busy = try cpu.share(of: cpu.busmon, watching: .simappDefaultRate)
-            rows.append(["release", "an app publishing nothing", Self.percent(idle)])
-            rows.append(["release", "simapp at its default rate (200/s)", Self.percent(busy)])
-            checks.append(.shareAtMost("busmon's CPU, release, an app publishing nothing", idle, 0.002))
-            checks.append(.shareAtMost("busmon's CPU, release, simapp at its default rate", busy, 0.01))
+            rows.append([cpu.build, "an app publishing nothing", Self.percent(idle)])
+            rows.append([cpu.build, "simapp at its default rate (200/s)", Self.percent(busy)])
+            // The goals are a release build's, and a debug build's at the default rate.
+            if cpu.build == "release" {
+                checks.append(.shareAtMost("busmon's CPU, release, an app publishing nothing", idle, 0.002))
+            }
+            checks.append(
+                .shareAtMost(
+                    "busmon's CPU, \(cpu.build), simapp at its default rate", busy,
+                    cpu.build == "release" ? 0.01 : 0.03))
             if let debug = cpu.debugBusmon {
                 let debugBusy = try cpu.share(of: debug, watching: .simappDefaultRate)
                 rows.append(["debug", "simapp at its default rate (200/s)", Self.percent(debugBusy)])

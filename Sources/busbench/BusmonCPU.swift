@@ -23,7 +23,9 @@ struct BusmonCPU {
     /// The release busmon and simapp next to busbench.
     let busmon: String
     let simapp: String
-    /// The debug busmon that `swift build` makes, when there is one.
+    /// The build of ``busmon``: `release`, or `debug` when busbench itself is a debug build.
+    let build: String
+    /// The debug busmon that `swift build` makes beside a release busbench, when there is one.
     let debugBusmon: String?
     /// Seconds of the short and the long run.
     let shortRun: Double
@@ -50,6 +52,7 @@ struct BusmonCPU {
         else { return nil }
         self.busmon = busmon
         self.simapp = simapp
+        build = folder.lastPathComponent == "release" ? "release" : "debug"
         // `.build/<triple>/release/busbench` beside `.build/<triple>/debug/busmon`.
         let debug = folder.deletingLastPathComponent().appendingPathComponent("debug/busmon").path
         debugBusmon =

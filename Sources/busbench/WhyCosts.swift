@@ -65,6 +65,8 @@ enum WhyCosts {
         }
         plain.tearDown()
         watched.tearDown()
+        outcome.checks.append(
+            .atMost("a handler call timed / untimed, 10 subscribers", timing[1] / timing[0], 1.05))
         print("Handler timing, token form, \(subscribers) subscribers")
         print(
             TextTable.render(
