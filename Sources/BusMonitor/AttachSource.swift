@@ -284,6 +284,8 @@ final class AttachReader: @unchecked Sendable {
     /// Seconds the reader pauses after a read that did not fill its buffer, so that what the tap
     /// sends in that time arrives in one read.
     static let readPause = 0.02
+    /// Bytes below which a read counts as small: a few events, not a busy app's stream.
+    static let smallRead = 4096
 
     /// Seconds between attempts while the tap refuses, so as not to keep a full tap busy.
     static let refusedRetryInterval = 1.0
@@ -366,8 +368,9 @@ final class AttachReader: @unchecked Sendable {
             if incompatible { return max(2, retryInterval) }
             // A tap sends every 10 ms while its app publishes; the monitor drains 25 times a
             // second. Reading what gathered in a moment's pause costs one wake-up where there
-            // were several; a full read means the app is fast, and reading goes on at once.
-            if count < chunk.count { thread.sleep(seconds: Self.readPause) }
+            // were several. Only after a small read: a socket's buffer may hold as little as
+            // 8 KiB (macOS), and a busy app must be read at once or its tap drops.
+            if count < Self.smallRead { thread.sleep(seconds: Self.readPause) }
         }
         return 0
     }

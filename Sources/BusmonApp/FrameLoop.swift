@@ -61,6 +61,7 @@ struct FrameLoop {
         let deadline = duration.map { start + $0 }
         var nextFrame = start
         var lastNews = start
+        var lastDrawn = -Double.infinity
         var grid = CellGrid(width: 0, height: 0)
         var frames = 0
 
@@ -95,6 +96,7 @@ struct FrameLoop {
                     screen.render(into: &grid, now: wallClock)
                     terminal.draw(grid)
                     frames += 1
+                    lastDrawn = now
                 }
                 // Keep a steady cadence, but after a stall start afresh instead of catching up.
                 let quiet = now - lastNews > Self.secondsBeforeLookingLess
@@ -113,8 +115,10 @@ struct FrameLoop {
             switch terminal.nextEvent(timeoutMilliseconds: max(0, waitMilliseconds)) {
             case .key(let key):
                 if !screen.handle(key) { return report(.quit) }
-                // Answered in the next frame, now, even while the loop looks less often.
-                nextFrame = MonotonicClock.now()
+                // Answered in the next frame, at once even while the loop looks less often, but
+                // no sooner than a frame's interval after the last: a held key or a paste does
+                // not draw more than 25 frames a second.
+                nextFrame = min(nextFrame, max(MonotonicClock.now(), lastDrawn + interval))
             case .resize:
                 nextFrame = MonotonicClock.now()  // redraw at the new size right away
             case nil:

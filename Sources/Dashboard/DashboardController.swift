@@ -134,7 +134,7 @@ package class DashboardController {
     ///   - now: Seconds since 1970, on the clock of ``FeedEvent/time``.
     package func update(_ batch: SourceBatch, now: Double) {
         lastNow = now
-        if bringsNews(batch.records) || !batch.notices.isEmpty || batch.countersRestarted
+        if bringsNews(batch.records, fleet: batch.fleet) || !batch.notices.isEmpty || batch.countersRestarted
             || batch.status != lastBatchStatus.status || batch.droppedEvents != lastBatchStatus.dropped
             || batch.fleet != lastBatchStatus.fleet
         {
@@ -148,15 +148,23 @@ package class DashboardController {
     /// last (an idle app's tap sends the same counters twice a second).
     private var lastSnapshots: [FeedOrigin?: FeedSnapshot] = [:]
 
-    /// Whether `records` hold anything but snapshots that repeat the last of their app.
-    private func bringsNews(_ records: [FeedRecord]) -> Bool {
+    /// Whether `records` hold anything but snapshots that repeat the last of their app; keeps
+    /// each app's newest snapshot, and forgets the apps no longer in `fleet` when it is given.
+    private func bringsNews(_ records: [FeedRecord], fleet: [FleetMember]?) -> Bool {
         var news = false
         for record in records {
-            guard case .snapshot(let snapshot) = record else { return true }
+            guard case .snapshot(let snapshot) = record else {
+                news = true
+                continue
+            }
             if let last = lastSnapshots[snapshot.origin], Self.showTheSame(last, snapshot) { continue }
-            // Bounded by the fleet's members, which the fleet itself bounds.
             lastSnapshots[snapshot.origin] = snapshot
             news = true
+        }
+        if let fleet, lastSnapshots.count > 1 {
+            // An app that left (a restarted one comes back under a new pid) keeps no snapshot.
+            let members = Set(fleet.map(\.origin))
+            lastSnapshots = lastSnapshots.filter { $0.key.map(members.contains) ?? true }
         }
         return news
     }

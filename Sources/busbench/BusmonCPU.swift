@@ -104,6 +104,10 @@ struct BusmonCPU {
             simappChild = try ChildProcess.start(simapp, ["--tap", socket], environment: environment)
             let deadline = Date().addingTimeInterval(5)
             while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(5_000) }
+            // A busmon waiting for a socket that never came would measure nothing worth printing.
+            guard FileManager.default.fileExists(atPath: socket) else {
+                throw BenchFailure(description: "simapp made no tap at \(socket) within 5 s")
+            }
         }
         defer {
             tap?.close()
@@ -119,12 +123,14 @@ struct BusmonCPU {
         let monitor = try ChildProcess.start(
             busmon, ["--attach", socket, "--duration", String(seconds)], environment: environment,
             terminal: terminal)
-        // Take what it draws as a terminal would, so that it never waits on a full one.
-        while monitor.isRunning {
+        // Take what it draws as a terminal would, so that it never waits on a full one; a busmon
+        // that outlives its --duration by half a minute is killed and reported.
+        let deadline = Date().addingTimeInterval(seconds + 30)
+        while monitor.isRunning, Date() < deadline {
             terminal.drain()
             usleep(20_000)
         }
-        let result = try monitor.wait()
+        let result = try monitor.wait(timeout: 1)
         guard result.status == 0 else {
             throw BenchFailure(description: "busmon exited with \(result.status): \(result.standardError)")
         }

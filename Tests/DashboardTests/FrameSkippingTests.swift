@@ -126,4 +126,28 @@ struct FrameSkippingTests {
             drawn(dashboard, at: now)
         }
     }
+
+    @Test("a snapshot after an event in the same batch is kept, so the next is compared with it")
+    func aSnapshotBehindAnEventIsKept() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        var now = startTime
+        for batch in [
+            SourceBatch(records: [.snapshot(snapshot(at: now, age: 1))]),
+            SourceBatch(records: [
+                .event(login("ann", at: now + 0.1)),
+                .snapshot(snapshot(at: now + 0.1, age: 1, published: 41)),
+            ]),
+        ] {
+            source.enqueue(batch)
+            dashboard.update(now: now)
+            #expect(dashboard.needsFrame(at: now))
+            drawn(dashboard, at: now)
+            now += 0.2
+        }
+        // Back to the first counts: news against the snapshot shown last.
+        source.enqueue(SourceBatch(records: [.snapshot(snapshot(at: now, age: 1.2))]))
+        dashboard.update(now: now)
+        #expect(dashboard.hasChangesToShow)
+    }
 }

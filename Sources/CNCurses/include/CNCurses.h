@@ -70,15 +70,16 @@ bool cnc_can_address_cursor(void);
 /// controlling terminal, where those signals would reach nobody.
 void cnc_enter_dashboard_mode(bool keys_as_data);
 
-/// Starts colours when the terminal has them and at least `pairs_needed` pairs besides pair 0.
-/// Returns whether colours are on; `*default_background` then says whether CNC_COLOR_DEFAULT
-/// may be used as a background.
 /// Lets curses gather a refresh's output into few writes. Until the screen has been suspended
 /// and resumed once (endwin, then a refresh), ncurses takes the program for a low-level
 /// terminfo user and writes out every cursor movement at once: over a thousand writes of a few
-/// bytes a second at 25 frames. Suspending and resuming at the start ends that.
+/// bytes a second at 25 frames. Suspending and resuming at the start ends that; curses without
+/// that behaviour (macOS's own) only redraws the blank screen.
 void cnc_buffer_output(void);
 
+/// Starts colours when the terminal has them and at least `pairs_needed` pairs besides pair 0.
+/// Returns whether colours are on; `*default_background` then says whether CNC_COLOR_DEFAULT
+/// may be used as a background.
 bool cnc_start_colors(int pairs_needed, bool *default_background);
 
 /// Defines colour pair `pair` as `foreground` on `background` (CNC_COLOR_*).
