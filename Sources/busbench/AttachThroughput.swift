@@ -23,16 +23,9 @@ struct AttachThroughput {
 
     /// The two programs next to this executable, or `nil` when they are not built.
     init?(seconds: Double) {
-        let folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        let simapp = folder.appendingPathComponent("simapp").path
-        let busmon = folder.appendingPathComponent("busmon").path
-        guard FileManager.default.isExecutableFile(atPath: simapp),
-            FileManager.default.isExecutableFile(atPath: busmon)
-        else { return nil }
-        self.simapp = simapp
-        self.busmon = busmon
+        guard let programs = System.builtPrograms("simapp", "busmon") else { return nil }
+        simapp = programs[0]
+        busmon = programs[1]
         self.seconds = seconds
     }
 

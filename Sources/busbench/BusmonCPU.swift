@@ -42,16 +42,10 @@ struct BusmonCPU {
 
     /// Finds the programs next to this executable; `nil` when they are not built.
     init?(quick: Bool) {
-        let folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        let busmon = folder.appendingPathComponent("busmon").path
-        let simapp = folder.appendingPathComponent("simapp").path
-        guard FileManager.default.isExecutableFile(atPath: busmon),
-            FileManager.default.isExecutableFile(atPath: simapp)
-        else { return nil }
-        self.busmon = busmon
-        self.simapp = simapp
+        guard let programs = System.builtPrograms("busmon", "simapp") else { return nil }
+        busmon = programs[0]
+        simapp = programs[1]
+        let folder = System.programFolder
         build = folder.lastPathComponent == "release" ? "release" : "debug"
         // `.build/<triple>/release/busbench` beside `.build/<triple>/debug/busmon`.
         let debug = folder.deletingLastPathComponent().appendingPathComponent("debug/busmon").path

@@ -31,6 +31,19 @@ enum System {
         #endif
     }
 
+    /// The folder busbench runs from, where `swift build` puts the package's other programs.
+    static var programFolder: URL {
+        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+    }
+
+    /// The paths of `names` in ``programFolder``, or `nil` when any of them is not built.
+    static func builtPrograms(_ names: String...) -> [String]? {
+        let paths = names.map { programFolder.appendingPathComponent($0).path }
+        return paths.allSatisfy(FileManager.default.isExecutableFile(atPath:)) ? paths : nil
+    }
+
     /// The load averages over 1, 5 and 15 minutes.
     static func loadAverage() -> (Double, Double, Double)? {
         var loads = [0.0, 0.0, 0.0]
