@@ -171,7 +171,8 @@ package class DashboardController {
 
     /// Whether two snapshots of one app show the same but for time: their own, and the ages of
     /// objects and suspects, which grow while nothing happens and which the frame drawn each
-    /// second shows anyway.
+    /// second shows anyway. A field added to snapshots belongs here too; one left out would show
+    /// its change only with the next second's frame.
     static func showTheSame(_ first: FeedSnapshot, _ second: FeedSnapshot) -> Bool {
         let one = first.snapshot
         let other = second.snapshot
