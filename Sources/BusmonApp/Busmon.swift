@@ -6,6 +6,7 @@ internal import EventBus
 internal import EventBusNATS
 internal import Foundation
 internal import Simulator
+internal import Synchronization
 internal import TerminalUI
 
 #if canImport(Darwin)
@@ -199,15 +200,28 @@ package enum Busmon {
         // A closed pipe ends the run as the writes' EPIPE, not as a death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let stopped = LockedSignal()
+        // Until the sources below hear signals, a handler notes the first one: ignored meanwhile,
+        // a SIGTERM sent just after busmon started was lost, and busmon ran on.
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { number in signalBeforeSources.store(number, ordering: .relaxed) }
+        }
+        let registered = DispatchGroup()
         let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 stopped.record(number)
                 runner.stop()
             }
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             source.resume()
             return source
+        }
+        _ = registered.wait(timeout: .now() + 1)
+        let early = signalBeforeSources.load(ordering: .relaxed)
+        if early != 0 {
+            stopped.record(early)
+            runner.stop()
         }
         let outcome = runner.run()
         sources.forEach { $0.cancel() }
@@ -415,3 +429,7 @@ package enum Busmon {
         _ = line.withUTF8 { BusWire.System.writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }
     }
 }
+
+/// The first SIGINT or SIGTERM that came while a headless run set up its signal sources, or 0.
+/// Written by a signal handler: an atomic store is safe there.
+private let signalBeforeSources = Atomic<Int32>(0)
