@@ -12,6 +12,7 @@ import EventBus
 import EventBusNATS
 import Foundation
 import Simulator
+import Synchronization
 
 #if canImport(Darwin)
     import Darwin
@@ -210,14 +211,23 @@ print(
 
 // Stop on SIGINT/SIGTERM or when the duration ends, whichever comes first.
 let stop = DispatchSemaphore(value: 0)
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
+// Until the sources hear signals, a handler notes one: ignored meanwhile (libdispatch installs
+// its own handler only once a source is registered), a SIGTERM sent just after simapp started
+// was lost, and simapp ran on.
+EarlySignal.seen.store(false, ordering: .relaxed)
+signal(SIGINT) { _ in EarlySignal.seen.store(true, ordering: .relaxed) }
+signal(SIGTERM) { _ in EarlySignal.seen.store(true, ordering: .relaxed) }
+let signalsRegistered = DispatchGroup()
 let signalSources = [SIGINT, SIGTERM].map { number in
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
     source.setEventHandler { stop.signal() }
+    signalsRegistered.enter()
+    source.setRegistrationHandler { signalsRegistered.leave() }
     source.resume()
     return source
 }
+_ = signalsRegistered.wait(timeout: .now() + 1)
+if EarlySignal.seen.load(ordering: .relaxed) { stop.signal() }
 // The main thread runs what waits for the main actor (the app's main-actor handlers) while it
 // waits for the signal or the end of the duration.
 let deadline = options.duration.map { Date(timeIntervalSinceNow: $0) } ?? .distantFuture
@@ -240,3 +250,9 @@ print(
     "simapp: published \(published) events in \(String(format: "%.1f", seconds)) s"
         + " (\(Int(Double(published) / max(seconds, 0.001))) events/s)")
 withExtendedLifetime(signalSources) {}
+
+/// Whether SIGINT or SIGTERM came before the signal sources were registered; written by a
+/// signal handler, where an atomic store is safe.
+enum EarlySignal {
+    static let seen = Atomic<Bool>(false)
+}

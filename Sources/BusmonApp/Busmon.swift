@@ -202,6 +202,8 @@ package enum Busmon {
         let stopped = LockedSignal()
         // Until the sources below hear signals, a handler notes the first one: ignored meanwhile,
         // a SIGTERM sent just after busmon started was lost, and busmon ran on.
+        // Touched here first, so that a handler never runs a global's lazy initialization.
+        signalBeforeSources.store(0, ordering: .relaxed)
         for number in [SIGINT, SIGTERM] {
             signal(number) { number in signalBeforeSources.store(number, ordering: .relaxed) }
         }
