@@ -1,3 +1,5 @@
+import EventBus
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -41,11 +43,12 @@ func seconds(on clock: clockid_t) -> Double {
 
 /// Time stamps for a stream of records, cheap enough for every event.
 ///
-/// The coarse clock (a few nanoseconds, one kernel tick of 1-4 ms resolution) tells which tick a
-/// record falls in; the first 8 records of a tick, and every 64th after, read the precise clock
-/// (25 ns or so), and the rest reuse the last reading. So stamps are exact up to about 2,000
-/// records a second, at most 64 records or one tick early above that, and never go backwards.
-/// Not thread-safe: keep one per buffer, under that buffer's lock.
+/// The bus's ``HandlerClock`` (a load, refreshed every millisecond) tells which tick a record
+/// falls in; the first 8 records of a tick, and every 64th after, read the real-time clock (25
+/// to 35 ns), and the rest reuse the last reading. So stamps are exact up to about 8,000 records
+/// a second, at most 64 records or one tick early above that, and never go backwards. (The
+/// kernel's coarse clock told the tick before, at 23 ns a reading on a virtual machine: most of
+/// a stamp's cost.) Not thread-safe: keep one per buffer, under that buffer's lock.
 package struct StampClock {
     @usableFromInline var lastTick = -1
     @usableFromInline var recordsInTick = 0
@@ -57,7 +60,7 @@ package struct StampClock {
     /// The stamp for the next record, in seconds since 1970.
     @inlinable @inline(__always)
     package mutating func stamp() -> Double {
-        let tick = System.coarseWallTick()
+        let tick = HandlerClock.shared.now()
         if tick != lastTick {
             lastTick = tick
             recordsInTick = 0

@@ -282,20 +282,6 @@ package enum System {
         #endif
     }
 
-    /// The real-time clock's current tick, in nanoseconds since 1970: the kernel's coarse clock
-    /// on Linux (a few nanoseconds to read, one tick of resolution); Darwin has no coarse clock,
-    /// so there it is the precise time.
-    @inlinable @inline(__always)
-    package static func coarseWallTick() -> Int {
-        var coarse = timespec()
-        #if canImport(Darwin)
-            clock_gettime(CLOCK_REALTIME, &coarse)
-        #else
-            clock_gettime(CLOCK_REALTIME_COARSE, &coarse)
-        #endif
-        return Int(coarse.tv_sec) &* 1_000_000_000 &+ Int(coarse.tv_nsec)
-    }
-
     /// This machine's host name, or `localhost` when it has none.
     package static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -183,9 +183,10 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
         let outerCause = thread.scheduledCause
         thread.scheduledCause = cause
         if let timer {
-            let start = System.handlerClockNanoseconds()
+            let clock = HandlerClock.shared
+            var laps = HandlerClock.Laps(clock)
             handler(event)
-            timer.record(System.handlerClockNanoseconds() - start, for: self)
+            timer.record(laps.lap(clock), for: self)
         } else {
             handler(event)
         }

@@ -88,8 +88,8 @@ extension EventBus {
         return tally
     }
 
-    /// The timed loop of ``offer(_:to:marker:timer:entry:)``: one clock reading after each
-    /// call, the previous one its start. A delivery handed to a queue or an actor is timed
+    /// The timed loop of ``offer(_:to:marker:timer:entry:)``: a lap of ``HandlerClock`` after
+    /// each call, the previous one its start. A delivery handed to a queue or an actor is timed
     /// where it runs.
     @inline(never)
     static func offerTimed(
@@ -99,15 +99,15 @@ extension EventBus {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         var mainActor = MainActorPass()
-        var last = System.handlerClockNanoseconds()
+        let clock = HandlerClock.shared
+        var laps = HandlerClock.Laps(clock)
         for index in 0..<count {
             let reference = entry(index)
             let outcome = reference.borrow {
                 $0.offer(at: payload, marker: marker, timer: timer, mainActor: &mainActor)
             }
-            let now = System.handlerClockNanoseconds()
-            if outcome == .delivered { reference.borrow { timer.record(now - last, for: $0) } }
-            last = now
+            let nanoseconds = laps.lap(clock)
+            if outcome == .delivered { reference.borrow { timer.record(nanoseconds, for: $0) } }
             tally.add(outcome)
         }
         return tally

@@ -174,7 +174,7 @@ public final class EventBus: Sendable {
         let event = SubscriberLifecycleEvent(
             kind: .slowHandler, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
             observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
-        guard let report = slowCallReports.admit(event, now: System.handlerClockNanoseconds()) else { return }
+        guard let report = slowCallReports.admit(event, now: System.monotonicNanoseconds()) else { return }
         update { ((), $0.report(report)) }
     }
 
@@ -185,14 +185,14 @@ public final class EventBus: Sendable {
         let event = SubscriberLifecycleEvent(
             kind: .handlerFailed, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
             observerID: entry.observerRecord?.serial, reason: String(describing: error))
-        guard let report = failureReports.admit(event, now: System.handlerClockNanoseconds()) else { return }
+        guard let report = failureReports.admit(event, now: System.monotonicNanoseconds()) else { return }
         update { ((), $0.report(report)) }
     }
 
     /// Sends the failure and slow-call reports the rate limits held back and no later report
     /// carried, once their second is over.
     func flushHeldBackReports() {
-        let now = System.handlerClockNanoseconds()
+        let now = System.monotonicNanoseconds()
         for pacer in [failureReports, slowCallReports] {
             if let report = pacer.flush(now: now) { update { ((), $0.report(report)) } }
         }

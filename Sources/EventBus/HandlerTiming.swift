@@ -207,6 +207,6 @@ extension EventBus {
     /// One reading of the clock that times handler calls, in nanoseconds, for measuring what a
     /// reading costs: each timed call takes one.
     package static func handlerClockReading() -> Int {
-        System.handlerClockNanoseconds()
+        HandlerClock.shared.now()
     }
 }

@@ -43,20 +43,14 @@ enum System {
         _ = sched_yield()
     }
 
-    /// A monotonic reading in nanoseconds, cheap enough to take around every handler call:
-    /// the kernel's coarse clock on Linux (a few nanoseconds to read, one kernel tick of 1-4 ms
-    /// resolution); Darwin has no coarse clock, and its uptime clock reads a counter register.
-    ///
-    /// A short call usually measures 0 and now and then a whole tick, with the odds of its share
-    /// of the tick, so totals over many calls come out right; one long call comes out right to a
-    /// tick.
-    @inline(__always)
-    static func handlerClockNanoseconds() -> Int {
+    /// A monotonic reading in nanoseconds, for ``HandlerClock``'s ticks and the pacing of
+    /// reports; handler calls are timed with ``HandlerClock``, which is cheaper to read.
+    static func monotonicNanoseconds() -> Int {
         #if canImport(Darwin)
             return Int(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_UPTIME_RAW))
         #else
             var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+            clock_gettime(CLOCK_MONOTONIC, &now)
             return Int(now.tv_sec) &* 1_000_000_000 &+ Int(now.tv_nsec)
         #endif
     }

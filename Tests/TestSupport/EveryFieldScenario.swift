@@ -57,7 +57,7 @@ package final class EveryFieldScenario: @unchecked Sendable {
         let bus = self.bus
         // subscribed, and a handler that publishes (a cause) and runs slowly.
         let pong = bus.subscribe(observer: screen) { (ping: MatrixPing) in
-            usleep(20_000)  // longer than a tick of the coarse clock handlers are timed with
+            usleep(20_000)  // longer than the slow threshold the scenario's bus is given
             bus.publish(MatrixPong(number: ping.number))
         }
         // duplicateSubscription: the same observer, the same type again.
