@@ -55,6 +55,20 @@ enum System {
         #endif
     }
 
+    /// Whether the calling code runs on the main actor's executor, where the thread alone tells:
+    /// on Darwin the main dispatch queue, which is that executor, runs only on the main thread,
+    /// and Swift counts the main thread as the main actor. `nil` elsewhere: on Linux the main
+    /// queue's jobs may run on other threads (after `dispatchMain()`, as under an async `main`),
+    /// and only the queue can tell.
+    @inline(__always)
+    static func isOnMainActorByThread() -> Bool? {
+        #if canImport(Darwin)
+            return pthread_main_np() != 0
+        #else
+            return nil
+        #endif
+    }
+
     /// The processors online now.
     static var processorsOnline: Int {
         Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
