@@ -6,7 +6,7 @@ extension TapServer {
 
     /// Moves what publishers left in the inbox into the history, in publishing order.
     func collect() {
-        guard let drained = inbox?.drain() else { return }
+        guard let drained = inbox?.drain(keepingAtMost: inboxLimit) else { return }
         eventsPublished = drained.eventsAppended
         var lifecycleSequence = drained.firstLifecycleSequence
         for record in drained.records {
@@ -28,8 +28,25 @@ extension TapServer {
         // Every round, so that the history always ends with the newest events, however far
         // behind the readers are.
         collect()
+        for client in clients { client.takenThisRound = 0 }
         pumpHistory()
+        // A round in which every reader caught up asks for no limit.
+        let behind = clients.contains { $0.cursor.position < history.end }
+        recentlyTaken.append(behind ? clients.map(\.takenThisRound).max() ?? 0 : capacity)
+        if recentlyTaken.count > Self.roundsRemembered { recentlyTaken.removeFirst() }
         noteLostTail()
+    }
+
+    /// Events the inbox keeps until the next round: all it can hold while the readers keep up;
+    /// once every reader has fallen behind for ``roundsRemembered`` rounds in a row, a quarter
+    /// more than the most eager one took in a round lately. So an app publishing faster than
+    /// its monitors read pays a load and an increment for each event nobody would read, rather
+    /// than storing it, and the tap does not copy and encode it; a burst after the readers kept
+    /// up is kept whole. A round in which the readers catch up lifts the limit. Events dropped
+    /// there reach the readers as drops, as those the history loses do.
+    var inboxLimit: Int {
+        let taken = recentlyTaken.count < Self.roundsRemembered ? capacity : recentlyTaken.max() ?? capacity
+        return min(capacity, max(Self.minimumInboxLimit, taken + taken / 4))
     }
 
     func pumpHistory() {
@@ -47,6 +64,7 @@ extension TapServer {
             }
             for client in wanting where client.cursor.position < high {
                 let first = max(client.cursor.position, low)
+                client.takenThisRound += high - first
                 for position in first..<high {
                     noteGaps(before: history[position], for: client)
                     let index = position - low

@@ -28,6 +28,13 @@ final class TapServer: @unchecked Sendable {
     static let defaultIdleTimeout = 10.0
     /// How long the thread sleeps between rounds when readers are connected but idle, in seconds.
     static let tick = 0.01
+    /// Rounds whose takings set the inbox's limit: 80 ms, longer than a monitor's pause between
+    /// two reads (busmon's is one frame, 40 ms).
+    static let roundsRemembered = 8
+    /// Events the inbox keeps each round at least, whatever the readers took: enough for a
+    /// monitor that has stopped reading for a moment to see the app's traffic when it comes back,
+    /// 25,600 a second.
+    static let minimumInboxLimit = 256
 
     let bus: EventBus
     /// Events the inbox holds between two rounds, and the history holds.
@@ -68,6 +75,10 @@ final class TapServer: @unchecked Sendable {
     var refusedCount = 0
     /// Readers disconnected because they took none of their waiting output for `idleTimeout`.
     var idleDisconnections = 0
+    /// Records the most eager reader took in each of the last rounds, newest last, or
+    /// `capacity` for a round in which every reader caught up: what the inbox keeps for the next
+    /// round (``TapServer/inboxLimit``).
+    var recentlyTaken: [Int] = []
 
     /// One connected reader.
     final class Client {
@@ -79,6 +90,8 @@ final class TapServer: @unchecked Sendable {
         var droppedLifecycle = 0
         /// Since when output has been waiting and the reader has taken none of it, or nil.
         var stalledSince: Double?
+        /// Records encoded for this reader in the current round.
+        var takenThisRound = 0
 
         init(descriptor: Int32, cursor: TapHistory.Cursor) {
             self.descriptor = descriptor

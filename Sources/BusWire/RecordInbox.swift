@@ -75,6 +75,9 @@ package final class RecordInbox: @unchecked Sendable {
         @usableFromInline var stamps = StampClock()
         /// Set by the taking thread when it found nothing and is about to wait.
         @usableFromInline var sleeping = false
+        /// Events this filling keeps at most: ``capacity``, unless the drainer asked for fewer
+        /// (``drain(sleepingIfEmpty:keepingAtMost:)``); beyond it `.dropNewest` drops.
+        @usableFromInline var limit: Int
     }
 
     /// What only the taking side touches, under its own lock: drains take turns.
@@ -125,7 +128,7 @@ package final class RecordInbox: @unchecked Sendable {
         self.lifecycleCapacity = max(1, lifecycleCapacity ?? min(self.capacity, 4096))
         self.whenFull = whenFull
         self.clock = clock
-        filling = LockedUniqueValue(Filling(ring: SlotRing(capacity: self.capacity)))
+        filling = LockedUniqueValue(Filling(ring: SlotRing(capacity: self.capacity), limit: self.capacity))
         taking = LockedUniqueValue(Taking(spare: SlotRing(capacity: self.capacity)))
     }
 
@@ -139,7 +142,7 @@ package final class RecordInbox: @unchecked Sendable {
         }
         let (wake, _) = filling.withLock { filling -> (Bool, FeedEvent?) in
             var overwritten: FeedEvent?
-            if !filling.ring.isFull || whenFull == .dropOldest {
+            if filling.ring.count < filling.limit || whenFull == .dropOldest {
                 let event = FeedEvent(
                     sequence: 0, time: clock?() ?? filling.stamps.stamp(), typeName: "",
                     payload: .value(delivery.event), receivers: delivery.receivers, trace: delivery.trace)
@@ -150,7 +153,7 @@ package final class RecordInbox: @unchecked Sendable {
                     drops.wrappingAdd(1, ordering: .relaxed)
                 } else {
                     filling.ring.append(event)
-                    if filling.ring.isFull && whenFull == .dropNewest {
+                    if filling.ring.count >= filling.limit && whenFull == .dropNewest {
                         isFull.store(true, ordering: .relaxed)
                     }
                 }
@@ -196,17 +199,23 @@ package final class RecordInbox: @unchecked Sendable {
     /// Hands over everything appended since the previous drain, oldest first, and empties the
     /// inbox.
     ///
-    /// - Parameter sleepingIfEmpty: When there is nothing, note that the caller will wait in
-    ///   ``wait(timeout:)``, so that the next append wakes it.
+    /// - Parameters:
+    ///   - sleepingIfEmpty: When there is nothing, note that the caller will wait in
+    ///     ``wait(timeout:)``, so that the next append wakes it.
+    ///   - limit: Events the inbox keeps until the next drain (at most ``capacity``, which
+    ///     `nil` means); with `.dropNewest`, later ones are dropped and counted at the cost of a
+    ///     load and an increment. A drainer that can pass on only so many asks for that many, so
+    ///     that the app does not pay to store what would be thrown away.
     /// - Complexity: O(*n*) in the records handed over; appends wait only while the rings are
     ///   swapped.
-    package func drain(sleepingIfEmpty: Bool = false) -> Drained {
+    package func drain(sleepingIfEmpty: Bool = false, keepingAtMost limit: Int? = nil) -> Drained {
         taking.withLock { taking in
             let (changes, changesAppended, dropped, overwritten) = filling.withLock { filling in
                 if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty {
                     filling.sleeping = true
                 }
                 swap(&filling.ring, &taking.spare)
+                filling.limit = min(capacity, max(1, limit ?? capacity))
                 defer {
                     filling.overwritten = 0
                     filling.changes = []

@@ -48,6 +48,22 @@ struct RecordInboxTests {
         }
     }
 
+    @Test("a drainer that asks for fewer events gets that many next time, the rest numbered as drops")
+    func aLimitHoldsForOneRound() {
+        let inbox = RecordInbox(capacity: 10, whenFull: .dropNewest)
+        _ = inbox.drain(keepingAtMost: 3)
+        for value in 0..<6 { Self.append(value, to: inbox) }
+        let limited = inbox.drain()
+        #expect(Self.values(limited) == [0, 1, 2])
+        #expect(limited.droppedEvents == 3)
+        // The drain that asked for nothing lifted the limit: the whole capacity again.
+        for value in 6..<18 { Self.append(value, to: inbox) }
+        let whole = inbox.drain(keepingAtMost: 100)
+        #expect(Self.values(whole) == Array(6..<16))
+        #expect(whole.records.events.map(\.sequence) == Array(7...16))
+        #expect(whole.droppedEvents == 5)
+    }
+
     @Test("a full inbox that drops the oldest keeps the newest, numbered after what it wrote over")
     func dropOldestKeepsTheNewest() {
         let inbox = RecordInbox(capacity: 3, whenFull: .dropOldest)
