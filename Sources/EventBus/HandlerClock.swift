@@ -68,6 +68,10 @@ package final class HandlerClock: @unchecked Sendable {
 
     /// Nanoseconds on a monotonic clock, for the difference between two readings; the first of
     /// a series, which keeps the timer running.
+    ///
+    /// While the timer restarts, readings come from the system clock, and the timer's first may
+    /// be a little older than the last of them (it read the clock before they did): readings
+    /// may step back by less than a tick then. ``Laps`` never measures a negative time.
     @inline(__always)
     package func now() -> Int {
         let value = reading.load(ordering: .relaxed)
