@@ -6,23 +6,37 @@ import Testing
 
 @Suite("Handler clock")
 struct HandlerClockTests {
-    @Test("a reading starts the timer, which moves the reading on and stops once nothing reads it")
-    func theTimerStartsAndStops() {
-        let clock = HandlerClock(tickNanoseconds: 1_000_000, idleTicksBeforeStopping: 20)
+    @Test("sparse readings come from the system clock and never start the timer")
+    func sparseReadingsDoNotStartTheTimer() {
+        let clock = HandlerClock(readingsToStart: 100, startWindowNanoseconds: 10_000_000)
+        var previous = clock.now()
+        // 300 readings at least 0.2 ms apart: under 100 within 10 ms.
+        for _ in 0..<300 {
+            usleep(200)
+            let reading = clock.now()
+            #expect(reading > previous)
+            previous = reading
+        }
         #expect(!clock.isTicking)
-        let first = clock.now()
-        #expect(clock.isTicking)
-        // Unread for 20 ticks, it stops; the wait is generous for a loaded machine.
-        #expect(eventually { !clock.isTicking })
-
-        // Stopped, a reading is the system clock's, and starts the timer again.
-        let afterStopping = clock.now()
-        #expect(afterStopping > first)
-        #expect(clock.isTicking)
-        #expect(eventually { clock.now() > afterStopping })
     }
 
-    @Test("readings follow the time")
+    @Test("busy reading starts the timer, which stops once the readings thin out")
+    func theTimerStartsAndStops() {
+        let clock = HandlerClock(
+            ticksPerVerdict: 10, readingsToStart: 100, startWindowNanoseconds: 10_000_000)
+        #expect(!clock.isTicking)
+        for _ in 0..<1_000 { _ = clock.now() }
+        #expect(clock.isTicking)
+        // Unread for ten ticks, it stops; the wait is generous for a loaded machine.
+        #expect(eventually { !clock.isTicking })
+        // Stopped, a reading is the system clock's again, and sparse ones leave it stopped.
+        let first = clock.now()
+        usleep(2_000)
+        #expect(clock.now() - first >= 2_000_000)
+        #expect(!clock.isTicking)
+    }
+
+    @Test("readings follow the time, while the timer starts and while it runs")
     func readingsFollowTheTime() {
         let clock = HandlerClock()
         let start = clock.now()
@@ -55,11 +69,11 @@ struct HandlerClockTests {
         _ = (watch, token)
     }
 
-    @Test("many short calls add up to the time they took")
+    @Test("many short calls add up to the time they took, read on the system clock or on the timer")
     func shortCallsAddUp() {
         let bus = EventBus()
         let watch = bus.observeDeliveries { _ in }
-        let spin = Duration.microseconds(200)
+        let spin = Duration.microseconds(5)
         let tokens = (0..<100).map { _ in
             bus.subscribe(to: Tick.self) { _ in
                 let start = ContinuousClock.now
@@ -67,12 +81,15 @@ struct HandlerClockTests {
             }
         }
         let start = ContinuousClock.now
-        bus.publish(Tick(value: 1))
+        // 4,000 calls of 5 us: the first readings of the system clock come fast enough to start
+        // the shared clock's timer (unless another test started it already), and the rest are
+        // timed on it.
+        for value in 1...40 { bus.publish(Tick(value: value)) }
         let elapsed = ContinuousClock.now - start
         let total = bus.snapshot().handlers.first { $0.eventTypeName == "Tick" }?.total ?? .zero
-        // 20 ms of calls against a 1 ms tick: the total misses at most the lap still open when
-        // the publish ended, and may count the lag of its first reading; the bounds leave room
-        // for a timer held up by a loaded machine.
+        // The total misses at most the lap still open when the publishes ended, and may count
+        // the lag of a first reading; the bounds leave room for a timer held up by a loaded
+        // machine.
         #expect(total >= elapsed / 2)
         #expect(total <= elapsed + .milliseconds(20))
         _ = (watch, tokens)
