@@ -43,12 +43,14 @@ func seconds(on clock: clockid_t) -> Double {
 
 /// Time stamps for a stream of records, cheap enough for every event.
 ///
-/// The bus's ``HandlerClock`` (a load, refreshed every millisecond) tells which tick a record
-/// falls in; the first 8 records of a tick, and every 64th after, read the real-time clock (25
-/// to 35 ns), and the rest reuse the last reading. So stamps are exact up to about 8,000 records
-/// a second, at most 64 records or one tick early above that, and never go backwards. (The
-/// kernel's coarse clock told the tick before, at 23 ns a reading on a virtual machine: most of
-/// a stamp's cost.) Not thread-safe: keep one per buffer, under that buffer's lock.
+/// The bus's ``HandlerClock`` tells which tick a record falls in: past about 100,000 readings a
+/// second, a load of a reading refreshed every millisecond; the first 8 records of a tick, and
+/// every 64th after, read the real-time clock (25 to 35 ns), and the rest reuse the last reading.
+/// Below that rate the handler clock reads the system clock each time, every record starts a
+/// new tick and every stamp is exact. So stamps are at most 64 records or one tick early, and
+/// never go backwards. (The kernel's coarse clock told the tick before, at 23 ns a reading on a
+/// virtual machine: most of a stamp's cost.) Not thread-safe: keep one per buffer, under that
+/// buffer's lock.
 package struct StampClock {
     @usableFromInline var lastTick = -1
     @usableFromInline var recordsInTick = 0
