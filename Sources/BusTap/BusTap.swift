@@ -31,10 +31,11 @@ import Foundation
 /// - Under a flood (more than `clientQueueCapacity` events between two rounds of the tap
 ///   thread, about a million a second by default) the inbox keeps the first events of each
 ///   round and only counts the rest, which costs the publisher least when it publishes most.
-///   When every reader has fallen behind for 80 ms, the inbox keeps each round only a quarter
+///   When a reader has been behind for 80 ms, the inbox keeps each round only a quarter
 ///   more than the most eager reader took in a round, and counts the rest the same way: an app
 ///   publishing faster than its monitors read does not store, and the tap does not format,
-///   what nobody would read. A round in which the readers catch up lifts the limit.
+///   what nobody would read (a reader that keeps up takes all, and the limit with it). A round
+///   in which every reader catches up lifts the limit.
 /// - While watched, the tap is one wildcard observer on the bus, and snapshots show it as such.
 ///
 /// ## Safety

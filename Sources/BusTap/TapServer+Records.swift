@@ -38,11 +38,11 @@ extension TapServer {
     }
 
     /// Events the inbox keeps until the next round: all it can hold while the readers keep up;
-    /// once every reader has fallen behind for ``roundsRemembered`` rounds in a row, a quarter
+    /// once a reader has been behind for ``roundsRemembered`` rounds in a row, a quarter
     /// more than the most eager one took in a round lately. So an app publishing faster than
     /// its monitors read pays a load and an increment for each event nobody would read, rather
     /// than storing it, and the tap does not copy and encode it; a burst after the readers kept
-    /// up is kept whole. A round in which the readers catch up lifts the limit. Events dropped
+    /// up is kept whole. A round in which every reader catches up lifts the limit. Events dropped
     /// there reach the readers as drops, as those the history loses do.
     var inboxLimit: Int {
         let taken = recentlyTaken.count < Self.roundsRemembered ? capacity : recentlyTaken.max() ?? capacity
