@@ -15,6 +15,16 @@ struct FrameSkippingTests {
         dashboard.render(into: &grid, now: now)
     }
 
+    /// Hands `batch` to the dashboard, expects it to call for a frame, and draws one.
+    private func expectFrame(
+        for batch: SourceBatch, from source: ScriptedSource, on dashboard: SourceDashboard, at now: Double
+    ) {
+        source.enqueue(batch)
+        dashboard.update(now: now)
+        #expect(dashboard.needsFrame(at: now))
+        drawn(dashboard, at: now)
+    }
+
     @Test("a quiet source needs one frame a second, for the clock")
     func aQuietSourceNeedsAFrameASecond() {
         let source = ScriptedSource()
@@ -102,10 +112,9 @@ struct FrameSkippingTests {
         let source = ScriptedSource()
         let dashboard = SourceDashboard(source: source)
         var now = startTime
-        source.enqueue(SourceBatch(records: [.snapshot(snapshot(at: now, age: 3))]))
-        dashboard.update(now: now)
-        #expect(dashboard.needsFrame(at: now))
-        drawn(dashboard, at: now)
+        expectFrame(
+            for: SourceBatch(records: [.snapshot(snapshot(at: now, age: 3))]), from: source, on: dashboard,
+            at: now)
 
         // Half a second later an idle app's tap sends the same counters, its objects older.
         now += 0.5
@@ -120,10 +129,7 @@ struct FrameSkippingTests {
             snapshot(at: now + 0.2, age: 3.7, published: 41, state: .dead),
         ] {
             now += 0.1
-            source.enqueue(SourceBatch(records: [.snapshot(changed)]))
-            dashboard.update(now: now)
-            #expect(dashboard.needsFrame(at: now))
-            drawn(dashboard, at: now)
+            expectFrame(for: SourceBatch(records: [.snapshot(changed)]), from: source, on: dashboard, at: now)
         }
     }
 
@@ -139,10 +145,7 @@ struct FrameSkippingTests {
                 .snapshot(snapshot(at: now + 0.1, age: 1, published: 41)),
             ]),
         ] {
-            source.enqueue(batch)
-            dashboard.update(now: now)
-            #expect(dashboard.needsFrame(at: now))
-            drawn(dashboard, at: now)
+            expectFrame(for: batch, from: source, on: dashboard, at: now)
             now += 0.2
         }
         // Back to the first counts: news against the snapshot shown last.
