@@ -5,7 +5,7 @@ extension BusSnapshot {
     ///
     /// Each event type's counters are summed by type name, each observer class's by class name,
     /// and each handler row's by observer class and event type (its longest call is the longest
-    /// of all); leak suspects, observer instances and sticky events are listed from every app.
+    /// of all, and its waits' percentiles the larger of each); leak suspects, observer instances and sticky events are listed from every app.
     /// Its bus name says how many apps it covers, such as `fleet (2 apps)`. One snapshot is
     /// returned as it is, so that a single app (a fleet of one) shows exactly what it sent.
     ///
@@ -56,7 +56,8 @@ extension BusSnapshot {
                         observerTypeName: sum.observerTypeName, eventTypeName: sum.eventTypeName,
                         calls: sum.calls + row.calls, total: sum.total + row.total,
                         maximum: max(sum.maximum, row.maximum), slowCalls: sum.slowCalls + row.slowCalls,
-                        failures: sum.failures + row.failures, dropped: sum.dropped + row.dropped)
+                        failures: sum.failures + row.failures, dropped: sum.dropped + row.dropped,
+                        waits: sum.waits.merged(with: row.waits))
                 }
             }
             wildcard.live += snapshot.wildcardObservers
@@ -73,6 +74,17 @@ extension BusSnapshot {
             deadWildcardObservers: wildcard.dead, reclaimedWildcardObservers: wildcard.reclaimed,
             wildcardDeliveries: wildcard.deliveries, observers: classes.values, leakSuspects: suspects,
             instances: instances, handlers: handlers.values, stickyEvents: sticky)
+    }
+}
+
+extension DeliveryWaits {
+    /// Two apps' waits as one row: counts summed, and the larger of each percentile. The exact
+    /// percentiles of the sum would need each app's buckets; the larger one never understates
+    /// what a person came to find, a delivery that waited.
+    func merged(with other: DeliveryWaits) -> DeliveryWaits {
+        DeliveryWaits(
+            count: count + other.count, p50: max(p50, other.p50), p99: max(p99, other.p99),
+            maximum: max(maximum, other.maximum), slowDeliveries: slowDeliveries + other.slowDeliveries)
     }
 }
 

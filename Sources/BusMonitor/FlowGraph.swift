@@ -92,7 +92,7 @@ package struct FlowGraph: Sendable {
             guard change.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName else { return }
             let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
             if handles[edge] == nil { handles[edge] = 0 }
-        case .handlerFailed, .slowHandler:
+        case .handlerFailed, .slowHandler, .slowDelivery:
             troubles[Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0] +=
                 1
         default:

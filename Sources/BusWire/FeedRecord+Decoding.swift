@@ -183,12 +183,20 @@ extension FeedRecord {
                 handlerFailures: try row.optionalCount("handlerFailures") ?? 0)
         }
         let handlers = try fields.objects("handlers") { row throws(FeedDecodingError) in
-            HandlerStatistics(
+            var waits = DeliveryWaits.none
+            if let members = try row.optionalObject("waits") {
+                let wait = RecordFields(
+                    kind: row.kind, members: members, bytes: row.bytes, prefix: row.prefix + "waits.")
+                waits = DeliveryWaits(
+                    count: try wait.count("count"), p50: try wait.duration("p50"), p99: try wait.duration("p99"),
+                    maximum: try wait.duration("maximum"), slowDeliveries: try wait.count("slowDeliveries"))
+            }
+            return HandlerStatistics(
                 observerTypeName: try row.optionalString("observerTypeName"),
                 eventTypeName: try row.string("eventTypeName"), calls: try row.count("calls"),
                 total: try row.duration("total"), maximum: try row.duration("maximum"),
                 slowCalls: try row.count("slowCalls"), failures: try row.count("failures"),
-                dropped: try row.optionalCount("dropped") ?? 0)
+                dropped: try row.optionalCount("dropped") ?? 0, waits: waits)
         }
         let stickyEvents = try fields.objects("stickyEvents") { row throws(FeedDecodingError) in
             let typeName = try row.string("typeName")

@@ -185,6 +185,16 @@ extension JSONLineWriter {
                 field("slowCalls", handler.slowCalls)
                 field("failures", handler.failures)
                 if handler.dropped > 0 { field("dropped", handler.dropped) }
+                let waits = handler.waits
+                if waits.count > 0 {
+                    beginObject("waits")
+                    field("count", waits.count)
+                    field("p50", Self.seconds(waits.p50))
+                    field("p99", Self.seconds(waits.p99))
+                    field("maximum", Self.seconds(waits.maximum))
+                    field("slowDeliveries", waits.slowDeliveries)
+                    endObject()
+                }
                 endObject()
             }
             endArray()

@@ -29,7 +29,7 @@ struct SubscriberCounts: Equatable {
         case .reclaimed:
             live = max(0, live - change.count)
             reclaimed += change.count
-        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler:
+        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler, .slowDelivery:
             // About an object or a delivery, not a type's subscriptions.
             break
         }
@@ -283,7 +283,7 @@ struct DashboardState {
         // Leak reports are about an object, and handler reports about a delivery, not an
         // event type's subscriptions: they make no type row.
         switch change.kind {
-        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler: return
+        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler, .slowDelivery: return
         default: break
         }
         if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {

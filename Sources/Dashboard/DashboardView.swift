@@ -122,6 +122,12 @@ struct DashboardView {
                     order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.slowCalls)) slow",
                     style: canvas.style(bold: true, color: .yellow)))
         }
+        if handlers.slowDeliveries > 0 {
+            items.append(
+                HeaderItem(
+                    order: 6, priority: 6, text: "\(TextFormat.grouped(handlers.slowDeliveries)) late",
+                    style: canvas.style(bold: true, color: .yellow)))
+        }
         if handlers.dropped > 0 {
             // Events a slow stream let go in the app, unlike the monitor's own drops above.
             items.append(
@@ -393,10 +399,17 @@ extension DashboardView {
             let average = handler.average.map(TextFormat.milliseconds) ?? "-"
             var text =
                 "\(who): \(handler.calls) calls, avg \(average), max \(TextFormat.milliseconds(handler.maximum))"
+            let waits = handler.waits
+            if waits.maximum > .zero {
+                text +=
+                    ", waited p50 \(TextFormat.milliseconds(waits.p50)) p99 \(TextFormat.milliseconds(waits.p99))"
+                    + " max \(TextFormat.milliseconds(waits.maximum))"
+            }
             if handler.slowCalls > 0 { text += ", \(handler.slowCalls) slow" }
+            if waits.slowDeliveries > 0 { text += ", \(waits.slowDeliveries) late" }
             if handler.failures > 0 { text += ", \(handler.failures) failed" }
             if handler.dropped > 0 { text += ", \(handler.dropped) dropped" }
-            let trouble = handler.slowCalls + handler.failures + handler.dropped > 0
+            let trouble = handler.slowCalls + waits.slowDeliveries + handler.failures + handler.dropped > 0
             lines.append(
                 (
                     (index == 0 ? "handlers  " : "          ") + text,

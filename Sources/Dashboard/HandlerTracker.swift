@@ -3,7 +3,8 @@ internal import BusWire
 internal import EventBus
 
 /// What the dashboard knows of handlers: their calls, times and failures per observer class and
-/// type from the newest snapshot, and the stopped cascades, failures and slow calls reported.
+/// type from the newest snapshot, and the stopped cascades, failures, slow calls and slow
+/// deliveries reported.
 struct HandlerTracker {
     /// The newest snapshot's rows, worst first.
     private(set) var rows: [HandlerStatistics] = []
@@ -14,6 +15,8 @@ struct HandlerTracker {
     private(set) var failuresReported = 0
     /// Slow handler calls reported (ten a second at most).
     private(set) var slowCallsReported = 0
+    /// Slow deliveries reported (ten a second at most).
+    private(set) var slowDeliveriesReported = 0
 
     /// Whether there is anything for the Handlers pane to list.
     var hasRows: Bool { !rows.isEmpty }
@@ -28,6 +31,12 @@ struct HandlerTracker {
         max(slowCallsReported, rows.reduce(0) { $0 + $1.slowCalls })
     }
 
+    /// Deliveries that waited past the bus's threshold to start: the snapshot's exact count when
+    /// there is one, else those reported.
+    var slowDeliveries: Int {
+        max(slowDeliveriesReported, rows.reduce(0) { $0 + $1.waits.slowDeliveries })
+    }
+
     /// Events that subscribers' bounded buffers (async streams) dropped, per the snapshot.
     var dropped: Int {
         rows.reduce(0) { $0 + $1.dropped }
@@ -39,6 +48,7 @@ struct HandlerTracker {
         case .cascadeStopped: cascadesStopped += 1
         case .handlerFailed: failuresReported += change.count
         case .slowHandler: slowCallsReported += change.count
+        case .slowDelivery: slowDeliveriesReported += change.count
         default: break
         }
     }

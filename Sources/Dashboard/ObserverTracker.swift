@@ -101,7 +101,8 @@ struct ObserverTracker {
             reportedSuspects[id] = change
         case .leakCleared:
             reportedSuspects[id] = nil
-        case .subscribed, .duplicateSubscription, .cancelled, .cascadeStopped, .handlerFailed, .slowHandler:
+        case .subscribed, .duplicateSubscription, .cancelled, .cascadeStopped, .handlerFailed, .slowHandler,
+            .slowDelivery:
             break
         }
     }

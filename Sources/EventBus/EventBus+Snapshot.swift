@@ -132,7 +132,8 @@ extension EventBus {
             HandlerStatistics(
                 observerTypeName: key.observerTypeName, eventTypeName: key.eventTypeName, calls: totals.calls,
                 total: .nanoseconds(totals.nanoseconds), maximum: .nanoseconds(totals.maximum),
-                slowCalls: totals.slowCalls, failures: totals.failures, dropped: totals.dropped)
+                slowCalls: totals.slowCalls, failures: totals.failures, dropped: totals.dropped,
+                waits: totals.waits.waits)
         }.sorted { $0.isWorse(than: $1) }
     }
 

@@ -66,8 +66,11 @@ public final class EventBus: Sendable {
     let lifecycleWatch = WatchFlag()
     /// ``slowHandlerThreshold`` in nanoseconds, as handler times are measured.
     let slowHandlerNanoseconds: Int
-    /// Paces the reports of slow calls and of failures.
+    /// ``slowDeliveryThreshold`` in nanoseconds, as waits are measured.
+    let slowDeliveryNanoseconds: Int
+    /// Paces the reports of slow calls, slow deliveries and failures.
     let slowCallReports = ReportPacer(perSecond: 10)
+    let slowDeliveryReports = ReportPacer(perSecond: 10)
     let failureReports = ReportPacer(perSecond: 100)
 
     /// How many events one top-level publish may set off, directly or through handlers that
@@ -81,6 +84,10 @@ public final class EventBus: Sendable {
     /// How long a handler call may take before the bus reports it as slow, while someone
     /// watches the bus: 16 ms, a frame at 60 Hz, by default.
     public let slowHandlerThreshold: Duration
+    /// How long a delivery may wait for its handler to start, on the main actor, another actor
+    /// or a dispatch queue, before the bus reports it as slow, while someone watches the bus:
+    /// 16 ms, a frame at 60 Hz, by default. A handler called in the publish never waits.
+    public let slowDeliveryThreshold: Duration
 
     /// Creates an independent bus.
     ///
@@ -89,26 +96,29 @@ public final class EventBus: Sendable {
     ///   - cascadeLimit: How many events one top-level publish may set off before the bus stops
     ///     the cascade (see ``cascadeLimit``); `nil` for no limit.
     ///   - slowHandlerThreshold: How long a handler call may take before it is reported as slow.
+    ///   - slowDeliveryThreshold: How long a delivery may wait for its handler to start before
+    ///     it is reported as slow.
     public convenience init(
         name: String = "EventBus", cascadeLimit: Int? = 10_000,
-        slowHandlerThreshold: Duration = .milliseconds(16)
+        slowHandlerThreshold: Duration = .milliseconds(16), slowDeliveryThreshold: Duration = .milliseconds(16)
     ) {
         self.init(
             name: name, clock: .continuous, cascadeLimit: cascadeLimit,
-            slowHandlerThreshold: slowHandlerThreshold)
+            slowHandlerThreshold: slowHandlerThreshold, slowDeliveryThreshold: slowDeliveryThreshold)
     }
 
     /// Creates an independent bus that reads the time from `clock`.
     package init(
         name: String = "EventBus", clock: BusClock, cascadeLimit: Int? = 10_000,
-        slowHandlerThreshold: Duration = .milliseconds(16)
+        slowHandlerThreshold: Duration = .milliseconds(16), slowDeliveryThreshold: Duration = .milliseconds(16)
     ) {
         self.name = name
         self.clock = clock
         self.cascadeLimit = cascadeLimit.map { max(0, $0) }
         self.slowHandlerThreshold = slowHandlerThreshold
-        let (seconds, attoseconds) = slowHandlerThreshold.components
-        slowHandlerNanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+        self.slowDeliveryThreshold = slowDeliveryThreshold
+        slowHandlerNanoseconds = slowHandlerThreshold.wholeNanoseconds
+        slowDeliveryNanoseconds = slowDeliveryThreshold.wholeNanoseconds
         let wildcardSlot = TypeSlot(
             typeID: ObjectIdentifier(SubscriberLifecycleEvent.self),
             name: SubscriberLifecycleEvent.wildcardTypeName,
@@ -178,6 +188,17 @@ public final class EventBus: Sendable {
         update { ((), $0.report(report)) }
     }
 
+    /// Reports a delivery that waited longer than ``slowDeliveryThreshold`` for its handler to
+    /// start, ten a second at most; a report's count includes those held back since the
+    /// previous one.
+    func reportSlowDelivery(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
+        let event = SubscriberLifecycleEvent(
+            kind: .slowDelivery, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
+            observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
+        guard let report = slowDeliveryReports.admit(event, now: System.monotonicNanoseconds()) else { return }
+        update { ((), $0.report(report)) }
+    }
+
     /// Counts a handler's failure and reports it, a hundred a second at most; a report's count
     /// includes the failures held back since the previous one.
     func reportFailure(of entry: SubscriberEntry, typeName: String, error: any Error) {
@@ -193,7 +214,7 @@ public final class EventBus: Sendable {
     /// carried, once their second is over.
     func flushHeldBackReports() {
         let now = System.monotonicNanoseconds()
-        for pacer in [failureReports, slowCallReports] {
+        for pacer in [failureReports, slowCallReports, slowDeliveryReports] {
             if let report = pacer.flush(now: now) { update { ((), $0.report(report)) } }
         }
     }
@@ -473,5 +494,13 @@ public final class EventBus: Sendable {
         // deadlock, so the promise there is only that no new delivery starts.
         guard !entries.isEmpty, !ThreadDeliveryState.current.isDelivering else { return }
         for entry in entries { entry.waitForDeliveriesInProgress() }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `Int`.
+    var wholeNanoseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
     }
 }

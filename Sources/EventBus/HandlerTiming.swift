@@ -24,6 +24,15 @@ final class HandlerMeasurements: Sendable {
     let failures = Atomic<Int>(0)
     /// Events a bounded buffer between the bus and the subscriber dropped (an async stream's).
     let dropped = Atomic<Int>(0)
+    /// How long deliveries through a queue or an actor waited; made by the first of them.
+    let waitLog = AtomicLazyReference<WaitLog>()
+
+    /// Counts a delivery that waited `nanoseconds` on a queue or an actor; `slow` when that was
+    /// longer than the bus's threshold.
+    func recordWait(_ nanoseconds: Int, slow: Bool) {
+        let log = waitLog.load() ?? waitLog.storeIfNil(WaitLog())
+        log.histogram.withLock { $0.record(nanoseconds, slow: slow) }
+    }
 
     /// Counts a call that took `nanoseconds`; returns whether it was slow.
     @inline(__always)
@@ -47,10 +56,16 @@ final class HandlerMeasurements: Sendable {
 
     /// The counts now.
     var totals: HandlerTotals {
-        HandlerTotals(
-            calls: calls.load(ordering: .relaxed), nanoseconds: nanoseconds.load(ordering: .relaxed),
+        var waits = waitLog.load()?.histogram.withLock { $0 } ?? WaitHistogram()
+        let calls = calls.load(ordering: .relaxed)
+        // Every timed call that did not wait on a queue or an actor ran in the publish: a wait of
+        // zero. (A delivery running now has its wait counted and not yet its call.)
+        waits.recordZeros(calls - waits.count)
+        return HandlerTotals(
+            calls: calls, nanoseconds: nanoseconds.load(ordering: .relaxed),
             maximum: maximum.load(ordering: .relaxed), slowCalls: slowCalls.load(ordering: .relaxed),
-            failures: failures.load(ordering: .relaxed), dropped: dropped.load(ordering: .relaxed))
+            failures: failures.load(ordering: .relaxed), dropped: dropped.load(ordering: .relaxed),
+            waits: waits)
     }
 }
 
@@ -68,15 +83,17 @@ struct HandlerTotals: Sendable, Hashable {
     var slowCalls = 0
     var failures = 0
     var dropped = 0
+    var waits = WaitHistogram()
 
     static func + (left: HandlerTotals, right: HandlerTotals) -> HandlerTotals {
         HandlerTotals(
             calls: left.calls + right.calls, nanoseconds: left.nanoseconds + right.nanoseconds,
             maximum: max(left.maximum, right.maximum), slowCalls: left.slowCalls + right.slowCalls,
-            failures: left.failures + right.failures, dropped: left.dropped + right.dropped)
+            failures: left.failures + right.failures, dropped: left.dropped + right.dropped,
+            waits: left.waits + right.waits)
     }
 
-    var isEmpty: Bool { calls == 0 && failures == 0 && dropped == 0 }
+    var isEmpty: Bool { calls == 0 && failures == 0 && dropped == 0 && waits.count == 0 }
 }
 
 /// What a delivery needs to time its handlers, made once per publish while someone watches the
@@ -117,9 +134,10 @@ struct HandlerTimer {
         bus.reportSlowCall(of: entry, typeName: slot.name, nanoseconds: nanoseconds)
     }
 
-    /// The timer for a delivery that outlives the publish: it holds what it uses.
+    /// The timer for a delivery that outlives the publish: it holds what it uses, and the time
+    /// the delivery starts waiting.
     var scheduled: ScheduledTimer {
-        ScheduledTimer(bus: bus, slot: slot)
+        ScheduledTimer(bus: bus, slot: slot, scheduledAt: System.monotonicNanoseconds())
     }
 }
 
@@ -128,6 +146,17 @@ struct HandlerTimer {
 struct ScheduledTimer: Sendable {
     let bus: EventBus
     let slot: TypeSlot
+    /// When the publish handed the delivery to its queue or actor, on the system's monotonic
+    /// clock.
+    let scheduledAt: Int
+
+    /// Counts the wait of a delivery to `entry` starting now; reports it if it was slow.
+    func recordWait(for entry: SubscriberEntry) {
+        let waited = max(0, System.monotonicNanoseconds() - scheduledAt)
+        let slow = waited > bus.slowDeliveryNanoseconds
+        entry.measurements.recordWait(waited, slow: slow)
+        if slow { bus.reportSlowDelivery(of: entry, typeName: slot.name, nanoseconds: waited) }
+    }
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
     func record(_ nanoseconds: Int, for entry: SubscriberEntry) {

@@ -32,6 +32,10 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
         /// A handler call took longer than ``EventBus/slowHandlerThreshold``; ``duration`` says
         /// how long. Reported while someone watches the bus, ten a second at most.
         case slowHandler
+        /// A delivery waited longer than ``EventBus/slowDeliveryThreshold`` for its handler to
+        /// start, on the main actor, another actor or a dispatch queue; ``duration`` says how
+        /// long. Reported while someone watches the bus, ten a second at most.
+        case slowDelivery
     }
 
     /// What removed a dead observer's subscriptions.
@@ -62,8 +66,8 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
     /// empty for the leak kinds, which are about an object rather than a type.
     public let eventTypeName: String
     /// How many subscriptions the change covers (an unsubscribe or a reclaim may cover several);
-    /// for `.cascadeStopped`, the events set off; for `.handlerFailed` and `.slowHandler`, the
-    /// failures or slow calls the report stands for: itself, and those that the bus's report
+    /// for `.cascadeStopped`, the events set off; for `.handlerFailed`, `.slowHandler` and
+    /// `.slowDelivery`, the failures, slow calls or slow deliveries the report stands for: itself, and those that the bus's report
     /// rate limit held back since the previous report (of any handler), which are reported
     /// nowhere else.
     public let count: Int
@@ -88,7 +92,8 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
     public let overdue: Duration?
     /// For `.leakSuspected`: the event types the object is still subscribed to.
     public let subscriptions: [String]
-    /// For `.slowHandler`: how long the call took.
+    /// For `.slowHandler`: how long the call took; for `.slowDelivery`: how long the delivery
+    /// waited for the handler to start.
     public let duration: Duration?
 
     /// Creates a lifecycle event; the bus makes these, and tests and replays may too.
@@ -167,6 +172,10 @@ public struct SubscriberLifecycleEvent: Sendable, Hashable, CustomStringConverti
             let who = observerName ?? "a token's handler"
             let took = duration.map { " took \($0.secondsText)" } ?? " was slow"
             return "slow handler: \(who)\(took) on \(type)\(heldBack("slow calls"))"
+        case .slowDelivery:
+            let who = observerName ?? "a token's handler"
+            let waited = duration.map { " waited \($0.secondsText)" } ?? " waited long"
+            return "slow delivery: \(type) to \(who)\(waited) to start\(heldBack("slow deliveries"))"
         }
     }
 }

@@ -2,7 +2,8 @@ internal import EventBus
 internal import ScreenGrid
 
 /// The handlers: one row per observer class (or token subscriptions) and event type, with its
-/// calls, average and longest time, slow calls and failures, worst first. Shown once a snapshot
+/// calls, average and longest time, how long its deliveries waited to start, slow calls and
+/// failures, worst first. Shown once a snapshot
 /// has handler rows (the bus times handlers while it is watched); Enter filters the log by the
 /// row's type.
 struct HandlersPane: DashboardPane {
@@ -13,8 +14,13 @@ struct HandlersPane: DashboardPane {
         KeyHint(
             keys: "Handlers",
             text: "per observer class (token for subscriptions without one) and type: CALLS timed, "
-                + "AVG and MAX time, SLOW calls (over the bus's threshold, 16 ms by default), FAILED (threw)"),
-        KeyHint(keys: "SLOW, FAILED", text: "yellow and red; the worst handlers come first"),
+                + "AVG and MAX time, WAIT (p99 of how long a delivery waited to start: a main-actor hop, "
+                + "an actor's mailbox, a queue; 0 when called in the publish), SLOW calls (over the bus's "
+                + "threshold, 16 ms by default), FAILED (threw)"),
+        KeyHint(
+            keys: "SLOW, WAIT, FAILED",
+            text: "yellow and red; WAIT is yellow when deliveries waited past the bus's threshold "
+                + "(late); the worst handlers come first"),
     ]
 
     /// Rows the pane lists at most before it scrolls.
@@ -67,11 +73,11 @@ struct HandlersPane: DashboardPane {
 }
 
 extension HandlersPane {
-    /// Column widths of the Handlers pane: the observer and the type share what the six counts
+    /// Column widths of the Handlers pane: the observer and the type share what the seven counts
     /// leave.
     private struct HandlerColumns {
         static let counts = [
-            ("CALLS", 9), ("AVG", 10), ("MAX", 9), ("SLOW", 7), ("FAILED", 8), ("DROPPED", 9),
+            ("CALLS", 9), ("AVG", 10), ("MAX", 9), ("WAIT", 10), ("SLOW", 7), ("FAILED", 8), ("DROPPED", 9),
         ]
         let observer: Int
         let type: Int
@@ -91,9 +97,10 @@ extension HandlersPane {
         canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
         var notes: [String] = ["\(tracker.rows.count) \(tracker.rows.count == 1 ? "handler" : "handlers")"]
         if tracker.slowCalls > 0 { notes.append("\(TextFormat.grouped(tracker.slowCalls)) slow") }
+        if tracker.slowDeliveries > 0 { notes.append("\(TextFormat.grouped(tracker.slowDeliveries)) late") }
         if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
         if tracker.dropped > 0 { notes.append("\(TextFormat.grouped(tracker.dropped)) dropped") }
-        let trouble = tracker.slowCalls + tracker.failures > 0
+        let trouble = tracker.slowCalls + tracker.slowDeliveries + tracker.failures > 0
         canvas.putRuleNote(
             &grid, notes.joined(separator: ", "), y: area.y, after: title,
             style: trouble ? canvas.warningStyle : canvas.style())
@@ -134,6 +141,12 @@ extension HandlersPane {
                 (TextFormat.count(row.calls, width: 8), canvas.style()),
                 (row.average.map(TextFormat.milliseconds) ?? "-", canvas.style()),
                 (TextFormat.milliseconds(row.maximum), row.slowCalls > 0 ? base : canvas.style()),
+                (
+                    row.waits.count > 0 ? TextFormat.milliseconds(row.waits.p99) : "-",
+                    row.waits.slowDeliveries > 0
+                        ? canvas.style(bold: true, color: .yellow)
+                        : row.waits.maximum > .zero ? canvas.style() : canvas.style(dim: true)
+                ),
                 (
                     TextFormat.count(row.slowCalls, width: 6),
                     row.slowCalls > 0 ? base : canvas.style(dim: true)

@@ -73,7 +73,7 @@ struct PaneCanvas {
         case .leakSuspected: return style(bold: true, color: .red)
         case .leakCleared: return style(color: .green)
         case .cascadeStopped, .handlerFailed: return style(bold: true, color: .red)
-        case .slowHandler: return style(bold: true, color: .yellow)
+        case .slowHandler, .slowDelivery: return style(bold: true, color: .yellow)
         }
     }
 }
