@@ -13,8 +13,9 @@ public enum FeedDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
     case notAnObject
     /// The object has no `kind` field, or its `kind` is not a string.
     case missingKind
-    /// The `kind` is not one this version knows; readers skip such lines to stay compatible
-    /// with newer writers.
+    /// The `kind` is not one this version knows, or it is a `lifecycle` record whose `change`
+    /// this version does not know (then the string is `lifecycle <change>`); readers skip such
+    /// lines to stay compatible with newer writers.
     case unknownKind(String)
     /// A field a record of this kind needs is absent.
     case missingField(field: String, kind: String)

@@ -112,8 +112,10 @@ extension FeedRecord {
                     trace: try fields.trace()))
         case "lifecycle":
             let changeName = try fields.string("change")
+            // A change a newer writer added is a kind of record this reader does not know: skipped,
+            // not counted as malformed.
             guard let change = SubscriberLifecycleEvent.Kind(rawValue: changeName) else {
-                throw .invalidValue(field: "change", kind: kind, value: changeName)
+                throw .unknownKind("lifecycle \(changeName)")
             }
             return .lifecycle(
                 FeedLifecycle(
@@ -188,7 +190,8 @@ extension FeedRecord {
                 let wait = RecordFields(
                     kind: row.kind, members: members, bytes: row.bytes, prefix: row.prefix + "waits.")
                 waits = DeliveryWaits(
-                    count: try wait.count("count"), p50: try wait.duration("p50"), p99: try wait.duration("p99"),
+                    count: try wait.count("count"), p50: try wait.duration("p50"),
+                    p99: try wait.duration("p99"),
                     maximum: try wait.duration("maximum"), slowDeliveries: try wait.count("slowDeliveries"))
             }
             return HandlerStatistics(

@@ -283,7 +283,8 @@ struct DashboardState {
         // Leak reports are about an object, and handler reports about a delivery, not an
         // event type's subscriptions: they make no type row.
         switch change.kind {
-        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler, .slowDelivery: return
+        case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler, .slowDelivery:
+            return
         default: break
         }
         if change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName {

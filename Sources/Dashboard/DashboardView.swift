@@ -400,22 +400,28 @@ extension DashboardView {
             var text =
                 "\(who): \(handler.calls) calls, avg \(average), max \(TextFormat.milliseconds(handler.maximum))"
             let waits = handler.waits
-            if waits.maximum > .zero {
-                text +=
-                    ", waited p50 \(TextFormat.milliseconds(waits.p50)) p99 \(TextFormat.milliseconds(waits.p99))"
-                    + " max \(TextFormat.milliseconds(waits.maximum))"
-            }
             if handler.slowCalls > 0 { text += ", \(handler.slowCalls) slow" }
-            if waits.slowDeliveries > 0 { text += ", \(waits.slowDeliveries) late" }
             if handler.failures > 0 { text += ", \(handler.failures) failed" }
             if handler.dropped > 0 { text += ", \(handler.dropped) dropped" }
-            let trouble = handler.slowCalls + waits.slowDeliveries + handler.failures + handler.dropped > 0
+            let trouble = handler.slowCalls + handler.failures + handler.dropped > 0
             lines.append(
                 (
                     (index == 0 ? "handlers  " : "          ") + text,
                     trouble
                         ? canvas.style(bold: true, color: handler.failures > 0 ? .red : .yellow)
                         : canvas.style()
+                ))
+            // Deliveries that waited to start (a main-actor hop, a mailbox, a queue) get a line
+            // of their own; handlers called in the publish never wait.
+            guard waits.maximum > .zero else { continue }
+            var waited =
+                "  waited p50 \(TextFormat.milliseconds(waits.p50)), p99 \(TextFormat.milliseconds(waits.p99)),"
+                + " max \(TextFormat.milliseconds(waits.maximum))"
+            if waits.slowDeliveries > 0 { waited += ", \(waits.slowDeliveries) late" }
+            lines.append(
+                (
+                    "          " + waited,
+                    waits.slowDeliveries > 0 ? canvas.style(bold: true, color: .yellow) : canvas.style()
                 ))
         }
         return lines

@@ -98,7 +98,9 @@ package struct WaitHistogram: Sendable, Hashable {
         for (bucket, waits) in buckets.enumerated() where waits > 0 {
             seen += waits
             // The last bucket holds everything above its edge too.
-            if seen >= rank { return bucket == Self.bucketCount - 1 ? maximum : min(maximum, Self.upperEdge(of: bucket)) }
+            if seen >= rank {
+                return bucket == Self.bucketCount - 1 ? maximum : min(maximum, Self.upperEdge(of: bucket))
+            }
         }
         return maximum
     }
@@ -116,7 +118,9 @@ package struct WaitHistogram: Sendable, Hashable {
         sum.maximum = max(left.maximum, right.maximum)
         sum.slowDeliveries += right.slowDeliveries
         if !right.buckets.isEmpty {
-            if sum.buckets.isEmpty { sum.buckets = right.buckets } else {
+            if sum.buckets.isEmpty {
+                sum.buckets = right.buckets
+            } else {
                 for index in sum.buckets.indices { sum.buckets[index] += right.buckets[index] }
             }
         }

@@ -100,7 +100,8 @@ public final class EventBus: Sendable {
     ///     it is reported as slow.
     public convenience init(
         name: String = "EventBus", cascadeLimit: Int? = 10_000,
-        slowHandlerThreshold: Duration = .milliseconds(16), slowDeliveryThreshold: Duration = .milliseconds(16)
+        slowHandlerThreshold: Duration = .milliseconds(16),
+        slowDeliveryThreshold: Duration = .milliseconds(16)
     ) {
         self.init(
             name: name, clock: .continuous, cascadeLimit: cascadeLimit,
@@ -110,7 +111,8 @@ public final class EventBus: Sendable {
     /// Creates an independent bus that reads the time from `clock`.
     package init(
         name: String = "EventBus", clock: BusClock, cascadeLimit: Int? = 10_000,
-        slowHandlerThreshold: Duration = .milliseconds(16), slowDeliveryThreshold: Duration = .milliseconds(16)
+        slowHandlerThreshold: Duration = .milliseconds(16),
+        slowDeliveryThreshold: Duration = .milliseconds(16)
     ) {
         self.name = name
         self.clock = clock
@@ -195,7 +197,9 @@ public final class EventBus: Sendable {
         let event = SubscriberLifecycleEvent(
             kind: .slowDelivery, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
             observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
-        guard let report = slowDeliveryReports.admit(event, now: System.monotonicNanoseconds()) else { return }
+        guard let report = slowDeliveryReports.admit(event, now: System.monotonicNanoseconds()) else {
+            return
+        }
         update { ((), $0.report(report)) }
     }
 

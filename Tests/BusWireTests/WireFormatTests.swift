@@ -286,7 +286,7 @@ struct WireFormatTests {
             ),
             (
                 #"{"kind":"lifecycle","time":1,"change":"exploded","eventTypeName":"T","count":1}"#,
-                #"field "change" of a lifecycle record has unknown value "exploded""#
+                #"unknown record kind "lifecycle exploded""#
             ),
             (
                 #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":1,"payload":12}"#,

@@ -71,7 +71,7 @@ struct WireVersionTests {
         _ = stream
     }
 
-    @Test("handler rows, failures and the new lifecycle records survive a round trip")
+    @Test("handler rows, their waits, failures and the new lifecycle records survive a round trip")
     func handlerRecords() throws {
         let snapshot = FeedRecord.snapshot(
             FeedSnapshot(
@@ -85,7 +85,11 @@ struct WireVersionTests {
                         HandlerStatistics(
                             observerTypeName: "Screen", eventTypeName: "Tick", calls: 4,
                             total: .milliseconds(40),
-                            maximum: .milliseconds(31), slowCalls: 1, failures: 1),
+                            maximum: .milliseconds(31), slowCalls: 1, failures: 1,
+                            waits: DeliveryWaits(
+                                count: 4, p50: .milliseconds(2), p99: .milliseconds(20),
+                                maximum: .milliseconds(19),
+                                slowDeliveries: 1)),
                         HandlerStatistics(observerTypeName: nil, eventTypeName: "Tick", calls: 4),
                     ])))
         #expect(try FeedRecord.decode(line: snapshot.encodeLine()) == snapshot)
@@ -98,10 +102,32 @@ struct WireVersionTests {
             SubscriberLifecycleEvent(
                 kind: .slowHandler, eventTypeName: "Tick", observerTypeName: "Screen", observerID: 3,
                 duration: .milliseconds(32)),
+            SubscriberLifecycleEvent(
+                kind: .slowDelivery, eventTypeName: "Tick", count: 3, observerTypeName: "Screen",
+                observerID: 3,
+                duration: .milliseconds(45)),
         ] {
             let record = FeedRecord.lifecycle(FeedLifecycle(time: 4, change: change))
             #expect(try FeedRecord.decode(line: record.encodeLine()) == record)
         }
+    }
+
+    @Test("a lifecycle change this version does not know is a line of an unknown kind, which readers skip")
+    func unknownChange() {
+        #expect(throws: FeedDecodingError.unknownKind("lifecycle slowTide")) {
+            try FeedRecord.decode(
+                line: #"{"kind":"lifecycle","time":2,"change":"slowTide","eventTypeName":"Tick","count":1}"#)
+        }
+        // Handler rows without waits (an older writer's) read as waiting for nothing measured.
+        let row =
+            #"{"observerTypeName":null,"eventTypeName":"Tick","calls":2,"total":0,"maximum":0,"#
+            + #""slowCalls":0,"failures":0}"#
+        let line = Self.versionOneSnapshot + #","handlers":["# + row + "]}"
+        guard case .snapshot(let snapshot)? = try? FeedRecord.decode(line: line) else {
+            Issue.record("expected a snapshot")
+            return
+        }
+        #expect(snapshot.snapshot.handlers.first?.waits == DeliveryWaits.none)
     }
 
     @Test("version-1 lines read with the new fields absent or empty")

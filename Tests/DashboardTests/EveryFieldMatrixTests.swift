@@ -115,6 +115,10 @@ struct EveryFieldMatrixTests {
             state.handlers.rows.contains { $0.observerTypeName == "MatrixScreen" && $0.calls > 0 })
         require("failure counts", state.handlers.failures > 0)
         require("slow calls", state.handlers.slowCalls > 0)
+        require("slow deliveries", state.handlers.slowDeliveries > 0)
+        require(
+            "delivery waits",
+            state.handlers.rows.contains { $0.eventTypeName == "MatrixPong" && $0.waits.maximum > .zero })
         require("stream drops", state.handlers.dropped > 0)
         require("cascades", state.handlers.cascadesStopped > 0)
         require("sticky events", state.rows.first { $0.name == "MatrixSticky" }?.sticky != nil)

@@ -30,7 +30,10 @@ struct WhyTests {
             handlers: [
                 HandlerStatistics(
                     observerTypeName: "HomeViewController", eventTypeName: "DataLoadedEvent", calls: 20,
-                    total: .milliseconds(64), maximum: .milliseconds(32), slowCalls: 2),
+                    total: .milliseconds(64), maximum: .milliseconds(32), slowCalls: 2,
+                    waits: DeliveryWaits(
+                        count: 20, p50: .microseconds(100), p99: .milliseconds(12), maximum: .milliseconds(14)
+                    )),
                 HandlerStatistics(
                     observerTypeName: "PhotoCache", eventTypeName: "DataLoadedEvent", calls: 20,
                     total: .microseconds(80), maximum: .microseconds(9), failures: 3),
@@ -90,14 +93,48 @@ struct WhyTests {
         let title = try #require(
             lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers, 2 slow, 3 failed") })
         #expect(lines[title + 1].hasPrefix("OBSERVER"))
-        #expect(lines[title + 1].hasSuffix("CALLS       AVG      MAX   SLOW  FAILED  DROPPED"))
+        #expect(lines[title + 1].hasSuffix("CALLS       AVG      MAX      WAIT   SLOW  FAILED  DROPPED"))
         // Worst first: the most slow calls and failures.
         #expect(lines[title + 2].hasPrefix("PhotoCache"))
-        #expect(lines[title + 2].hasSuffix("20  0.004 ms 0.009 ms      0       3        0"))
+        #expect(lines[title + 2].hasSuffix("20  0.004 ms 0.009 ms         -      0       3        0"))
         #expect(lines[title + 3].hasPrefix("HomeViewController"))
-        #expect(lines[title + 3].hasSuffix("20    3.2 ms    32 ms      2       0        0"))
+        #expect(lines[title + 3].hasSuffix("20    3.2 ms    32 ms     12 ms      2       0        0"))
         #expect(lines[title + 4].hasPrefix("token"))
         #expect(lines[title + 4].contains("UserLoggedInEvent"))
+    }
+
+    @Test("deliveries that waited past the threshold are counted in the header and the pane, and logged")
+    func lateDeliveries() throws {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        let snapshot = BusSnapshot(
+            busName: "app", eventTypes: [statistics("DataLoadedEvent", live: 1, published: 40)],
+            wildcardObservers: 0,
+            handlers: [
+                HandlerStatistics(
+                    observerTypeName: "HomeViewController", eventTypeName: "DataLoadedEvent", calls: 40,
+                    total: .milliseconds(4), maximum: .microseconds(400),
+                    waits: DeliveryWaits(
+                        count: 40, p50: .milliseconds(1), p99: .milliseconds(30), maximum: .milliseconds(28),
+                        slowDeliveries: 3))
+            ])
+        let late = SubscriberLifecycleEvent(
+            kind: .slowDelivery, eventTypeName: "DataLoadedEvent", count: 3,
+            observerTypeName: "HomeViewController",
+            observerID: 2, duration: .milliseconds(28))
+        source.enqueue(
+            SourceBatch(
+                events: [], lifecycle: [FeedLifecycle(time: startTime + 0.2, change: late)],
+                snapshot: snapshot))
+        dashboard.update(now: startTime + 1)
+        let grid = rendered(dashboard, width: 120, height: 30, now: startTime + 1)
+        #expect(grid.row(0).contains("3 late"), "\(grid.row(0))")
+        let lines = grid.text.split(separator: "\n").map(String.init)
+        let title = try #require(lines.firstIndex { $0.hasPrefix("─ Handlers ─ 1 handler, 3 late") })
+        #expect(lines[title + 2].contains("    30 ms "))
+        #expect(
+            grid.text.contains(
+                "slow delivery: DataLoadedEvent to HomeViewController #2 waited 28 ms to start"))
     }
 
     @Test("Enter on a handler filters the log by its type")
@@ -131,6 +168,7 @@ struct WhyTests {
         #expect(grid.text.contains("(top-level publish)"))
         #expect(grid.text.contains("handlers  PhotoCache: 20 calls, avg 0.004 ms, max 0.009 ms, 3 failed"))
         #expect(grid.text.contains("HomeViewController: 20 calls, avg 3.2 ms, max 32 ms, 2 slow"))
+        #expect(grid.text.contains("  waited p50 0.10 ms, p99 12 ms, max 14 ms"))
 
         _ = dashboard.handle(.escape)
         _ = dashboard.handle(.up)

@@ -112,13 +112,18 @@ struct DeliveryWaitTests {
         let token = await collector.start(on: bus)
         let gate = DispatchSemaphore(value: 0)
         let holding = Task { await collector.hold(until: gate) }
-        #expect(eventually { collector.holding.load(ordering: .acquiring) })
+        // Waited for without blocking a thread of the pool, which the holding actor may need.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while !collector.holding.load(ordering: .acquiring), clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let isHolding = collector.holding.load(ordering: .acquiring)
+        #expect(isHolding)
         bus.publish(Tick(value: 1))
-        usleep(30_000)
+        try? await Task.sleep(for: .milliseconds(30))
         gate.signal()
         await holding.value
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
         while await collector.heard < 1, clock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
 
         let waits = Self.row(bus, observer: nil)?.waits

@@ -66,6 +66,41 @@ struct SimulatedAppTests {
         #expect(run(seed: 43, seconds: 3).deliveries != first.deliveries)
     }
 
+    /// Published from another thread, as the running app does, the home screen's deliveries
+    /// wait for the main actor: behind each other, and behind a slow render.
+    @Test @MainActor func mainActorDeliveriesWait() async {
+        let bus = EventBus(name: "test")
+        let recorder = EventRecorder(bus: bus)
+        let app = SimulatedApp(bus: bus, seed: 7, rate: 200, churn: 10)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                app.advance(by: 10)
+                done.resume()
+            }
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        func homeRow() -> HandlerStatistics? {
+            bus.snapshot().handlers.first {
+                $0.observerTypeName == "HomeViewController" && $0.eventTypeName == "DataLoadedEvent"
+            }
+        }
+        while clock.now < deadline, !recorder.lifecycleEvents.contains(where: { $0.kind == .slowDelivery }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let late = recorder.lifecycleEvents.filter { $0.kind == .slowDelivery }
+        #expect(late.contains { $0.observerTypeName == "HomeViewController" })
+        #expect(late.allSatisfy { ($0.duration ?? .zero) > .milliseconds(16) })
+        let waits = homeRow()?.waits
+        #expect((waits?.count ?? 0) > 0)
+        #expect((waits?.maximum ?? .zero) > .milliseconds(16))
+        #expect((waits?.slowDeliveries ?? 0) > 0)
+        // Token handlers run in the publish: they never wait.
+        let tokenRows = bus.snapshot().handlers.filter { $0.observerTypeName == nil && $0.calls > 0 }
+        #expect(!tokenRows.isEmpty)
+        #expect(tokenRows.allSatisfy { $0.waits.maximum == .zero })
+    }
+
     /// On the main actor, so that the home screen's main-actor handler runs as events are
     /// published.
     @Test @MainActor func everyLifecyclePathHappens() {
@@ -80,9 +115,14 @@ struct SimulatedAppTests {
 
         let changes = recorder.lifecycleEvents
         let kinds = Set(changes.map(\.kind))
-        // Leak reports need real time to pass; `leaksAreReportedAndCapped` checks them.
+        // Leak reports need real time to pass; `leaksAreReportedAndCapped` checks them. Published
+        // on the main actor, the home screen's deliveries run in the publish and never wait;
+        // `mainActorDeliveriesWait` publishes from another thread.
         #expect(
-            kinds == Set(SubscriberLifecycleEvent.Kind.allCases).subtracting([.leakSuspected, .leakCleared]))
+            kinds
+                == Set(SubscriberLifecycleEvent.Kind.allCases).subtracting([
+                    .leakSuspected, .leakCleared, .slowDelivery,
+                ]))
         // The home screen's slow renders (a call that lost its core for long could be slow too).
         let slow = changes.filter { $0.kind == .slowHandler }
         #expect(

@@ -32,12 +32,16 @@ package final class MatrixScreen: Sendable {
 }
 
 /// Everything a bus reports to a monitor, made to happen on one bus: each event's number, a
-/// cause and a call site; handler rows with calls, failures and slow calls; a sticky event; an
+/// cause and a call site; handler rows with calls, failures, slow calls and a delivery's wait
+/// on a busy queue; a sticky event; an
 /// async stream's drops; a leak suspect; and every kind of lifecycle change. The tests that
 /// check one field through every source and every output run it.
 package final class EveryFieldScenario: @unchecked Sendable {
-    /// The bus: a cascade limit of 4, and a handler slower than a millisecond is slow.
-    package let bus = EventBus(name: "matrix", cascadeLimit: 4, slowHandlerThreshold: .milliseconds(1))
+    /// The bus: a cascade limit of 4, and a handler slower than a millisecond, or a delivery
+    /// that waits longer than one to start, is slow.
+    package let bus = EventBus(
+        name: "matrix", cascadeLimit: 4, slowHandlerThreshold: .milliseconds(1),
+        slowDeliveryThreshold: .milliseconds(1))
     private let screen = MatrixScreen()
     private let failing = MatrixScreen()
     private let leakyKept = MatrixScreen()
@@ -85,13 +89,22 @@ package final class EveryFieldScenario: @unchecked Sendable {
         _ = bus.snapshot()
         leakyFreed = nil
         _ = bus.snapshot()
+        // slowDelivery, and a wait: a queue handler of the pong, whose queue is busy when the
+        // pong is published and stays busy a few milliseconds longer.
+        let queue = DispatchQueue(label: "matrix")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let queued = bus.subscribe(to: MatrixPong.self, on: queue) { _ in }
         // A sticky event, and an async stream that drops what nobody reads.
         bus.publishSticky(MatrixSticky(note: "kept"))
         let stream = bus.events(of: MatrixStreamed.self, bufferingNewest: 1)
         for number in 1...3 { bus.publish(MatrixStreamed(number: number)) }
         bus.publish(MatrixPing(number: 1))
         bus.publish(MatrixLoop())
-        kept += [pong, duplicate, failure, loop, stream] as [Any]
+        usleep(5_000)
+        gate.signal()
+        queue.sync {}
+        kept += [pong, duplicate, failure, loop, stream, queued] as [Any]
     }
 }
 
@@ -100,7 +113,7 @@ package enum EveryField {
     /// Every lifecycle kind.
     package static let lifecycleKinds: [SubscriberLifecycleEvent.Kind] = [
         .subscribed, .duplicateSubscription, .unsubscribed, .cancelled, .reclaimed, .leakSuspected,
-        .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler,
+        .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler, .slowDelivery,
     ]
 
     /// What `records` lack of the scenario's reports, by name; empty when every field is there.
@@ -140,6 +153,14 @@ package enum EveryField {
                 $0.handlers.contains { $0.observerTypeName == "MatrixScreen" && $0.calls > 0 }
             })
         require("slow calls", snapshots.contains { $0.handlers.contains { $0.slowCalls > 0 } })
+        require(
+            "delivery waits",
+            snapshots.contains {
+                $0.handlers.contains {
+                    $0.eventTypeName == "MatrixPong" && $0.waits.maximum >= .milliseconds(5)
+                        && $0.waits.p99 >= .milliseconds(5) && $0.waits.slowDeliveries > 0
+                }
+            })
         require(
             "sticky events", snapshots.contains { $0.stickyEvents.contains { $0.typeName == "MatrixSticky" } }
         )
