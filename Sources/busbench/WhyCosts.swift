@@ -83,7 +83,67 @@ enum WhyCosts {
             "(ns per handler call, and per reading of the clock the bus times handlers with: a timed call reads it\n"
                 + " once, its end being the next call's start, and is counted; nothing is timed unwatched.)\n"
         )
+
+        // Waiting times, measured for deliveries that wait on a queue or an actor while someone
+        // watches: two readings of the system's clock and a locked count a delivery, beside the
+        // handler's timing. A delivery called in the publish adds nothing: its wait is zero.
+        let queued = [QueuedDelivery(watched: false), QueuedDelivery(watched: true)]
+        let queueCost = sampler.medianNanosecondsPerUnit(queued.map(\.workload))
+        if !queued.allSatisfy({ $0.verify() }) {
+            outcome.failures.append("delivery waits: a queued delivery was lost")
+        }
+        let measuredWaits = queued[1].bus.snapshot().handlers.reduce(0) { $0 + $1.waits.count }
+        if measuredWaits == 0 { outcome.failures.append("delivery waits: a watched bus measured no wait") }
+        queued.forEach { $0.tearDown() }
+        let queueRatio = queueCost[1] / queueCost[0]
+        outcome.checks.append(.atMost("a delivery through a dispatch queue, watched / not", queueRatio, 1.10))
+        print("A delivery through a serial dispatch queue, one subscriber")
+        print(
+            TextTable.render(
+                header: ["nobody watching", "a lifecycle observer watching", "watched / not"],
+                rows: [
+                    [
+                        TextTable.nanoseconds(queueCost[0]), TextTable.nanoseconds(queueCost[1]),
+                        TargetCheck.format(queueRatio) + "x",
+                    ]
+                ]))
+        print(
+            "(ns per delivery, publish to handler, the queue's hop included; watched, each delivery's wait is\n"
+                + " measured and its call timed.)\n")
         return outcome
+    }
+}
+
+/// A bus whose one subscriber runs on a serial dispatch queue, quoted per delivery: `count`
+/// publishes, then a wait for the queue to run them all.
+final class QueuedDelivery {
+    struct Queued: Event {}
+
+    let bus = EventBus(name: "busbench-queued")
+    private let queue = DispatchQueue(label: "busbench-queued")
+    private let delivered = LockedValue(0)
+    private var published = 0
+    private var tokens: [Subscription] = []
+
+    init(watched: Bool) {
+        let delivered = delivered
+        tokens.append(bus.subscribe(to: Queued.self, on: queue) { _ in delivered.withLock { $0 += 1 } })
+        if watched { tokens.append(bus.observeLifecycle { _ in }) }
+    }
+
+    var workload: Workload {
+        Workload(unitsPerIteration: 1) { count in
+            for _ in 0..<count { self.bus.publish(Queued()) }
+            self.queue.sync {}
+            self.published += count
+        }
+    }
+
+    func verify() -> Bool { delivered.current == published }
+
+    func tearDown() {
+        tokens.forEach { $0.cancel() }
+        tokens = []
     }
 }
 
