@@ -220,7 +220,11 @@ signal(SIGTERM) { _ in EarlySignal.seen.store(true, ordering: .relaxed) }
 let signalsRegistered = DispatchGroup()
 let signalSources = [SIGINT, SIGTERM].map { number in
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { stop.signal() }
+    source.setEventHandler {
+        stop.signal()
+        // Wakes the main run loop below, which sleeps until main-queue work arrives.
+        DispatchQueue.main.async {}
+    }
     signalsRegistered.enter()
     source.setRegistrationHandler { signalsRegistered.leave() }
     source.resume()
@@ -228,11 +232,15 @@ let signalSources = [SIGINT, SIGTERM].map { number in
 }
 _ = signalsRegistered.wait(timeout: .now() + 1)
 if EarlySignal.seen.load(ordering: .relaxed) { stop.signal() }
-// The main thread runs what waits for the main actor (the app's main-actor handlers) while it
-// waits for the signal or the end of the duration.
-let deadline = options.duration.map { Date(timeIntervalSinceNow: $0) } ?? .distantFuture
-while Date() < deadline, stop.wait(timeout: .now() + 0.02) == .timedOut {
-    RunLoop.main.run(until: Date())
+// The main thread runs the main run loop, as an app's does, until the signal or the end of the
+// duration: what waits for the main actor (the app's main-actor handlers) runs as soon as it
+// arrives. (Polled every 20 ms instead, the home screen's deliveries waited 10 ms on average.)
+// Each turn returns once main-queue work ran; the duration's end and the signal handler wake it.
+if let seconds = options.duration {
+    DispatchQueue.main.asyncAfter(deadline: .now() + seconds) { stop.signal() }
+}
+while stop.wait(timeout: .now()) == .timedOut {
+    _ = RunLoop.main.run(mode: .default, before: .distantFuture)
 }
 
 app.stop()

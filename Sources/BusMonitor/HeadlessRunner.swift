@@ -131,9 +131,6 @@ package final class HeadlessRunner: Sendable {
             if source is any FiniteSource, batch.hasRecords { continue }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
-            // Run on the main thread, this loop is the app's: what waits for the main actor (a
-            // simulated app's main-actor handlers) runs here between drains.
-            if Thread.isMainThread { RunLoop.main.run(until: Date()) }
             _ = self.wake.wait(timeout: .now() + wait)
         }
     }

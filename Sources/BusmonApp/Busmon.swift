@@ -225,7 +225,9 @@ package enum Busmon {
             stopped.record(early)
             runner.stop()
         }
-        let outcome = runner.run()
+        let outcome =
+            session.runsMainActorWork
+            ? MainRunLoop.serve(whileRunning: "busmon headless") { runner.run() } : runner.run()
         sources.forEach { $0.cancel() }
         if let attach = session.watchedSource as? AttachSource, attach.hello == nil {
             // A script must not mistake a run that never saw the app for a quiet one.
@@ -377,11 +379,11 @@ package enum Busmon {
         let dashboardOptions = DashboardOptions(
             ascii: options.ascii || !capabilities.unicode, color: capabilities.color)
         let screen = SourceDashboard(source: session.source, options: dashboardOptions)
-        let report = FrameLoop(
-            terminal: terminal, signals: signals, screen: screen, duration: options.duration,
-            runsMainActorWork: session.runsMainActorWork
-        )
-        .run()
+        let loop = FrameLoop(terminal: terminal, signals: signals, screen: screen, duration: options.duration)
+        // An app in this process gets the main thread, as its main-actor handlers expect.
+        let report =
+            session.runsMainActorWork
+            ? MainRunLoop.serve(whileRunning: "busmon frames") { loop.run() } : loop.run()
         terminal.stop()
         session.stop()
 

@@ -50,10 +50,6 @@ struct FrameLoop {
     let screen: any Screen
     /// Seconds after which the loop ends by itself, or `nil`.
     let duration: Double?
-    /// Whether work waits for the main actor in this process (the simulated app's main-actor
-    /// handlers), which the loop runs between frames. Other sources leave the run loop alone:
-    /// turning it costs system calls on every tick for nothing.
-    let runsMainActorWork: Bool
 
     func run() -> LoopReport {
         let interval = 1 / Self.framesPerSecond
@@ -105,10 +101,6 @@ struct FrameLoop {
                 now = MonotonicClock.now()
                 if nextFrame < now { nextFrame = now + step }
             }
-
-            // This loop is the process's main loop: what waits for the main actor (the simulated
-            // app's main-actor handlers) runs here, between frames.
-            if runsMainActorWork { RunLoop.main.run(until: Date()) }
 
             let waitUntil = min(nextFrame, deadline ?? nextFrame)
             let waitMilliseconds = Int(((waitUntil - now) * 1000).rounded(.up))

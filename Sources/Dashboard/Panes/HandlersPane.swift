@@ -17,10 +17,9 @@ struct HandlersPane: DashboardPane {
                 + "AVG and MAX time, WAIT (p99 of how long a delivery waited to start: a main-actor hop, "
                 + "an actor's mailbox, a queue; 0 when called in the publish), SLOW calls (over the bus's "
                 + "threshold, 16 ms by default), FAILED (threw)"),
+        KeyHint(keys: "SLOW, FAILED", text: "yellow and red; the worst handlers come first"),
         KeyHint(
-            keys: "SLOW, WAIT, FAILED",
-            text: "yellow and red; WAIT is yellow when deliveries waited past the bus's threshold "
-                + "(late); the worst handlers come first"),
+            keys: "WAIT", text: "yellow when deliveries waited past the bus's slow-delivery threshold (late)"),
     ]
 
     /// Rows the pane lists at most before it scrolls.
