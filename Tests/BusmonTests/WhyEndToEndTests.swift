@@ -40,7 +40,21 @@ import Testing
         #expect(changes.contains("slowHandler"))
         let snapshot = try #require(lines.last { $0["kind"] as? String == "snapshot" })
         let handlers = try #require(snapshot["handlers"] as? [[String: Any]])
-        #expect(handlers.contains { $0["observerTypeName"] as? String == "HomeViewController" })
+        let home = try #require(handlers.first { $0["observerTypeName"] as? String == "HomeViewController" })
+        // The home screen's deliveries hop to the main actor, which busmon leaves to the app:
+        // most start at once, and only those behind a slow render wait long. (When busmon's
+        // loop held the main thread, half of them waited for its next frame.)
+        let waits = try #require(home["waits"] as? [String: Any])
+        #expect((waits["count"] as? Int ?? 0) > 100)
+        #expect((waits["p50"] as? Double ?? 1) < 0.005, "\(waits)")
+        let late = lines.filter { $0["change"] as? String == "slowDelivery" }.reduce(0) {
+            $0 + ($1["count"] as? Int ?? 0)
+        }
+        #expect(late < (waits["count"] as? Int ?? 0) / 10, "\(late) late of \(waits)")
+        // Handlers called in the publish never wait.
+        let inline = handlers.filter { $0["observerTypeName"] as? String == "PhotoCache" }
+        #expect(!inline.isEmpty)
+        #expect(inline.allSatisfy { (($0["waits"] as? [String: Any])?["maximum"] as? Double) == 0 })
 
         let dot = try String(contentsOfFile: graph, encoding: .utf8)
         #expect(dot.hasPrefix("digraph busmon {"))
