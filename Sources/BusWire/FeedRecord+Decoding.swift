@@ -185,7 +185,7 @@ extension FeedRecord {
                 handlerFailures: try row.optionalCount("handlerFailures") ?? 0)
         }
         let handlers = try fields.objects("handlers") { row throws(FeedDecodingError) in
-            var waits = DeliveryWaits.none
+            var waits = DeliveryWaits.unmeasured
             if let members = try row.optionalObject("waits") {
                 let wait = RecordFields(
                     kind: row.kind, members: members, bytes: row.bytes, prefix: row.prefix + "waits.")

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// How long deliveries to a subscription waited between the publish and the start of the
 /// handler, as ``EventBus/snapshot()`` reports it in ``HandlerStatistics/waits``.
 ///
@@ -25,8 +23,9 @@ public struct DeliveryWaits: Sendable, Hashable {
     /// Deliveries that waited longer than ``EventBus/slowDeliveryThreshold``.
     public let slowDeliveries: Int
 
-    /// No delivery measured.
-    public static let none = DeliveryWaits(count: 0, p50: .zero, p99: .zero, maximum: .zero)
+    /// No delivery measured: what a handler that was never timed reports. (Not `none`, which
+    /// `waits == .none` on an optional would read as `nil`.)
+    public static let unmeasured = DeliveryWaits(count: 0, p50: .zero, p99: .zero, maximum: .zero)
 
     /// Creates waiting times; the bus makes these, and tests and replays may too.
     public init(count: Int, p50: Duration, p99: Duration, maximum: Duration, slowDeliveries: Int = 0) {

@@ -68,8 +68,9 @@ public final class EventBus: Sendable {
     let slowHandlerNanoseconds: Int
     /// ``slowDeliveryThreshold`` in nanoseconds, as waits are measured.
     let slowDeliveryNanoseconds: Int
-    /// Paces the reports of slow calls, slow deliveries and failures.
+    /// Paces the reports of slow calls, of slow deliveries and of failures.
     let slowCallReports = ReportPacer(perSecond: 10)
+    /// See ``slowCallReports``.
     let slowDeliveryReports = ReportPacer(perSecond: 10)
     let failureReports = ReportPacer(perSecond: 100)
 

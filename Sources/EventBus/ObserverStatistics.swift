@@ -171,7 +171,7 @@ public struct HandlerStatistics: Sendable, Hashable {
     public init(
         observerTypeName: String?, eventTypeName: String, calls: Int = 0, total: Duration = .zero,
         maximum: Duration = .zero, slowCalls: Int = 0, failures: Int = 0, dropped: Int = 0,
-        waits: DeliveryWaits = .none
+        waits: DeliveryWaits = .unmeasured
     ) {
         self.dropped = dropped
         self.waits = waits

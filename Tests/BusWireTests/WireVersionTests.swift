@@ -127,7 +127,7 @@ struct WireVersionTests {
             Issue.record("expected a snapshot")
             return
         }
-        #expect(snapshot.snapshot.handlers.first?.waits == DeliveryWaits.none)
+        #expect(snapshot.snapshot.handlers.first?.waits == DeliveryWaits.unmeasured)
     }
 
     @Test("version-1 lines read with the new fields absent or empty")
