@@ -11,7 +11,7 @@ package struct SourceBatch: Sendable {
     package var records: [FeedRecord]
     /// Events the source had to drop so far because the monitor fell behind (a running total).
     package var droppedEvents: Int
-    /// A short state to show in the header, such as "attached", "detached", "replay 3/10 s".
+    /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?
     /// What happened to the source itself since the last batch, oldest first, for the log: an
     /// attach, a detach, a new process behind the socket, a recording's cut-off last line.
@@ -23,6 +23,9 @@ package struct SourceBatch: Sendable {
     /// that dialled in); `nil` for a source that watches one app. Sent whole whenever anything
     /// in it changed.
     package var fleet: [FleetMember]?
+    /// Whether what the dashboard shows is to be forgotten before this batch: a replay's cursor
+    /// moved back or jumped, and the records from a minute before the new place follow.
+    package var replacesState = false
 
     /// Creates a batch.
     package init(
@@ -95,6 +98,16 @@ package struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
     package static let increaseRate = SourceCommand("increase-rate")
     /// Slower: publish slower (a simulated app), or play slower (a replay).
     package static let decreaseRate = SourceCommand("decrease-rate")
+    /// Pause a replay where it is, or play on from there.
+    package static let togglePlayback = SourceCommand("toggle-playback")
+    /// Move a replay's cursor past the next event, and pause.
+    package static let stepForward = SourceCommand("step-forward")
+    /// Move a replay's cursor back before the last event shown, and pause.
+    package static let stepBack = SourceCommand("step-back")
+    /// Move a replay's cursor ten seconds on.
+    package static let jumpForward = SourceCommand("jump-forward")
+    /// Move a replay's cursor ten seconds back.
+    package static let jumpBack = SourceCommand("jump-back")
 }
 
 /// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.
@@ -113,6 +126,9 @@ package protocol DashboardSource: AnyObject, Sendable {
     var supportedCommands: [SourceCommandDescription] { get }
     /// Everything gathered since the previous call.
     func drain() -> SourceBatch
+    /// What ``drain()`` gives, as batches to apply in order: a replay whose cursor moved hands
+    /// the records up to it one batch per second of recording. The default is ``drain()``.
+    func drainBatches() -> [SourceBatch]
     /// Everything gathered since the previous call, once whatever feeds the source has stopped:
     /// with the newest counters, so that a recording ends with exact totals. The default is
     /// ``drain()``.
@@ -129,4 +145,7 @@ extension DashboardSource {
 
     /// What ``drain()`` gives: the source has nothing more to add at the end.
     package func drainLast() -> SourceBatch { drain() }
+
+    /// One batch: what ``drain()`` gives.
+    package func drainBatches() -> [SourceBatch] { [drain()] }
 }

@@ -29,6 +29,20 @@ final class RecordingLineReader {
         var length: Int
         /// Whether a `\n` ended it; only the last line of a file may lack one.
         var endsWithNewline: Bool
+        /// Where the line starts in the file, in bytes: where ``RecordingLineReader/reread(from:)``
+        /// starts to read it again.
+        var position: Position
+    }
+
+    /// A place in the file: the byte a line starts at, and that line's number.
+    struct Position: Sendable, Equatable {
+        /// Bytes before the line.
+        var offset: Int
+        /// The line's number, from 1.
+        var line: Int
+
+        /// The start of the file.
+        static let start = Position(offset: 0, line: 1)
     }
 
     /// Bytes held at once: room for the longest line a record may have and a chunk more.
@@ -44,6 +58,8 @@ final class RecordingLineReader {
     private var end = 0
     private var atEnd = false
     private var lineNumber = 0
+    /// Where `buffer[0]` is in the file.
+    private var bufferOffset = 0
 
     /// Opens `path`.
     ///
@@ -66,11 +82,13 @@ final class RecordingLineReader {
         }
     }
 
-    /// A reader of a descriptor it owns, from its start.
-    private init(path: String, descriptor: Int32) {
+    /// A reader of a descriptor it owns, from `position`, where the descriptor stands.
+    private init(path: String, descriptor: Int32, position: Position = .start) {
         self.path = path
         self.descriptor = descriptor
         self.spool = -1
+        bufferOffset = position.offset
+        lineNumber = position.line - 1
     }
 
     deinit {
@@ -82,13 +100,20 @@ final class RecordingLineReader {
     /// of what this reader read from a pipe.
     ///
     /// - Throws: ``RecordingError/unreadable(path:reason:)`` when it cannot be opened.
-    func reread() throws(RecordingError) -> RecordingLineReader {
-        guard spool >= 0 else { return try RecordingLineReader(path: path) }
-        let copy = dup(spool)
-        guard copy >= 0, lseek(copy, 0, SEEK_SET) == 0 else {
-            throw .unreadable(path: path, reason: UnixSocket.errorText(errno))
+    func reread(from position: Position = .start) throws(RecordingError) -> RecordingLineReader {
+        let copy: Int32
+        if spool >= 0 {
+            copy = dup(spool)
+        } else {
+            copy = open(path, O_RDONLY | O_CLOEXEC)
         }
-        return RecordingLineReader(path: path, descriptor: copy)
+        guard copy >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(errno)) }
+        guard lseek(copy, off_t(position.offset), SEEK_SET) == off_t(position.offset) else {
+            let reason = UnixSocket.errorText(errno)
+            close(copy)
+            throw .unreadable(path: path, reason: reason)
+        }
+        return RecordingLineReader(path: path, descriptor: copy, position: position)
     }
 
     /// An unlinked temporary file, read and written, in `$TMPDIR` or `/tmp`; -1 with `errno`.
@@ -114,16 +139,22 @@ final class RecordingLineReader {
                 lineNumber += 1
                 let length = newline - start
                 let bytes = buffer[start..<newline]
+                let position = Position(offset: bufferOffset + start, line: lineNumber)
                 start = newline + 1
-                return Line(number: lineNumber, bytes: bytes, length: length, endsWithNewline: true)
+                return Line(
+                    number: lineNumber, bytes: bytes, length: length, endsWithNewline: true,
+                    position: position)
             }
             if atEnd {
                 guard start < end else { return nil }
                 lineNumber += 1
                 let length = end - start
                 let bytes = buffer[start..<end]
+                let position = Position(offset: bufferOffset + start, line: lineNumber)
                 start = end
-                return Line(number: lineNumber, bytes: bytes, length: length, endsWithNewline: false)
+                return Line(
+                    number: lineNumber, bytes: bytes, length: length, endsWithNewline: false,
+                    position: position)
             }
             if end - start > FeedRecord.maximumLineLength {
                 // Too long to be a record, and it may never end: the input is not a recording.
@@ -156,6 +187,7 @@ final class RecordingLineReader {
         }
         self.end = end - start
         self.start = 0
+        bufferOffset += start
         guard result.0 >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(result.1)) }
         if result.0 == 0 { atEnd = true }
         if spool >= 0, result.0 > 0 {

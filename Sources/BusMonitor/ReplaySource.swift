@@ -66,7 +66,41 @@ package final class ReplaySource: FiniteSource {
     private let itemCount: Int
     /// The time of the first record that plays: offset zero.
     private let firstTime: Double
+    /// Places playback can start again from, in file order (see ``seek(to:)``).
+    private let checkpoints: [Checkpoint]
     private let clock: LockedValue<Clock>
+
+    /// Seconds of recording between two checkpoints at most.
+    static let checkpointInterval = 1.0
+    /// Records between two checkpoints at most, so that a dense recording has them close.
+    static let checkpointRecords = 5_000
+    /// Seconds of recording replayed before the cursor when it moves back or jumps: as much as
+    /// the sparklines show, so that rates and the log read as they did.
+    static let warmUpSeconds = 60.0
+    /// Records replayed before the cursor at most when it moves: the log keeps 5,000 lines, and
+    /// a dense recording need not be replayed for a whole minute to fill it.
+    static let warmUpRecords = 20_000
+
+    /// A place playback can start again from: a record's line, with what playback had reached
+    /// just before it.
+    private struct Checkpoint {
+        /// The line of the record.
+        var position: RecordingLineReader.Position
+        /// The latest offset of the records before it (offsets never go back).
+        var latest: Double
+        /// Records that play before it.
+        var delivered: Int
+    }
+
+    /// Where a move of the cursor ends.
+    private enum SeekTarget: Equatable {
+        /// Every record up to this offset, in seconds of recording.
+        case offset(Double)
+        /// The records before the record with this index.
+        case record(Int)
+        /// The records up to and including the next event.
+        case throughNextEvent
+    }
 
     /// One record ready to hand over, and whether the counters start over with it: the first
     /// snapshot of the replay, or the first after a hello (the monitor that recorded reattached
@@ -85,6 +119,8 @@ package final class ReplaySource: FiniteSource {
         var playedBefore = 0.0
         /// The file, read again for playback; nil once it has ended.
         var reader: RecordingLineReader?
+        /// The file as the check read it, which playback reads again from a checkpoint.
+        var file: RecordingLineReader?
         /// The next record, decoded but not yet due, its offset, and its length in the file.
         var pending: (item: Item, offset: Double, length: Int)?
         /// The offset of the latest record read, so offsets never go back.
@@ -96,6 +132,17 @@ package final class ReplaySource: FiniteSource {
         var countersStartOver = true
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
+        /// Whether playback is paused: the cursor stays where it is until it moves or plays.
+        var isPaused = false
+        /// Where the cursor is moving to, while the records up to it are read.
+        var seeking: SeekTarget?
+        /// Whether the next batch replaces what the dashboard showed: the cursor moved back, or
+        /// jumped, and playback restarted from a checkpoint before it.
+        var replacing = false
+        /// The index of the last event record handed over, for a step back.
+        var lastEvent: Int?
+        /// The offset of the last record handed over (``latest`` may be a record read ahead).
+        var handedOver = 0.0
     }
 
     /// Reads and checks a recording.
@@ -121,6 +168,7 @@ package final class ReplaySource: FiniteSource {
         var firstTime: Double?
         var latestTime = -Double.infinity
         var cutOff = false
+        var checkpoints: [Checkpoint] = []
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
@@ -154,11 +202,22 @@ package final class ReplaySource: FiniteSource {
                 if case .hello(let found) = record, hello == nil { hello = found }
                 continue
             }
+            let latest = firstTime.map { max(0, latestTime - $0) } ?? 0
+            if let last = checkpoints.last {
+                if time - (firstTime ?? time) - last.latest >= Self.checkpointInterval
+                    || items - last.delivered >= Self.checkpointRecords
+                {
+                    checkpoints.append(Checkpoint(position: line.position, latest: latest, delivered: items))
+                }
+            } else {
+                checkpoints.append(Checkpoint(position: line.position, latest: 0, delivered: 0))
+            }
             items += 1
             if case .event = record { events += 1 }
             if firstTime == nil { firstTime = time }
             latestTime = max(latestTime, time)
         }
+        self.checkpoints = checkpoints
         if unknownKinds > 0 {
             warnings.append("\(path): skipped \(unknownKinds) lines of a kind this version does not know")
         }
@@ -180,7 +239,8 @@ package final class ReplaySource: FiniteSource {
         }
         // Playback reads the file again from the start (or the copy of a pipe's input).
         let playback = items > 0 ? try reader.reread() : nil
-        self.clock = LockedValue(Clock(speed: speed, reader: playback, notices: notices))
+        self.clock = LockedValue(
+            Clock(speed: speed, reader: playback, file: items > 0 ? reader : nil, notices: notices))
     }
 
     /// The time of a record that plays, or nil for one that does not (a hello).
@@ -255,84 +315,280 @@ package final class ReplaySource: FiniteSource {
 
     /// The records now due, at most ``maximumRecordsPerDrain`` and about
     /// ``maximumBytesPerDrain``, and a status such as
-    /// `replay 12.3/60.0 s`, `replay finished`, `replay finished (last line cut off)` or
-    /// `recording is empty`. The first batch also carries the warnings as notices.
+    /// `replay 00:12.3 / 01:00.0 [##--------]`, `replay finished`,
+    /// `replay finished (last line cut off)` or `recording is empty`. The first batch also carries
+    /// the warnings as notices. After the cursor moved, the batches of ``drainBatches()`` in one.
     package func drain() -> SourceBatch {
+        let batches = drainBatches()
+        guard batches.count > 1 else { return batches[0] }
+        var merged = batches[batches.count - 1]
+        merged.records = batches.flatMap(\.records)
+        merged.notices = batches.flatMap(\.notices)
+        merged.countersRestarted = batches.contains { $0.countersRestarted }
+        merged.replacesState = batches[0].replacesState
+        return merged
+    }
+
+    /// What ``drain()`` gives; after the cursor moved, the records up to it in one batch per
+    /// second of recording, so that rates and sparklines read as they did when it played.
+    package func drainBatches() -> [SourceBatch] {
         clock.withLock { clock in
             let now = MonotonicClock.now()
-            if clock.startedAt == nil { clock.startedAt = now }
+            if clock.startedAt == nil, !clock.isPaused { clock.startedAt = now }
+            let seeking = clock.seeking
             let played = position(clock, now: now)
+            var batches: [SourceBatch] = []
             var batch = SourceBatch()
+            var second: Int?
             var taken = 0
             var bytes = 0
-            while clock.delivered < itemCount, taken < Self.maximumRecordsPerDrain,
-                bytes < Self.maximumBytesPerDrain
+            var eventTaken = false
+            while clock.delivered < itemCount, !(seeking == .throughNextEvent && eventTaken),
+                seeking != nil || (taken < Self.maximumRecordsPerDrain && bytes < Self.maximumBytesPerDrain)
             {
                 if clock.pending == nil { clock.pending = readItem(&clock) }
-                guard let pending = clock.pending, pending.offset <= played else { break }
+                guard let pending = clock.pending else { break }
+                if Self.isPast(seeking, pending: pending.offset, delivered: clock.delivered, played: played) {
+                    break
+                }
+                if seeking != nil {
+                    // One batch a second of recording: each batch is one reading of the rates.
+                    let whole = Int(pending.offset.rounded(.down))
+                    if let second, whole != second, batch.hasRecords {
+                        batches.append(batch)
+                        batch = SourceBatch()
+                    }
+                    second = whole
+                }
                 bytes += pending.length
-                if case .dropped(let drops) = pending.item.record {
+                switch pending.item.record {
+                case .dropped(let drops):
                     clock.dropped = drops.events
-                } else {
+                case .event:
+                    clock.lastEvent = clock.delivered
+                    eventTaken = true
+                    batch.records.append(pending.item.record)
+                default:
                     batch.records.append(pending.item.record)
                 }
                 if pending.item.restartsCounters { batch.countersRestarted = true }
+                clock.handedOver = pending.offset
                 clock.pending = nil
                 clock.delivered += 1
                 taken += 1
             }
+            if let seeking {
+                // The cursor stays where it moved to; playing goes on from there.
+                clock.seeking = nil
+                if case .offset(let target) = seeking {
+                    clock.playedBefore = min(max(target, 0), duration)
+                } else {
+                    clock.playedBefore = clock.handedOver
+                }
+                clock.startedAt = clock.isPaused ? nil : now
+            }
             // Close the file once everything has played.
             if clock.delivered >= itemCount { clock.reader = nil }
-            batch.notices = clock.notices
+            batches.append(batch)
+            batches[0].replacesState = clock.replacing
+            clock.replacing = false
+            batches[0].notices = clock.notices
             clock.notices = []
-            batch.droppedEvents = clock.dropped
-            if isEmpty {
-                batch.status = "recording is empty"
-            } else if Self.isFinished(clock, itemCount: itemCount) {
-                batch.status = lastLineCutOff ? "replay finished (last line cut off)" : "replay finished"
-            } else {
-                let next = clock.pending?.offset ?? clock.latest
-                let shown = Self.isAsFastAsPossible(clock.speed) ? next : min(played, duration)
-                var status = "replay \(Self.format(shown))/\(Self.format(duration)) s"
-                if clock.speed != 1 {
-                    status +=
-                        Self.isAsFastAsPossible(clock.speed)
-                        ? " at full speed" : " at \(Self.format(clock.speed))x"
-                }
-                batch.status = status
-            }
-            return batch
+            batches[batches.count - 1].droppedEvents = clock.dropped
+            batches[batches.count - 1].status = status(clock, played: position(clock, now: now))
+            return batches
         }
     }
 
-    /// `+` and `-` for the speed, unless the replay plays at full speed.
-    package var supportedCommands: [SourceCommandDescription] {
-        clock.withLock { Self.isAsFastAsPossible($0.speed) } ? [] : [.replaySpeed]
+    /// Whether a record at `pending` (seconds of recording), read when `delivered` records were
+    /// handed over, lies past where the replay is now or is moving to.
+    private static func isPast(
+        _ seeking: SeekTarget?, pending: Double, delivered: Int, played: Double
+    ) -> Bool {
+        switch seeking {
+        case .offset(let target)?: return pending > target
+        case .record(let index)?: return delivered >= index
+        case .throughNextEvent?: return false
+        case nil: return pending > played
+        }
     }
 
-    /// `increaseRate` doubles the speed and `decreaseRate` halves it; other commands do not
-    /// apply to a recording.
+    /// The header's account of the replay: where the cursor is in the recording, and whether
+    /// it plays.
+    private func status(_ clock: Clock, played: Double) -> String {
+        if isEmpty { return "recording is empty" }
+        if Self.isFinished(clock, itemCount: itemCount) {
+            return lastLineCutOff ? "replay finished (last line cut off)" : "replay finished"
+        }
+        let next = clock.pending?.offset ?? clock.latest
+        let shown = Self.isAsFastAsPossible(clock.speed) && !clock.isPaused ? next : min(played, duration)
+        var status =
+            "replay \(Self.clockText(shown)) / \(Self.clockText(duration)) \(Self.bar(shown, of: duration))"
+        if clock.isPaused {
+            status += " paused"
+        } else if clock.speed != 1 {
+            status +=
+                Self.isAsFastAsPossible(clock.speed) ? " at full speed" : " at \(Self.format(clock.speed))x"
+        }
+        return status
+    }
+
+    /// `01:12.4`: minutes and seconds, to the nearest tenth; hours first past an hour.
+    package static func clockText(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "--:--.-" }
+        let tenths = Int((max(0, seconds) * 10).rounded())
+        let (minutes, rest) = (tenths / 600, tenths % 600)
+        let secondsText = "\(rest / 100)\(rest / 10 % 10).\(rest % 10)"
+        if minutes >= 60 {
+            let (hours, minute) = (minutes / 60, minutes % 60)
+            return "\(hours):\(minute / 10)\(minute % 10):" + secondsText
+        }
+        return "\(minutes / 10)\(minutes % 10):" + secondsText
+    }
+
+    /// `[###-------]`: how far `position` is into `length`, in ten cells.
+    package static func bar(_ position: Double, of length: Double) -> String {
+        let filled = length > 0 ? min(10, max(0, Int((position / length * 10).rounded(.down)))) : 10
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 10 - filled) + "]"
+    }
+
+    /// `+` and `-` for the speed, unless the replay plays at full speed, and the timeline:
+    /// Space to pause and play, `,` and `.` to step one event back and forth, `<` and `>` to
+    /// jump ten seconds.
+    package var supportedCommands: [SourceCommandDescription] {
+        guard !isEmpty else { return [] }
+        let (fullSpeed, isPaused) = clock.withLock { (Self.isAsFastAsPossible($0.speed), $0.isPaused) }
+        return (fullSpeed ? [] : [.replaySpeed]) + [
+            .replayPause(isPaused: isPaused), .replayStep, .replayJump,
+        ]
+    }
+
+    /// Seconds `<` and `>` move the cursor.
+    package static let jumpSeconds = 10.0
+
+    /// `increaseRate` doubles the speed and `decreaseRate` halves it; the timeline's commands
+    /// pause or play, step and jump (see ``supportedCommands``). Others do not apply to a
+    /// recording.
     ///
-    /// - Returns: The new speed, or a message saying the command does not apply.
+    /// - Returns: What changed, such as `replay speed 2x` or `paused at 01:12.4`, or a message
+    ///   saying the command does not apply.
     package func perform(_ command: SourceCommand) -> String? {
         clock.withLock { clock in
-            guard !Self.isAsFastAsPossible(clock.speed) else { return "replay: already at full speed" }
-            let factor: Double
-            switch command {
-            case .increaseRate: factor = 2
-            case .decreaseRate: factor = 0.5
-            default: return "replay: commands do not apply to a recording"
-            }
             let now = MonotonicClock.now()
-            clock.playedBefore = position(clock, now: now)
-            clock.startedAt = clock.startedAt == nil ? nil : now
-            clock.speed = min(max(clock.speed * factor, 1.0 / 64), 1024)
-            return "replay speed \(Self.format(clock.speed))x"
+            switch command {
+            case .increaseRate, .decreaseRate:
+                guard !Self.isAsFastAsPossible(clock.speed) else { return "replay: already at full speed" }
+                clock.playedBefore = position(clock, now: now)
+                clock.startedAt = clock.startedAt == nil ? nil : now
+                clock.speed = min(max(clock.speed * (command == .increaseRate ? 2 : 0.5), 1.0 / 64), 1024)
+                return "replay speed \(Self.format(clock.speed))x"
+            case .togglePlayback:
+                if clock.isPaused {
+                    clock.isPaused = false
+                    clock.startedAt = now
+                    return "playing from \(Self.clockText(clock.playedBefore))"
+                }
+                pause(&clock, now: now)
+                return "paused at \(Self.clockText(clock.playedBefore))"
+            case .stepForward:
+                pause(&clock, now: now)
+                guard clock.delivered < itemCount else { return "at the end of the recording" }
+                // Up to the next event, and the event: where the cursor stands after it.
+                clock.seeking = .throughNextEvent
+                return nil
+            case .stepBack:
+                pause(&clock, now: now)
+                guard let lastEvent = clock.lastEvent else { return "at the first event" }
+                return seek(&clock, to: .record(lastEvent))
+            case .jumpForward, .jumpBack:
+                let cursor = position(clock, now: now)
+                let target = min(
+                    duration, max(0, cursor + (command == .jumpForward ? 1 : -1) * Self.jumpSeconds))
+                if let problem = seek(&clock, to: .offset(target)) { return problem }
+                // The cursor is there at once, so that the next jump goes on from it.
+                clock.playedBefore = target
+                if !clock.isPaused { clock.startedAt = now }
+                return "at \(Self.clockText(target))"
+            default:
+                return "replay: commands do not apply to a recording"
+            }
+        }
+    }
+
+    /// Stops the cursor where playback is now.
+    private func pause(_ clock: inout Clock, now: Double) {
+        guard !clock.isPaused else { return }
+        clock.playedBefore = min(position(clock, now: now), duration)
+        clock.isPaused = true
+        clock.startedAt = nil
+    }
+
+    /// Moves the cursor to `target`: forward by reading on when that is close, otherwise by
+    /// reading again from the checkpoint a minute (or 20,000 records) before it, the dashboard
+    /// told to start over. The records up to the target come with the next drain.
+    ///
+    /// - Returns: Why the cursor could not move, or `nil`.
+    private func seek(_ clock: inout Clock, to target: SeekTarget) -> String? {
+        let (targetOffset, targetRecords) = estimate(target)
+        let readsOn: Bool
+        switch target {
+        case .throughNextEvent:
+            readsOn = true
+        case .offset(let offset):
+            readsOn =
+                offset >= clock.latest && offset - clock.latest <= Self.warmUpSeconds
+                && targetRecords - clock.delivered <= Self.warmUpRecords
+        case .record(let index):
+            readsOn = index >= clock.delivered && index - clock.delivered <= Self.warmUpRecords
+        }
+        // A move that reads again and has not been drained yet starts from where this one
+        // needs, not from where it needed.
+        if readsOn, !clock.replacing || target == .throughNextEvent {
+            clock.seeking = target
+            return nil
+        }
+        guard let file = clock.file else { return "replay: the recording cannot be read again" }
+        var start = checkpoints.lastIndex { $0.delivered <= targetRecords } ?? 0
+        while start > 0, targetOffset - checkpoints[start].latest < Self.warmUpSeconds,
+            targetRecords - checkpoints[start].delivered < Self.warmUpRecords
+        {
+            start -= 1
+        }
+        let checkpoint = checkpoints[start]
+        do {
+            clock.reader = try file.reread(from: checkpoint.position)
+        } catch {
+            return "replay: \(error)"
+        }
+        clock.pending = nil
+        clock.latest = checkpoint.latest
+        clock.handedOver = checkpoint.latest
+        clock.delivered = checkpoint.delivered
+        clock.dropped = 0
+        clock.countersStartOver = true
+        clock.lastEvent = nil
+        clock.replacing = true
+        clock.seeking = target
+        return nil
+    }
+
+    /// The offset and the record index of `target`, one of them from the checkpoints.
+    private func estimate(_ target: SeekTarget) -> (offset: Double, records: Int) {
+        switch target {
+        case .offset(let offset):
+            let after = checkpoints.first { $0.latest > offset }
+            return (offset, after?.delivered ?? itemCount)
+        case .record(let index):
+            let before = checkpoints.last { $0.delivered <= index }
+            return (before?.latest ?? 0, index)
+        case .throughNextEvent:
+            return (0, 0)
         }
     }
 
     /// Recording seconds played by `now`.
     private func position(_ clock: Clock, now: Double) -> Double {
+        if clock.isPaused { return clock.playedBefore }
         if Self.isAsFastAsPossible(clock.speed) { return .infinity }
         guard let startedAt = clock.startedAt else { return clock.playedBefore }
         return clock.playedBefore + (now - startedAt) * clock.speed

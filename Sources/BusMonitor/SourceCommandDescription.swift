@@ -56,6 +56,29 @@ package struct SourceCommandDescription: Sendable, Equatable {
     /// `+` plays a recording faster and `-` slower.
     package static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
 
+    /// Space pauses a replay where it is, and plays on from there.
+    package static func replayPause(isPaused: Bool) -> SourceCommandDescription {
+        SourceCommandDescription(
+            keys: [Keys(command: .togglePlayback, characters: [" "])], keyText: "Space",
+            barLabel: isPaused ? "Play" : "Pause", help: "pause the replay where it is, or play on from there"
+        )
+    }
+
+    /// `,` steps a replay back one event and `.` on one event, pausing it.
+    package static let replayStep = SourceCommandDescription(
+        keys: [
+            Keys(command: .stepBack, characters: [","]),
+            Keys(command: .stepForward, characters: ["."]),
+        ], keyText: ",/.", barLabel: "Step",
+        help: "step one event back / on (pauses); every pane shows the bus as it was")
+
+    /// `<` jumps a replay ten seconds back and `>` ten seconds on.
+    package static let replayJump = SourceCommandDescription(
+        keys: [
+            Keys(command: .jumpBack, characters: ["<"]),
+            Keys(command: .jumpForward, characters: [">"]),
+        ], keyText: "</>", barLabel: "Jump", help: "jump ten seconds back / on in the recording")
+
     /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
     /// ``SourceCommand/decreaseRate``, shown as `+/-`, with `label` in the key bar and `help` in
     /// the help.

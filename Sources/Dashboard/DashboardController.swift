@@ -134,6 +134,16 @@ package class DashboardController {
     ///   - now: Seconds since 1970, on the clock of ``FeedEvent/time``.
     package func update(_ batch: SourceBatch, now: Double) {
         lastNow = now
+        if batch.replacesState {
+            // A replay's cursor moved back or jumped: the bus as it was there is rebuilt from
+            // the records that follow, as if the replay had started a minute before.
+            live = DashboardState()
+            frozen = nil
+            pausedAt = nil
+            lastSnapshots = [:]
+            filterCache = nil
+            changedSinceFrame = true
+        }
         if bringsNews(batch.records, fleet: batch.fleet) || !batch.notices.isEmpty || batch.countersRestarted
             || batch.status != lastBatchStatus.status || batch.droppedEvents != lastBatchStatus.dropped
             || batch.fleet != lastBatchStatus.fleet

@@ -108,10 +108,12 @@ extension DashboardController {
             KeyBinding(
                 [.character("?")], .showHelp, help: KeyHint(keys: "?", text: "help"),
                 bar: KeyHint(keys: "?", text: "Help")),
+            // A replay takes Space itself: it pauses the recording, not the display.
             KeyBinding(
                 [.character(" ")], .togglePause,
                 help: KeyHint(keys: "Space", text: "pause or resume the display (counting goes on)"),
-                bar: KeyHint(keys: "Space", text: isPaused ? "Resume" : "Pause")),
+                bar: KeyHint(keys: "Space", text: isPaused ? "Resume" : "Pause"),
+                isEnabled: !sourceCommands.contains { $0.keys.contains { $0.characters.contains(" ") } }),
             KeyBinding(
                 [.character("/")], .openFilter,
                 help: KeyHint(

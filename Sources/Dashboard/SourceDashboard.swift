@@ -22,7 +22,7 @@ package final class SourceDashboard: DashboardController {
     package func update(now: Double) {
         title = source.title
         sourceCommands = source.supportedCommands
-        update(source.drain(), now: now)
+        for batch in source.drainBatches() { update(batch, now: now) }
     }
 
     /// Applies a key, carrying out a command for the source.

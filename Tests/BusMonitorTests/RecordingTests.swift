@@ -142,14 +142,17 @@ struct RecordingTests {
         #expect(abs(replay.duration - 0.8) < 1e-9)
         let first = replay.drain()
         #expect(first.events.count == 1, "only the first record is due at the start")
-        #expect(first.status == "replay 0.0/0.8 s at 4.0x")
+        #expect(first.status == "replay 00:00.0 / 00:00.8 [----------] at 4.0x")
         let batches = drainUntil(replay) { _ in replay.isFinished }
         #expect(batches.reduce(0) { $0 + $1.events.count } == 2)
         #expect(batches.last?.status == "replay finished")
         #expect(
             replay.perform(SourceCommand("destroy-screens")) == "replay: commands do not apply to a recording"
         )
-        #expect(replay.supportedCommands == [.replaySpeed])
+        #expect(
+            replay.supportedCommands == [
+                .replaySpeed, .replayPause(isPaused: false), .replayStep, .replayJump,
+            ])
     }
 
     @Test("a malformed line is an error that names the file and the line number")

@@ -1,0 +1,123 @@
+import BusMonitor
+import BusWire
+import EventBus
+import Foundation
+import TestSupport
+import Testing
+
+/// A replay moved through as a person does: paused, stepped, jumped back and forth.
+@Suite("Replay timeline")
+struct ReplayTimelineTests {
+    /// A recording of `seconds` seconds with an event every tenth of a second, numbered in
+    /// its payload from 0.
+    static func recording(seconds: Int, in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("timeline.jsonl")
+        let lines = (0..<(seconds * 10)).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index + 1, time: 1_000 + Double(index) / 10, typeName: "T",
+                    payload: .description("\(index)"), receivers: 1)
+            ).encodeLine()
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    /// The numbers of the events in `batches`, in order.
+    static func numbers(_ batches: [SourceBatch]) -> [Int] {
+        batches.flatMap(\.events).compactMap { Int($0.payload.text) }
+    }
+
+    @Test("paused, the cursor stays; > reads on ten seconds, < reads again from before it")
+    func jumpsMoveTheCursor() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: Self.recording(seconds: 30, in: directory), speed: 1)
+        #expect(replay.perform(.togglePlayback) == "paused at 00:00.0")
+        let first = replay.drainBatches()
+        #expect(Self.numbers(first) == [0])
+        #expect(first.last?.status == "replay 00:00.0 / 00:29.9 [----------] paused")
+        #expect(Self.numbers(replay.drainBatches()).isEmpty, "paused, nothing more plays")
+
+        #expect(replay.perform(.jumpForward) == "at 00:10.0")
+        let forward = replay.drainBatches()
+        #expect(!forward.contains { $0.replacesState }, "a short jump on reads on")
+        #expect(Self.numbers(forward) == Array(1...100))
+        #expect(forward.last?.status == "replay 00:10.0 / 00:29.9 [###-------] paused")
+        _ = replay.perform(.jumpForward)
+        #expect(Self.numbers(replay.drainBatches()) == Array(101...200))
+
+        #expect(replay.perform(.jumpBack) == "at 00:10.0")
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        #expect(back.dropFirst().allSatisfy { !$0.replacesState })
+        // Read again from the start (less than a minute before), a batch a second.
+        #expect(Self.numbers(back) == Array(0...100))
+        #expect(back.count >= 10)
+        for batch in back {
+            let seconds = Set(batch.events.map { Int(($0.time - 1_000).rounded(.down)) })
+            #expect(seconds.count == 1, "one second of recording a batch")
+        }
+        #expect(back.last?.status == "replay 00:10.0 / 00:29.9 [###-------] paused")
+    }
+
+    @Test("a step back shows the bus before the last event; a step on brings it back")
+    func stepsUndoEachOther() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: Self.recording(seconds: 30, in: directory), speed: 1)
+        _ = replay.perform(.togglePlayback)
+        _ = replay.perform(.jumpForward)
+        #expect(Self.numbers(replay.drainBatches()).last == 100)
+
+        _ = replay.perform(.stepBack)
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        #expect(Self.numbers(back) == Array(0...99))
+        #expect(back.last?.status?.hasPrefix("replay 00:09.9 / ") == true, "\(back.last?.status ?? "")")
+
+        _ = replay.perform(.stepForward)
+        let on = replay.drainBatches()
+        #expect(!on.contains { $0.replacesState })
+        #expect(Self.numbers(on) == [100])
+        _ = replay.perform(.stepForward)
+        #expect(Self.numbers(replay.drainBatches()) == [101])
+        #expect(replay.perform(.togglePlayback) == "playing from 00:10.1")
+    }
+
+    @Test("far into a long recording, a jump reads again from a minute before the cursor, not from the start")
+    func jumpsReadAMinuteAtMost() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: Self.recording(seconds: 200, in: directory), speed: 1)
+        _ = replay.perform(.togglePlayback)
+        for _ in 0..<19 { _ = replay.perform(.jumpForward) }
+        #expect(Self.numbers(replay.drainBatches()).last == 1_900)
+        for _ in 0..<4 { _ = replay.perform(.jumpBack) }
+        let back = replay.drainBatches()
+        let numbers = Self.numbers(back)
+        #expect(back.first?.replacesState == true)
+        #expect(numbers.last == 1_500)
+        // From the checkpoint a minute before 150 s, give or take a second.
+        let first = try #require(numbers.first)
+        #expect((880...905).contains(first), "read again from event \(first)")
+        #expect(numbers == Array(first...1_500))
+    }
+
+    @Test("the timeline's keys are offered, and Space pauses the recording rather than the display")
+    func commandsAreOffered() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: Self.recording(seconds: 3, in: directory), speed: 0)
+        #expect(replay.supportedCommands == [.replayPause(isPaused: false), .replayStep, .replayJump])
+        _ = replay.perform(.togglePlayback)
+        #expect(replay.supportedCommands == [.replayPause(isPaused: true), .replayStep, .replayJump])
+        #expect(replay.supportedCommands.first?.barLabel == "Play")
+    }
+
+    @Test("minutes and seconds with tenths, and a bar of ten cells")
+    func clockText() {
+        #expect(ReplaySource.clockText(72.44) == "01:12.4")
+        #expect(ReplaySource.clockText(300) == "05:00.0")
+        #expect(ReplaySource.clockText(3_723.5) == "1:02:03.5")
+        #expect(ReplaySource.bar(72.4, of: 300) == "[##--------]")
+        #expect(ReplaySource.bar(300, of: 300) == "[##########]")
+        #expect(ReplaySource.bar(0, of: 0) == "[##########]")
+    }
+}
