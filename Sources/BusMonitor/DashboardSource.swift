@@ -26,6 +26,10 @@ package struct SourceBatch: Sendable {
     /// Whether what the dashboard shows is to be forgotten before this batch: a replay's cursor
     /// moved back or jumped, and the records from a minute before the new place follow.
     package var replacesState = false
+    /// What the source's clock reads now, when the source knows it better than its records'
+    /// time stamps do: a replay's cursor, in the recording's time, which stands still while the
+    /// replay is paused. `nil` for a live source, whose clock is the records'.
+    package var sourceClock: Double?
 
     /// Creates a batch.
     package init(

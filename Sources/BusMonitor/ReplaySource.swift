@@ -395,7 +395,12 @@ package final class ReplaySource: FiniteSource {
             batches[0].notices = clock.notices
             clock.notices = []
             batches[batches.count - 1].droppedEvents = clock.dropped
-            batches[batches.count - 1].status = status(clock, played: position(clock, now: now))
+            let cursor = position(clock, now: now)
+            batches[batches.count - 1].status = status(clock, played: cursor)
+            // The dashboard's rates and sparklines run on the cursor, and stand still with it.
+            if cursor.isFinite, itemCount > 0 {
+                batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
+            }
             return batches
         }
     }

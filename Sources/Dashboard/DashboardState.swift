@@ -322,7 +322,8 @@ struct DashboardState {
         max(lastReadingTime ?? -.infinity, now + (clockOffset ?? 0))
     }
 
-    /// Sets the source's clock by the newest time stamp in `batch`, if it has one.
+    /// Sets the source's clock by what `batch` says it reads (a replay's cursor), or else by the
+    /// newest time stamp in it, if it has one.
     ///
     /// - Returns: The source's time of this batch, never earlier than the one before.
     private mutating func advanceClock(with batch: SourceBatch, at now: Double) -> Double {
@@ -337,7 +338,11 @@ struct DashboardState {
             if lastEvent != nil, lastChange != nil { break }
         }
         let newest = [lastEvent, lastChange].compactMap { $0 }.max()
-        if let newest, newest.isFinite { clockOffset = newest - now }
+        if let clock = batch.sourceClock, clock.isFinite {
+            clockOffset = clock - now
+        } else if let newest, newest.isFinite {
+            clockOffset = newest - now
+        }
         return sourceTime(at: now)
     }
 

@@ -8,21 +8,6 @@ import Testing
 /// A replay moved through as a person does: paused, stepped, jumped back and forth.
 @Suite("Replay timeline")
 struct ReplayTimelineTests {
-    /// A recording of `seconds` seconds with an event every tenth of a second, numbered in
-    /// its payload from 0.
-    static func recording(seconds: Int, in directory: TemporaryDirectory) throws -> String {
-        let path = directory.file("timeline.jsonl")
-        let lines = (0..<(seconds * 10)).map { index in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: index + 1, time: 1_000 + Double(index) / 10, typeName: "T",
-                    payload: .description("\(index)"), receivers: 1)
-            ).encodeLine()
-        }
-        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
-        return path
-    }
-
     /// The numbers of the events in `batches`, in order.
     static func numbers(_ batches: [SourceBatch]) -> [Int] {
         batches.flatMap(\.events).compactMap { Int($0.payload.text) }
@@ -31,7 +16,7 @@ struct ReplayTimelineTests {
     @Test("paused, the cursor stays; > reads on ten seconds, < reads again from before it")
     func jumpsMoveTheCursor() throws {
         let directory = TemporaryDirectory()
-        let replay = try ReplaySource(path: Self.recording(seconds: 30, in: directory), speed: 1)
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 30, in: directory), speed: 1)
         #expect(replay.perform(.togglePlayback) == "paused at 00:00.0")
         let first = replay.drainBatches()
         #expect(Self.numbers(first) == [0])
@@ -63,7 +48,7 @@ struct ReplayTimelineTests {
     @Test("a step back shows the bus before the last event; a step on brings it back")
     func stepsUndoEachOther() throws {
         let directory = TemporaryDirectory()
-        let replay = try ReplaySource(path: Self.recording(seconds: 30, in: directory), speed: 1)
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 30, in: directory), speed: 1)
         _ = replay.perform(.togglePlayback)
         _ = replay.perform(.jumpForward)
         #expect(Self.numbers(replay.drainBatches()).last == 100)
@@ -86,7 +71,7 @@ struct ReplayTimelineTests {
     @Test("far into a long recording, a jump reads again from a minute before the cursor, not from the start")
     func jumpsReadAMinuteAtMost() throws {
         let directory = TemporaryDirectory()
-        let replay = try ReplaySource(path: Self.recording(seconds: 200, in: directory), speed: 1)
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 200, in: directory), speed: 1)
         _ = replay.perform(.togglePlayback)
         for _ in 0..<19 { _ = replay.perform(.jumpForward) }
         #expect(Self.numbers(replay.drainBatches()).last == 1_900)
@@ -104,7 +89,7 @@ struct ReplayTimelineTests {
     @Test("the timeline's keys are offered, and Space pauses the recording rather than the display")
     func commandsAreOffered() throws {
         let directory = TemporaryDirectory()
-        let replay = try ReplaySource(path: Self.recording(seconds: 3, in: directory), speed: 0)
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 3, in: directory), speed: 0)
         #expect(replay.supportedCommands == [.replayPause(isPaused: false), .replayStep, .replayJump])
         _ = replay.perform(.togglePlayback)
         #expect(replay.supportedCommands == [.replayPause(isPaused: true), .replayStep, .replayJump])

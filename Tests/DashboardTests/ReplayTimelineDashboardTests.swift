@@ -1,0 +1,55 @@
+import BusMonitor
+import BusWire
+import Foundation
+import ScreenGrid
+import TestSupport
+import Testing
+
+@testable import Dashboard
+
+/// The dashboard of a replay moved through: every pane shows the bus as it was at the cursor.
+@Suite("Replay timeline on the dashboard")
+struct ReplayTimelineDashboardTests {
+    /// The count of `T` the dashboard shows, and the newest log line's event number.
+    static func shown(_ dashboard: SourceDashboard) -> (count: Int?, newest: String?) {
+        let count = dashboard.shown.rows.first { $0.name == "T" }?.published
+        let newest = dashboard.shown.log.sequences.last.flatMap { sequence -> String? in
+            if case .event(let event)? = dashboard.shown.log[sequence]?.content { return event.payload.text }
+            return nil
+        }
+        return (count, newest)
+    }
+
+    @Test("stepping back undoes what stepping on did, and a jump back shows the bus as it was")
+    func movesUndoEachOther() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 40, in: directory), speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        var now = 1_700_000_000.0
+        func press(_ character: Character) {
+            _ = dashboard.handle(.character(character))
+            now += 0.04
+            dashboard.update(now: now)
+        }
+        press(" ")  // pause at the start
+        press(">")
+        let atTen = Self.shown(dashboard)
+        #expect(atTen.count == 101 && atTen.newest == "100")
+        press(">")
+        #expect(Self.shown(dashboard).count == 201)
+        press("<")
+        #expect(Self.shown(dashboard) == atTen)
+        press(",")
+        #expect(Self.shown(dashboard) == (100, "99"))
+        press(".")
+        #expect(Self.shown(dashboard) == atTen)
+
+        // The header says where the cursor is, and that the replay is paused; Space is the
+        // recording's, not the display's.
+        var grid = CellGrid(width: 120, height: 30)
+        dashboard.render(into: &grid, now: now)
+        #expect(grid.row(0).contains("replay 00:10.0 / 00:39.9 [##--------] paused"), "\(grid.row(0))")
+        #expect(grid.row(29).contains("Space Play"))
+        #expect(!dashboard.isPaused, "the display itself is not frozen")
+    }
+}
