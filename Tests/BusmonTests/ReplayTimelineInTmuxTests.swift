@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A replay moved through in a real terminal: paused, jumped, stepped, and the panes read back.
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
+struct ReplayTimelineInTmuxTests {
+    /// The COUNT of the recording's event type `T` on `screen`, if its row is there.
+    static func count(on screen: String) -> Int? {
+        for line in screen.split(separator: "\n") where line.hasPrefix("T ") {
+            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+        return nil
+    }
+
+    @Test func stepsAndJumpsMoveThePanesAndComeBack() async throws {
+        let directory = TemporaryDirectory()
+        let path = try TimelineRecording.write(seconds: 60, in: directory)
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--replay", path], width: 110, height: 30,
+            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: "/ 00:59.9")
+
+        try pane.press("Space")
+        let paused = try await pane.waitForScreen("the replay paused") {
+            $0.contains("paused") && Self.count(on: $0) != nil
+        }
+        #expect(paused.contains("Space Play"))
+        let start = try #require(Self.count(on: paused))
+
+        // Ten seconds on: a hundred events more, and again.
+        try pane.press(">")
+        let ten = try await pane.waitForScreen("ten seconds on") { Self.count(on: $0) == start + 100 }
+        #expect(ten.contains("paused"))
+        try pane.press(">")
+        try await pane.waitForScreen("twenty seconds on") { Self.count(on: $0) == start + 200 }
+
+        // Back ten seconds: the panes as they were.
+        try pane.press("<")
+        try await pane.waitForScreen("ten seconds back") { Self.count(on: $0) == start + 100 }
+
+        // One event back, then one on.
+        try pane.press(",")
+        let back = try await pane.waitForScreen("one event back") { Self.count(on: $0) == start + 99 }
+        #expect(back.contains("paused"))
+        try pane.press(".")
+        try await pane.waitForScreen("one event on") { Self.count(on: $0) == start + 100 }
+
+        // Space plays on from there.
+        try pane.press("Space")
+        try await pane.waitForScreen("playing again") {
+            !$0.contains("paused") && (Self.count(on: $0) ?? 0) > start + 100
+        }
+        try pane.press("q")
+        #expect(try await pane.waitForExit().hasPrefix("EXIT=0"))
+    }
+}
