@@ -89,14 +89,23 @@ package struct SourceNotice: Sendable, Hashable {
 package struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
     /// The command's name, such as `destroy-screens`.
     package let name: String
+    /// What the person typed for a command that asks for it (see
+    /// ``SourceCommandDescription/Keys/asks``), such as `01:12` for ``goTo``; `nil` otherwise.
+    package let value: String?
 
-    /// A command called `name`.
-    package init(_ name: String) {
+    /// A command called `name`, with the `value` typed for it, if any.
+    package init(_ name: String, value: String? = nil) {
         self.name = name
+        self.value = value
     }
 
-    /// The name.
-    package var description: String { name }
+    /// The same command with `value`.
+    package func with(value: String) -> SourceCommand {
+        SourceCommand(name, value: value)
+    }
+
+    /// The name, and the value typed for it.
+    package var description: String { value.map { "\(name) \($0)" } ?? name }
 
     /// Faster: publish faster (a simulated app), or play faster (a replay).
     package static let increaseRate = SourceCommand("increase-rate")
@@ -112,6 +121,8 @@ package struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
     package static let jumpForward = SourceCommand("jump-forward")
     /// Move a replay's cursor ten seconds back.
     package static let jumpBack = SourceCommand("jump-back")
+    /// Move a replay's cursor to the time typed as its value: `mm:ss`, `h:mm:ss` or seconds.
+    package static let goTo = SourceCommand("go-to")
 }
 
 /// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.

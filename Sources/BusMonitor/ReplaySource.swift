@@ -1,5 +1,6 @@
 package import BusWire
 internal import EventBus
+internal import Foundation
 
 #if canImport(Darwin)
     internal import Darwin
@@ -433,9 +434,29 @@ package final class ReplaySource: FiniteSource {
             status += " paused"
         } else if clock.speed != 1 {
             status +=
-                Self.isAsFastAsPossible(clock.speed) ? " at full speed" : " at \(Self.format(clock.speed))x"
+                Self.isAsFastAsPossible(clock.speed)
+                ? " at full speed" : " at \(Self.speedText(clock.speed))x"
         }
         return status
+    }
+
+    /// The seconds `text` names: `72.4`, `1:12.4` or `1:01:12`; `nil` for anything else.
+    package static func seconds(parsing text: String) -> Double? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(
+            separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var seconds = 0.0
+        for (index, part) in parts.enumerated() {
+            let isLast = index == parts.count - 1
+            // Whole minutes and hours, under 60 where a larger unit comes first; the seconds
+            // may have a fraction.
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (isLast && $0 == ".")) }),
+                let value = Double(part), value.isFinite
+            else { return nil }
+            if index > 0, value >= 60 { return nil }
+            seconds = seconds * 60 + value
+        }
+        return seconds
     }
 
     /// `01:12.4`: minutes and seconds, to the nearest tenth; hours first past an hour.
@@ -461,11 +482,10 @@ package final class ReplaySource: FiniteSource {
     /// Space to pause and play, `,` and `.` to step one event back and forth, `<` and `>` to
     /// jump ten seconds.
     package var supportedCommands: [SourceCommandDescription] {
-        guard !isEmpty else { return [] }
         let (fullSpeed, isPaused) = clock.withLock { (Self.isAsFastAsPossible($0.speed), $0.isPaused) }
-        return (fullSpeed ? [] : [.replaySpeed]) + [
-            .replayPause(isPaused: isPaused), .replayStep, .replayJump,
-        ]
+        let timeline: [SourceCommandDescription] =
+            isEmpty ? [] : [.replayPause(isPaused: isPaused), .replayStep, .replayJump]
+        return (fullSpeed ? [] : [.replaySpeed]) + timeline
     }
 
     /// Seconds `<` and `>` move the cursor.
@@ -480,13 +500,24 @@ package final class ReplaySource: FiniteSource {
     package func perform(_ command: SourceCommand) -> String? {
         clock.withLock { clock in
             let now = MonotonicClock.now()
+            if command.name == SourceCommand.goTo.name {
+                guard let text = command.value, let seconds = Self.seconds(parsing: text) else {
+                    return
+                        "not a time: \(UntrustedText.escaped(String((command.value ?? "").prefix(40)))); type mm:ss, h:mm:ss or seconds"
+                }
+                let target = min(duration, seconds)
+                if let problem = seek(&clock, to: .offset(target)) { return problem }
+                clock.playedBefore = target
+                if !clock.isPaused { clock.startedAt = now }
+                return "at \(Self.clockText(target))"
+            }
             switch command {
             case .increaseRate, .decreaseRate:
                 guard !Self.isAsFastAsPossible(clock.speed) else { return "replay: already at full speed" }
                 clock.playedBefore = position(clock, now: now)
                 clock.startedAt = clock.startedAt == nil ? nil : now
                 clock.speed = min(max(clock.speed * (command == .increaseRate ? 2 : 0.5), 1.0 / 64), 1024)
-                return "replay speed \(Self.format(clock.speed))x"
+                return "replay speed \(Self.speedText(clock.speed))x"
             case .togglePlayback:
                 if clock.isPaused {
                     clock.isPaused = false
@@ -601,6 +632,13 @@ package final class ReplaySource: FiniteSource {
 
     private static func isAsFastAsPossible(_ speed: Double) -> Bool {
         speed == 0 || speed > 1_000_000
+    }
+
+    /// A speed as the header shows it: `4.0`, `0.5`, and two decimals below a tenth (`0.01`).
+    private static func speedText(_ speed: Double) -> String {
+        guard speed < 0.095 else { return format(speed) }
+        let hundredths = Int((speed * 100).rounded())
+        return "0.\(hundredths / 10)\(hundredths % 10)"
     }
 
     private static func format(_ value: Double) -> String {

@@ -15,15 +15,20 @@ package struct SourceCommandDescription: Sendable, Equatable {
         package var command: SourceCommand
         /// The characters that send it, such as `+` and `=` (the unshifted `+`).
         package var characters: [Character]
+        /// For a command that needs a value, the prompt that asks for it, such as `Go to
+        /// (mm:ss or seconds)`; the command is sent with what was typed. `nil` sends it at once.
+        package var asks: String?
 
         /// Creates keys for a command.
         ///
         /// - Parameters:
         ///   - command: The command sent.
         ///   - characters: The characters that send it.
-        package init(command: SourceCommand, characters: [Character]) {
+        ///   - asks: The prompt that asks for the command's value first, if it needs one.
+        package init(command: SourceCommand, characters: [Character], asks: String? = nil) {
             self.command = command
             self.characters = characters
+            self.asks = asks
         }
     }
 
@@ -72,12 +77,14 @@ package struct SourceCommandDescription: Sendable, Equatable {
         ], keyText: ",/.", barLabel: "Step",
         help: "step one event back / on (pauses); every pane shows the bus as it was")
 
-    /// `<` jumps a replay ten seconds back and `>` ten seconds on.
+    /// `<` jumps a replay ten seconds back and `>` ten seconds on; `t` asks for a time to go to.
     package static let replayJump = SourceCommandDescription(
         keys: [
             Keys(command: .jumpBack, characters: ["<"]),
             Keys(command: .jumpForward, characters: [">"]),
-        ], keyText: "</>", barLabel: "Jump", help: "jump ten seconds back / on in the recording")
+            Keys(command: .goTo, characters: ["t"], asks: "Go to (mm:ss or seconds)"),
+        ], keyText: "</>, t", barLabel: "Jump",
+        help: "jump ten seconds back / on in the recording; t goes to a time typed as mm:ss or seconds")
 
     /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
     /// ``SourceCommand/decreaseRate``, shown as `+/-`, with `label` in the key bar and `help` in

@@ -95,8 +95,11 @@ package class DashboardController {
 
     /// The applied filter.
     private(set) var filter: LogFilter?
-    /// The filter being typed, while the prompt is open.
+    /// The filter or value being typed, while the prompt is open.
     private(set) var prompt: String?
+    /// What the open prompt asks for: the filter (`nil`), or a value for a source command, with
+    /// the prompt's label.
+    private(set) var promptAsks: (label: String, command: SourceCommand)?
     private(set) var overlay: Overlay?
     /// A message from the source, and when it came.
     private(set) var message: (text: String, time: Double)?
@@ -236,10 +239,7 @@ package class DashboardController {
     package func respond(to key: DashboardKey) -> DashboardCommand? {
         changedSinceFrame = true
         if key == .interrupt { return .quit }
-        if prompt != nil {
-            handlePromptKey(key)
-            return nil
-        }
+        if prompt != nil { return handlePromptKey(key) }
         if overlay != nil { return handleOverlayKey(key) ? nil : .quit }
         guard let action = keyMap.action(for: key) else { return nil }
         return perform(action)
@@ -256,6 +256,10 @@ package class DashboardController {
             togglePause()
         case .openFilter:
             prompt = filter?.expression ?? ""
+            promptAsks = nil
+        case .ask(let label, let command):
+            prompt = ""
+            promptAsks = (label, command)
         case .back:
             if !panes[focus.pane].goBack() { filter = nil }
         case .showObservers:
@@ -311,14 +315,20 @@ package class DashboardController {
             visibleLines: { [unowned self] in visibleLines() })
     }
 
-    private func handlePromptKey(_ key: DashboardKey) {
-        guard var text = prompt else { return }
+    /// Edits the open prompt; Enter applies the filter, or sends the command with the value.
+    private func handlePromptKey(_ key: DashboardKey) -> DashboardCommand? {
+        guard var text = prompt else { return nil }
         switch key {
         case .enter:
-            apply(LogFilter(text))
             prompt = nil
+            if let asks = promptAsks {
+                promptAsks = nil
+                return .perform(asks.command.with(value: text))
+            }
+            apply(LogFilter(text))
         case .escape:
             prompt = nil
+            promptAsks = nil
         case .backspace:
             if !text.isEmpty { text.removeLast() }
             prompt = text
@@ -328,6 +338,7 @@ package class DashboardController {
         default:
             break
         }
+        return nil
     }
 
     /// Keys over a box: `q` quits, Esc closes, `?` toggles the help, Enter closes the details;
@@ -485,7 +496,8 @@ package class DashboardController {
             filter: filter, message: currentMessage(at: now), columns: layout.columns,
             logAppWidth: layout.logAppWidth)
         return DashboardView(
-            layout: layout, canvas: canvas, title: title, prompt: prompt, overlay: overlay, focus: focus,
+            layout: layout, canvas: canvas, title: title, prompt: prompt, promptLabel: promptAsks?.label,
+            overlay: overlay, focus: focus,
             panes: panes, keyMap: keyMap)
     }
 }

@@ -12,6 +12,8 @@ struct DashboardView {
     let canvas: PaneCanvas
     let title: String
     let prompt: String?
+    /// The label of a prompt that asks for a value, or `nil` for the filter prompt.
+    let promptLabel: String?
     let overlay: DashboardController.Overlay?
     let focus: PaneFocus
     /// The panes as the frame laid them out, in the order of ``DashboardController/panes``.
@@ -190,7 +192,8 @@ struct DashboardView {
     private func drawBottomBar(_ grid: inout CellGrid) {
         let y = grid.height - 1
         if let prompt {
-            let end = grid.put("Filter: ", x: 0, y: y, style: canvas.style(bold: true, color: .yellow))
+            let label = promptLabel.map { $0 + ": " } ?? "Filter: "
+            let end = grid.put(label, x: 0, y: y, style: canvas.style(bold: true, color: .yellow))
             // A filter longer than the line shows its end, where the cursor is.
             let room = max(0, grid.width - end - 1)
             let shown =
@@ -198,7 +201,7 @@ struct DashboardView {
                 ? prompt : canvas.glyphs.ellipsis + String(prompt.suffix(max(0, room - 1)))
             let cursor = grid.put(shown, x: end, y: y, maxWidth: room)
             grid.put(" ", x: cursor, y: y, style: canvas.style(reverse: true))
-            let hint = "Enter apply  Esc cancel  !text hides"
+            let hint = promptLabel == nil ? "Enter apply  Esc cancel  !text hides" : "Enter go  Esc cancel"
             if cursor + 3 + hint.count <= grid.width {
                 grid.put(hint, x: grid.width - hint.count, y: y, style: canvas.style(dim: true))
             }

@@ -17,6 +17,8 @@ enum DashboardAction: Equatable {
     case showHelp
     /// Send a command to the source.
     case command(SourceCommand)
+    /// Ask for a value with this prompt, then send the command with it.
+    case ask(String, SourceCommand)
     /// Move the focused pane's selection one line up or down.
     case lineUp, lineDown
     /// Move the focused pane's selection a page up or down.
@@ -132,9 +134,11 @@ extension DashboardController {
         for description in sourceCommands {
             bindings.append(
                 KeyBinding(
-                    description.keys.map {
+                    description.keys.map { keys in
                         KeyBinding.Keys(
-                            keys: $0.characters.map(DashboardKey.character), action: .command($0.command))
+                            keys: keys.characters.map(DashboardKey.character),
+                            action: keys.asks.map { DashboardAction.ask($0, keys.command) }
+                                ?? .command(keys.command))
                     },
                     help: KeyHint(keys: description.keyText, text: description.help),
                     bar: KeyHint(keys: description.keyText, text: description.barLabel)))

@@ -96,6 +96,29 @@ struct ReplayTimelineTests {
         #expect(replay.supportedCommands.first?.barLabel == "Play")
     }
 
+    @Test("t goes to a time typed as mm:ss, h:mm:ss or seconds; anything else is refused")
+    func goToATypedTime() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 30, in: directory), speed: 1)
+        _ = replay.perform(.togglePlayback)
+        #expect(replay.perform(.goTo.with(value: "0:15")) == "at 00:15.0")
+        #expect(Self.numbers(replay.drainBatches()).last == 150)
+        #expect(replay.perform(.goTo.with(value: "4.5")) == "at 00:04.5")
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        #expect(Self.numbers(back) == Array(0...45))
+        // Past the end: the end.
+        #expect(replay.perform(.goTo.with(value: "10:00")) == "at 00:29.9")
+        #expect(
+            replay.perform(.goTo.with(value: "soon\u{1B}[2J"))
+                == "not a time: soon\\u{1B}[2J; type mm:ss, h:mm:ss or seconds")
+        #expect(ReplaySource.seconds(parsing: "1:01:12") == 3_672)
+        #expect(ReplaySource.seconds(parsing: " 72.4 ") == 72.4)
+        for refused in ["", ":", "1:60", "-3", "1e3", "1:2:3:4", "nan", "0x10"] {
+            #expect(ReplaySource.seconds(parsing: refused) == nil, "\(refused)")
+        }
+    }
+
     @Test("minutes and seconds with tenths, and a bar of ten cells")
     func clockText() {
         #expect(ReplaySource.clockText(72.44) == "01:12.4")

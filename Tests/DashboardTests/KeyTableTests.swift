@@ -64,6 +64,11 @@ struct KeyTableTests {
         case .command(let command):
             _ = dashboard.handle(key)
             #expect(source.performed == [command], comment)
+        case .ask(let label, let command):
+            _ = dashboard.handle(key)
+            #expect(dashboard.prompt == "" && dashboard.promptAsks?.label == label, comment)
+            for key in [DashboardKey.character("1"), .enter] { _ = dashboard.handle(key) }
+            #expect(source.performed == [command.with(value: "1")], comment)
         case .lineUp:
             _ = dashboard.handle(key)
             #expect(!dashboard.isFollowing, comment)

@@ -44,11 +44,25 @@ struct ReplayTimelineDashboardTests {
         press(".")
         #expect(Self.shown(dashboard) == atTen)
 
+        // t asks for a time in the bottom line, and Enter goes there.
+        press("t")
+        var prompt = CellGrid(width: 120, height: 30)
+        dashboard.render(into: &prompt, now: now)
+        #expect(prompt.row(29).hasPrefix("Go to (mm:ss or seconds): "), "\(prompt.row(29))")
+        for character in "0:25" { press(character) }
+        _ = dashboard.handle(.enter)
+        now += 0.04
+        dashboard.update(now: now)
+        #expect(Self.shown(dashboard) == (251, "250"), "\(dashboard.currentMessage(at: now) ?? "no message")")
+        #expect(dashboard.currentMessage(at: now) == "at 00:25.0")
+        press("<")
+        #expect(Self.shown(dashboard) == (151, "150"))
+
         // The header says where the cursor is, and that the replay is paused; Space is the
         // recording's, not the display's.
         var grid = CellGrid(width: 120, height: 30)
         dashboard.render(into: &grid, now: now)
-        #expect(grid.row(0).contains("replay 00:10.0 / 00:39.9 [##--------] paused"), "\(grid.row(0))")
+        #expect(grid.row(0).contains("replay 00:15.0 / 00:39.9 [###-------] paused"), "\(grid.row(0))")
         #expect(grid.row(29).contains("Space Play"))
         #expect(!dashboard.isPaused, "the display itself is not frozen")
     }
