@@ -123,6 +123,11 @@ package struct SourceCommand: Sendable, Hashable, CustomStringConvertible {
     package static let jumpBack = SourceCommand("jump-back")
     /// Move a replay's cursor to the time typed as its value: `mm:ss`, `h:mm:ss` or seconds.
     package static let goTo = SourceCommand("go-to")
+    /// Move a replay's cursor to the next log line the dashboard's filter shows (see
+    /// ``SearchableSource``).
+    package static let findNext = SourceCommand("find-next")
+    /// Move a replay's cursor back to the previous log line the dashboard's filter shows.
+    package static let findPrevious = SourceCommand("find-previous")
 }
 
 /// Where a monitor's data comes from: an in-process simulation, a tap socket, a recording.
@@ -152,6 +157,15 @@ package protocol DashboardSource: AnyObject, Sendable {
     ///
     /// - Returns: A short message to show, such as "rate 2000/s", or `nil`.
     func perform(_ command: SourceCommand) -> String?
+}
+
+/// A source whose records can be searched for a line, as a replay's can: the dashboard sends
+/// ``SourceCommand/findNext`` and ``SourceCommand/findPrevious`` here, with its filter.
+package protocol SearchableSource: DashboardSource {
+    /// Moves to the next (or previous) log line that `matching` accepts.
+    ///
+    /// - Returns: A short message to show, such as `found at 01:12.4` or `no later line matches`.
+    func find(forward: Bool, matching: @escaping @Sendable (FeedRecord) -> Bool) -> String?
 }
 
 extension DashboardSource {

@@ -40,7 +40,7 @@ internal import Foundation
 /// snapshot, and with the first after each later hello (the recording monitor reattached to a
 /// new process), has ``SourceBatch/countersRestarted`` set. Playback starts at the first
 /// ``drain()``.
-package final class ReplaySource: FiniteSource {
+package final class ReplaySource: FiniteSource, SearchableSource {
     /// Most records one ``drain()`` returns, so that a fast replay still draws frames.
     package static let maximumRecordsPerDrain = 20_000
     /// Most bytes of recording one ``drain()`` returns (one record more if a single record is
@@ -142,6 +142,9 @@ package final class ReplaySource: FiniteSource {
         var replacing = false
         /// The index of the last event record handed over, for a step back.
         var lastEvent: Int?
+        /// The index of the last record handed over that the log shows as a line (an event or a
+        /// lifecycle change), where a search back starts.
+        var lastLine: Int?
         /// The offset of the last record handed over (``latest`` may be a record read ahead).
         var handedOver = 0.0
     }
@@ -367,7 +370,11 @@ package final class ReplaySource: FiniteSource {
                     clock.dropped = drops.events
                 case .event:
                     clock.lastEvent = clock.delivered
+                    clock.lastLine = clock.delivered
                     eventTaken = true
+                    batch.records.append(pending.item.record)
+                case .lifecycle:
+                    clock.lastLine = clock.delivered
                     batch.records.append(pending.item.record)
                 default:
                     batch.records.append(pending.item.record)
@@ -412,7 +419,9 @@ package final class ReplaySource: FiniteSource {
         _ seeking: SeekTarget?, pending: Double, delivered: Int, played: Double
     ) -> Bool {
         switch seeking {
-        case .offset(let target)?: return pending > target
+        // A microsecond's slack: a target worked out as the cursor plus or minus ten seconds
+        // must take the record stamped exactly there, whatever the rounding of the sum.
+        case .offset(let target)?: return pending > target + 1e-6
         case .record(let index)?: return delivered >= index
         case .throughNextEvent?: return false
         case nil: return pending > played
@@ -484,7 +493,7 @@ package final class ReplaySource: FiniteSource {
     package var supportedCommands: [SourceCommandDescription] {
         let (fullSpeed, isPaused) = clock.withLock { (Self.isAsFastAsPossible($0.speed), $0.isPaused) }
         let timeline: [SourceCommandDescription] =
-            isEmpty ? [] : [.replayPause(isPaused: isPaused), .replayStep, .replayJump]
+            isEmpty ? [] : [.replayPause(isPaused: isPaused), .replayStep, .replayJump, .replayFind]
         return (fullSpeed ? [] : [.replaySpeed]) + timeline
     }
 
@@ -551,6 +560,95 @@ package final class ReplaySource: FiniteSource {
         }
     }
 
+    /// Moves the cursor to the next log line (an event or a lifecycle change) that `matching`
+    /// accepts, or to the previous one, and pauses: the line is then the newest the log shows.
+    ///
+    /// The search reads the recording from a checkpoint, not the records in memory: forward to
+    /// the end at most, back a checkpoint's stretch at a time until a line matches.
+    ///
+    /// - Returns: Where the cursor went, such as `found at 01:12.4`, or why it did not move.
+    package func find(forward: Bool, matching: @escaping @Sendable (FeedRecord) -> Bool) -> String? {
+        clock.withLock { clock in
+            pause(&clock, now: MonotonicClock.now())
+            guard let file = clock.file else { return "replay: the recording cannot be read again" }
+            let found: (index: Int, offset: Double)?
+            do {
+                if forward {
+                    found = try firstLine(
+                        in: file, from: clock.delivered, before: itemCount, matching: matching)
+                } else {
+                    found = try lastLine(in: file, before: clock.lastLine ?? 0, matching: matching)
+                }
+            } catch {
+                return "replay: \(error)"
+            }
+            guard let found else {
+                return forward ? "no later line matches" : "no earlier line matches"
+            }
+            if let problem = seek(&clock, to: .record(found.index + 1)) { return problem }
+            return "found at \(Self.clockText(found.offset))"
+        }
+    }
+
+    /// The first line from record `start` on, before record `end`, that `matching` accepts.
+    private func firstLine(
+        in file: RecordingLineReader, from start: Int, before end: Int,
+        matching: (FeedRecord) -> Bool
+    ) throws(RecordingError) -> (index: Int, offset: Double)? {
+        let checkpoint = checkpoints.last { $0.delivered <= start } ?? checkpoints[0]
+        let reader = try file.reread(from: checkpoint.position)
+        var index = checkpoint.delivered
+        while index < end, let record = try Self.nextItem(reader) {
+            defer { index += 1 }
+            guard index >= start, Self.isLogLine(record), matching(record) else { continue }
+            return (index, max(0, (record.time ?? firstTime) - firstTime))
+        }
+        return nil
+    }
+
+    /// The last line before record `end` that `matching` accepts, read back a checkpoint's
+    /// stretch at a time.
+    private func lastLine(
+        in file: RecordingLineReader, before end: Int, matching: (FeedRecord) -> Bool
+    ) throws(RecordingError) -> (index: Int, offset: Double)? {
+        var upper = end
+        var stretch = checkpoints.lastIndex { $0.delivered < end }
+        while let current = stretch {
+            let checkpoint = checkpoints[current]
+            let reader = try file.reread(from: checkpoint.position)
+            var index = checkpoint.delivered
+            var found: (index: Int, offset: Double)?
+            while index < upper, let record = try Self.nextItem(reader) {
+                if Self.isLogLine(record), matching(record) {
+                    found = (index, max(0, (record.time ?? firstTime) - firstTime))
+                }
+                index += 1
+            }
+            if let found { return found }
+            upper = checkpoint.delivered
+            stretch = current > 0 ? current - 1 : nil
+        }
+        return nil
+    }
+
+    /// Whether the log shows `record` as a line.
+    private static func isLogLine(_ record: FeedRecord) -> Bool {
+        switch record {
+        case .event, .lifecycle: return true
+        default: return false
+        }
+    }
+
+    /// The next record that plays, read from `reader`, as playback counts them; `nil` at the end.
+    private static func nextItem(_ reader: RecordingLineReader) throws(RecordingError) -> FeedRecord? {
+        while let line = try reader.next() {
+            guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes), record.time != nil
+            else { continue }
+            return record
+        }
+        return nil
+    }
+
     /// Stops the cursor where playback is now.
     private func pause(_ clock: inout Clock, now: Double) {
         guard !clock.isPaused else { return }
@@ -575,7 +673,9 @@ package final class ReplaySource: FiniteSource {
                 offset >= clock.latest && offset - clock.latest <= Self.warmUpSeconds
                 && targetRecords - clock.delivered <= Self.warmUpRecords
         case .record(let index):
-            readsOn = index >= clock.delivered && index - clock.delivered <= Self.warmUpRecords
+            readsOn =
+                index >= clock.delivered && index - clock.delivered <= Self.warmUpRecords
+                && targetOffset - clock.latest <= Self.warmUpSeconds
         }
         // A move that reads again and has not been drained yet starts from where this one
         // needs, not from where it needed.
@@ -603,6 +703,7 @@ package final class ReplaySource: FiniteSource {
         clock.dropped = 0
         clock.countersStartOver = true
         clock.lastEvent = nil
+        clock.lastLine = nil
         clock.replacing = true
         clock.seeking = target
         return nil

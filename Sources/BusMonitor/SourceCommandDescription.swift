@@ -86,6 +86,14 @@ package struct SourceCommandDescription: Sendable, Equatable {
         ], keyText: "</>, t", barLabel: "Jump",
         help: "jump ten seconds back / on in the recording; t goes to a time typed as mm:ss or seconds")
 
+    /// `n` finds the next log line the filter shows in a replay, and `N` the previous one.
+    package static let replayFind = SourceCommandDescription(
+        keys: [
+            Keys(command: .findNext, characters: ["n"]),
+            Keys(command: .findPrevious, characters: ["N"]),
+        ], keyText: "n/N", barLabel: "Find",
+        help: "go to the next / previous log line the filter shows (every line without one)")
+
     /// `+` (or `=`) for ``SourceCommand/increaseRate``, `-` (or `_`) for
     /// ``SourceCommand/decreaseRate``, shown as `+/-`, with `label` in the key bar and `help` in
     /// the help.

@@ -302,6 +302,25 @@ package class DashboardController {
         panes[focus.pane].move(by: delta, rows: rows(ofPane: focus.pane), in: paneContext())
     }
 
+    /// Which records the log shows as lines under the filter now: every event and lifecycle
+    /// change without one.
+    func recordsShown() -> @Sendable (FeedRecord) -> Bool {
+        let filter = filter
+        return { record in
+            guard let filter else { return true }
+            switch record {
+            case .event(let event):
+                return filter.shows(typeName: event.typeName, origin: event.origin) { event.payload.text }
+            case .lifecycle(let captured):
+                return filter.shows(typeName: captured.change.eventTypeName, origin: captured.origin) {
+                    captured.change.description
+                }
+            default:
+                return false
+            }
+        }
+    }
+
     /// Filters the log by `newFilter` (none when `nil`); a new filter shows its newest matches.
     private func apply(_ newFilter: LogFilter?) {
         filter = newFilter

@@ -4,7 +4,7 @@ internal import BusWire
 /// What the person typed after `/`: text to find in a line's type, app or payload, or with a
 /// leading `!`, text whose lines to hide. `app:NAME` keeps the lines of one process of a fleet
 /// (its app name, or `app@host:pid`), as Enter on a row of the Fleet pane asks.
-struct LogFilter: Equatable {
+struct LogFilter: Equatable, Sendable {
     /// What starts a filter by app.
     static let appPrefix = "app:"
 

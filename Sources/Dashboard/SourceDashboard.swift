@@ -33,6 +33,14 @@ package final class SourceDashboard: DashboardController {
         case .quit?:
             return false
         case .perform(let command)?:
+            if command == .findNext || command == .findPrevious,
+                let searchable = source as? any SearchableSource
+            {
+                // The source reads its records; the dashboard says which lines it shows.
+                let answer = searchable.find(forward: command == .findNext, matching: recordsShown())
+                show(message: answer, at: lastNow ?? 0)
+                return true
+            }
             show(message: source.perform(command), at: lastNow ?? 0)
             return true
         case nil:

@@ -151,7 +151,7 @@ struct RecordingTests {
         )
         #expect(
             replay.supportedCommands == [
-                .replaySpeed, .replayPause(isPaused: false), .replayStep, .replayJump,
+                .replaySpeed, .replayPause(isPaused: false), .replayStep, .replayJump, .replayFind,
             ])
     }
 

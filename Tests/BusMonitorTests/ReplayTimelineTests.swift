@@ -90,9 +90,13 @@ struct ReplayTimelineTests {
     func commandsAreOffered() throws {
         let directory = TemporaryDirectory()
         let replay = try ReplaySource(path: TimelineRecording.write(seconds: 3, in: directory), speed: 0)
-        #expect(replay.supportedCommands == [.replayPause(isPaused: false), .replayStep, .replayJump])
+        #expect(
+            replay.supportedCommands == [
+                .replayPause(isPaused: false), .replayStep, .replayJump, .replayFind,
+            ])
         _ = replay.perform(.togglePlayback)
-        #expect(replay.supportedCommands == [.replayPause(isPaused: true), .replayStep, .replayJump])
+        #expect(
+            replay.supportedCommands == [.replayPause(isPaused: true), .replayStep, .replayJump, .replayFind])
         #expect(replay.supportedCommands.first?.barLabel == "Play")
     }
 
@@ -117,6 +121,38 @@ struct ReplayTimelineTests {
         for refused in ["", ":", "1:60", "-3", "1e3", "1:2:3:4", "nan", "0x10"] {
             #expect(ReplaySource.seconds(parsing: refused) == nil, "\(refused)")
         }
+    }
+
+    @Test("n and N go to the next and previous line the filter shows, read from the file")
+    func findLines() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 200, in: directory), speed: 1)
+        _ = replay.perform(.togglePlayback)
+        #expect(Self.numbers(replay.drainBatches()) == [0])
+        let sevens: @Sendable (FeedRecord) -> Bool = { record in
+            guard case .event(let event) = record else { return false }
+            return event.payload.text.hasSuffix("77")
+        }
+        #expect(replay.find(forward: true, matching: sevens) == "found at 00:07.7")
+        #expect(Self.numbers(replay.drainBatches()) == Array(1...77))
+        #expect(replay.find(forward: true, matching: sevens) == "found at 00:17.7")
+        #expect(Self.numbers(replay.drainBatches()).last == 177)
+        // Back: the previous match, the dashboard told to start over.
+        #expect(replay.find(forward: false, matching: sevens) == "found at 00:07.7")
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        #expect(Self.numbers(back) == Array(0...77))
+        #expect(replay.find(forward: false, matching: sevens) == "no earlier line matches")
+        // Far on, past the reading-on window: the cursor jumps, a minute of warm-up before it.
+        let far: @Sendable (FeedRecord) -> Bool = { record in
+            guard case .event(let event) = record else { return false }
+            return event.payload.text == "1800"
+        }
+        #expect(replay.find(forward: true, matching: far) == "found at 03:00.0")
+        let jumped = Self.numbers(replay.drainBatches())
+        #expect(
+            jumped.last == 1_800 && (1_180...1_210).contains(jumped.first ?? 0), "from \(jumped.first ?? 0)")
+        #expect(replay.find(forward: true, matching: far) == "no later line matches")
     }
 
     @Test("minutes and seconds with tenths, and a bar of ten cells")

@@ -56,6 +56,16 @@ struct ReplayTimelineInTmuxTests {
         let thirty = try await pane.waitForScreen("the bus at 0:30") { Self.count(on: $0) == 301 }
         #expect(thirty.contains("replay 00:30.0 / 00:59.9"))
 
+        // With a filter, n and N go to the next and previous line it shows.
+        try pane.press("/")
+        try pane.type("99")
+        try pane.press("Enter")
+        try pane.press("n")
+        try await pane.waitForScreen("the next 99") { Self.count(on: $0) == 400 }
+        try pane.press("N")
+        try await pane.waitForScreen("the previous 99") { Self.count(on: $0) == 300 }
+        try pane.press("Escape")
+
         // Space plays on from there (slowly: a hundredth of real time, so that the test,
         // however busy the machine, reads the counts before they move by themselves).
         try pane.press("Space")

@@ -58,11 +58,41 @@ struct ReplayTimelineDashboardTests {
         press("<")
         #expect(Self.shown(dashboard) == (151, "150"))
 
+        // n and N: the next and previous lines the filter shows.
+        press("/")
+        for character in "99" { press(character) }
+        _ = dashboard.handle(.enter)
+        press("n")
+        #expect(Self.shown(dashboard) == (200, "199"), "\(dashboard.currentMessage(at: now) ?? "")")
+        press("n")
+        #expect(Self.shown(dashboard) == (300, "299"))
+        press("N")
+        #expect(Self.shown(dashboard) == (200, "199"))
+        _ = dashboard.handle(.escape)
+        press("<")
+        #expect(Self.shown(dashboard) == (100, "99"))
+        press(".")
+        press(".")
+        press(".")
+        press(".")
+        press(".")
+        press(".")
+        #expect(Self.shown(dashboard) == (106, "105"))
+        for _ in 0..<9 { press(".") }
+        #expect(Self.shown(dashboard) == (115, "114"))
+        press(">")
+        press(">")
+        press(",")
+        press("<")
+        press("<")
+        press(".")
+        #expect(Self.shown(dashboard) == (115, "114"))
+
         // The header says where the cursor is, and that the replay is paused; Space is the
         // recording's, not the display's.
         var grid = CellGrid(width: 120, height: 30)
         dashboard.render(into: &grid, now: now)
-        #expect(grid.row(0).contains("replay 00:15.0 / 00:39.9 [###-------] paused"), "\(grid.row(0))")
+        #expect(grid.row(0).contains("replay 00:11.4 / 00:39.9 [##--------] paused"), "\(grid.row(0))")
         #expect(grid.row(29).contains("Space Play"))
         #expect(!dashboard.isPaused, "the display itself is not frozen")
     }
