@@ -510,7 +510,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.withLock { clock in
             let now = MonotonicClock.now()
             if command.name == SourceCommand.goTo.name {
-                guard let text = command.value, let seconds = Self.seconds(parsing: text) else {
+                guard let text = command.value, let seconds = Self.seconds(parsing: text), seconds >= 0 else {
                     return
                         "not a time: \(UntrustedText.escaped(String((command.value ?? "").prefix(40)))); type mm:ss, h:mm:ss or seconds"
                 }
@@ -648,6 +648,29 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         return nil
     }
+
+    /// Pauses the replay and moves its cursor to `seconds` into the recording (its end at most),
+    /// as `busmon --replay FILE --at TIME` starts.
+    ///
+    /// - Returns: Why the cursor could not move, or `nil`.
+    package func pause(at seconds: Double) -> String? {
+        clock.withLock { clock in
+            let now = MonotonicClock.now()
+            pause(&clock, now: now)
+            let target = min(duration, max(0, seconds))
+            if let problem = seek(&clock, to: .offset(target)) { return problem }
+            clock.playedBefore = target
+            return nil
+        }
+    }
+
+    /// Seconds into the recording where the cursor stands.
+    package var cursor: Double {
+        clock.withLock { min(position($0, now: MonotonicClock.now()), duration) }
+    }
+
+    /// The recording's time at `offset` seconds into it.
+    package func recordingTime(at offset: Double) -> Double { firstTime + offset }
 
     /// Stops the cursor where playback is now.
     private func pause(_ clock: inout Clock, now: Double) {

@@ -108,6 +108,9 @@ package enum Busmon {
         case .replay(let path, let speed):
             // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
             let replay = try ReplaySource(path: path, speed: speed)
+            if let at = options.at, let problem = replay.pause(at: at) {
+                throw RecordingError.unreadable(path: path, reason: problem)
+            }
             session = Session(source: replay, stop: {})
         }
         if let recordPath = options.recordPath {
@@ -182,6 +185,23 @@ package enum Busmon {
         package init(description: String) { self.description = description }
     }
 
+    /// Prints the state of a replay paused at `--at` as one JSON line: the records up to the
+    /// cursor taken in as the dashboard takes them, then ``DashboardState/reportLine(cursor:now:)``.
+    private static func printState(of replay: ReplaySource) -> Int32 {
+        replay.warnings.forEach { printError("busmon: warning: \($0)") }
+        let dashboard = SourceDashboard(source: replay)
+        dashboard.update(now: WallClock.now())
+        let cursor = replay.cursor
+        let line = dashboard.stateReport(cursor: cursor, now: replay.recordingTime(at: cursor))
+        signal(SIGPIPE, SIG_IGN)
+        let failure = Array(line.utf8).withUnsafeBytes { BusWire.System.writeAll(STDOUT_FILENO, $0) }
+        guard let failure else { return 0 }
+        // A reader that closed the pipe took what it wanted.
+        if failure == EPIPE { return 0 }
+        printError("busmon: cannot write the state: \(String(cString: strerror(failure)))")
+        return 1
+    }
+
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
     private static func runHeadless(session: Session, options: BusmonOptions) -> Int32 {
         if let replay = session.watchedSource as? ReplaySource, replay.isEmpty {
@@ -189,6 +209,9 @@ package enum Busmon {
             replay.warnings.forEach { printError("busmon: warning: \($0)") }
             printError("busmon: \(replay.path): the recording is empty")
             return 1
+        }
+        if options.at != nil, let replay = session.watchedSource as? ReplaySource {
+            return printState(of: replay)
         }
         // Notices (attached, detached, a recording's warnings) go to stderr, beside the output.
         let runner = HeadlessRunner(

@@ -30,6 +30,9 @@ package struct BusmonOptions: Sendable, Equatable {
     package var replayPath: String?
     /// Replay speed factor (`--speed`), greater than 0; only used with ``replayPath``.
     package var speed: Double
+    /// Seconds into the recording where a replay starts, paused (`--at`); with `--headless`,
+    /// the moment whose state busmon prints. Only with ``replayPath``.
+    package var at: Double?
     /// Run without a screen and write JSON Lines to stdout (`--headless`).
     package var headless: Bool
     /// `HOST:PORT` to listen on for apps that dial in (`--listen`).

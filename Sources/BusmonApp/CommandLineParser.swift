@@ -50,6 +50,8 @@ package enum CommandLineParser {
                               without one busmon makes a random one and shows it
           --replay FILE       play back a recording made with --record, read as it plays
           --speed X           replay speed factor, with --replay (default 1)
+          --at TIME           with --replay, start paused at TIME (1:12, 1:02:03 or 72.4 seconds);
+                              with --headless, print the state at TIME as one JSON line and exit
           --record FILE       also write what is watched to FILE (not with --replay)
           --graph FILE        also write a Graphviz graph of who publishes what to whom to FILE
                               (call sites, event types, observer classes; dot -Tsvg FILE)
@@ -117,6 +119,13 @@ package enum CommandLineParser {
             case "--speed":
                 let text = try value(of: name, inline: inlineValue, from: &remaining)
                 options.speed = try positiveNumber(text, for: name, kind: "a speed factor")
+            case "--at":
+                let text = try value(of: name, inline: inlineValue, from: &remaining)
+                guard let seconds = ReplaySource.seconds(parsing: text) else {
+                    throw CommandLineError(
+                        "--at needs a time such as 1:12, 1:02:03 or 72.4 (seconds), got '\(text)'")
+                }
+                options.at = seconds
             case "--attach":
                 options.attachPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--since":
@@ -178,6 +187,9 @@ package enum CommandLineParser {
         }
         if given("--speed"), options.replayPath == nil {
             throw CommandLineError("--speed only applies to --replay")
+        }
+        if given("--at"), options.replayPath == nil {
+            throw CommandLineError("--at only applies to --replay")
         }
         if options.attachPath != nil || options.replayPath != nil {
             let other = options.attachPath != nil ? "--attach" : "--replay"

@@ -188,11 +188,11 @@ struct DashboardState {
     /// Whether the next snapshot is a baseline: the first one, or the first after a restart.
     private var isAwaitingBaseline = true
     /// Each app's newest snapshot, by origin (`nil` for the one app of a single-app source).
-    private var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
+    private(set) var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
     /// The keys of ``memberSnapshots`` in the order they first came.
-    private var snapshotOrder: [EventOrigin?] = []
+    private(set) var snapshotOrder: [EventOrigin?] = []
     /// The apps of a fleet that are gone, whose snapshots no longer count.
-    private var goneMembers: Set<EventOrigin> = []
+    private(set) var goneMembers: Set<EventOrigin> = []
     /// The apps the counters shown sum, in order.
     private var countedMembers: [EventOrigin?] = []
 

@@ -25,6 +25,11 @@ package final class SourceDashboard: DashboardController {
         for batch in source.drainBatches() { update(batch, now: now) }
     }
 
+    /// What every pane shows now, as one JSON line (see ``DashboardState/reportLine(cursor:now:)``).
+    package func stateReport(cursor: Double?, now: Double) -> String {
+        shown.reportLine(cursor: cursor, now: now)
+    }
+
     /// Applies a key, carrying out a command for the source.
     ///
     /// - Returns: `false` when the person asked to quit.

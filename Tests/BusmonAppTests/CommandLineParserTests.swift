@@ -90,6 +90,11 @@ import Testing
     @Test(arguments: [
         (["--attach", "s", "--replay", "r"], "--attach and --replay cannot be used together"),
         (["--speed", "2"], "--speed only applies to --replay"),
+        (["--at", "1:12"], "--at only applies to --replay"),
+        (
+            ["--replay", "r", "--at", "soon"],
+            "--at needs a time such as 1:12, 1:02:03 or 72.4 (seconds), got 'soon'"
+        ),
         (["--attach", "s", "--rate", "5"], "--rate only applies to the simulated app, not to --attach"),
         (["--replay", "r", "--seed=3"], "--seed only applies to the simulated app, not to --replay"),
         (["--replay", "r", "--record", "w"], "--record cannot be used with --replay"),

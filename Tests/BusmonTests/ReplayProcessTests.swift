@@ -26,6 +26,29 @@ import Testing
         #expect(result.standardOutput.isEmpty)
     }
 
+    @Test func atAMomentHeadlessPrintsTheStateThenAsOneLine() throws {
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--replay", recording, "--at", "0:12", "--headless"],
+            environment: environment)
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 1)
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(lines.first.map { Array($0.utf8) } ?? []))
+                as? [String: Any])
+        #expect(state["kind"] as? String == "state")
+        #expect(state["at"] as? Double == 12)
+        let types = try #require(state["types"] as? [[String: Any]])
+        // The events of the first twelve seconds, 0 to 120, and ten a second.
+        #expect(types.first { $0["typeName"] as? String == "T" }?["published"] as? Int == 121)
+        #expect(types.first { $0["typeName"] as? String == "T" }?["rate"] as? Double == 10)
+        let log = try #require(state["log"] as? [[String: Any]])
+        #expect(log.count == 20)
+        #expect(log.last?["payload"] as? String == "120")
+    }
+
     /// Writes a recording of at least `bytes` bytes: a hello, then a block of 2,000 events (about
     /// 400 bytes each, one second of recording) repeated with the times moved on each time.
     private static func writeRecording(at path: String, bytes: Int) throws -> Int {

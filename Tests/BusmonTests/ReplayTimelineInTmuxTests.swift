@@ -13,6 +13,20 @@ struct ReplayTimelineInTmuxTests {
         return nil
     }
 
+    @Test func atStartsThereAndPaused() async throws {
+        let directory = TemporaryDirectory()
+        let path = try TimelineRecording.write(seconds: 60, in: directory)
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--replay", path, "--at", "0:20"], width: 110,
+            height: 30,
+            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
+        defer { pane.close() }
+        let screen = try await pane.waitForScreen("the bus at 0:20") { Self.count(on: $0) == 201 }
+        #expect(screen.contains("replay 00:20.0 / 00:59.9 [###-------] paused"))
+        try pane.press("q")
+        #expect(try await pane.waitForExit().hasPrefix("EXIT=0"))
+    }
+
     @Test func stepsAndJumpsMoveThePanesAndComeBack() async throws {
         let directory = TemporaryDirectory()
         let path = try TimelineRecording.write(seconds: 60, in: directory)

@@ -1,0 +1,75 @@
+internal import BusMonitor
+internal import BusWire
+internal import EventBus
+
+extension DashboardState {
+    /// Log lines a state report ends with.
+    static let reportedLogLines = 20
+
+    /// The apps' newest snapshots, summed as the panes show them; `nil` before any arrived.
+    var shownSnapshot: BusSnapshot? {
+        let counted = snapshotOrder.filter { origin in origin.map { !goneMembers.contains($0) } ?? true }
+        let snapshots = counted.compactMap { memberSnapshots[$0] }
+        return snapshots.isEmpty ? nil : BusSnapshot.merged(snapshots)
+    }
+
+    /// What every pane shows, as one JSON line (`"kind":"state"`): each type's count, unheard
+    /// publishes and rate; the bus's snapshot as the wire carries it (subscribers, observers,
+    /// handlers, leak suspects, sticky events), summed over a fleet's apps; the fleet's members;
+    /// and the newest log lines as wire records. `busmon --replay FILE --at TIME --headless`
+    /// prints it.
+    ///
+    /// - Parameters:
+    ///   - cursor: Seconds into the recording, for a replay.
+    ///   - now: The source's time the report is for, which the rates are read at.
+    package func reportLine(cursor: Double?, now: Double) -> String {
+        var writer = JSONLineWriter(reservingCapacity: 4096)
+        writer.beginRecord("state")
+        if let cursor { writer.field("at", cursor) }
+        writer.field("time", now)
+        writer.beginArray("types")
+        for row in rows {
+            writer.beginObject(nil)
+            writer.field("typeName", row.name)
+            writer.field("published", row.published)
+            writer.field("unheard", row.unheard)
+            writer.field("rate", (row.meter.rate(at: now) * 10).rounded() / 10)
+            writer.endObject()
+        }
+        writer.endArray()
+        if let snapshot = shownSnapshot {
+            let line = FeedRecord.snapshot(FeedSnapshot(time: now, snapshot: snapshot)).encodeLine()
+            writer.rawField("snapshot", String(line.dropLast()))
+        }
+        if let fleet {
+            writer.beginArray("fleet")
+            for row in fleet.rows {
+                writer.beginObject(nil)
+                writer.field("app", row.member.origin.app)
+                writer.field("host", row.member.origin.host)
+                writer.field("pid", row.member.origin.pid)
+                writer.field("presence", row.member.presence.rawValue)
+                writer.field("rate", (row.meter.rate(at: now) * 10).rounded() / 10)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        writer.beginArray("log")
+        var first = true
+        for sequence in log.sequences.suffix(Self.reportedLogLines) {
+            guard let entry = log[sequence] else { continue }
+            let record: FeedRecord
+            switch entry.content {
+            case .event(let event): record = .event(event)
+            case .lifecycle(let change): record = .lifecycle(FeedLifecycle(time: entry.time, change: change))
+            default: continue
+            }
+            if !first { writer.appendRaw(",") }
+            first = false
+            writer.appendRaw(String(record.encodeLine().dropLast()))
+        }
+        writer.endArray()
+        writer.endRecord()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
