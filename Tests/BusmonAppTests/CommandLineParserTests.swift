@@ -132,6 +132,7 @@ import Testing
             for (placeholder, value) in [
                 ("PATH", "/tmp/app.sock"), ("FILE", "r.jsonl"), ("SECONDS", "1"), ("N", "5"), ("X", "2"),
                 ("DURATION", "10m"), ("HOST:PORT", "127.0.0.1:7777"), ("TOKEN", "k3y-0123456789"),
+                ("TIME", "1:12"),
             ] {
                 text = text.replacingOccurrences(of: " \(placeholder)", with: " \(value)")
             }

@@ -101,7 +101,10 @@ import Testing
 struct WhyInTmuxTests {
     @Test func rSetsOffALoopTheBusStopsAndTheScreenSaysSo() async throws {
         let pane = try TmuxPane(
-            busmon: BusmonBinary.require(), arguments: ["--seed", "7"], width: 140, height: 44,
+            // Half the default rate: the log's 5,000 lines then hold the cascade's report for 40 s
+            // after it, however slowly a busy machine runs the steps below.
+            busmon: BusmonBinary.require(), arguments: ["--seed", "7", "--rate", "100"], width: 140,
+            height: 44,
             environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
         defer { pane.close() }
         try await pane.waitForScreen("the Handlers pane with the photo cache") {
