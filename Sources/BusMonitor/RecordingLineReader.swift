@@ -60,6 +60,10 @@ final class RecordingLineReader {
     private var lineNumber = 0
     /// Where `buffer[0]` is in the file.
     private var bufferOffset = 0
+    /// Where the next read starts, for a reader that reads at positions (``reread(from:)``'s):
+    /// copies of one spool share its file offset, so each reads at a position of its own.
+    /// `nil` for the first reader, which reads its input in order.
+    private var readPosition: Int?
 
     /// Opens `path`.
     ///
@@ -82,13 +86,14 @@ final class RecordingLineReader {
         }
     }
 
-    /// A reader of a descriptor it owns, from `position`, where the descriptor stands.
+    /// A reader of a descriptor it owns, from `position`, reading at positions.
     private init(path: String, descriptor: Int32, position: Position = .start) {
         self.path = path
         self.descriptor = descriptor
         self.spool = -1
         bufferOffset = position.offset
         lineNumber = position.line - 1
+        readPosition = position.offset
     }
 
     deinit {
@@ -101,18 +106,10 @@ final class RecordingLineReader {
     ///
     /// - Throws: ``RecordingError/unreadable(path:reason:)`` when it cannot be opened.
     func reread(from position: Position = .start) throws(RecordingError) -> RecordingLineReader {
-        let copy: Int32
-        if spool >= 0 {
-            copy = dup(spool)
-        } else {
-            copy = open(path, O_RDONLY | O_CLOEXEC)
-        }
+        // A copy of the spool shares its file offset with every other copy: each reader reads
+        // at its own position (pread), so that a search does not move playback.
+        let copy = spool >= 0 ? dup(spool) : open(path, O_RDONLY | O_CLOEXEC)
         guard copy >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(errno)) }
-        guard lseek(copy, off_t(position.offset), SEEK_SET) == off_t(position.offset) else {
-            let reason = UnixSocket.errorText(errno)
-            close(copy)
-            throw .unreadable(path: path, reason: reason)
-        }
         return RecordingLineReader(path: path, descriptor: copy, position: position)
     }
 
@@ -176,15 +173,19 @@ final class RecordingLineReader {
 
     /// Moves the unreturned bytes to the front and reads more of the file after them.
     private func fill() throws(RecordingError) {
-        let (start, end) = (self.start, self.end)
+        let (start, end, position) = (self.start, self.end, readPosition)
         let result = buffer.withUnsafeMutableBufferPointer { bytes in
             let base = bytes.baseAddress!
             if start > 0 { memmove(base, base + start, end - start) }
             while true {
-                let count = read(descriptor, base + (end - start), bytes.count - (end - start))
+                let room = bytes.count - (end - start)
+                let count =
+                    position.map { pread(descriptor, base + (end - start), room, off_t($0)) }
+                    ?? read(descriptor, base + (end - start), room)
                 if count >= 0 || errno != EINTR { return (count, errno) }
             }
         }
+        if result.0 > 0 { readPosition? += result.0 }
         self.end = end - start
         self.start = 0
         bufferOffset += start

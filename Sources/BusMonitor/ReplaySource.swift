@@ -91,6 +91,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var latest: Double
         /// Records that play before it.
         var delivered: Int
+        /// The index of the last event before it, and of the last line the log shows (an
+        /// event or a lifecycle change), where a step back and a search back start after a move
+        /// that read again from here.
+        var lastEvent: Int?
+        var lastLine: Int?
     }
 
     /// Where a move of the cursor ends.
@@ -142,6 +147,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var replacing = false
         /// The index of the last event record handed over, for a step back.
         var lastEvent: Int?
+        /// Batches of a move carried out before another began, for the next drain.
+        var held: [SourceBatch] = []
         /// The index of the last record handed over that the log shows as a line (an event or a
         /// lifecycle change), where a search back starts.
         var lastLine: Int?
@@ -173,6 +180,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var latestTime = -Double.infinity
         var cutOff = false
         var checkpoints: [Checkpoint] = []
+        var lastEvent: Int?
+        var lastLine: Int?
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
@@ -211,13 +220,25 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 if time - (firstTime ?? time) - last.latest >= Self.checkpointInterval
                     || items - last.delivered >= Self.checkpointRecords
                 {
-                    checkpoints.append(Checkpoint(position: line.position, latest: latest, delivered: items))
+                    checkpoints.append(
+                        Checkpoint(
+                            position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
+                            lastLine: lastLine))
                 }
             } else {
                 checkpoints.append(Checkpoint(position: line.position, latest: 0, delivered: 0))
             }
+            switch record {
+            case .event:
+                events += 1
+                lastEvent = items
+                lastLine = items
+            case .lifecycle:
+                lastLine = items
+            default:
+                break
+            }
             items += 1
-            if case .event = record { events += 1 }
             if firstTime == nil { firstTime = time }
             latestTime = max(latestTime, time)
         }
@@ -337,80 +358,101 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// second of recording, so that rates and sparklines read as they did when it played.
     package func drainBatches() -> [SourceBatch] {
         clock.withLock { clock in
-            let now = MonotonicClock.now()
-            if clock.startedAt == nil, !clock.isPaused { clock.startedAt = now }
-            let seeking = clock.seeking
-            let played = position(clock, now: now)
-            var batches: [SourceBatch] = []
-            var batch = SourceBatch()
-            var second: Int?
-            var taken = 0
-            var bytes = 0
-            var eventTaken = false
-            while clock.delivered < itemCount, !(seeking == .throughNextEvent && eventTaken),
-                seeking != nil || (taken < Self.maximumRecordsPerDrain && bytes < Self.maximumBytesPerDrain)
-            {
-                if clock.pending == nil { clock.pending = readItem(&clock) }
-                guard let pending = clock.pending else { break }
-                if Self.isPast(seeking, pending: pending.offset, delivered: clock.delivered, played: played) {
-                    break
-                }
-                if seeking != nil {
-                    // One batch a second of recording: each batch is one reading of the rates.
-                    let whole = Int(pending.offset.rounded(.down))
-                    if let second, whole != second, batch.hasRecords {
-                        batches.append(batch)
-                        batch = SourceBatch()
-                    }
-                    second = whole
-                }
-                bytes += pending.length
-                switch pending.item.record {
-                case .dropped(let drops):
-                    clock.dropped = drops.events
-                case .event:
-                    clock.lastEvent = clock.delivered
-                    clock.lastLine = clock.delivered
-                    eventTaken = true
-                    batch.records.append(pending.item.record)
-                case .lifecycle:
-                    clock.lastLine = clock.delivered
-                    batch.records.append(pending.item.record)
-                default:
-                    batch.records.append(pending.item.record)
-                }
-                if pending.item.restartsCounters { batch.countersRestarted = true }
-                clock.handedOver = pending.offset
-                clock.pending = nil
-                clock.delivered += 1
-                taken += 1
-            }
-            if let seeking {
-                // The cursor stays where it moved to; playing goes on from there.
-                clock.seeking = nil
-                if case .offset(let target) = seeking {
-                    clock.playedBefore = min(max(target, 0), duration)
-                } else {
-                    clock.playedBefore = clock.handedOver
-                }
-                clock.startedAt = clock.isPaused ? nil : now
-            }
-            // Close the file once everything has played.
-            if clock.delivered >= itemCount { clock.reader = nil }
-            batches.append(batch)
-            batches[0].replacesState = clock.replacing
-            clock.replacing = false
-            batches[0].notices = clock.notices
-            clock.notices = []
-            batches[batches.count - 1].droppedEvents = clock.dropped
-            let cursor = position(clock, now: now)
-            batches[batches.count - 1].status = status(clock, played: cursor)
-            // The dashboard's rates and sparklines run on the cursor, and stand still with it.
-            if cursor.isFinite, itemCount > 0 {
-                batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
+            var batches = clock.held + take(&clock, now: MonotonicClock.now())
+            clock.held = []
+            // Held batches were taken before the last: the last carries the state of now.
+            if batches.count > 1, batches[0].notices.isEmpty {
+                batches[0].notices = batches.dropFirst().flatMap(\.notices)
+                for index in batches.indices.dropFirst() { batches[index].notices = [] }
             }
             return batches
         }
+    }
+
+    /// Carries out a move that is still pending before another starts, holding its batches for
+    /// the next drain: two keys pressed within a frame (`<` then `.`) move the cursor twice,
+    /// the second from where the first left it.
+    private func settle(_ clock: inout Clock, now: Double) {
+        guard clock.seeking != nil else { return }
+        clock.held += take(&clock, now: now)
+    }
+
+    /// The records due now (see ``drainBatches()``), taken from the file.
+    private func take(_ clock: inout Clock, now: Double) -> [SourceBatch] {
+        if clock.startedAt == nil, !clock.isPaused { clock.startedAt = now }
+        let seeking = clock.seeking
+        let played = position(clock, now: now)
+        // Paused, only a move hands records over.
+        let holds = clock.isPaused && seeking == nil
+        var batches: [SourceBatch] = []
+        var batch = SourceBatch()
+        var second: Int?
+        var taken = 0
+        var bytes = 0
+        var eventTaken = false
+        while !holds, clock.delivered < itemCount, !(seeking == .throughNextEvent && eventTaken),
+            seeking != nil || (taken < Self.maximumRecordsPerDrain && bytes < Self.maximumBytesPerDrain)
+        {
+            if clock.pending == nil { clock.pending = readItem(&clock) }
+            guard let pending = clock.pending else { break }
+            if Self.isPast(seeking, pending: pending.offset, delivered: clock.delivered, played: played) {
+                break
+            }
+            if seeking != nil {
+                // One batch a second of recording: each batch is one reading of the rates.
+                let whole = Int(pending.offset.rounded(.down))
+                if let second, whole != second, batch.hasRecords {
+                    batches.append(batch)
+                    batch = SourceBatch()
+                }
+                second = whole
+            }
+            bytes += pending.length
+            switch pending.item.record {
+            case .dropped(let drops):
+                clock.dropped = drops.events
+            case .event:
+                clock.lastEvent = clock.delivered
+                clock.lastLine = clock.delivered
+                eventTaken = true
+                batch.records.append(pending.item.record)
+            case .lifecycle:
+                clock.lastLine = clock.delivered
+                batch.records.append(pending.item.record)
+            default:
+                batch.records.append(pending.item.record)
+            }
+            if pending.item.restartsCounters { batch.countersRestarted = true }
+            clock.handedOver = pending.offset
+            clock.pending = nil
+            clock.delivered += 1
+            taken += 1
+        }
+        if let seeking {
+            // The cursor stays where it moved to; playing goes on from there.
+            clock.seeking = nil
+            if case .offset(let target) = seeking {
+                clock.playedBefore = min(max(target, 0), duration)
+            } else {
+                clock.playedBefore = clock.handedOver
+            }
+            clock.startedAt = clock.isPaused ? nil : now
+        }
+        // Close the file once everything has played.
+        if clock.delivered >= itemCount { clock.reader = nil }
+        batches.append(batch)
+        batches[0].replacesState = clock.replacing
+        clock.replacing = false
+        batches[0].notices = clock.notices
+        clock.notices = []
+        batches[batches.count - 1].droppedEvents = clock.dropped
+        let cursor = cursor(clock, now: now)
+        batches[batches.count - 1].status = status(clock, played: cursor)
+        // The dashboard's rates and sparklines run on the cursor, and stand still with it.
+        if cursor.isFinite, itemCount > 0 {
+            batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
+        }
+        return batches
     }
 
     /// Whether a record at `pending` (seconds of recording), read when `delivered` records were
@@ -510,6 +552,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.withLock { clock in
             let now = MonotonicClock.now()
             if command.name == SourceCommand.goTo.name {
+                settle(&clock, now: now)
                 guard let text = command.value, let seconds = Self.seconds(parsing: text), seconds >= 0 else {
                     return
                         "not a time: \(UntrustedText.escaped(String((command.value ?? "").prefix(40)))); type mm:ss, h:mm:ss or seconds"
@@ -520,6 +563,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 if !clock.isPaused { clock.startedAt = now }
                 return "at \(Self.clockText(target))"
             }
+            settle(&clock, now: now)
             switch command {
             case .increaseRate, .decreaseRate:
                 guard !Self.isAsFastAsPossible(clock.speed) else { return "replay: already at full speed" }
@@ -540,13 +584,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 guard clock.delivered < itemCount else { return "at the end of the recording" }
                 // Up to the next event, and the event: where the cursor stands after it.
                 clock.seeking = .throughNextEvent
-                return nil
+                return "one event on"
             case .stepBack:
                 pause(&clock, now: now)
                 guard let lastEvent = clock.lastEvent else { return "at the first event" }
-                return seek(&clock, to: .record(lastEvent))
+                return seek(&clock, to: .record(lastEvent)) ?? "one event back"
             case .jumpForward, .jumpBack:
-                let cursor = position(clock, now: now)
+                let cursor = cursor(clock, now: now)
                 let target = min(
                     duration, max(0, cursor + (command == .jumpForward ? 1 : -1) * Self.jumpSeconds))
                 if let problem = seek(&clock, to: .offset(target)) { return problem }
@@ -569,7 +613,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// - Returns: Where the cursor went, such as `found at 01:12.4`, or why it did not move.
     package func find(forward: Bool, matching: @escaping @Sendable (FeedRecord) -> Bool) -> String? {
         clock.withLock { clock in
+            settle(&clock, now: MonotonicClock.now())
             pause(&clock, now: MonotonicClock.now())
+            settle(&clock, now: MonotonicClock.now())
             guard let file = clock.file else { return "replay: the recording cannot be read again" }
             let found: (index: Int, offset: Double)?
             do {
@@ -666,18 +712,29 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// Seconds into the recording where the cursor stands.
     package var cursor: Double {
-        clock.withLock { min(position($0, now: MonotonicClock.now()), duration) }
+        clock.withLock { cursor($0, now: MonotonicClock.now()) }
     }
 
     /// The recording's time at `offset` seconds into it.
     package func recordingTime(at offset: Double) -> Double { firstTime + offset }
 
-    /// Stops the cursor where playback is now.
+    /// Where the cursor stands, in seconds of recording: where it was paused, the last record
+    /// handed over when playing as fast as the monitor drains, or where playback has reached.
+    private func cursor(_ clock: Clock, now: Double) -> Double {
+        if clock.isPaused { return clock.playedBefore }
+        if Self.isAsFastAsPossible(clock.speed) { return clock.handedOver }
+        return min(position(clock, now: now), duration)
+    }
+
+    /// Stops the cursor where playback is now. The records up to it that have not been handed
+    /// over yet come with the next drain; after that, a paused replay hands over nothing until
+    /// the cursor moves (a record stamped the same as the cursor waits for it too).
     private func pause(_ clock: inout Clock, now: Double) {
         guard !clock.isPaused else { return }
-        clock.playedBefore = min(position(clock, now: now), duration)
+        clock.playedBefore = cursor(clock, now: now)
         clock.isPaused = true
         clock.startedAt = nil
+        if clock.seeking == nil { clock.seeking = .offset(clock.playedBefore) }
     }
 
     /// Moves the cursor to `target`: forward by reading on when that is close, otherwise by
@@ -719,14 +776,16 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         } catch {
             return "replay: \(error)"
         }
+        // What was held is replaced too: the dashboard starts over from the checkpoint.
+        clock.held = []
         clock.pending = nil
         clock.latest = checkpoint.latest
         clock.handedOver = checkpoint.latest
         clock.delivered = checkpoint.delivered
         clock.dropped = 0
         clock.countersStartOver = true
-        clock.lastEvent = nil
-        clock.lastLine = nil
+        clock.lastEvent = checkpoint.lastEvent
+        clock.lastLine = checkpoint.lastLine
         clock.replacing = true
         clock.seeking = target
         return nil

@@ -17,6 +17,8 @@ enum MainRunLoop {
     /// only what was scheduled on the main queue, which is the app's, not busmon's. So `loop`
     /// need not be `Sendable`; it moves to the new thread and its result moves back.
     static func serve<Result>(whileRunning name: String, _ loop: @escaping () -> Result) -> Result {
+        // Off the main thread the main run loop returns at once, and this would spin.
+        precondition(Thread.isMainThread, "MainRunLoop.serve runs on the main thread")
         let handOver = HandOver(loop)
         let thread = Thread {
             let result = handOver.loop()

@@ -40,7 +40,8 @@ public struct DeliveryWaits: Sendable, Hashable {
 /// Waits counted by size, in buckets a quarter of a power of two wide: a few hundred bytes
 /// for any range of waits, and percentiles to within a bucket.
 package struct WaitHistogram: Sendable, Hashable {
-    /// Buckets past which every wait is counted in the last: 2^40 ns, about 18 minutes.
+    /// Buckets: the last starts at 1.75 × 2^40 ns, about 32 minutes, and counts every longer
+    /// wait too.
     package static let bucketCount = 4 * 40
 
     /// Waits counted in each bucket; empty until the first wait above zero.

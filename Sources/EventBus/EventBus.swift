@@ -503,9 +503,13 @@ public final class EventBus: Sendable {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds, clamped to `Int`.
+    /// The duration in whole nanoseconds, clamped to `Int` (a threshold of centuries turns
+    /// reports off rather than wrapping around to a negative one).
     var wholeNanoseconds: Int {
         let (seconds, attoseconds) = components
-        return Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+        let (whole, overflow) = Int(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? Int.min : Int.max }
+        let (sum, sumOverflow) = whole.addingReportingOverflow(Int(attoseconds / 1_000_000_000))
+        return sumOverflow ? (seconds < 0 ? Int.min : Int.max) : sum
     }
 }

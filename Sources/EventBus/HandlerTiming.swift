@@ -56,8 +56,10 @@ final class HandlerMeasurements: Sendable {
 
     /// The counts now.
     var totals: HandlerTotals {
-        var waits = waitLog.load()?.histogram.withLock { $0 } ?? WaitHistogram()
+        // Calls first: a delivery that finishes between the two reads then counts its wait
+        // and not its call, rather than its call as a wait of zero.
         let calls = calls.load(ordering: .relaxed)
+        var waits = waitLog.load()?.histogram.withLock { $0 } ?? WaitHistogram()
         // Every timed call that did not wait on a queue or an actor ran in the publish: a wait of
         // zero. (A delivery running now has its wait counted and not yet its call.)
         waits.recordZeros(calls - waits.count)

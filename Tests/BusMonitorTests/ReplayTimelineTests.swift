@@ -5,6 +5,14 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A replay moved through as a person does: paused, stepped, jumped back and forth.
 @Suite("Replay timeline")
 struct ReplayTimelineTests {
@@ -153,6 +161,120 @@ struct ReplayTimelineTests {
         #expect(
             jumped.last == 1_800 && (1_180...1_210).contains(jumped.first ?? 0), "from \(jumped.first ?? 0)")
         #expect(replay.find(forward: true, matching: far) == "no later line matches")
+    }
+
+    /// A recording of `times`, an event each, numbered from 0, then `quietUntil` seconds of
+    /// drop counts (records that are no log lines) ten a second.
+    static func recording(
+        times: [Double], quietUntil: Double = 0, in directory: TemporaryDirectory
+    ) throws
+        -> String
+    {
+        let path = directory.file("times.jsonl")
+        var lines = times.enumerated().map { index, time in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index + 1, time: 1_000 + time, typeName: "T", payload: .description("\(index)"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        var quiet = (times.last ?? 0) + 0.1
+        while quiet < quietUntil {
+            lines.append(FeedRecord.dropped(FeedDrops(time: 1_000 + quiet, events: 0)).encodeLine())
+            quiet += 0.1
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    @Test(
+        "paused, nothing more arrives: not a record stamped as the cursor, nor the first event stepped back over"
+    )
+    func pausedMeansPaused() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.recording(times: [0, 0.1, 0.1, 0.2], in: directory)
+        let replay = try ReplaySource(path: path, speed: 1)
+        _ = replay.perform(.togglePlayback)
+        #expect(Self.numbers(replay.drainBatches()) == [0])
+        #expect(replay.perform(.stepForward) == "one event on")
+        #expect(Self.numbers(replay.drainBatches()) == [1])
+        #expect(
+            Self.numbers(replay.drainBatches()).isEmpty, "event 2, stamped as the cursor, waits for a step")
+        #expect(replay.perform(.stepForward) == "one event on")
+        #expect(Self.numbers(replay.drainBatches()) == [2])
+        _ = replay.perform(.stepBack)
+        _ = replay.perform(.stepBack)
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        #expect(Self.numbers(back) == [0])
+        _ = replay.perform(.stepBack)
+        #expect(Self.numbers(replay.drainBatches()).isEmpty)
+        #expect(Self.numbers(replay.drainBatches()).isEmpty, "the first event does not come back by itself")
+    }
+
+    @Test("two keys within a frame move twice, the second from where the first left the cursor")
+    func movesWithinAFrame() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 30, in: directory), speed: 1)
+        _ = replay.perform(.togglePlayback)
+        _ = replay.perform(.goTo.with(value: "20"))
+        _ = replay.drainBatches()
+        _ = replay.perform(.jumpBack)
+        _ = replay.perform(.stepForward)
+        let batches = replay.drainBatches()
+        #expect(batches.first?.replacesState == true)
+        #expect(Self.numbers(batches).last == 101)
+    }
+
+    @Test("after a move far on, a step back and a search back find the events before the minute read again")
+    func stepBackPastTheWarmUp() throws {
+        let directory = TemporaryDirectory()
+        let times = (0..<50).map { Double($0) / 10 }
+        let path = try Self.recording(times: times, quietUntil: 120, in: directory)
+        let replay = try ReplaySource(path: path, speed: 1)
+        _ = replay.perform(.togglePlayback)
+        #expect(replay.perform(.goTo.with(value: "1:50")) == "at 01:50.0")
+        #expect(Self.numbers(replay.drainBatches()).isEmpty, "only drop counts in the minute before")
+        #expect(replay.perform(.stepBack) == "one event back")
+        #expect(Self.numbers(replay.drainBatches()) == Array(0...48))
+        _ = replay.perform(.goTo.with(value: "1:50"))
+        _ = replay.drainBatches()
+        let all: @Sendable (FeedRecord) -> Bool = { _ in true }
+        #expect(replay.find(forward: false, matching: all) == "found at 00:04.8")
+    }
+
+    @Test("at full speed, Space stops where the replay is and < goes back from there")
+    func fullSpeedPausesAndJumps() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 30, in: directory), speed: 0)
+        #expect(Self.numbers(replay.drainBatches()).count == 300)
+        #expect(replay.perform(.togglePlayback) == "paused at 00:29.9")
+        #expect(replay.perform(.jumpBack) == "at 00:19.9")
+        #expect(Self.numbers(replay.drainBatches()).last == 199)
+    }
+
+    @Test("a search reads the copy of piped input at its own place: playback goes on whole")
+    func searchingPipedInput() throws {
+        let directory = TemporaryDirectory()
+        let source = try TimelineRecording.write(seconds: 30, in: directory)
+        let fifo = directory.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let bytes = FileManager.default.contents(atPath: source) ?? Data()
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                handle.write(bytes)
+                try? handle.close()
+            }
+        }
+        writer.start()
+        let replay = try ReplaySource(path: fifo, speed: 0)
+        _ = replay.perform(.togglePlayback)
+        let none: @Sendable (FeedRecord) -> Bool = { _ in false }
+        #expect(replay.find(forward: true, matching: none) == "no later line matches")
+        _ = replay.perform(.togglePlayback)
+        var numbers: [Int] = []
+        for _ in 0..<10 where !replay.isFinished { numbers += Self.numbers(replay.drainBatches()) }
+        #expect(numbers == Array(0..<300))
     }
 
     @Test("minutes and seconds with tenths, and a bar of ten cells")
