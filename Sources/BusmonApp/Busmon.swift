@@ -54,6 +54,9 @@ package enum Busmon {
             return 2
         }
 
+        // The app in this process starts threads; only the one that will draw takes Ctrl-Z.
+        if case .simulator = options.source, !options.headless { MainRunLoop.keepDrawingThreadSignals() }
+
         // The one place that decides how to run: what to watch, then how to show it.
         let session: Session
         do {

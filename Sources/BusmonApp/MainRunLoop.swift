@@ -11,6 +11,19 @@ internal import Foundation
 /// no app of its own would have. Served by the run loop, which wakes as soon as main-queue work
 /// arrives, they wait only behind the app's own main-actor work, as they would in an app.
 enum MainRunLoop {
+    /// Signals whose handler must run on the thread that draws: curses' for SIGTSTP (Ctrl-Z)
+    /// ends the screen and draws it again after `fg`, which on any other thread would race the
+    /// frame being drawn. (Curses' SIGWINCH handler and busmon's for the ending signals only
+    /// set a flag or write a byte, and may run anywhere.)
+    static let drawingThreadSignals = [SIGTSTP]
+
+    /// Blocks ``drawingThreadSignals`` in the main thread before the app in this process starts
+    /// its threads, so that they and the threads dispatch starts are born with them blocked;
+    /// ``serve(whileRunning:_:)`` unblocks them in the loop's thread alone.
+    static func keepDrawingThreadSignals() {
+        System.setSignals(drawingThreadSignals, blocked: true)
+    }
+
     /// Runs `loop` on a new thread named `name` and serves the main run loop until it returns.
     ///
     /// Nothing the loop touches is touched by the main thread meanwhile: the main thread runs
@@ -21,6 +34,7 @@ enum MainRunLoop {
         precondition(Thread.isMainThread, "MainRunLoop.serve runs on the main thread")
         let handOver = HandOver(loop)
         let thread = Thread {
+            System.setSignals(drawingThreadSignals, blocked: false)
             let result = handOver.loop()
             handOver.result.withLock { $0 = result }
             DispatchQueue.main.async {}  // wakes the run loop below

@@ -66,4 +66,13 @@ enum System {
             if matches && whole { memset(argument + start, Int32(UInt8(ascii: "x")), secret.count) }
         }
     }
+
+    /// Blocks (or unblocks) `signals` in the calling thread; threads it starts afterwards are
+    /// born with the same mask.
+    static func setSignals(_ signals: [Int32], blocked: Bool) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &set, nil)
+    }
 }
