@@ -31,6 +31,10 @@ package final class GraphingSource: WrappingSource {
         var graph = FlowGraph()
         var lastWrite = -Double.infinity
         var error: String?
+        /// The newest record time the graph has taken.
+        var newestTaken = -Double.infinity
+        /// After a replay's cursor moved back, records up to this time were graphed already.
+        var graphedUpTo = -Double.infinity
     }
 
     private let state = LockedValue(State())
@@ -55,6 +59,13 @@ package final class GraphingSource: WrappingSource {
         take(wrapped.drain(), forceWrite: false)
     }
 
+    /// Drains the wrapped source's batches (a replay's after its cursor moved), adding each to
+    /// the graph.
+    package func drainBatches() -> [SourceBatch] {
+        let batches = wrapped.drainBatches()
+        return batches.indices.map { take(batches[$0], forceWrite: false) }
+    }
+
     /// Drains the wrapped source for the last time and writes the graph.
     package func drainLast() -> SourceBatch {
         take(wrapped.drainLast(), forceWrite: true)
@@ -74,7 +85,17 @@ package final class GraphingSource: WrappingSource {
         var batch = drained
         let now = MonotonicClock.now()
         let due = state.withLock { state in
-            state.graph.take(batch)
+            // A replay that moved back hands over records again: the graph counts them once.
+            if batch.replacesState { state.graphedUpTo = state.newestTaken }
+            var fresh = batch
+            if state.graphedUpTo > -Double.infinity {
+                let upTo = state.graphedUpTo
+                fresh.records.removeAll { ($0.time ?? .infinity) <= upTo }
+            }
+            for record in fresh.records {
+                if let time = record.time { state.newestTaken = max(state.newestTaken, time) }
+            }
+            state.graph.take(fresh)
             return forceWrite || now - state.lastWrite >= Self.writeInterval
         }
         if due { writeNow() }

@@ -390,7 +390,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var taken = 0
         var bytes = 0
         var eventTaken = false
+        // A step on reads as far as a move back would at most, however long the next event
+        // is in coming: the cursor then stands after what it read.
         while !holds, clock.delivered < itemCount, !(seeking == .throughNextEvent && eventTaken),
+            !(seeking == .throughNextEvent && taken >= Self.warmUpRecords),
             seeking != nil || (taken < Self.maximumRecordsPerDrain && bytes < Self.maximumBytesPerDrain)
         {
             if clock.pending == nil { clock.pending = readItem(&clock) }
@@ -659,7 +662,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     ) throws(RecordingError) -> (index: Int, offset: Double)? {
         var upper = end
         var stretch = checkpoints.lastIndex { $0.delivered < end }
-        while let current = stretch {
+        while var current = stretch {
+            // A stretch of a reader's buffer at least: each reader reads that much anyway.
+            let upperOffset = checkpoints[current].position.offset
+            while current > 0,
+                upperOffset - checkpoints[current - 1].position.offset < RecordingLineReader.bufferSize / 2
+            {
+                current -= 1
+            }
             let checkpoint = checkpoints[current]
             let reader = try file.reread(from: checkpoint.position)
             var index = checkpoint.delivered

@@ -312,7 +312,8 @@ package class DashboardController {
             case .event(let event):
                 return filter.shows(typeName: event.typeName, origin: event.origin) { event.payload.text }
             case .lifecycle(let captured):
-                return filter.shows(typeName: captured.change.eventTypeName, origin: captured.origin) {
+                // As the log shows it: a lifecycle line names no app.
+                return filter.shows(typeName: captured.change.eventTypeName, origin: nil) {
                     captured.change.description
                 }
             default:

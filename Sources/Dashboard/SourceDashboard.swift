@@ -25,6 +25,14 @@ package final class SourceDashboard: DashboardController {
         for batch in source.drainBatches() { update(batch, now: now) }
     }
 
+    /// The source that searches its records, this one or one it wraps (a replay under
+    /// `--graph`).
+    private static func searchable(_ source: any DashboardSource) -> (any SearchableSource)? {
+        if let searchable = source as? any SearchableSource { return searchable }
+        if let wrapping = source as? any WrappingSource { return searchable(wrapping.wrapped) }
+        return nil
+    }
+
     /// What every pane shows now, as one JSON line (see ``DashboardState/reportLine(cursor:now:)``).
     package func stateReport(cursor: Double?, now: Double) -> String {
         shown.reportLine(cursor: cursor, now: now)
@@ -39,7 +47,7 @@ package final class SourceDashboard: DashboardController {
             return false
         case .perform(let command)?:
             if command == .findNext || command == .findPrevious,
-                let searchable = source as? any SearchableSource
+                let searchable = Self.searchable(source)
             {
                 // The source reads its records; the dashboard says which lines it shows.
                 let answer = searchable.find(forward: command == .findNext, matching: recordsShown())

@@ -277,6 +277,34 @@ struct ReplayTimelineTests {
         #expect(numbers == Array(0..<300))
     }
 
+    @Test("under --graph, a replay moved back is graphed once")
+    func graphCountsOnce() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("sited.jsonl")
+        let lines = (0..<300).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index + 1, time: 1_000 + Double(index) / 10, typeName: "T",
+                    payload: .description("\(index)"), receivers: 1,
+                    trace: PublishTrace(
+                        eventID: UInt64(index + 1), causeID: nil,
+                        site: PublishSite(fileID: "App/A.swift", line: 7)))
+            ).encodeLine()
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let graphing = try GraphingSource(
+            wrapping: ReplaySource(path: path, speed: 1), path: directory.file("flow.dot"))
+        _ = graphing.perform(.togglePlayback)
+        _ = graphing.perform(.goTo.with(value: "20"))
+        _ = graphing.drainBatches()
+        _ = graphing.perform(.jumpBack)
+        let back = graphing.drainBatches()
+        #expect(back.first?.replacesState == true)
+        _ = graphing.perform(.goTo.with(value: "25"))
+        _ = graphing.drainBatches()
+        #expect(graphing.graph.publishes.values.reduce(0, +) == 251)
+    }
+
     @Test("minutes and seconds with tenths, and a bar of ten cells")
     func clockText() {
         #expect(ReplaySource.clockText(72.44) == "01:12.4")
