@@ -101,9 +101,10 @@ import Testing
 struct WhyInTmuxTests {
     @Test func rSetsOffALoopTheBusStopsAndTheScreenSaysSo() async throws {
         let pane = try TmuxPane(
-            // Half the default rate: the log's 5,000 lines then hold the cascade's report for 40 s
-            // after it, however slowly a busy machine runs the steps below.
-            busmon: BusmonBinary.require(), arguments: ["--seed", "7", "--rate", "100"], width: 140,
+            // A tenth of the default rate: the log's 5,000 lines then hold the cascade's report
+            // for minutes after it, however slowly a machine busy with every other suite runs the
+            // steps below (at the default rate it was pushed out in one run of five).
+            busmon: BusmonBinary.require(), arguments: ["--seed", "7", "--rate", "20"], width: 140,
             height: 44,
             environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
         defer { pane.close() }
@@ -128,12 +129,13 @@ struct WhyInTmuxTests {
         try pane.press("Escape")
         try pane.press("Space")
         // The app goes on: its failing cache and its slow main-actor screen show too.
-        try await pane.waitForScreen("failures and slow calls in the header") { screen in
+        // At 20 events a second the home screen's 400th render, the slow one, takes half a minute.
+        try await pane.waitForScreen("failures and slow calls in the header", timeout: 180) { screen in
             let header = screen.split(separator: "\n").first.map(String.init) ?? ""
             return header.contains(" failed") && header.contains(" slow")
         }
         // Worst first: the failing cache and the slow home screen lead the Handlers pane.
-        try await pane.waitForScreen("the troubled handlers first") { screen in
+        try await pane.waitForScreen("the troubled handlers first", timeout: 180) { screen in
             let lines = screen.split(separator: "\n").map(String.init)
             guard let title = lines.firstIndex(where: { $0.hasPrefix("─ Handlers ─") }),
                 lines.count > title + 3
