@@ -163,36 +163,12 @@ struct ReplayTimelineTests {
         #expect(replay.find(forward: true, matching: far) == "no later line matches")
     }
 
-    /// A recording of `times`, an event each, numbered from 0, then `quietUntil` seconds of
-    /// drop counts (records that are no log lines) ten a second.
-    static func recording(
-        times: [Double], quietUntil: Double = 0, in directory: TemporaryDirectory
-    ) throws
-        -> String
-    {
-        let path = directory.file("times.jsonl")
-        var lines = times.enumerated().map { index, time in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: index + 1, time: 1_000 + time, typeName: "T", payload: .description("\(index)"),
-                    receivers: 1)
-            ).encodeLine()
-        }
-        var quiet = (times.last ?? 0) + 0.1
-        while quiet < quietUntil {
-            lines.append(FeedRecord.dropped(FeedDrops(time: 1_000 + quiet, events: 0)).encodeLine())
-            quiet += 0.1
-        }
-        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
-        return path
-    }
-
     @Test(
         "paused, nothing more arrives: not a record stamped as the cursor, nor the first event stepped back over"
     )
     func pausedMeansPaused() throws {
         let directory = TemporaryDirectory()
-        let path = try Self.recording(times: [0, 0.1, 0.1, 0.2], in: directory)
+        let path = try TimelineRecording.write(times: [0, 0.1, 0.1, 0.2], in: directory)
         let replay = try ReplaySource(path: path, speed: 1)
         _ = replay.perform(.togglePlayback)
         #expect(Self.numbers(replay.drainBatches()) == [0])
@@ -230,7 +206,7 @@ struct ReplayTimelineTests {
     func stepBackPastTheWarmUp() throws {
         let directory = TemporaryDirectory()
         let times = (0..<50).map { Double($0) / 10 }
-        let path = try Self.recording(times: times, quietUntil: 120, in: directory)
+        let path = try TimelineRecording.write(times: times, quietUntil: 120, in: directory)
         let replay = try ReplaySource(path: path, speed: 1)
         _ = replay.perform(.togglePlayback)
         #expect(replay.perform(.goTo.with(value: "1:50")) == "at 01:50.0")
@@ -280,18 +256,9 @@ struct ReplayTimelineTests {
     @Test("under --graph, a replay moved back is graphed once")
     func graphCountsOnce() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("sited.jsonl")
-        let lines = (0..<300).map { index in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: index + 1, time: 1_000 + Double(index) / 10, typeName: "T",
-                    payload: .description("\(index)"), receivers: 1,
-                    trace: PublishTrace(
-                        eventID: UInt64(index + 1), causeID: nil,
-                        site: PublishSite(fileID: "App/A.swift", line: 7)))
-            ).encodeLine()
-        }
-        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let path = try TimelineRecording.write(
+            times: (0..<300).map { Double($0) / 10 }, site: PublishSite(fileID: "App/A.swift", line: 7),
+            in: directory)
         let graphing = try GraphingSource(
             wrapping: ReplaySource(path: path, speed: 1), path: directory.file("flow.dot"))
         _ = graphing.perform(.togglePlayback)

@@ -13,13 +13,16 @@ struct ReplayTimelineInTmuxTests {
         return nil
     }
 
+    /// busmon replaying `path` with `arguments`, in a UTF-8 terminal without NO_COLOR.
+    static func replay(_ path: String, _ arguments: String...) throws -> TmuxPane {
+        try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--replay", path] + arguments, width: 110, height: 30,
+            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
+    }
+
     @Test func atStartsThereAndPaused() async throws {
         let directory = TemporaryDirectory()
-        let path = try TimelineRecording.write(seconds: 60, in: directory)
-        let pane = try TmuxPane(
-            busmon: BusmonBinary.require(), arguments: ["--replay", path, "--at", "0:20"], width: 110,
-            height: 30,
-            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
+        let pane = try Self.replay(TimelineRecording.write(seconds: 60, in: directory), "--at", "0:20")
         defer { pane.close() }
         let screen = try await pane.waitForScreen("the bus at 0:20") { Self.count(on: $0) == 201 }
         #expect(screen.contains("replay 00:20.0 / 00:59.9 [###-------] paused"))
@@ -29,11 +32,7 @@ struct ReplayTimelineInTmuxTests {
 
     @Test func stepsAndJumpsMoveThePanesAndComeBack() async throws {
         let directory = TemporaryDirectory()
-        let path = try TimelineRecording.write(seconds: 60, in: directory)
-        let pane = try TmuxPane(
-            busmon: BusmonBinary.require(), arguments: ["--replay", path, "--speed", "0.01"], width: 110,
-            height: 30,
-            environment: ["LC_ALL": TestHost.utf8Locale, "NO_COLOR": nil])
+        let pane = try Self.replay(TimelineRecording.write(seconds: 60, in: directory), "--speed", "0.01")
         defer { pane.close() }
         try await pane.waitForScreen(containing: "/ 00:59.9")
 

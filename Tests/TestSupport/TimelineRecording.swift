@@ -1,18 +1,35 @@
 import BusWire
+import EventBus
 import Foundation
 
-/// A recording for moving through: an event every tenth of a second, numbered in its payload.
+/// A recording for moving through: events numbered in their payload, at the times given.
 package enum TimelineRecording {
     /// Writes `seconds` seconds of recording, an event of type `T` every tenth of a second whose
     /// payload is its number from 0, into `directory`; returns its path.
     package static func write(seconds: Int, in directory: TemporaryDirectory) throws -> String {
+        try write(times: (0..<(seconds * 10)).map { Double($0) / 10 }, in: directory)
+    }
+
+    /// Writes an event of type `T` at each of `times` (seconds from 1,000 on the recording's
+    /// clock), numbered from 0 in its payload and published at `site` when one is given; then,
+    /// until `quietUntil`, drop counts ten a second (records that are no log lines).
+    package static func write(
+        times: [Double], quietUntil: Double = 0, site: PublishSite? = nil, in directory: TemporaryDirectory
+    ) throws -> String {
         let path = directory.file("timeline.jsonl")
-        let lines = (0..<(seconds * 10)).map { index in
+        var lines = times.enumerated().map { index, time in
             FeedRecord.event(
                 FeedEvent(
-                    sequence: index + 1, time: 1_000 + Double(index) / 10, typeName: "T",
-                    payload: .description("\(index)"), receivers: 1)
+                    sequence: index + 1, time: 1_000 + time, typeName: "T", payload: .description("\(index)"),
+                    receivers: 1,
+                    trace: site.map { PublishTrace(eventID: UInt64(index + 1), causeID: nil, site: $0) }
+                        ?? PublishTrace())
             ).encodeLine()
+        }
+        var quiet = (times.last ?? 0) + 0.1
+        while quiet < quietUntil {
+            lines.append(FeedRecord.dropped(FeedDrops(time: 1_000 + quiet, events: 0)).encodeLine())
+            quiet += 0.1
         }
         try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
         return path
