@@ -8,8 +8,7 @@ extension DashboardState {
 
     /// The apps' newest snapshots, summed as the panes show them; `nil` before any arrived.
     var shownSnapshot: BusSnapshot? {
-        let counted = snapshotOrder.filter { origin in origin.map { !goneMembers.contains($0) } ?? true }
-        let snapshots = counted.compactMap { memberSnapshots[$0] }
+        let snapshots = countedOrigins.compactMap { memberSnapshots[$0] }
         return snapshots.isEmpty ? nil : BusSnapshot.merged(snapshots)
     }
 

@@ -190,9 +190,9 @@ struct DashboardState {
     /// Each app's newest snapshot, by origin (`nil` for the one app of a single-app source).
     private(set) var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
     /// The keys of ``memberSnapshots`` in the order they first came.
-    private(set) var snapshotOrder: [EventOrigin?] = []
+    private var snapshotOrder: [EventOrigin?] = []
     /// The apps of a fleet that are gone, whose snapshots no longer count.
-    private(set) var goneMembers: Set<EventOrigin> = []
+    private var goneMembers: Set<EventOrigin> = []
     /// The apps the counters shown sum, in order.
     private var countedMembers: [EventOrigin?] = []
 
@@ -294,10 +294,16 @@ struct DashboardState {
         }
     }
 
+    /// The apps whose snapshots the counters sum, in the order they first sent one: all but
+    /// those gone.
+    var countedOrigins: [EventOrigin?] {
+        snapshotOrder.filter { origin in origin.map { !goneMembers.contains($0) } ?? true }
+    }
+
     /// Takes the apps' newest snapshots, summed: as a baseline when it is the first, or when the
     /// apps it counts are not the ones counted last time.
     private mutating func takeSnapshots(at now: Double, readingTime: Double) {
-        let counted = snapshotOrder.filter { origin in origin.map { !goneMembers.contains($0) } ?? true }
+        let counted = countedOrigins
         let snapshot = BusSnapshot.merged(counted.compactMap { memberSnapshots[$0] })
         if isAwaitingBaseline || counted != countedMembers {
             countedMembers = counted
