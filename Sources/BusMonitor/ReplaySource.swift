@@ -560,11 +560,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     return
                         "not a time: \(UntrustedText.escaped(String((command.value ?? "").prefix(40)))); type mm:ss, h:mm:ss or seconds"
                 }
-                let target = min(duration, seconds)
-                if let problem = seek(&clock, to: .offset(target)) { return problem }
-                clock.playedBefore = target
-                if !clock.isPaused { clock.startedAt = now }
-                return "at \(Self.clockText(target))"
+                return move(&clock, to: seconds, now: now) ?? "at \(Self.clockText(clock.playedBefore))"
             }
             settle(&clock, now: now)
             switch command {
@@ -594,13 +590,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 return seek(&clock, to: .record(lastEvent)) ?? "one event back"
             case .jumpForward, .jumpBack:
                 let cursor = cursor(clock, now: now)
-                let target = min(
-                    duration, max(0, cursor + (command == .jumpForward ? 1 : -1) * Self.jumpSeconds))
-                if let problem = seek(&clock, to: .offset(target)) { return problem }
-                // The cursor is there at once, so that the next jump goes on from it.
-                clock.playedBefore = target
-                if !clock.isPaused { clock.startedAt = now }
-                return "at \(Self.clockText(target))"
+                let target = cursor + (command == .jumpForward ? 1 : -1) * Self.jumpSeconds
+                return move(&clock, to: target, now: now) ?? "at \(Self.clockText(clock.playedBefore))"
             default:
                 return "replay: commands do not apply to a recording"
             }
@@ -713,11 +704,20 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.withLock { clock in
             let now = MonotonicClock.now()
             pause(&clock, now: now)
-            let target = min(duration, max(0, seconds))
-            if let problem = seek(&clock, to: .offset(target)) { return problem }
-            clock.playedBefore = target
-            return nil
+            return move(&clock, to: seconds, now: now)
         }
+    }
+
+    /// Moves the cursor to `seconds` into the recording (within it), playing on from there if it
+    /// played. The cursor is there at once, so that the next jump goes on from it.
+    ///
+    /// - Returns: Why the cursor could not move, or `nil`.
+    private func move(_ clock: inout Clock, to seconds: Double, now: Double) -> String? {
+        let target = min(duration, max(0, seconds))
+        if let problem = seek(&clock, to: .offset(target)) { return problem }
+        clock.playedBefore = target
+        if !clock.isPaused { clock.startedAt = now }
+        return nil
     }
 
     /// Seconds into the recording where the cursor stands.

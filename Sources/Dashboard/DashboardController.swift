@@ -307,18 +307,14 @@ package class DashboardController {
     func recordsShown() -> @Sendable (FeedRecord) -> Bool {
         let filter = filter
         return { record in
-            guard let filter else { return true }
+            // The line the log would make of the record, judged as the log judges its lines.
+            let content: LogEntry.Content
             switch record {
-            case .event(let event):
-                return filter.shows(typeName: event.typeName, origin: event.origin) { event.payload.text }
-            case .lifecycle(let captured):
-                // As the log shows it: a lifecycle line names no app.
-                return filter.shows(typeName: captured.change.eventTypeName, origin: nil) {
-                    captured.change.description
-                }
-            default:
-                return false
+            case .event(let event): content = .event(event)
+            case .lifecycle(let captured): content = .lifecycle(captured.change)
+            default: return false
             }
+            return filter?.shows(LogEntry(sequence: 0, time: record.time ?? 0, content: content)) ?? true
         }
     }
 
@@ -601,7 +597,7 @@ struct FilterCache {
         }
         for sequence in start..<log.nextSequence {
             guard let entry = log[sequence] else { continue }
-            if filter.shows(typeName: entry.typeName, origin: entry.origin, detail: { entry.detailText }) {
+            if filter.shows(entry) {
                 matches.append(sequence)
             }
         }

@@ -48,6 +48,11 @@ struct LogFilter: Equatable, Sendable {
         return found != inverted
     }
 
+    /// Whether the log shows `entry` under this filter.
+    func shows(_ entry: LogEntry) -> Bool {
+        shows(typeName: entry.typeName, origin: entry.origin) { entry.detailText }
+    }
+
     /// Whether `text` is the pattern, ignoring the case of ASCII letters.
     func equals(_ text: String) -> Bool {
         var text = text
