@@ -346,7 +346,7 @@ final class AttachReader: @unchecked Sendable {
                             return
                         }
                         state.attach(hello)
-                    case .event, .lifecycle:
+                    case .event, .lifecycle, .call:
                         state.records.append(record)
                     case .snapshot(let snapshot):
                         state.records.append(record)

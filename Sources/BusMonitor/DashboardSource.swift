@@ -11,6 +11,9 @@ package struct SourceBatch: Sendable {
     package var records: [FeedRecord]
     /// Events the source had to drop so far because the monitor fell behind (a running total).
     package var droppedEvents: Int
+    /// Handler calls lost so far on the way from the app, while they are traced (a running
+    /// total): the app's buffer or the source's was full.
+    package var droppedCalls = 0
     /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?
     /// What happened to the source itself since the last batch, oldest first, for the log: an

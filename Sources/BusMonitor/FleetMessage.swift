@@ -12,6 +12,8 @@ package enum FleetMessage: Sendable, Hashable {
     case lifecycle(FeedLifecycle, origin: FeedOrigin)
     /// The app's bus counters.
     case snapshot(FeedSnapshot, origin: FeedOrigin)
+    /// One handler call, sent while the monitor traces calls.
+    case call(FeedHandlerCall, origin: FeedOrigin)
     /// The state and counts of the link that carries the app's records.
     case link(FleetLinkReport)
 
@@ -22,6 +24,7 @@ package enum FleetMessage: Sendable, Hashable {
         case .event(let event): self = .event(event, origin: origin)
         case .lifecycle(let change): self = .lifecycle(change, origin: origin)
         case .snapshot(let snapshot): self = .snapshot(snapshot, origin: origin)
+        case .call(let call): self = .call(call, origin: origin)
         case .hello, .dropped, .refused: return nil
         }
     }
@@ -29,7 +32,8 @@ package enum FleetMessage: Sendable, Hashable {
     /// Who sent it.
     package var origin: FeedOrigin {
         switch self {
-        case .event(_, let origin), .lifecycle(_, let origin), .snapshot(_, let origin): return origin
+        case .event(_, let origin), .lifecycle(_, let origin), .snapshot(_, let origin), .call(_, let origin):
+            return origin
         case .link(let report): return report.origin
         }
     }
@@ -40,6 +44,7 @@ package enum FleetMessage: Sendable, Hashable {
         case .event(let event, _): return event.time
         case .lifecycle(let change, _): return change.time
         case .snapshot(let snapshot, _): return snapshot.time
+        case .call(let call, _): return call.time
         case .link(let report): return report.time
         }
     }

@@ -49,6 +49,8 @@ package struct FleetState: Sendable {
     package private(set) var droppedEvents = 0
     /// Lifecycle changes dropped since the start because the buffer was full.
     package private(set) var droppedLifecycle = 0
+    /// Handler calls dropped since the start because the buffer was full.
+    package private(set) var droppedCalls = 0
     private var fleetChanged = false
 
     private struct Member: Sendable {
@@ -119,6 +121,15 @@ package struct FleetState: Sendable {
             snapshot.origin = origin
             member.info.snapshot = snapshot.snapshot
             records.append(.snapshot(snapshot))
+        case .call(var call, _):
+            // Bounded with the events: a call is as frequent as a delivery.
+            if bufferedEvents < capacity {
+                call.origin = origin
+                records.append(.call(call))
+                bufferedEvents += 1
+            } else {
+                droppedCalls += 1
+            }
         case .link(let report):
             receive(report, member: &member, now: now)
         }
@@ -204,9 +215,10 @@ package struct FleetState: Sendable {
     ///   about them changed. The status is left for the source to set.
     package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
-        let batch = SourceBatch(
+        var batch = SourceBatch(
             records: records, droppedEvents: droppedEvents, notices: notices,
             fleet: fleetChanged ? fleet : nil)
+        batch.droppedCalls = droppedCalls
         records = []
         bufferedEvents = 0
         bufferedLifecycle = 0

@@ -172,7 +172,7 @@ package final class HeadlessRunner: Sendable {
                     lifecycle += 1
                 case .snapshot(let snapshot):
                     snapshots[snapshot.origin] = snapshot.snapshot
-                case .hello, .dropped, .refused:
+                case .hello, .dropped, .refused, .call:
                     break
                 }
             }

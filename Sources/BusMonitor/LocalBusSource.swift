@@ -122,9 +122,11 @@ package final class LocalBusSource: DashboardSource {
                         time: WallClock.now(),
                         snapshot: bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass))))
         }
-        return SourceBatch(
+        var batch = SourceBatch(
             records: records, droppedEvents: drained.droppedEvents,
             status: capture.isAttached ? "live" : "detached")
+        batch.droppedCalls = drained.droppedCalls
+        return batch
     }
 
     /// Hands `command` to the closure given at creation.

@@ -11,7 +11,7 @@ internal import EventBus
 struct RecordLines {
     /// The number the next event line gets.
     private(set) var nextSequence = 1
-    /// Event, lifecycle and snapshot lines written so far.
+    /// Event, lifecycle, snapshot and call lines written so far.
     private(set) var recordsWritten = 0
     /// The drop count of the last `dropped` line.
     private var lastDropped = 0
@@ -33,7 +33,7 @@ struct RecordLines {
                 nextSequence += 1
                 event.payload = event.payload.formatted
                 writer.write(event)
-            case .lifecycle, .snapshot:
+            case .lifecycle, .snapshot, .call:
                 writer.write(record)
             case .hello, .dropped, .refused:
                 continue  // not part of a batch

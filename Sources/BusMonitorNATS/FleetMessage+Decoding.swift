@@ -32,7 +32,7 @@ extension FleetMessage {
         switch record {
         case .hello, .dropped, .refused:
             return .failure(.ignored)
-        case .event, .lifecycle, .snapshot:
+        case .event, .lifecycle, .snapshot, .call:
             // A record of a process's own must name its sender.
             guard let origin = record.origin, let message = FleetMessage(record, origin: origin) else {
                 return .failure(.noOrigin)

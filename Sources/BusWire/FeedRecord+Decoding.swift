@@ -142,6 +142,15 @@ extension FeedRecord {
                     lifecycle: try fields.optionalCount("lifecycle") ?? 0))
         case "refused":
             return .refused(FeedRefusal(time: try fields.time("time"), reason: try fields.string("reason")))
+        case "call":
+            return .call(
+                FeedHandlerCall(
+                    eventID: try fields.id("eventID"), eventTypeName: try fields.string("eventTypeName"),
+                    observerTypeName: try fields.optionalString("observerTypeName"),
+                    observerID: try fields.optionalID("observerID"), thread: try fields.thread(),
+                    startNanoseconds: try fields.count("startNs"),
+                    durationNanoseconds: try fields.count("durationNs"),
+                    waitedNanoseconds: try fields.optionalCount("waitedNs"), origin: try fields.origin()))
         default:
             throw .unknownKind(kind)
         }
@@ -347,7 +356,20 @@ private struct RecordFields {
             site = nil
         }
         return PublishTrace(
-            eventID: try optionalID("eventID") ?? 0, causeID: try optionalID("causeID"), site: site)
+            eventID: try optionalID("eventID") ?? 0, causeID: try optionalID("causeID"), site: site,
+            thread: find("thread") == nil ? nil : try thread(),
+            publishedAtNanoseconds: try optionalCount("publishedNs"))
+    }
+
+    /// The `thread` and `mainThread` fields.
+    func thread() throws(FeedDecodingError) -> TraceThread {
+        let isMain: Bool
+        switch find("mainThread") {
+        case nil, .null?: isMain = false
+        case .bool(let value)?: isMain = value
+        case let other?: throw wrongType("mainThread", "true or false", other)
+        }
+        return TraceThread(id: try id("thread"), isMain: isMain)
     }
 
     /// An observer serial: a whole number from 0 up to `Int.max`.

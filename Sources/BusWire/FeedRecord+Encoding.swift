@@ -27,7 +27,30 @@ extension JSONLineWriter {
                 origin: snapshot.origin)
         case .dropped(let drops): write(drops)
         case .refused(let refusal): write(refusal)
+        case .call(let call): write(call)
         }
+    }
+
+    /// Appends a handler call as one `call` line.
+    package mutating func write(_ call: FeedHandlerCall) {
+        beginRecord("call")
+        field("time", call.time)
+        field("startNs", call.startNanoseconds)
+        field("eventID", Self.wireID(call.eventID))
+        field("eventTypeName", call.eventTypeName)
+        field("observerTypeName", call.observerTypeName)
+        field("observerID", call.observerID.map(Self.wireID))
+        field(thread: call.thread)
+        field("durationNs", max(0, call.durationNanoseconds))
+        if let waited = call.waitedNanoseconds { field("waitedNs", max(0, waited)) }
+        field(origin: call.origin)
+        endRecord()
+    }
+
+    /// A thread's number, and `mainThread` when it is the main thread.
+    package mutating func field(thread: TraceThread) {
+        field("thread", Int(clamping: thread.id))
+        if thread.isMain { field("mainThread", true) }
     }
 
     package mutating func write(_ hello: FeedHello) {
@@ -104,7 +127,8 @@ extension JSONLineWriter {
         endRecord()
     }
 
-    /// An event's number, its cause's and its call site, each left out when unknown.
+    /// An event's number, its cause's, its call site, and while calls are traced its thread and
+    /// the time of its `publish`, each left out when unknown.
     package mutating func field(trace: PublishTrace) {
         if trace.eventID != 0 { field("eventID", Self.wireID(trace.eventID)) }
         if let cause = trace.causeID { field("causeID", Self.wireID(cause)) }
@@ -112,6 +136,8 @@ extension JSONLineWriter {
             field("fileID", site.fileID)
             field("line", site.line)
         }
+        if let thread = trace.thread { field(thread: thread) }
+        if let publishedAt = trace.publishedAtNanoseconds { field("publishedNs", publishedAt) }
     }
 
     /// A duration as the wire writes it: seconds, from 0 (a negative duration, which only clock

@@ -7,6 +7,7 @@ extension FeedRecord {
         case .lifecycle(let change): return change.time
         case .snapshot(let snapshot): return snapshot.time
         case .dropped(let drops): return drops.time
+        case .call(let call): return call.time
         case .hello, .refused: return nil
         }
     }
@@ -17,6 +18,7 @@ extension FeedRecord {
         case .event(let event): return event.origin
         case .lifecycle(let change): return change.origin
         case .snapshot(let snapshot): return snapshot.origin
+        case .call(let call): return call.origin
         case .hello, .dropped, .refused: return nil
         }
     }
@@ -36,6 +38,11 @@ extension [FeedRecord] {
     /// The snapshot records, in order.
     package var snapshots: [FeedSnapshot] {
         compactMap { if case .snapshot(let snapshot) = $0 { snapshot } else { nil } }
+    }
+
+    /// The handler calls, in order.
+    package var calls: [FeedHandlerCall] {
+        compactMap { if case .call(let call) = $0 { call } else { nil } }
     }
 
     /// The drop counts, in order.

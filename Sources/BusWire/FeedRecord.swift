@@ -23,6 +23,8 @@ public enum FeedRecord: Sendable, Hashable {
     case dropped(FeedDrops)
     /// The tap turned this reader away, and says why, before it closes the connection.
     case refused(FeedRefusal)
+    /// One handler call, sent only to a monitor that asked for calls because it writes a trace.
+    case call(FeedHandlerCall)
 
     /// The version of the wire format this library writes.
     ///
@@ -70,6 +72,7 @@ public enum FeedRecord: Sendable, Hashable {
         case .snapshot: return "snapshot"
         case .dropped: return "dropped"
         case .refused: return "refused"
+        case .call: return "call"
         }
     }
 }

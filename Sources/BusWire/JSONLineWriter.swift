@@ -61,6 +61,11 @@ package struct JSONLineWriter {
         appendInteger(value)
     }
 
+    package mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+
     package mutating func field(_ name: StaticString, _ value: Double) {
         key(name)
         appendDouble(value)

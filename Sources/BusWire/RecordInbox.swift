@@ -48,6 +48,8 @@ package final class RecordInbox: @unchecked Sendable {
         package var droppedEvents: Int
         /// Lifecycle changes dropped so far because their array was full.
         package var droppedLifecycle: Int
+        /// Handler calls dropped so far because their array was full.
+        package var droppedCalls = 0
 
         /// The events of ``records``.
         package var events: [FeedEvent] { records.events }
@@ -62,6 +64,12 @@ package final class RecordInbox: @unchecked Sendable {
         var change: FeedLifecycle
     }
 
+    /// A handler call and how many events of the same filling came before it.
+    struct PlacedCall {
+        var eventsBefore: Int
+        var call: HandlerCallRecord
+    }
+
     /// What appends write, reached only under its lock.
     @usableFromInline
     struct Filling: ~Copyable {
@@ -72,6 +80,8 @@ package final class RecordInbox: @unchecked Sendable {
         /// A slice, so that dropping the oldest when full costs O(1), not a shift of them all.
         var changes: ArraySlice<PlacedChange> = []
         var changesAppended = 0
+        /// Handler calls, while a monitor traces them.
+        var calls: [PlacedCall] = []
         @usableFromInline var stamps = StampClock()
         /// Set by the taking thread when it found nothing and is about to wait.
         @usableFromInline var sleeping = false
@@ -89,6 +99,7 @@ package final class RecordInbox: @unchecked Sendable {
         /// Drops already accounted for in the numbering.
         var dropsNumbered = 0
         var typeNames: [ObjectIdentifier: String] = [:]
+        var observerNames: [ObjectIdentifier: String] = [:]
     }
 
     /// Events the ring holds between two drains.
@@ -107,6 +118,8 @@ package final class RecordInbox: @unchecked Sendable {
     @usableFromInline let drops = Atomic<Int>(0)
     /// Lifecycle changes dropped so far, counted under the lock.
     private let changeDrops = Atomic<Int>(0)
+    /// Handler calls dropped so far, counted under the lock.
+    private let callDrops = Atomic<Int>(0)
     @usableFromInline let wakeSignal = DispatchSemaphore(value: 0)
 
     /// Creates an empty inbox.
@@ -188,6 +201,23 @@ package final class RecordInbox: @unchecked Sendable {
         if wake { wakeSignal.signal() }
     }
 
+    /// Called on the thread of each handler call while a monitor traces calls; keeps up to
+    /// ``capacity`` calls between two drains and counts the rest as dropped.
+    package func append(_ call: HandlerCallRecord) {
+        let wake = filling.withLock { filling -> Bool in
+            if filling.calls.count < capacity {
+                filling.calls.append(
+                    PlacedCall(eventsBefore: filling.overwritten + filling.ring.count, call: call))
+            } else {
+                callDrops.wrappingAdd(1, ordering: .relaxed)
+            }
+            let wake = filling.sleeping
+            filling.sleeping = false
+            return wake
+        }
+        if wake { wakeSignal.signal() }
+    }
+
     /// The numbers the next event and the next lifecycle change handed over will get.
     package func nextSequences() -> (event: Int, lifecycle: Int) {
         taking.withLock { taking in
@@ -210,21 +240,23 @@ package final class RecordInbox: @unchecked Sendable {
     ///   swapped.
     package func drain(sleepingIfEmpty: Bool = false, keepingAtMost limit: Int? = nil) -> Drained {
         taking.withLock { taking in
-            let (changes, changesAppended, dropped, overwritten) = filling.withLock { filling in
-                if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty {
+            let (changes, changesAppended, dropped, overwritten, calls) = filling.withLock { filling in
+                if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty && filling.calls.isEmpty {
                     filling.sleeping = true
                 }
                 swap(&filling.ring, &taking.spare)
                 filling.limit = min(capacity, max(1, limit ?? capacity))
+                let calls = filling.calls
                 defer {
                     filling.overwritten = 0
                     filling.changes = []
+                    filling.calls = []
                 }
                 // Read under the lock: every append that found no room before this drain has
                 // counted its drop, or will count it against the next filling.
                 let dropped = drops.load(ordering: .relaxed)
                 isFull.store(false, ordering: .relaxed)
-                return (Array(filling.changes), filling.changesAppended, dropped, filling.overwritten)
+                return (Array(filling.changes), filling.changesAppended, dropped, filling.overwritten, calls)
             }
             // Events written over came before the ones the ring still holds; events a full ring
             // turned away came after them.
@@ -232,14 +264,32 @@ package final class RecordInbox: @unchecked Sendable {
             taking.dropsNumbered = dropped
             taking.nextSequence += overwritten
             var records: [FeedRecord] = []
-            let count = taking.spare.count + changes.count
+            let count = taking.spare.count + changes.count + calls.count
             if count > 0 { records.reserveCapacity(count) }
             var nextChange = 0
+            var nextCall = 0
             var index = overwritten
+            func appendCall(_ placed: PlacedCall) {
+                let call = placed.call
+                var name: String?
+                if let type = call.observerType {
+                    let key = ObjectIdentifier(type)
+                    name = taking.observerNames[key]
+                    if name == nil {
+                        name = String(describing: type)
+                        taking.observerNames[key] = name
+                    }
+                }
+                records.append(.call(FeedHandlerCall(call, observerTypeName: name)))
+            }
             taking.spare.drain { event in
                 while nextChange < changes.count, changes[nextChange].eventsBefore <= index {
                     records.append(.lifecycle(changes[nextChange].change))
                     nextChange += 1
+                }
+                while nextCall < calls.count, calls[nextCall].eventsBefore <= index {
+                    appendCall(calls[nextCall])
+                    nextCall += 1
                 }
                 var event = event
                 event.sequence = taking.nextSequence
@@ -249,11 +299,13 @@ package final class RecordInbox: @unchecked Sendable {
                 index += 1
             }
             for change in changes[nextChange...] { records.append(.lifecycle(change.change)) }
+            for call in calls[nextCall...] { appendCall(call) }
             taking.nextSequence += max(0, turnedAway)
             return Drained(
                 records: records, firstLifecycleSequence: changesAppended - changes.count + 1,
                 eventsAppended: taking.nextSequence - 1, droppedEvents: dropped,
-                droppedLifecycle: changeDrops.load(ordering: .relaxed))
+                droppedLifecycle: changeDrops.load(ordering: .relaxed),
+                droppedCalls: callDrops.load(ordering: .relaxed))
         }
     }
 

@@ -259,7 +259,7 @@ struct DashboardState {
                     snapshotOrder.append(snapshot.origin)
                 }
                 snapshotsChanged = true
-            case .hello, .dropped, .refused:
+            case .hello, .dropped, .refused, .call:
                 continue
             }
         }

@@ -28,6 +28,12 @@ struct BusState {
     }
     /// Whether there are lifecycle observers, for publishes to read without the lock.
     private let lifecycleWatch: WatchFlag
+    /// Observers of every handler call, which deliveries read through ``callTracing``.
+    private var handlerCallObservers: [Entry<HandlerCallRecord>] = [] {
+        didSet { callTracing.set(handlerCallObservers) }
+    }
+    /// What deliveries read of ``handlerCallObservers`` without the bus's lock.
+    private let callTracing: HandlerCallTracing
     /// Snapshots that changes retired, and entries they removed, that publishes may still read.
     private var retired = RetiredSnapshots()
     /// The identifier of the last subscription made.
@@ -45,10 +51,11 @@ struct BusState {
     /// - Parameters:
     ///   - wildcardSlot: The slot of the bus's wildcard observers.
     ///   - clock: Where the time of deadline checks comes from.
-    init(wildcardSlot: TypeSlot, clock: BusClock, lifecycleWatch: WatchFlag) {
+    init(wildcardSlot: TypeSlot, clock: BusClock, lifecycleWatch: WatchFlag, callTracing: HandlerCallTracing) {
         wildcard = SlotRecord(slot: wildcardSlot)
         self.clock = clock
         self.lifecycleWatch = lifecycleWatch
+        self.callTracing = callTracing
     }
 
     // MARK: - Reading
@@ -176,6 +183,17 @@ struct BusState {
         return (entry, AfterUnlock())
     }
 
+    /// Adds an observer of handler calls, with the next identifier.
+    mutating func observeHandlerCalls(
+        _ handler: @escaping @Sendable (HandlerCallRecord) -> Void
+    ) -> (Entry<HandlerCallRecord>, AfterUnlock) {
+        lastID += 1
+        let entry = Entry<HandlerCallRecord>(
+            id: lastID, counters: TypeCounters(), observer: nil, scheduler: nil, handler: handler)
+        handlerCallObservers.append(entry)
+        return (entry, AfterUnlock())
+    }
+
     /// Removes and cancels every entry of `observer`, typed and wildcard; returns them.
     mutating func unsubscribe(_ observer: AnyObject) -> ([SubscriberEntry], AfterUnlock) {
         let observerID = ObjectIdentifier(observer)
@@ -213,6 +231,9 @@ struct BusState {
         case .lifecycle:
             slot = nil
             lifecycleObservers.removeAll { $0 === entry }
+        case .handlerCalls:
+            slot = nil
+            handlerCallObservers.removeAll { $0 === entry }
         }
         if let slot {
             let removed = removeEntries(from: slot) { $0 === entry }

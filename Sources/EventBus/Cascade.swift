@@ -16,12 +16,21 @@ struct PublishOrigin {
     /// The version of the sticky event this publish stored, or 0 for a plain publish; a
     /// subscription that received that sticky event already skips it.
     var stickyVersion: UInt64 = 0
+    /// When `publish` was called, in nanoseconds since 1970, while something observes handler
+    /// calls (a trace is being written); 0 otherwise.
+    var publishedAt = 0
 
     var site: PublishSite { PublishSite(fileID: fileID, line: line) }
 
-    /// The number, cause and site, as a record carries them.
-    var trace: PublishTrace {
-        PublishTrace(eventID: eventID, causeID: causeID == 0 ? nil : causeID, site: site)
+    /// The number, cause and site, as a record carries them; with the publishing thread and
+    /// time while handler calls are observed.
+    func trace(on thread: ThreadDeliveryState) -> PublishTrace {
+        var trace = PublishTrace(eventID: eventID, causeID: causeID == 0 ? nil : causeID, site: site)
+        if publishedAt != 0 {
+            trace.thread = thread.traceThread
+            trace.publishedAtNanoseconds = publishedAt
+        }
+        return trace
     }
 }
 

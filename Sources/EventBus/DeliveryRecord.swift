@@ -17,11 +17,18 @@ public struct DeliveryRecord: Sendable {
     public let causeID: UInt64?
     /// Where `publish` was called, when the caller's site is known.
     public let site: PublishSite?
+    /// The thread that called `publish`, while something observes handler calls; `nil`
+    /// otherwise.
+    public let thread: TraceThread?
+    /// When `publish` was called, in nanoseconds since 1970, while something observes handler
+    /// calls; `nil` otherwise.
+    public let publishedAtNanoseconds: Int?
 
     /// Creates a record; the bus makes these, and tests and replays may too.
     public init(
         event: any Event, eventTypeName: String, receivers: Int, eventID: UInt64 = 0,
-        causeID: UInt64? = nil, site: PublishSite? = nil
+        causeID: UInt64? = nil, site: PublishSite? = nil, thread: TraceThread? = nil,
+        publishedAtNanoseconds: Int? = nil
     ) {
         self.event = event
         self.eventTypeName = eventTypeName
@@ -29,14 +36,17 @@ public struct DeliveryRecord: Sendable {
         self.eventID = eventID
         self.causeID = causeID
         self.site = site
+        self.thread = thread
+        self.publishedAtNanoseconds = publishedAtNanoseconds
     }
 }
 
 extension DeliveryRecord {
-    /// A record whose number, cause and site come from `trace`.
+    /// A record whose number, cause, site, thread and time come from `trace`.
     init(event: any Event, eventTypeName: String, receivers: Int, trace: PublishTrace) {
         self.init(
             event: event, eventTypeName: eventTypeName, receivers: receivers, eventID: trace.eventID,
-            causeID: trace.causeID, site: trace.site)
+            causeID: trace.causeID, site: trace.site, thread: trace.thread,
+            publishedAtNanoseconds: trace.publishedAtNanoseconds)
     }
 }

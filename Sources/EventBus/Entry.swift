@@ -183,11 +183,7 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
         let outerCause = thread.scheduledCause
         thread.scheduledCause = cause
         if let timer {
-            timer.recordWait(for: self)
-            let clock = HandlerClock.shared
-            var laps = HandlerClock.Laps(clock)
-            handler(event)
-            timer.record(laps.lap(clock), for: self)
+            timer.time({ handler(event) }, of: self)
         } else {
             handler(event)
         }

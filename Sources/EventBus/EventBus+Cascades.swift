@@ -22,7 +22,8 @@ extension EventBus {
         }
         let origin = PublishOrigin(
             eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID,
-            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion)
+            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion,
+            publishedAt: tracedPublishTime)
         if let cascadeLimit {
             guard admit(origin, parentType: parent.type, limit: cascadeLimit, frame: index, on: thread) else {
                 return
@@ -93,7 +94,8 @@ extension EventBus {
         let origin = PublishOrigin(
             eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0,
             causeID: sameBus ? cause.eventID : 0,
-            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion)
+            type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion,
+            publishedAt: tracedPublishTime)
         var record: CascadeRecord?
         if sameBus, let cascadeLimit {
             let shared = cause.cascade

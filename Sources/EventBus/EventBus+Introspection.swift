@@ -72,4 +72,30 @@ extension EventBus {
         let entry = update { $0.observeLifecycle(handler) }
         return Subscription(bus: self, entry: entry, location: .lifecycle)
     }
+
+    /// Reports every later handler call on this bus: whose handler, for which event, on which
+    /// thread, when it started, how long it ran and how long its delivery waited; what a trace
+    /// of the app is made of.
+    ///
+    /// While any such observer exists the bus reads the real-time clock before and after every
+    /// handler call of a typed or protocol subscription (wildcard observers, which are monitors,
+    /// are left out), notes each publish's thread and time in its ``DeliveryRecord``, and calls
+    /// `handler` on the thread of each call, after it returned. That costs each call two clock
+    /// readings and the handler's own work, so observe calls only while a trace is being
+    /// written. Cancelling the subscription stops it all.
+    ///
+    /// ```swift
+    /// let calls = bus.observeHandlerCalls { call in
+    ///     print(call.observerTypeName ?? "closure", call.eventTypeName, call.durationNanoseconds)
+    /// }
+    /// ```
+    ///
+    /// - Parameter handler: Called with each handler call.
+    /// - Returns: The subscription; keep it for as long as calls should be reported.
+    public func observeHandlerCalls(
+        _ handler: @escaping @Sendable (HandlerCallRecord) -> Void
+    ) -> Subscription {
+        let entry = update { $0.observeHandlerCalls(handler) }
+        return Subscription(bus: self, entry: entry, location: .handlerCalls)
+    }
 }

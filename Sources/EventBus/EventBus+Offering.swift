@@ -64,6 +64,10 @@ extension EventBus {
             // Timed deliveries take a loop of their own, out of line, so that this one stays as
             // small as it was.
             if let timer {
+                if let observers = timer.callObservers {
+                    return offerTraced(
+                        at: address, to: count, marker: marker, timer: timer, observers: observers, entry: entry)
+                }
                 return offerTimed(at: address, to: count, marker: marker, timer: timer, entry: entry)
             }
             return offer(at: address, to: count, marker: marker, entry: entry)
@@ -108,6 +112,34 @@ extension EventBus {
             }
             let nanoseconds = laps.lap(clock)
             if outcome == .delivered { reference.borrow { timer.record(nanoseconds, for: $0) } }
+            tally.add(outcome)
+        }
+        return tally
+    }
+
+    /// The loop of ``offer(_:to:marker:timer:entry:)`` while someone observes handler calls:
+    /// each call is timed on the real-time clock, from its own start to its own end, and
+    /// reported.
+    @inline(never)
+    static func offerTraced(
+        at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer,
+        observers: HandlerCallObservers, entry: (Int) -> UnsafeReference<SubscriberEntry>
+    ) -> DeliveryTally {
+        var tally = DeliveryTally()
+        let marker = marker.map { UnsafeReference(unretained: $0) }
+        var mainActor = MainActorPass()
+        for index in 0..<count {
+            let reference = entry(index)
+            let start = System.wallClockNanoseconds()
+            let outcome = reference.borrow {
+                $0.offer(at: payload, marker: marker, timer: timer, mainActor: &mainActor)
+            }
+            if outcome == .delivered {
+                let nanoseconds = max(0, System.wallClockNanoseconds() - start)
+                reference.borrow {
+                    timer.recordTraced(observers, start: start, nanoseconds: nanoseconds, for: $0)
+                }
+            }
             tally.add(outcome)
         }
         return tally

@@ -148,7 +148,7 @@ extension EventBus {
         }
         var tally = DeliveryTally()
         for route in routes {
-            let routed = route.deliver(event, on: self, timed: timer != nil)
+            let routed = route.deliver(event, on: self, timer: timer)
             tally.addCalls(routed)
         }
         return tally
@@ -179,7 +179,7 @@ protocol ProtocolRouting: AnyObject, Sendable {
     /// Whether `event`'s type conforms to the protocol.
     func matches(_ event: any Event) -> Bool
     /// Delivers `event` to the protocol's subscribers; returns what came of it.
-    func deliver(_ event: any Event, on bus: EventBus, timed: Bool) -> EventBus.DeliveryTally
+    func deliver(_ event: any Event, on bus: EventBus, timer: HandlerTimer?) -> EventBus.DeliveryTally
 }
 
 /// The route of the protocol `P`, written as its existential (`any AuthEvent`).
@@ -194,7 +194,7 @@ final class ProtocolRoute<P: Sendable>: ProtocolRouting {
         event is P
     }
 
-    func deliver(_ event: any Event, on bus: EventBus, timed: Bool) -> EventBus.DeliveryTally {
+    func deliver(_ event: any Event, on bus: EventBus, timer: HandlerTimer?) -> EventBus.DeliveryTally {
         guard let payload = event as? P else { return EventBus.DeliveryTally() }
         // The list is copied, not read through a marker's snapshot as a type's list is: the
         // thread's marker announces the type's list already.
@@ -203,7 +203,7 @@ final class ProtocolRoute<P: Sendable>: ProtocolRouting {
             let entry = { (index: Int) in UnsafeReference(unretained: entries[index]) }
             return EventBus.offer(
                 payload, to: entries.count, marker: nil,
-                timer: timed ? HandlerTimer(bus: bus, slot: slot) : nil,
+                timer: timer.map { HandlerTimer(bus: bus, slot: slot, callObservers: $0.callObservers) },
                 entry: entry)
         }
         // Only handler calls: the event was published, and is counted, under its own type.

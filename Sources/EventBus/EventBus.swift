@@ -64,6 +64,9 @@ public final class EventBus: Sendable {
     /// Set while the bus has lifecycle observers; with wildcard observers, what makes the bus
     /// time its handlers.
     let lifecycleWatch = WatchFlag()
+    /// Who observes handler calls; while anyone does, calls are timed one by one and reported,
+    /// and publishes note their thread and time.
+    let callTracing = HandlerCallTracing()
     /// ``slowHandlerThreshold`` in nanoseconds, as handler times are measured.
     let slowHandlerNanoseconds: Int
     /// ``slowDeliveryThreshold`` in nanoseconds, as waits are measured.
@@ -128,7 +131,9 @@ public final class EventBus: Sendable {
             qualifiedName: SubscriberLifecycleEvent.wildcardTypeName)
         self.wildcardSlot = wildcardSlot
         state = LockedValue(
-            BusState(wildcardSlot: wildcardSlot, clock: clock, lifecycleWatch: lifecycleWatch))
+            BusState(
+                wildcardSlot: wildcardSlot, clock: clock, lifecycleWatch: lifecycleWatch,
+                callTracing: callTracing))
     }
 
     // MARK: - Publishing
@@ -173,12 +178,19 @@ public final class EventBus: Sendable {
             }
             let origin = PublishOrigin(
                 eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: 0, type: T.self,
-                fileID: fileID, line: line, stickyVersion: stickyVersion)
+                fileID: fileID, line: line, stickyVersion: stickyVersion, publishedAt: tracedPublishTime)
             let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: nil) {
                 deliver(event, on: thread)
             }
             if let cascade { finish(cascade) }
         }
+    }
+
+    /// When a publish happens, in nanoseconds since 1970, while something observes handler
+    /// calls; 0 otherwise, at the cost of one relaxed load.
+    @inline(__always)
+    var tracedPublishTime: Int {
+        callTracing.isOn ? System.wallClockNanoseconds() : 0
     }
 
     /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most; a
@@ -369,9 +381,10 @@ public final class EventBus: Sendable {
         stripe.borrow { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
         // While anything watches the bus, every handler call is timed (out of line).
+        let callObservers = callTracing.current()
         let timer =
-            hasWildcards || lifecycleWatch.isSet
-            ? HandlerTimer(bus: self, slot: slot) : nil
+            hasWildcards || lifecycleWatch.isSet || callObservers != nil
+            ? HandlerTimer(bus: self, slot: slot, callObservers: callObservers) : nil
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
         // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
@@ -392,8 +405,10 @@ public final class EventBus: Sendable {
             guard watcherCount > 0 else { return (typed, DeliveryTally()) }
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
-                trace: thread.currentOrigin.trace)
-            let wildcards = Self.offer(record, to: watcherCount, marker: marker, timer: timer, entry: watcher)
+                trace: thread.currentOrigin.trace(on: thread))
+            // Wildcard observers are monitors, whose calls a trace leaves out.
+            let wildcards = Self.offer(
+                record, to: watcherCount, marker: marker, timer: timer?.untraced, entry: watcher)
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -425,6 +440,7 @@ public final class EventBus: Sendable {
                     marker: nil)
             }
         }
+        withExtendedLifetime(callObservers) {}
         let (typed, wildcards) = tallies
         stripe.borrow { stripe in
             let ownDelivered = typed.delivered - typed.routedDelivered

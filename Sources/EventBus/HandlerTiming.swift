@@ -115,11 +115,32 @@ struct HandlerTimer {
     /// retains it, and a bus that anything holds weakly (a capture, a tap) keeps its reference
     /// count in a side table, where a retain and a release cost several times as much.
     let slowNanoseconds: Int
+    /// Who observes handler calls, while anyone does: then each call is timed on its own and
+    /// reported. The publish holds the list for the whole delivery.
+    unowned(unsafe) let callObservers: HandlerCallObservers?
 
-    init(bus: EventBus, slot: TypeSlot) {
+    init(bus: EventBus, slot: TypeSlot, callObservers: HandlerCallObservers? = nil) {
         self.bus = bus
         self.slot = slot
         slowNanoseconds = bus.slowHandlerNanoseconds
+        self.callObservers = callObservers
+    }
+
+    /// The same timer, reporting no calls.
+    var untraced: HandlerTimer {
+        HandlerTimer(bus: bus, slot: slot)
+    }
+
+    /// Counts a call of `entry`'s handler that started at `start` (nanoseconds since 1970) and
+    /// took `nanoseconds`, and reports it to the observers of handler calls.
+    func recordTraced(
+        _ observers: HandlerCallObservers, start: Int, nanoseconds: Int, for entry: SubscriberEntry
+    ) {
+        record(nanoseconds, for: entry)
+        let eventID = ThreadDeliveryState.currentUnretained.borrow { $0.currentOrigin.eventID }
+        observers.report(
+            callOf: entry, eventID: eventID, typeName: slot.name, start: start, nanoseconds: nanoseconds,
+            waited: nil)
     }
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.
@@ -139,7 +160,12 @@ struct HandlerTimer {
     /// The timer for a delivery that outlives the publish: it holds what it uses, and the time
     /// the delivery starts waiting.
     var scheduled: ScheduledTimer {
-        ScheduledTimer(bus: bus, slot: slot, scheduledAt: System.monotonicNanoseconds())
+        let eventID =
+            callObservers == nil
+            ? 0 : ThreadDeliveryState.currentUnretained.borrow { $0.currentOrigin.eventID }
+        return ScheduledTimer(
+            bus: bus, slot: slot, scheduledAt: System.monotonicNanoseconds(), callObservers: callObservers,
+            eventID: eventID)
     }
 }
 
@@ -151,13 +177,40 @@ struct ScheduledTimer: Sendable {
     /// When the publish handed the delivery to its queue or actor, on the system's monotonic
     /// clock.
     let scheduledAt: Int
+    /// Who observed handler calls when the delivery was scheduled, if anyone did.
+    let callObservers: HandlerCallObservers?
+    /// The event's number, for the observers of handler calls.
+    let eventID: UInt64
 
     /// Counts the wait of a delivery to `entry` starting now; reports it if it was slow.
-    func recordWait(for entry: SubscriberEntry) {
+    ///
+    /// - Returns: How long it waited, in nanoseconds.
+    @discardableResult
+    func recordWait(for entry: SubscriberEntry) -> Int {
         let waited = max(0, System.monotonicNanoseconds() - scheduledAt)
         let slow = waited > bus.slowDeliveryNanoseconds
         entry.measurements.recordWait(waited, slow: slow)
         if slow { bus.reportSlowDelivery(of: entry, typeName: slot.name, nanoseconds: waited) }
+        return waited
+    }
+
+    /// Runs `call`, the handler of `entry`, timing it; reports it when anyone observes calls.
+    func time(_ call: () -> Void, of entry: SubscriberEntry) {
+        let waited = recordWait(for: entry)
+        if let callObservers {
+            let start = System.wallClockNanoseconds()
+            call()
+            let nanoseconds = System.wallClockNanoseconds() - start
+            record(nanoseconds, for: entry)
+            callObservers.report(
+                callOf: entry, eventID: eventID, typeName: slot.name, start: start, nanoseconds: nanoseconds,
+                waited: waited)
+            return
+        }
+        let clock = HandlerClock.shared
+        var laps = HandlerClock.Laps(clock)
+        call()
+        record(laps.lap(clock), for: entry)
     }
 
     /// Counts a call of `entry`'s handler that took `nanoseconds`; reports it if it was slow.

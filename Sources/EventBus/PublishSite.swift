@@ -67,16 +67,32 @@ public struct PublishTrace: Sendable, Hashable {
     public var causeID: UInt64?
     /// The ``DeliveryRecord/site``.
     public var site: PublishSite?
+    /// The thread that called `publish`, known while something observes handler calls (see
+    /// ``EventBus/observeHandlerCalls(_:)``); `nil` otherwise.
+    public var thread: TraceThread?
+    /// When `publish` was called, in nanoseconds since 1970 on the real-time clock, known while
+    /// something observes handler calls; `nil` otherwise.
+    public var publishedAtNanoseconds: Int?
 
     /// Creates a trace; by default, one that knows nothing.
-    public init(eventID: UInt64 = 0, causeID: UInt64? = nil, site: PublishSite? = nil) {
+    public init(
+        eventID: UInt64 = 0, causeID: UInt64? = nil, site: PublishSite? = nil, thread: TraceThread? = nil,
+        publishedAtNanoseconds: Int? = nil
+    ) {
         self.eventID = eventID
         self.causeID = causeID
         self.site = site
+        self.thread = thread
+        self.publishedAtNanoseconds = publishedAtNanoseconds
     }
 }
 
 extension DeliveryRecord {
-    /// The record's ``eventID``, ``causeID`` and ``site`` together.
-    public var trace: PublishTrace { PublishTrace(eventID: eventID, causeID: causeID, site: site) }
+    /// The record's ``eventID``, ``causeID``, ``site``, ``thread`` and
+    /// ``publishedAtNanoseconds`` together.
+    public var trace: PublishTrace {
+        PublishTrace(
+            eventID: eventID, causeID: causeID, site: site, thread: thread,
+            publishedAtNanoseconds: publishedAtNanoseconds)
+    }
 }

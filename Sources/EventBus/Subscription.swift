@@ -20,6 +20,7 @@ public final class Subscription: @unchecked Sendable, Hashable {
         case type(TypeSlot)
         case wildcard
         case lifecycle
+        case handlerCalls
     }
 
     // Set once in `init`; weak so that a forgotten token does not keep its bus alive.

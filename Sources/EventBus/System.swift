@@ -69,6 +69,35 @@ enum System {
         #endif
     }
 
+    /// Nanoseconds since 1970 on the real-time clock, for the start of a traced handler call, so
+    /// that a monitor can put it beside the time stamps of the records around it.
+    @inline(__always)
+    static func wallClockNanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int(now.tv_sec) &* 1_000_000_000 &+ Int(now.tv_nsec)
+    }
+
+    /// The calling thread's number as the system shows it, and whether it is the main thread.
+    /// A system call or a file read: ask once per thread.
+    static func currentThreadIdentity() -> (id: UInt64, isMain: Bool) {
+        #if canImport(Darwin)
+            var id: UInt64 = 0
+            _ = pthread_threadid_np(nil, &id)
+            return (id, pthread_main_np() != 0)
+        #else
+            // `gettid` is not in the C library's Swift module, and `syscall` is variadic;
+            // "/proc/thread-self" links to "<pid>/task/<tid>". The main thread's tid is the pid.
+            var buffer = [CChar](repeating: 0, count: 64)
+            let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+            let pid = UInt64(getpid())
+            guard length > 0 else { return (0, false) }
+            let text = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let last = text.split(separator: "/").last, let id = UInt64(last) else { return (0, false) }
+            return (id, id == pid)
+        #endif
+    }
+
     /// The processors online now.
     static var processorsOnline: Int {
         Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))

@@ -91,6 +91,13 @@ final class ThreadDeliveryState {
     /// The entry of ``slotCache`` to replace on the next miss when it is full, round-robin.
     @exclusivity(unchecked) private var nextEvicted = 0
 
+    /// This thread as traces name it, read from the system the first time a traced call or
+    /// publish asks.
+    lazy var traceThread: TraceThread = {
+        let identity = System.currentThreadIdentity()
+        return TraceThread(id: identity.id, isMain: identity.isMain)
+    }()
+
     /// Announces the handler this thread's outermost delivery is running, for cancellers, and
     /// the subscriber lists it reads, for writers that retire them.
     let deliveryMarker = DeliveryMarker.registerNew()
