@@ -11,6 +11,8 @@ struct TapHistory {
     enum Entry {
         case event(FeedEvent)
         case lifecycle(sequence: Int, FeedLifecycle)
+        /// A handler call, kept while a reader asked for calls.
+        case call(FeedHandlerCall)
     }
 
     /// Where a reader stands: the next position, and the sequence numbers it expects next.

@@ -16,10 +16,14 @@ extension TapServer {
             case .lifecycle(let change):
                 history.append(.lifecycle(sequence: lifecycleSequence, change))
                 lifecycleSequence += 1
+            case .call(let call):
+                // Calls observed just before the last reader withdrew its request are left out.
+                if callToken != nil { history.append(.call(call)) }
             default:
                 break
             }
         }
+        droppedCalls = drained.droppedCalls
     }
 
     /// Moves records to the output of every reader that has room, formatting each record once
@@ -93,6 +97,8 @@ extension TapServer {
             writer.write(event, payloads: payloads)
         case .lifecycle(_, let change):
             writer.write(.lifecycle(change))
+        case .call(let call):
+            writer.write(call)
         }
     }
 
@@ -113,6 +119,12 @@ extension TapServer {
                 grew = true
             }
             client.cursor.nextLifecycle = max(client.cursor.nextLifecycle, sequence + 1)
+        case .call:
+            break
+        }
+        if client.wantsCalls && droppedCalls != client.droppedCallsTold {
+            client.droppedCallsTold = droppedCalls
+            grew = true
         }
         if grew { appendDrops(to: client) }
     }
@@ -120,7 +132,9 @@ extension TapServer {
     func appendDrops(to client: Client) {
         var writer = JSONLineWriter()
         writer.write(
-            FeedDrops(time: WallClock.now(), events: client.droppedEvents, lifecycle: client.droppedLifecycle)
+            FeedDrops(
+                time: WallClock.now(), events: client.droppedEvents, lifecycle: client.droppedLifecycle,
+                calls: client.droppedCallsTold)
         )
         client.output.append(contentsOf: writer.bytes)
     }

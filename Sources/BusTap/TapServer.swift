@@ -57,6 +57,10 @@ final class TapServer: @unchecked Sendable {
     // Tap thread only.
     var clients: [Client] = []
     var deliveryToken: Subscription?
+    /// The observation of handler calls, while a reader asks for them.
+    var callToken: Subscription?
+    /// Handler calls the inbox dropped so far because it was full.
+    var droppedCalls = 0
     var lifecycleToken: Subscription?
     var nextSnapshot = 0.0
     var acceptPausedUntil = 0.0
@@ -92,6 +96,12 @@ final class TapServer: @unchecked Sendable {
         var stalledSince: Double?
         /// Records encoded for this reader in the current round.
         var takenThisRound = 0
+        /// What the reader sent that is not a whole line yet.
+        var input: [UInt8] = []
+        /// Whether the reader asked for handler calls (it writes a trace).
+        var wantsCalls = false
+        /// The count of lost calls this reader was last told.
+        var droppedCallsTold = 0
 
         init(descriptor: Int32, cursor: TapHistory.Cursor) {
             self.descriptor = descriptor
@@ -227,13 +237,14 @@ final class TapServer: @unchecked Sendable {
             var gone: [Client] = []
             for (index, client) in clients.enumerated() {
                 let events = descriptors[index + 2].revents
-                if events & Int16(POLLIN) != 0, !System.discardInput(client.descriptor) {
+                if events & Int16(POLLIN) != 0, !receiveRequests(from: client) {
                     gone.append(client)
                 } else if events & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)) != 0 {
                     gone.append(client)
                 }
             }
             remove(gone)
+            observeCallsIfAsked()
             if descriptors[1].revents & Int16(POLLIN) != 0 { acceptClients() }
             if let dialer,
                 let descriptor = dialer.advance(
@@ -363,7 +374,35 @@ final class TapServer: @unchecked Sendable {
         nextSnapshot = MonotonicClock.now() + snapshotInterval
     }
 
+    /// Reads what `client` sent: requests, one a line; a line that is none is ignored.
+    ///
+    /// - Returns: `false` once the reader hung up.
+    func receiveRequests(from client: Client) -> Bool {
+        let open = System.receiveAvailable(
+            client.descriptor, into: &client.input, limit: MonitorRequest.maximumLength + 1)
+        for request in MonitorRequest.take(from: &client.input) {
+            switch request {
+            case .traceCalls(let calls): client.wantsCalls = calls
+            }
+        }
+        return open
+    }
+
+    /// Observes the bus's handler calls while a reader asks for them, and only then: each
+    /// observed call costs the app two clock readings and a record.
+    func observeCallsIfAsked() {
+        let asked = clients.contains { $0.wantsCalls }
+        if asked, callToken == nil, let inbox {
+            callToken = bus.observeHandlerCalls { call in inbox.append(call) }
+        } else if !asked, let token = callToken {
+            token.cancel()
+            callToken = nil
+        }
+    }
+
     func stopCapturing() {
+        callToken?.cancel()
+        callToken = nil
         deliveryToken?.cancel()
         lifecycleToken?.cancel()
         deliveryToken = nil

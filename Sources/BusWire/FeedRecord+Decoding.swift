@@ -139,7 +139,8 @@ extension FeedRecord {
             return .dropped(
                 FeedDrops(
                     time: try fields.time("time"), events: try fields.count("events"),
-                    lifecycle: try fields.optionalCount("lifecycle") ?? 0))
+                    lifecycle: try fields.optionalCount("lifecycle") ?? 0,
+                    calls: try fields.optionalCount("calls") ?? 0))
         case "refused":
             return .refused(FeedRefusal(time: try fields.time("time"), reason: try fields.string("reason")))
         case "call":

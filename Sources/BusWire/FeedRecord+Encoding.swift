@@ -358,6 +358,7 @@ extension JSONLineWriter {
         field("time", drops.time)
         field("events", drops.events)
         field("lifecycle", drops.lifecycle)
+        if drops.calls > 0 { field("calls", drops.calls) }
         endRecord()
     }
 

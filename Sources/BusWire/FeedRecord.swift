@@ -342,11 +342,14 @@ public struct FeedDrops: Sendable, Hashable {
     public var events: Int
     /// Lifecycle changes lost so far.
     public var lifecycle: Int
+    /// Handler calls lost so far, while the reader asked for them (see ``MonitorRequest``).
+    public var calls: Int
 
     /// Creates a drops record.
-    public init(time: Double, events: Int, lifecycle: Int = 0) {
+    public init(time: Double, events: Int, lifecycle: Int = 0, calls: Int = 0) {
         self.time = time
         self.events = events
         self.lifecycle = lifecycle
+        self.calls = calls
     }
 }

@@ -118,6 +118,24 @@ package enum System {
         return sent
     }
 
+    /// Reads what `descriptor` has to read now, without waiting, appending at most `limit`
+    /// bytes to `input` and discarding the rest.
+    ///
+    /// - Returns: `false` once the peer closed the connection or it failed.
+    package static func receiveAvailable(_ descriptor: Int32, into input: inout [UInt8], limit: Int) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &scratch, scratch.count, Int32(MSG_DONTWAIT))
+            if count > 0 {
+                let room = max(0, limit - input.count)
+                input.append(contentsOf: scratch[0..<min(count, room)])
+                continue
+            }
+            if count == 0 { return false }
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+        }
+    }
+
     /// Reads and drops whatever `descriptor` has waiting; returns false when its peer has gone.
     package static func discardInput(_ descriptor: Int32) -> Bool {
         var scratch = [UInt8](repeating: 0, count: 512)
