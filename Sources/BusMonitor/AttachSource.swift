@@ -112,15 +112,21 @@ package final class AttachSource: DashboardSource {
     /// there are any.
     package func drain() -> SourceBatch {
         shared.withLock { state in
-            let batch = SourceBatch(
+            var batch = SourceBatch(
                 records: state.records, droppedEvents: state.droppedBefore + state.droppedNow,
                 status: state.statusText, notices: state.notices, countersRestarted: state.countersRestarted)
+            batch.droppedCalls = state.droppedCallsBefore + state.droppedCallsNow
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             state.records = []
             state.notices = []
             state.countersRestarted = false
             return batch
         }
+    }
+
+    /// Asks the tap for every handler call, now and on every later connection.
+    package func requestHandlerCalls() {
+        reader.wantsCalls.withLock { $0 = true }
     }
 
     /// Commands do not apply to another process.
@@ -143,6 +149,9 @@ struct AttachState {
     var droppedBefore = 0
     /// Drops the tap reported on the current connection.
     var droppedNow = 0
+    /// Handler calls the taps lost, on connections that have ended and on the current one.
+    var droppedCallsBefore = 0
+    var droppedCallsNow = 0
     var malformedLines = 0
     var problem: String?
     /// Why the source is still waiting, before it first attaches, such as
@@ -223,6 +232,8 @@ final class AttachReader: @unchecked Sendable {
     private let capacity: Int
     private let shared: LockedValue<AttachState>
     private let thread = StoppableThread()
+    /// Whether to ask each tap connected to for handler calls.
+    let wantsCalls = LockedValue(false)
 
     init(socketPath: String, retryInterval: Double, capacity: Int, shared: LockedValue<AttachState>) {
         self.socketPath = socketPath
@@ -268,6 +279,8 @@ final class AttachReader: @unchecked Sendable {
                     }
                     state.droppedBefore += state.droppedNow
                     state.droppedNow = 0
+                    state.droppedCallsBefore += state.droppedCallsNow
+                    state.droppedCallsNow = 0
                 }
                 thread.sleep(seconds: delay)
             case .failed(let code):
@@ -308,7 +321,13 @@ final class AttachReader: @unchecked Sendable {
         var records: [FeedRecord] = []
         var malformed = 0
         var refused = false
+        var askedForCalls = false
         while !isStopping {
+            if !askedForCalls, wantsCalls.current {
+                // One short line on a fresh connection: it fits the socket's buffer.
+                let request = MonitorRequest.traceCalls(true).encodeLine()
+                askedForCalls = System.sendAvailable(descriptor, request, from: 0) == request.count
+            }
             // Backpressure: while the monitor has not drained, leave bytes in the socket so the
             // tap drops the excess cheaply instead of this thread decoding what it would drop.
             let full = shared.withLock { $0.records.count >= capacity }
@@ -357,6 +376,7 @@ final class AttachReader: @unchecked Sendable {
                         if let counters = snapshot.tap { state.noteTapCounters(counters) }
                     case .dropped(let drops):
                         state.droppedNow = drops.events
+                        state.droppedCallsNow = drops.calls
                     case .refused(let refusal):
                         refused = true
                         let text = "refused by the tap: \(refusal.reason)"

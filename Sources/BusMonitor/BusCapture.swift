@@ -33,6 +33,7 @@ package final class BusCapture: Sendable {
 
     private let inbox: RecordInbox
     private let subscriptions: LockedValue<[Subscription]>
+    private let capturingCalls = LockedValue(false)
 
     /// Starts capturing what happens on `bus`.
     ///
@@ -75,6 +76,17 @@ package final class BusCapture: Sendable {
     /// Whether the capture still receives from the bus.
     package var isAttached: Bool {
         subscriptions.withLock { !$0.isEmpty }
+    }
+
+    /// Captures every handler call from now on too, for a trace; calling it again does nothing.
+    package func captureHandlerCalls() {
+        let inbox = self.inbox
+        subscriptions.withLock { subscriptions in
+            // Only while attached, and once.
+            guard !subscriptions.isEmpty, !capturingCalls.current else { return }
+            capturingCalls.withLock { $0 = true }
+            subscriptions.append(bus.observeHandlerCalls { inbox.append($0) })
+        }
     }
 
     /// Stops capturing; what is buffered can still be drained. Calling it again does nothing.

@@ -156,6 +156,10 @@ package protocol DashboardSource: AnyObject, Sendable {
     /// with the newest counters, so that a recording ends with exact totals. The default is
     /// ``drain()``.
     func drainLast() -> SourceBatch
+    /// Asks the app (or apps) for every handler call from now on, which a trace needs: each
+    /// costs the app two clock readings and a record, so a source asks only when told to. The
+    /// default does nothing: a replay has the calls that were recorded, if any.
+    func requestHandlerCalls()
     /// Carries out a command, or ignores it when the source cannot (a replay cannot cull).
     ///
     /// - Returns: A short message to show, such as "rate 2000/s", or `nil`.
@@ -180,4 +184,7 @@ extension DashboardSource {
 
     /// One batch: what ``drain()`` gives.
     package func drainBatches() -> [SourceBatch] { [drain()] }
+
+    /// Nothing: the source has no app to ask.
+    package func requestHandlerCalls() {}
 }

@@ -21,6 +21,11 @@ extension WrappingSource {
     /// The wrapped source's commands.
     package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
 
+    /// Asks the wrapped source for handler calls.
+    package func requestHandlerCalls() {
+        wrapped.requestHandlerCalls()
+    }
+
     /// Passes the command to the wrapped source.
     package func perform(_ command: SourceCommand) -> String? {
         wrapped.perform(command)

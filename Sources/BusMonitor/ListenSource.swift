@@ -148,6 +148,11 @@ package final class ListenSource: DashboardSource {
     /// What is being watched: the address apps dial.
     package var title: String { "listening on \(address)" }
 
+    /// Asks every app that dialled in, and every app that will, for its handler calls.
+    package func requestHandlerCalls() {
+        listener.wantsCalls.withLock { $0 = true }
+    }
+
     /// Apps connected now.
     package var connectedApps: Int { shared.withLock(\.connected) }
 
@@ -222,6 +227,8 @@ final class ListenLoop: @unchecked Sendable {
     private let token: String
     private let shared: LockedValue<ListenState>
     private let thread = StoppableThread()
+    /// Whether to ask each app welcomed for handler calls.
+    let wantsCalls = LockedValue(false)
 
     // Thread only.
     private var connections: [Connection] = []
@@ -245,6 +252,8 @@ final class ListenLoop: @unchecked Sendable {
         var origin: FeedOrigin?
         var decoder = RecordStreamDecoder()
         var tapDrops = 0
+        /// Whether the app was asked for its handler calls.
+        var askedForCalls = false
         /// Since when a refused connection waits for the stranger to hang up, its refusal sent.
         var closingSince: Double?
 
@@ -301,6 +310,13 @@ final class ListenLoop: @unchecked Sendable {
                 }
             }
             for (connection, reason) in closing { remove(connection, reason: reason) }
+            if wantsCalls.current {
+                let request = MonitorRequest.traceCalls(true).encodeLine()
+                for connection in connections where connection.dial != nil && !connection.askedForCalls {
+                    // One short line, after the welcome: it fits the socket's buffer.
+                    connection.askedForCalls = sendAll(request, to: connection.descriptor)
+                }
+            }
             if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections() }
         }
         for connection in connections { remove(connection, reason: "busmon stopped listening") }

@@ -129,6 +129,11 @@ package final class LocalBusSource: DashboardSource {
         return batch
     }
 
+    /// Captures every handler call of the bus from now on, for a trace.
+    package func requestHandlerCalls() {
+        capture.captureHandlerCalls()
+    }
+
     /// Hands `command` to the closure given at creation.
     package func perform(_ command: SourceCommand) -> String? {
         commands(command)

@@ -39,11 +39,22 @@ package final class RecordingSource: WrappingSource {
         record(wrapped.drain())
     }
 
-    /// Drains the wrapped source for the last time, records the batch, and returns it.
+    /// Drains the wrapped source for the last time, records the batch, and returns it; after
+    /// ``recordRemaining()``, returns what that recorded instead, once.
     package func drainLast() -> SourceBatch {
+        if let left = leftover.withLock({ left in
+            defer { left = nil }
+            return left
+        }) {
+            return left
+        }
         drainedLast.withLock { $0 = true }
         return record(wrapped.drainLast())
     }
+
+    /// What ``recordRemaining()`` drained and recorded, for a source wrapped around this one (a
+    /// trace) to take with its own last drain.
+    private let leftover = LockedValue<SourceBatch?>(nil)
 
     /// Whether ``drainLast()`` was called: what feeds the source has stopped and everything
     /// was recorded.
@@ -65,7 +76,8 @@ package final class RecordingSource: WrappingSource {
     /// recording ends as its output does.
     package func recordRemaining() {
         guard !drainedLast.current else { return }
-        _ = drainLast()
+        let batch = drainLast()
+        leftover.withLock { $0 = batch }
     }
 
     /// The hello made up for a source that has none, fixed once made.

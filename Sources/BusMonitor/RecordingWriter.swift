@@ -111,6 +111,12 @@ package final class RecordingWriter: Sendable {
         }
     }
 
+    /// Writes `bytes` as they are, counting them as `lines` lines: for a file of another
+    /// format (a trace) opened and guarded as a recording is.
+    package func write(bytes: [UInt8], lines: Int) {
+        state.withLock { append(bytes, lines: lines, &$0) }
+    }
+
     /// Writes all of `bytes`, or records why it could not and stops recording.
     private func append(_ bytes: [UInt8], lines: Int, _ state: inout State) {
         guard state.error == nil, state.descriptor >= 0, !bytes.isEmpty else { return }

@@ -27,6 +27,8 @@ extension FleetMessage {
             if case .unknownKind("bridge") = error, let report = NATSBridgeReport.decode(line: line) {
                 return .success(.link(FleetLinkReport(report)))
             }
+            // A monitor's request for handler calls (this one's own, or another's).
+            if case .unknownKind("trace") = error { return .failure(.ignored) }
             return .failure(.unreadable)
         }
         switch record {

@@ -99,6 +99,17 @@
         /// Live messages dropped because the replay held too many.
         package var heldDropped: Int { core.heldDropped }
 
+        /// Asks every bridge for its bus's handler calls for the next few seconds (see
+        /// ``NATSSubject/traceRequestSubject``); a monitor writing a trace asks every second.
+        package func requestHandlerCalls() {
+            let line = MonitorRequest.traceCalls(true).encodeLine()
+            Array(NATSSubject.traceRequestSubject.utf8CString).withUnsafeBufferPointer { subject in
+                line.withUnsafeBufferPointer { bytes in
+                    _ = connection.publish(subject: subject.baseAddress!, bytes: bytes)
+                }
+            }
+        }
+
         /// Stops the replay and the subscription and disconnects; nothing is delivered once it
         /// returns. Calling it again does nothing.
         package func close() {

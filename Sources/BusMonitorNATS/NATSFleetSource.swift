@@ -65,6 +65,10 @@ package final class NATSFleetSource: DashboardSource {
         var unattributed = 0
         var replayed = 0
         var closed = false
+        /// Whether handler calls were asked for, and when the request was last repeated
+        /// (monotonic seconds).
+        var callsRequested = false
+        var callsRequestedAt = -Double.infinity
     }
 
     /// Connects, keeping trying while the server is away, and subscribes at once.
@@ -138,6 +142,26 @@ package final class NATSFleetSource: DashboardSource {
         #endif
     }
 
+    /// Asks every app's bridge for its handler calls, now and every second from now on (a
+    /// bridge's answer lapses without it).
+    package func requestHandlerCalls() {
+        shared.withLock { $0.callsRequested = true }
+        askForCallsIfDue()
+    }
+
+    /// Repeats the request for handler calls once a second, while they are wanted.
+    private func askForCallsIfDue() {
+        let now = MonotonicClock.now()
+        let due = shared.withLock { shared -> Bool in
+            guard shared.callsRequested, now - shared.callsRequestedAt >= 1 else { return false }
+            shared.callsRequestedAt = now
+            return true
+        }
+        #if NATS
+            if due { feed.requestHandlerCalls() }
+        #endif
+    }
+
     /// Commands do not apply to other processes.
     ///
     /// - Returns: A message saying so.
@@ -150,6 +174,7 @@ package final class NATSFleetSource: DashboardSource {
     /// `disconnected from …, retrying`, `replaying history (N messages)`, or how many apps
     /// there are, such as `2 apps (1 quiet)`.
     package func drain() -> SourceBatch {
+        askForCallsIfDue()
         #if NATS
             let state = feed.state
             let connections = feed.connections

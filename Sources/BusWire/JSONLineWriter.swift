@@ -84,6 +84,14 @@ package struct JSONLineWriter {
         appendInteger(value)
     }
 
+    /// A number field whose name is only known at run time.
+    package mutating func field(named name: String, _ value: Double) {
+        separator()
+        appendString(name)
+        bytes.append(UInt8(ascii: ":"))
+        appendDouble(value)
+    }
+
     /// Writes `null` when `value` is nil.
     package mutating func field(_ name: StaticString, _ value: String?) {
         key(name)

@@ -129,6 +129,18 @@ package enum Busmon {
                 }, eventsPublished: recorded.eventsPublished, stopPublishing: recorded.stopPublishing,
                 runsMainActorWork: recorded.runsMainActorWork)
         }
+        if let tracePath = options.tracePath {
+            let traced = session
+            let tracing = try TracingSource(wrapping: traced.source, path: tracePath)
+            session = Session(
+                source: tracing,
+                stop: {
+                    traced.stop()
+                    // What a recording inside took last comes out here once more.
+                    _ = tracing.drainLast()
+                }, eventsPublished: traced.eventsPublished, stopPublishing: traced.stopPublishing,
+                runsMainActorWork: traced.runsMainActorWork)
+        }
         if let graphPath = options.graphPath {
             let graphed = session
             let graphing = try GraphingSource(wrapping: graphed.source, path: graphPath)
@@ -298,15 +310,8 @@ package enum Busmon {
         /// watched.
         var watchedSource: any DashboardSource {
             var source = self.source
-            while true {
-                if let recording = source as? RecordingSource {
-                    source = recording.wrapped
-                } else if let graphing = source as? GraphingSource {
-                    source = graphing.wrapped
-                } else {
-                    return source
-                }
-            }
+            while let wrapping = source as? any WrappingSource { source = wrapping.wrapped }
+            return source
         }
 
         /// The recording busmon writes, when `--record` was given.
@@ -314,8 +319,8 @@ package enum Busmon {
             var source = self.source
             while true {
                 if let recording = source as? RecordingSource { return recording }
-                guard let graphing = source as? GraphingSource else { return nil }
-                source = graphing.wrapped
+                guard let wrapping = source as? any WrappingSource else { return nil }
+                source = wrapping.wrapped
             }
         }
 

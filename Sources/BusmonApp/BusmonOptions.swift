@@ -26,6 +26,8 @@ package struct BusmonOptions: Sendable, Equatable {
     package var recordPath: String?
     /// Where `--graph` writes the flow graph (Graphviz DOT), or `nil` for no graph.
     package var graphPath: String?
+    /// Where `--trace` writes a Chrome Trace Event file, or `nil` for no trace.
+    package var tracePath: String?
     /// Recording to play back instead of watching live (`--replay`).
     package var replayPath: String?
     /// Replay speed factor (`--speed`), greater than 0; only used with ``replayPath``.

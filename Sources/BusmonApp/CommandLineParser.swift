@@ -55,6 +55,9 @@ package enum CommandLineParser {
           --record FILE       also write what is watched to FILE (not with --replay)
           --graph FILE        also write a Graphviz graph of who publishes what to whom to FILE
                               (call sites, event types, observer classes; dot -Tsvg FILE)
+          --trace FILE        also write a trace Perfetto and chrome://tracing open to FILE:
+                              handler calls on their threads, publishes, what caused what,
+                              waits, counters; the app times each call while it is written
 
         Display:
           --ascii             draw with ASCII only (automatic when the locale is not UTF-8)
@@ -139,6 +142,8 @@ package enum CommandLineParser {
                 options.recordPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--graph":
                 options.graphPath = try path(of: name, inline: inlineValue, from: &remaining)
+            case "--trace":
+                options.tracePath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--replay":
                 options.replayPath = try path(of: name, inline: inlineValue, from: &remaining)
             case "--listen":

@@ -27,6 +27,11 @@
     final class MonitoringPublisher: Sendable {
         /// Lifecycle changes kept while they cannot be published; the oldest go first.
         static let lifecycleCapacity = 10_000
+        /// Handler calls kept between two rounds while a monitor asks for them; later ones are
+        /// counted and dropped.
+        static let callCapacity = 20_000
+        /// Seconds a monitor's request for calls stands: it repeats it every second.
+        static let callLease = 5.0
         /// The monitoring thread's round, in seconds: how late a lifecycle change or a state
         /// change may reach monitors.
         private static let round = 0.1
@@ -39,6 +44,13 @@
         private let snapshotSubject: [CChar]
         private let lifecycleSubject: [CChar]
         private let bridgeSubject: [CChar]
+        private let callsSubject: [CChar]
+        /// Handler calls waiting for the monitoring thread, while a monitor asks for them.
+        private let calls = RecordInbox(capacity: MonitoringPublisher.callCapacity, whenFull: .dropNewest)
+        /// Until when (monotonic seconds) a monitor's request for calls stands.
+        private let callsWantedUntil = LockedValue(-Double.infinity)
+        private let callObserver = LockedValue<Subscription?>(nil)
+        private let requests = LockedValue<NATSSubscription?>(nil)
         /// Lifecycle changes waiting for the monitoring thread; its event ring is unused.
         private let pending = RecordInbox(
             capacity: 1, lifecycleCapacity: MonitoringPublisher.lifecycleCapacity, whenFull: .dropOldest)
@@ -64,6 +76,8 @@
                 NATSSubject.monitoringSubject(app: app, token: NATSSubject.lifecycleToken).utf8CString)
             bridgeSubject = Array(
                 NATSSubject.monitoringSubject(app: app, token: NATSSubject.bridgeToken).utf8CString)
+            callsSubject = Array(
+                NATSSubject.monitoringSubject(app: app, token: NATSSubject.callsToken).utf8CString)
             var connectionOptions = options
             connectionOptions.whenUnreachable = .keepTrying
             let wake = self.wake
@@ -74,6 +88,16 @@
             observer.withLock {
                 $0 = bus.observeLifecycle { pending.append($0) }
             }
+            let wanted = callsWantedUntil
+            let request = try? connection.subscribeForBridge(NATSSubject.traceRequestSubject) { bytes in
+                let line = Array(bytes.bindMemory(to: UInt8.self))
+                guard case .traceCalls(let on)? = MonitorRequest.decode(line[...].prefix { $0 != 0x0A }) else {
+                    return
+                }
+                wanted.withLock { $0 = on ? MonotonicClock.now() + MonitoringPublisher.callLease : -.infinity }
+                wake.signal()
+            }
+            requests.withLock { $0 = request }
             let thread = Thread { [self] in
                 run()
                 finished.signal()
@@ -91,6 +115,8 @@
                 return
             }
             observer.withLock { $0 }?.cancel()
+            requests.withLock { $0 }?.cancel()
+            callObserver.withLock { $0 }?.cancel()
             stopping.store(true, ordering: .releasing)
             wake.signal()
             finished.wait()
@@ -103,8 +129,10 @@
             var reportedState: NATSBridgeState?
             while !stopping.load(ordering: .acquiring) {
                 let now = MonotonicClock.now()
+                observeCallsWhileWanted(now: now)
                 if connection.events.state == .connected {
                     publishLifecycle()
+                    publishCalls()
                     let state = core.state
                     if now >= nextSnapshot {
                         publishSnapshot()
@@ -138,6 +166,32 @@
                 writer.bytes.removeAll(keepingCapacity: true)
                 writer.writeLifecycle(time: change.time, change: change.change, origin: origin)
                 publish(writer.bytes, on: lifecycleSubject)
+            }
+        }
+
+        /// Observes the bus's handler calls while a monitor's request stands, and only then.
+        private func observeCallsWhileWanted(now: Double) {
+            let wanted = callsWantedUntil.current > now
+            let calls = self.calls
+            callObserver.withLock { observer in
+                if wanted, observer == nil {
+                    observer = bus.observeHandlerCalls { calls.append($0) }
+                } else if !wanted, let current = observer {
+                    current.cancel()
+                    observer = nil
+                }
+            }
+        }
+
+        private func publishCalls() {
+            let records = calls.drain().records.calls
+            guard !records.isEmpty else { return }
+            var writer = JSONLineWriter(reservingCapacity: 512)
+            for var call in records {
+                call.origin = origin
+                writer.bytes.removeAll(keepingCapacity: true)
+                writer.write(call)
+                publish(writer.bytes, on: callsSubject)
             }
         }
 

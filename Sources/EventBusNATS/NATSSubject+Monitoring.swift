@@ -5,6 +5,13 @@ extension NATSSubject {
     public static let lifecycleToken = "_lifecycle"
     /// The last token of the subject a bridge publishes its own state and counts on.
     public static let bridgeToken = "_bridge"
+    /// The last token of the subject a bridge publishes its bus's handler calls on, while a
+    /// monitor that writes a trace asks for them.
+    public static let callsToken = "_calls"
+    /// The subject monitors ask bridges for handler calls on, every second while they write a
+    /// trace (`{"kind":"trace","calls":true}`); a bridge sends calls for five seconds after the
+    /// last request. Two tokens, so it cannot collide with an app's subjects.
+    public static let traceRequestSubject = root + "._trace"
 
     /// The subject of one of a bridge's monitoring records: `eventbus.<app>.<token>`.
     ///

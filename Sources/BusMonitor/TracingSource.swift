@@ -1,0 +1,125 @@
+internal import BusWire
+internal import EventBus
+
+#if canImport(Darwin)
+    internal import Darwin
+#elseif canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
+/// Writes a trace of everything another source delivers, in the Chrome Trace Event format that
+/// Perfetto and chrome://tracing open (see ``ChromeTrace``), and passes the batches on unchanged.
+///
+/// It asks the source for handler calls as it starts (``DashboardSource/requestHandlerCalls()``):
+/// the app then times each call on its own and sends it, which it does only while a trace is
+/// written. The file is written as batches arrive, as a JSON array: one cut short by a crash
+/// lacks only its closing `]`, which the format allows.
+///
+/// ```swift
+/// let source = try TracingSource(wrapping: AttachSource(socketPath: "/tmp/app.bus"), path: "app.trace.json")
+/// ```
+package final class TracingSource: WrappingSource {
+    /// The source being traced.
+    package let wrapped: any DashboardSource
+    /// Where the trace goes.
+    package let path: String
+
+    private struct State {
+        var trace: ChromeTrace
+        /// The newest record time traced; after a replay's cursor moved back, records up to it
+        /// were traced already.
+        var newestTaken = -Double.infinity
+        var tracedUpTo = -Double.infinity
+        var finished = false
+    }
+
+    private let file: RecordingWriter
+    private let state: LockedValue<State>
+
+    /// Wraps `source`, creating the file at once, so that a path that cannot be written is
+    /// refused before anything runs, and asks `source` for handler calls.
+    ///
+    /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be created.
+    package init(wrapping source: any DashboardSource, path: String) throws(RecordingError) {
+        wrapped = source
+        self.path = path
+        file = try RecordingWriter(path: path)
+        let singleApp: @Sendable () -> ChromeTrace.AppName = {
+            if let hello = Self.hello(of: source) {
+                return ChromeTrace.AppName(name: hello.process, pid: hello.pid)
+            }
+            return ChromeTrace.AppName(name: source.title, pid: Int(getpid()))
+        }
+        state = LockedValue(State(trace: ChromeTrace(singleApp: singleApp)))
+        source.requestHandlerCalls()
+    }
+
+    /// Why writing the trace stopped, such as a full disk; `nil` while it works.
+    package var error: String? { file.error }
+
+    /// Entries written to the trace so far.
+    package var entriesWritten: Int { state.withLock { $0.trace.entriesWritten } }
+
+    /// Drains the wrapped source, traces the batch, and returns it.
+    package func drain() -> SourceBatch {
+        take(wrapped.drain())
+    }
+
+    /// Drains the wrapped source's batches (a replay's after its cursor moved), tracing each.
+    package func drainBatches() -> [SourceBatch] {
+        wrapped.drainBatches().map(take)
+    }
+
+    /// Drains the wrapped source for the last time, traces the batch and ends the trace.
+    package func drainLast() -> SourceBatch {
+        let batch = take(wrapped.drainLast())
+        finish()
+        return batch
+    }
+
+    /// Ends the trace: writes the array's end and closes the file. Calling it again does
+    /// nothing.
+    package func finish() {
+        let bytes = state.withLock { state -> [UInt8]? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            return state.trace.finish()
+        }
+        guard let bytes else { return }
+        file.write(bytes: bytes, lines: 1)
+        file.close()
+    }
+
+    private func take(_ drained: SourceBatch) -> SourceBatch {
+        var batch = drained
+        let (bytes, entries) = state.withLock { state -> ([UInt8], Int) in
+            guard !state.finished else { return ([], 0) }
+            // A replay that moved back hands over records again: the trace takes them once.
+            if batch.replacesState { state.tracedUpTo = state.newestTaken }
+            var fresh = batch
+            if state.tracedUpTo > -Double.infinity {
+                let upTo = state.tracedUpTo
+                fresh.records.removeAll { ($0.time ?? .infinity) <= upTo }
+            }
+            for record in fresh.records {
+                if let time = record.time { state.newestTaken = max(state.newestTaken, time) }
+            }
+            let before = state.trace.entriesWritten
+            state.trace.add(fresh)
+            return (state.trace.take(), state.trace.entriesWritten - before)
+        }
+        if !bytes.isEmpty { file.write(bytes: bytes, lines: entries) }
+        if let error = file.error { batch.appendToStatus("trace: \(error)") }
+        return batch
+    }
+
+    /// The app's own hello, when the source has one.
+    private static func hello(of source: any DashboardSource) -> FeedHello? {
+        if let attach = source as? AttachSource { return attach.hello }
+        if let replay = source as? ReplaySource { return replay.hello }
+        if let wrapping = source as? any WrappingSource { return hello(of: wrapping.wrapped) }
+        return nil
+    }
+}
