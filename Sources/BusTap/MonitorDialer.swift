@@ -77,6 +77,15 @@ final class MonitorDialer {
         }
     }
 
+    /// What the monitor sent after its welcome, in the same read: the start of its requests.
+    private(set) var leftover: [UInt8] = []
+
+    /// Hands over ``leftover``, once.
+    func takeLeftover() -> [UInt8] {
+        defer { leftover = [] }
+        return leftover
+    }
+
     /// The streaming connection's descriptor, if welcomed.
     var streamingDescriptor: Int32? {
         if case .streaming(let descriptor) = stage { return descriptor }
@@ -146,7 +155,9 @@ final class MonitorDialer {
             }
             switch MonitorLinkHandshake.decodeAnswer(answer[..<newline]) {
             case .welcome:
-                // Records start with the tap's hello; anything after the welcome is not expected.
+                // Records start with the tap's hello. What came after the welcome (a monitor's
+                // request) is the tap's to read.
+                leftover = Array(answer[(newline + 1)...])
                 stage = .streaming(descriptor: descriptor)
                 wait = Self.firstWait
                 announce(.connected(address.description))

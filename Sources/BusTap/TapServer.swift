@@ -251,6 +251,10 @@ final class TapServer: @unchecked Sendable {
                     revents: descriptors[descriptors.count - 1].revents, now: MonotonicClock.now())
             {
                 add(descriptor)
+                if let client = clients.last, client.descriptor == descriptor {
+                    client.input = dialer.takeLeftover()
+                    applyRequests(of: client)
+                }
             }
             guard !clients.isEmpty else { continue }
 
@@ -380,12 +384,17 @@ final class TapServer: @unchecked Sendable {
     func receiveRequests(from client: Client) -> Bool {
         let open = System.receiveAvailable(
             client.descriptor, into: &client.input, limit: MonitorRequest.maximumLength + 1)
+        applyRequests(of: client)
+        return open
+    }
+
+    /// Carries out the requests among what `client` sent so far.
+    func applyRequests(of client: Client) {
         for request in MonitorRequest.take(from: &client.input) {
             switch request {
             case .traceCalls(let calls): client.wantsCalls = calls
             }
         }
-        return open
     }
 
     /// Observes the bus's handler calls while a reader asks for them, and only then: each
