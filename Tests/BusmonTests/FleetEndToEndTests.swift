@@ -79,6 +79,33 @@
             #expect(result.standardError.contains("left (its bridge closed)"), "\(result.standardError)")
         }
 
+        @Test func aTraceOfTwoBridgedAppsShowsBothWithTheirHandlerCalls() throws {
+            // Given busmon tracing a fleet,
+            let server = try NATSServer()
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("busmon-fleet-trace-\(getpid())-\(UUID().uuidString.prefix(6)).json").path
+            defer { unlink(path) }
+            let monitor = try busmon(server, ["--duration", "10", "--trace", path])
+            try waitFor("busmon to connect") { monitor.standardErrorText.contains("connected to") }
+
+            // when two apps publish through it,
+            let apps = try [("alpha", 150), ("beta", 80)].map { try simapp(server, app: $0, rate: $1, duration: 4) }
+            for app in apps { #expect(try app.wait().status == 0) }
+            let result = try monitor.wait()
+            #expect(result.status == 0, "\(result.standardError)")
+
+            // then the trace holds both, each a process named after its app, with its handler
+            // calls on its threads (asked of each bridge while the trace was written).
+            let trace = try TraceFile(path: path)
+            #expect(trace.problems.isEmpty, "\(trace.problems.prefix(5))")
+            for (app, name) in zip(apps, ["alpha", "beta"]) {
+                let pid = Int(app.pid)
+                #expect(trace.processNames[pid]?.hasPrefix("\(name) on ") == true, "\(trace.processNames)")
+                #expect(trace.handlerSlices(of: pid).count > 20, "\(name)")
+            }
+            #expect(trace.arrows.contains { $0.from.category == "delivery" && $0.to.category == "handler" })
+        }
+
         @Test func aServerRestartIsSurvivedAndAKilledAppIsGoneWhileTheOtherGoesOn() throws {
             let server = try NATSServer()
             let monitor = try busmon(server, [])

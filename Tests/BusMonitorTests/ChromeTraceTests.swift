@@ -1,0 +1,161 @@
+import EventBus
+import Foundation
+import TestSupport
+import Testing
+
+@testable import BusMonitor
+@testable import BusWire
+
+/// How records become trace events, read back with ``TraceFile``'s rules.
+@Suite("Chrome trace")
+struct ChromeTraceTests {
+    private static let second = 1_700_000_000_000_000_000
+    private static let main = TraceThread(id: 100, isMain: true)
+    private static let worker = TraceThread(id: 200, isMain: false)
+
+    private static func trace(_ records: [FeedRecord], dropped: Int = 0) throws -> TraceFile {
+        var trace = ChromeTrace { ChromeTrace.AppName(name: "app", pid: 42) }
+        var batch = SourceBatch(records: records)
+        batch.droppedCalls = dropped
+        trace.add(batch)
+        var bytes = trace.take()
+        bytes += trace.finish()
+        return try TraceFile(data: Data(bytes))
+    }
+
+    private static func event(
+        _ id: UInt64, at time: Int, on thread: TraceThread?, cause: UInt64? = nil, origin: FeedOrigin? = nil
+    ) -> FeedRecord {
+        .event(
+            FeedEvent(
+                sequence: Int(id), time: Double(time) / 1e9, typeName: "Tick", payload: .description("tick"),
+                receivers: 1, origin: origin,
+                trace: PublishTrace(
+                    eventID: id, causeID: cause, site: PublishSite(fileID: "App/Tick.swift", line: 3),
+                    thread: thread, publishedAtNanoseconds: thread == nil ? nil : time)))
+    }
+
+    private static func call(
+        _ id: UInt64, at start: Int, for duration: Int, on thread: TraceThread, waited: Int? = nil,
+        observer: String? = "Screen", origin: FeedOrigin? = nil
+    ) -> FeedRecord {
+        .call(
+            FeedHandlerCall(
+                eventID: id, eventTypeName: "Tick", observerTypeName: observer, observerID: 1, thread: thread,
+                startNanoseconds: start, durationNanoseconds: duration, waitedNanoseconds: waited, origin: origin))
+    }
+
+    @Test("calls made in the publish nest in its delivery slice, after its instant")
+    func inlineCallsNest() throws {
+        let t = Self.second
+        // The calls arrive first (they ran inside the publish), then the event.
+        let trace = try Self.trace([
+            Self.call(1, at: t + 1_000, for: 500, on: Self.main),
+            Self.call(1, at: t + 1_600, for: 300, on: Self.main, observer: nil),
+            Self.event(1, at: t + 900, on: Self.main),
+        ])
+        #expect(trace.problems.isEmpty, "\(trace.problems)")
+        let track = try #require(trace.slices[42]?[100])
+        #expect(track.map(\.name) == ["deliver Tick", "publish Tick", "Screen Tick", "closure Tick"])
+        let deliver = track[0]
+        #expect(deliver.start <= track[2].start && deliver.end >= track[3].end)
+        #expect(trace.events("X").first { $0["name"] as? String == "Screen Tick" }?["dur"] as? Double == 0.5)
+        #expect(trace.processNames == [42: "app (pid 42)"])
+        let threadName = trace.events("M").first { $0["name"] as? String == "thread_name" }
+        #expect((threadName?["args"] as? [String: String])?["name"] == "main thread")
+    }
+
+    @Test("a queued call gets its wait and an arrow from its delivery, whichever record came first")
+    func queuedCallsHaveArrowsAndWaits() throws {
+        let t = Self.second
+        for order in [false, true] {
+            let event = Self.event(7, at: t, on: Self.worker)
+            let call = Self.call(7, at: t + 50_000, for: 2_000, on: Self.main, waited: 49_000)
+            let trace = try Self.trace(order ? [call, event] : [event, call])
+            #expect(trace.problems.isEmpty, "\(trace.problems)")
+            #expect(trace.arrows.count == 1)
+            #expect(trace.arrows.first?.from.name == "deliver Tick")
+            #expect(trace.arrows.first?.to.name == "Screen Tick")
+            let wait = try #require(trace.events("b").first)
+            #expect(wait["cat"] as? String == "wait")
+            #expect(abs((wait["ts"] as? Double ?? 0) - (trace.events("e").first?["ts"] as? Double ?? 0) + 49) < 0.001)
+        }
+    }
+
+    @Test("an event published by a handler gets an arrow from that handler to its publish")
+    func causeChainsAreArrows() throws {
+        let t = Self.second
+        let trace = try Self.trace([
+            // Event 2 is published inside the handler of event 1, which runs from t+100 to t+900.
+            Self.event(2, at: t + 400, on: Self.main, cause: 1),
+            Self.call(1, at: t + 100, for: 800, on: Self.main),
+            Self.event(1, at: t + 50, on: Self.main),
+        ])
+        #expect(trace.problems.isEmpty, "\(trace.problems)")
+        #expect(trace.arrows.map { [$0.from.name, $0.to.name] } == [["Screen Tick", "publish Tick"]])
+    }
+
+    @Test("two apps with the same pid on two hosts are two processes; lifecycle and counters are per app")
+    func fleetsAreProcesses() throws {
+        let t = Self.second
+        let alpha = FeedOrigin(app: "alpha", host: "one", pid: 7)
+        let beta = FeedOrigin(app: "beta", host: "two", pid: 7)
+        let snapshot = BusSnapshot(
+            busName: "shared", eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 10)],
+            wildcardObservers: 0)
+        let later = BusSnapshot(
+            busName: "shared", eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 30)],
+            wildcardObservers: 0)
+        let trace = try Self.trace([
+            Self.event(1, at: t, on: Self.main, origin: alpha),
+            Self.event(1, at: t, on: Self.main, origin: beta),
+            .lifecycle(
+                FeedLifecycle(
+                    time: Double(t) / 1e9,
+                    change: SubscriberLifecycleEvent(kind: .reclaimed, eventTypeName: "Tick", observerTypeName: "Screen"),
+                    origin: beta)),
+            .snapshot(FeedSnapshot(time: Double(t) / 1e9, snapshot: snapshot, origin: alpha)),
+            .snapshot(FeedSnapshot(time: Double(t) / 1e9 + 2, snapshot: later, origin: alpha)),
+        ])
+        #expect(trace.problems.isEmpty, "\(trace.problems)")
+        #expect(Set(trace.processNames.values) == ["alpha on one (pid 7)", "beta on two (pid 7)"])
+        #expect(trace.processNames.count == 2)
+        let reclaimed = try #require(trace.events("i").first { $0["cat"] as? String == "lifecycle" })
+        #expect(reclaimed["name"] as? String == "reclaimed Screen")
+        #expect(reclaimed["s"] as? String == "p")
+        #expect(trace.processNames[reclaimed["pid"] as? Int ?? 0] == "beta on two (pid 7)")
+        let rate = try #require(trace.events("C").first { $0["name"] as? String == "events per second" })
+        #expect((rate["args"] as? [String: Double])?["Tick"] == 10)
+        #expect(trace.counterNames == ["live subscribers", "events per second"])
+    }
+
+    @Test("an event whose thread was not recorded goes on its app's publishes track")
+    func untracedEventsHaveATrackOfTheirOwn() throws {
+        let trace = try Self.trace([Self.event(1, at: Self.second, on: nil)])
+        #expect(trace.problems.isEmpty)
+        let names = trace.events("M").compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        #expect(names.contains("publishes (thread not recorded)"))
+        #expect(trace.events("X").isEmpty)
+    }
+
+    @Test("calls lost on the way are said at the end; a trace cut short still reads")
+    func lossesAreToldAndCutTracesRead() throws {
+        let trace = try Self.trace([Self.event(1, at: Self.second, on: Self.main)], dropped: 12)
+        #expect(trace.events("i").contains { $0["name"] as? String == "12 handler calls lost on the way" })
+        var cut = ChromeTrace { ChromeTrace.AppName(name: "app", pid: 42) }
+        cut.add(SourceBatch(records: [Self.call(1, at: Self.second, for: 10, on: Self.main)]))
+        let partial = try TraceFile(data: Data(cut.take()))
+        #expect(partial.handlerSlices().count == 1)
+    }
+
+    @Test("names from the app are JSON-escaped, control characters included")
+    func hostileNamesAreEscaped() throws {
+        var trace = ChromeTrace { ChromeTrace.AppName(name: "app\u{7}", pid: 42) }
+        trace.add(
+            SourceBatch(records: [Self.call(1, at: Self.second, for: 10, on: Self.main, observer: "Evil\u{1B}[2J\"\n")]))
+        let bytes = trace.take() + trace.finish()
+        #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A }, "no raw control character in the file")
+        let read = try TraceFile(data: Data(bytes))
+        #expect(read.handlerSlices().first?["name"] as? String == "Evil\u{1B}[2J\"\n Tick")
+    }
+}
