@@ -49,11 +49,17 @@ struct ChromeTrace: Sendable {
         var eventID: UInt64
     }
 
-    /// The handler calls made inside one event's `publish`: the first start and last end.
+    /// The handler calls made inside one event's `publish` (the first start and last end), or
+    /// one call's extent.
     private struct InlineCalls {
         var thread: UInt64
         var start: Int
         var end: Int
+
+        /// Whether `place` is on this thread, within the calls.
+        func encloses(_ place: FlowEnd) -> Bool {
+            place.thread == thread && start <= place.time && place.time < end
+        }
     }
 
     /// Where arrows to an event's queued calls start: a thread and a time within the delivery.
@@ -90,6 +96,13 @@ struct ChromeTrace: Sendable {
     private var flowSources: [EventKey: FlowSource] = [:]
     private var flowSourceOrder: [EventKey] = []
     private var earlyFlowEnds: [EventKey: [FlowEnd]] = [:]
+    /// Handler calls written lately, by event: where an event their handler published can find
+    /// the slice its arrow starts from.
+    private var recentCalls: [EventKey: [InlineCalls]] = [:]
+    private var recentCallOrder: [EventKey] = []
+    /// Events published by a handler whose call has not arrived yet (it ends after the publish):
+    /// the place of the arrow's ends, by the cause's event.
+    private var pendingCauses: [EventKey: [FlowEnd]] = [:]
     private var nextFlowID = 1
     private var counts: [Int: Counts] = [:]
     /// The name of the app of a source that watches one.
@@ -194,6 +207,23 @@ struct ChromeTrace: Sendable {
         if let waited = call.waitedNanoseconds { writer.field("waited_us", Double(waited) / 1000) }
         writer.endObject()
         end()
+        guard call.eventID != 0 else { return }
+        let extent = InlineCalls(thread: thread, start: start, end: start + duration)
+        if var waiting = pendingCauses[key] {
+            waiting.removeAll { place in
+                guard extent.encloses(place) else { return false }
+                arrow(in: process, from: FlowSource(thread: place.thread, time: place.time), to: place)
+                return true
+            }
+            pendingCauses[key] = waiting.isEmpty ? nil : waiting
+        }
+        recentCalls[key, default: []].append(extent)
+        recentCallOrder.append(key)
+        if recentCallOrder.count > Self.pendingLimit {
+            let forgotten = recentCallOrder.prefix(recentCallOrder.count / 2)
+            for old in forgotten { recentCalls[old] = nil }
+            recentCallOrder.removeFirst(forgotten.count)
+        }
     }
 
     private mutating func add(_ event: FeedEvent) {
@@ -210,12 +240,19 @@ struct ChromeTrace: Sendable {
             nameUnknownThread(in: process)
         }
         let known = trace.thread != nil && trace.publishedAtNanoseconds != nil
-        // The handler that published it, to its `publish`: the arrow starts in the slice open
-        // just before, and ends at the next slice to begin, the instant below.
+        // The handler that published it, to its `publish`: the arrow starts in the handler's
+        // slice, open just before, and ends at the next slice to begin, the instant below. Only
+        // once that handler's call is known to be in the trace (it usually ends, and arrives,
+        // after the publish).
         if known, let cause = trace.causeID, cause != 0 {
-            arrow(
-                in: process, from: FlowSource(thread: thread, time: published - 1),
-                to: FlowEnd(thread: thread, time: published - 1))
+            let place = FlowEnd(thread: thread, time: published - 1)
+            let causeKey = EventKey(process: process, eventID: cause)
+            if recentCalls[causeKey]?.contains(where: { $0.encloses(place) }) == true {
+                arrow(in: process, from: FlowSource(thread: thread, time: place.time), to: place)
+            } else {
+                if pendingCauses.count >= Self.pendingLimit { pendingCauses.removeAll() }
+                pendingCauses[causeKey, default: []].append(place)
+            }
         }
         begin("i", name: "publish \(event.typeName)", category: "publish")
         writer.field("s", "t")
@@ -229,27 +266,28 @@ struct ChromeTrace: Sendable {
         end()
         guard known, trace.eventID != 0 else { return }
 
-        // The calls made inside the publish, in a slice of their own; an event published at top
-        // level gets one even without them, for its arrows to start from.
-        var slice: (start: Int, end: Int)?
+        // The calls made inside the publish, in a slice of their own. Without them the slice
+        // lasts two nanoseconds after the publish, for arrows to start from: it then fits in
+        // whatever slice the publish was made in (a publish takes longer than that to return).
+        // A publish made in a handler of the same bus is delivered after that handler returns,
+        // so its slice starts with its calls, not at the publish.
+        let slice: (start: Int, end: Int)
         if let calls = inlineCalls.removeValue(forKey: key), calls.thread == thread {
             let start = trace.causeID == nil ? min(published, calls.start - 2) : calls.start - 2
             slice = (start, calls.end + 2)
-        } else if trace.causeID == nil {
-            slice = (published, published + 1_000)
+        } else {
+            // Just after the instant, so that an arrow to the publish ends at the instant.
+            slice = (published + 1, published + 3)
         }
-        var source = FlowSource(thread: thread, time: published - 1)
-        if let slice {
-            begin("X", name: "deliver \(event.typeName)", category: "delivery")
-            field(process: process, thread: thread, time: slice.start)
-            writer.key("dur")
-            appendMicroseconds(slice.end - slice.start)
-            writer.beginObject("args")
-            writer.field("event", Int(clamping: trace.eventID))
-            writer.endObject()
-            end()
-            source = FlowSource(thread: thread, time: slice.start + 1)
-        }
+        begin("X", name: "deliver \(event.typeName)", category: "delivery")
+        field(process: process, thread: thread, time: slice.start)
+        writer.key("dur")
+        appendMicroseconds(slice.end - slice.start)
+        writer.beginObject("args")
+        writer.field("event", Int(clamping: trace.eventID))
+        writer.endObject()
+        end()
+        let source = FlowSource(thread: thread, time: slice.start + 1)
         for flowEnd in earlyFlowEnds.removeValue(forKey: key) ?? [] {
             arrow(in: process, from: source, to: flowEnd)
         }

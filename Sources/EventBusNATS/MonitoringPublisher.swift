@@ -153,6 +153,7 @@
             }
             guard connection.events.state == .connected else { return }
             publishLifecycle()
+            publishCalls()
             publishSnapshot()
             publishReport(state: NATSBridgeState.closed.description)
             _ = connection.flush(timeout: 0.5)
