@@ -100,6 +100,8 @@ package final class RecordInbox: @unchecked Sendable {
         var dropsNumbered = 0
         var typeNames: [ObjectIdentifier: String] = [:]
         var observerNames: [ObjectIdentifier: String] = [:]
+        /// The calls' array not being filled, emptied, its capacity kept.
+        var spareCalls: [PlacedCall] = []
     }
 
     /// Events the ring holds between two drains.
@@ -240,23 +242,25 @@ package final class RecordInbox: @unchecked Sendable {
     ///   swapped.
     package func drain(sleepingIfEmpty: Bool = false, keepingAtMost limit: Int? = nil) -> Drained {
         taking.withLock { taking in
-            let (changes, changesAppended, dropped, overwritten, calls) = filling.withLock { filling in
+            // The calls' array is swapped like the ring, so that appends fill kept capacity.
+            var calls: [PlacedCall] = []
+            swap(&calls, &taking.spareCalls)
+            let (changes, changesAppended, dropped, overwritten) = filling.withLock { filling in
                 if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty && filling.calls.isEmpty {
                     filling.sleeping = true
                 }
                 swap(&filling.ring, &taking.spare)
                 filling.limit = min(capacity, max(1, limit ?? capacity))
-                let calls = filling.calls
+                swap(&filling.calls, &calls)
                 defer {
                     filling.overwritten = 0
                     filling.changes = []
-                    filling.calls = []
                 }
                 // Read under the lock: every append that found no room before this drain has
                 // counted its drop, or will count it against the next filling.
                 let dropped = drops.load(ordering: .relaxed)
                 isFull.store(false, ordering: .relaxed)
-                return (Array(filling.changes), filling.changesAppended, dropped, filling.overwritten, calls)
+                return (Array(filling.changes), filling.changesAppended, dropped, filling.overwritten)
             }
             // Events written over came before the ones the ring still holds; events a full ring
             // turned away came after them.
@@ -300,6 +304,8 @@ package final class RecordInbox: @unchecked Sendable {
             }
             for change in changes[nextChange...] { records.append(.lifecycle(change.change)) }
             for call in calls[nextCall...] { appendCall(call) }
+            calls.removeAll(keepingCapacity: true)
+            taking.spareCalls = calls
             taking.nextSequence += max(0, turnedAway)
             return Drained(
                 records: records, firstLifecycleSequence: changesAppended - changes.count + 1,
@@ -338,6 +344,9 @@ package final class RecordInbox: @unchecked Sendable {
 
     /// Lifecycle changes dropped so far because their array was full.
     package var droppedLifecycle: Int { changeDrops.load(ordering: .relaxed) }
+
+    /// Handler calls dropped so far because their array was full.
+    package var droppedCalls: Int { callDrops.load(ordering: .relaxed) }
 
     private static func typeName(of event: FeedEvent, in names: inout [ObjectIdentifier: String]) -> String {
         guard case .value(let value) = event.payload else { return event.typeName }

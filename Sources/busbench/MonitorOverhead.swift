@@ -62,9 +62,12 @@ final class MonitoredBus {
     let drainer: CaptureDrainer
     private(set) var publishes = 0
 
-    init(subscribers: Int, drainInterval: Double) {
+    /// - Parameter traced: Whether the capture takes every handler call too, as while busmon
+    ///   writes a trace.
+    init(subscribers: Int, drainInterval: Double, traced: Bool = false) {
         variant = BusTokenVariant(subscribers: subscribers)
         capture = BusCapture(bus: variant.bus)
+        if traced { capture.captureHandlerCalls() }
         drainer = CaptureDrainer(capture: capture, interval: drainInterval)
         drainer.start()
     }
