@@ -382,7 +382,8 @@ struct ChromeTrace: Sendable {
             return
         }
         metadata(
-            "thread_name", process: process, thread: Self.unknownThread, name: "publishes (thread not recorded)")
+            "thread_name", process: process, thread: Self.unknownThread,
+            name: "publishes (thread not recorded)")
     }
 
     private mutating func metadata(

@@ -33,6 +33,8 @@ package final class TracingSource: WrappingSource {
         var newestTaken = -Double.infinity
         var tracedUpTo = -Double.infinity
         var finished = false
+        /// Whether the first batch said that a trace is being written.
+        var announced = false
     }
 
     private let file: RecordingWriter
@@ -105,6 +107,16 @@ package final class TracingSource: WrappingSource {
             }
             for record in fresh.records {
                 if let time = record.time { state.newestTaken = max(state.newestTaken, time) }
+            }
+            if !state.announced {
+                state.announced = true
+                batch.notices.insert(
+                    SourceNotice(
+                        time: WallClock.now(),
+                        text:
+                            "tracing to \(UntrustedText.escaped(path)); the app reports each handler call meanwhile"
+                    ),
+                    at: 0)
             }
             let before = state.trace.entriesWritten
             state.trace.add(fresh)

@@ -246,7 +246,8 @@ package final class RecordInbox: @unchecked Sendable {
             var calls: [PlacedCall] = []
             swap(&calls, &taking.spareCalls)
             let (changes, changesAppended, dropped, overwritten) = filling.withLock { filling in
-                if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty && filling.calls.isEmpty {
+                if sleepingIfEmpty && filling.ring.isEmpty && filling.changes.isEmpty && filling.calls.isEmpty
+                {
                     filling.sleeping = true
                 }
                 swap(&filling.ring, &taking.spare)

@@ -51,7 +51,8 @@ struct BusState {
     /// - Parameters:
     ///   - wildcardSlot: The slot of the bus's wildcard observers.
     ///   - clock: Where the time of deadline checks comes from.
-    init(wildcardSlot: TypeSlot, clock: BusClock, lifecycleWatch: WatchFlag, callTracing: HandlerCallTracing) {
+    init(wildcardSlot: TypeSlot, clock: BusClock, lifecycleWatch: WatchFlag, callTracing: HandlerCallTracing)
+    {
         wildcard = SlotRecord(slot: wildcardSlot)
         self.clock = clock
         self.lifecycleWatch = lifecycleWatch

@@ -66,7 +66,8 @@ extension EventBus {
             if let timer {
                 if let observers = timer.callObservers {
                     return offerTraced(
-                        at: address, to: count, marker: marker, timer: timer, observers: observers, entry: entry)
+                        at: address, to: count, marker: marker, timer: timer, observers: observers,
+                        entry: entry)
                 }
                 return offerTimed(at: address, to: count, marker: marker, timer: timer, entry: entry)
             }

@@ -91,10 +91,13 @@
             let wanted = callsWantedUntil
             let request = try? connection.subscribeForBridge(NATSSubject.traceRequestSubject) { bytes in
                 let line = Array(bytes.bindMemory(to: UInt8.self))
-                guard case .traceCalls(let on)? = MonitorRequest.decode(line[...].prefix { $0 != 0x0A }) else {
+                guard case .traceCalls(let on)? = MonitorRequest.decode(line[...].prefix { $0 != 0x0A })
+                else {
                     return
                 }
-                wanted.withLock { $0 = on ? MonotonicClock.now() + MonitoringPublisher.callLease : -.infinity }
+                wanted.withLock {
+                    $0 = on ? MonotonicClock.now() + MonitoringPublisher.callLease : -.infinity
+                }
                 wake.signal()
             }
             requests.withLock { $0 = request }

@@ -1,5 +1,5 @@
-import BusWire
 import BusMonitor
+import BusWire
 import EventBus
 import Foundation
 
@@ -89,7 +89,8 @@ enum WhyCosts {
         // be to keep them all.
         let captured = [false, true].map {
             MonitoredBus(
-                subscribers: subscribers, drainInterval: MonitorOverhead.keepingEveryEventInterval, traced: $0)
+                subscribers: subscribers, drainInterval: MonitorOverhead.keepingEveryEventInterval, traced: $0
+            )
         }
         let tracing = sampler.medianNanosecondsPerUnit(captured.map(\.workload))
         captured.forEach { $0.drainer.stop() }

@@ -42,7 +42,8 @@ struct ChromeTraceTests {
         .call(
             FeedHandlerCall(
                 eventID: id, eventTypeName: "Tick", observerTypeName: observer, observerID: 1, thread: thread,
-                startNanoseconds: start, durationNanoseconds: duration, waitedNanoseconds: waited, origin: origin))
+                startNanoseconds: start, durationNanoseconds: duration, waitedNanoseconds: waited,
+                origin: origin))
     }
 
     @Test("calls made in the publish nest in its delivery slice, after its instant")
@@ -78,7 +79,9 @@ struct ChromeTraceTests {
             #expect(trace.arrows.first?.to.name == "Screen Tick")
             let wait = try #require(trace.events("b").first)
             #expect(wait["cat"] as? String == "wait")
-            #expect(abs((wait["ts"] as? Double ?? 0) - (trace.events("e").first?["ts"] as? Double ?? 0) + 49) < 0.001)
+            #expect(
+                abs((wait["ts"] as? Double ?? 0) - (trace.events("e").first?["ts"] as? Double ?? 0) + 49)
+                    < 0.001)
         }
     }
 
@@ -101,10 +104,12 @@ struct ChromeTraceTests {
         let alpha = FeedOrigin(app: "alpha", host: "one", pid: 7)
         let beta = FeedOrigin(app: "beta", host: "two", pid: 7)
         let snapshot = BusSnapshot(
-            busName: "shared", eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 10)],
+            busName: "shared",
+            eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 10)],
             wildcardObservers: 0)
         let later = BusSnapshot(
-            busName: "shared", eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 30)],
+            busName: "shared",
+            eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 30)],
             wildcardObservers: 0)
         let trace = try Self.trace([
             Self.event(1, at: t, on: Self.main, origin: alpha),
@@ -112,7 +117,8 @@ struct ChromeTraceTests {
             .lifecycle(
                 FeedLifecycle(
                     time: Double(t) / 1e9,
-                    change: SubscriberLifecycleEvent(kind: .reclaimed, eventTypeName: "Tick", observerTypeName: "Screen"),
+                    change: SubscriberLifecycleEvent(
+                        kind: .reclaimed, eventTypeName: "Tick", observerTypeName: "Screen"),
                     origin: beta)),
             .snapshot(FeedSnapshot(time: Double(t) / 1e9, snapshot: snapshot, origin: alpha)),
             .snapshot(FeedSnapshot(time: Double(t) / 1e9 + 2, snapshot: later, origin: alpha)),
@@ -152,7 +158,9 @@ struct ChromeTraceTests {
     func hostileNamesAreEscaped() throws {
         var trace = ChromeTrace { ChromeTrace.AppName(name: "app\u{7}", pid: 42) }
         trace.add(
-            SourceBatch(records: [Self.call(1, at: Self.second, for: 10, on: Self.main, observer: "Evil\u{1B}[2J\"\n")]))
+            SourceBatch(records: [
+                Self.call(1, at: Self.second, for: 10, on: Self.main, observer: "Evil\u{1B}[2J\"\n")
+            ]))
         let bytes = trace.take() + trace.finish()
         #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A }, "no raw control character in the file")
         let read = try TraceFile(data: Data(bytes))

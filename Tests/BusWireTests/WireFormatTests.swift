@@ -18,7 +18,8 @@ struct WireFormatTests {
                 FeedHandlerCall(
                     eventID: 12, eventTypeName: "DataLoadedEvent", observerTypeName: "HomeViewController",
                     observerID: 4, thread: TraceThread(id: 4242, isMain: true),
-                    startNanoseconds: 1_712_345_678_123_456_789, durationNanoseconds: 1_234, waitedNanoseconds: 56_789
+                    startNanoseconds: 1_712_345_678_123_456_789, durationNanoseconds: 1_234,
+                    waitedNanoseconds: 56_789
                 )),
             .call(
                 FeedHandlerCall(
@@ -27,10 +28,12 @@ struct WireFormatTests {
                     waitedNanoseconds: nil, origin: FeedOrigin(app: "shop", host: "mac", pid: 9))),
             .event(
                 FeedEvent(
-                    sequence: 3, time: 1_712_345_678.5, typeName: "Tick", payload: .description("tick"), receivers: 1,
+                    sequence: 3, time: 1_712_345_678.5, typeName: "Tick", payload: .description("tick"),
+                    receivers: 1,
                     trace: PublishTrace(
                         eventID: 3, causeID: 2, site: PublishSite(fileID: "App/A.swift", line: 9),
-                        thread: TraceThread(id: 99, isMain: false), publishedAtNanoseconds: 1_712_345_678_499_999_999))),
+                        thread: TraceThread(id: 99, isMain: false),
+                        publishedAtNanoseconds: 1_712_345_678_499_999_999))),
             .dropped(FeedDrops(time: 4, events: 1, lifecycle: 2, calls: 3)),
             .hello(FeedHello(pid: 4242, process: "simapp", bus: "shared", time: 1_712_345_678.125)),
             .hello(FeedHello(version: 7, pid: 1, process: tricky, bus: "", time: 0)),
@@ -368,9 +371,12 @@ struct WireFormatTests {
 
     @Test("a monitor's request for calls is read; anything else, or too long a line, is not a request")
     func monitorRequests() {
-        #expect(String(decoding: MonitorRequest.traceCalls(true).encodeLine(), as: UTF8.self)
-            == "{\"kind\":\"trace\",\"calls\":true}\n")
-        var input = Array("{\"kind\":\"trace\",\"calls\":true}\nGET / HTTP/1.1\n{\"kind\":\"trace\",\"calls\":false}\n{\"kind\":".utf8)
+        #expect(
+            String(decoding: MonitorRequest.traceCalls(true).encodeLine(), as: UTF8.self)
+                == "{\"kind\":\"trace\",\"calls\":true}\n")
+        var input = Array(
+            "{\"kind\":\"trace\",\"calls\":true}\nGET / HTTP/1.1\n{\"kind\":\"trace\",\"calls\":false}\n{\"kind\":"
+                .utf8)
         #expect(MonitorRequest.take(from: &input) == [.traceCalls(true), .traceCalls(false)])
         #expect(String(decoding: input, as: UTF8.self) == "{\"kind\":", "an unfinished line waits")
         var flood = [UInt8](repeating: UInt8(ascii: "x"), count: MonitorRequest.maximumLength + 10)

@@ -83,13 +83,16 @@
             // Given busmon tracing a fleet,
             let server = try NATSServer()
             let path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("busmon-fleet-trace-\(getpid())-\(UUID().uuidString.prefix(6)).json").path
+                .appendingPathComponent("busmon-fleet-trace-\(getpid())-\(UUID().uuidString.prefix(6)).json")
+                .path
             defer { unlink(path) }
             let monitor = try busmon(server, ["--duration", "10", "--trace", path])
             try waitFor("busmon to connect") { monitor.standardErrorText.contains("connected to") }
 
             // when two apps publish through it,
-            let apps = try [("alpha", 150), ("beta", 80)].map { try simapp(server, app: $0, rate: $1, duration: 4) }
+            let apps = try [("alpha", 150), ("beta", 80)].map {
+                try simapp(server, app: $0, rate: $1, duration: 4)
+            }
             for app in apps { #expect(try app.wait().status == 0) }
             let result = try monitor.wait()
             #expect(result.status == 0, "\(result.standardError)")

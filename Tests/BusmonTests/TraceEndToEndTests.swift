@@ -36,7 +36,9 @@ struct TraceEndToEndTests {
         }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
         #expect(threadNames.contains("main thread"), "\(threadNames)")
         #expect(threadNames.count >= 2, "the services publish off the main thread: \(threadNames)")
-        let publishes = trace.events("i").filter { $0["cat"] as? String == "publish" && $0["pid"] as? Int == pid }
+        let publishes = trace.events("i").filter {
+            $0["cat"] as? String == "publish" && $0["pid"] as? Int == pid
+        }
         #expect(publishes.count > 20)
         #expect(publishes.allSatisfy { $0["s"] as? String == "t" && $0["tid"] is Int })
         // Main-actor deliveries waited: the gap before the slice, and an arrow to it.
@@ -46,8 +48,12 @@ struct TraceEndToEndTests {
         #expect(trace.arrows.contains { $0.from.category == "delivery" && $0.to.category == "handler" })
         // The simulated app's closures publish from their handlers: the cause chain.
         #expect(trace.arrows.contains { $0.from.category == "handler" && $0.to.category == "publish" })
-        #expect(trace.counterNames.isSuperset(of: ["live subscribers", "events per second"]), "\(trace.counterNames)")
-        #expect(!trace.events("i").filter { $0["cat"] as? String == "lifecycle" && $0["s"] as? String == "p" }.isEmpty)
+        #expect(
+            trace.counterNames.isSuperset(of: ["live subscribers", "events per second"]),
+            "\(trace.counterNames)")
+        #expect(
+            !trace.events("i").filter { $0["cat"] as? String == "lifecycle" && $0["s"] as? String == "p" }
+                .isEmpty)
     }
 
     @Test func aTraceOfTheSimulatedAppInBusmonsProcess() throws {
@@ -73,7 +79,8 @@ struct TraceEndToEndTests {
         )
         defer { for path in [socket, tracePath, recording, replayTrace] { unlink(path) } }
         let app = try ChildProcess.start(
-            try SimappBinary.require(), ["--tap", socket, "--rate", "300", "--seed", "4"], environment: environment)
+            try SimappBinary.require(), ["--tap", socket, "--rate", "300", "--seed", "4"],
+            environment: environment)
         defer {
             app.send(SIGKILL)
             _ = try? app.wait()
@@ -81,7 +88,10 @@ struct TraceEndToEndTests {
         try waitFor("the tap socket") { FileManager.default.fileExists(atPath: socket) }
         let run = try ChildProcess.run(
             try BusmonBinary.require(),
-            ["--attach", socket, "--headless", "--duration", "3", "--trace", tracePath, "--record", recording],
+            [
+                "--attach", socket, "--headless", "--duration", "3", "--trace", tracePath, "--record",
+                recording,
+            ],
             environment: environment)
         #expect(run.status == 0, "\(run.standardError)")
         let trace = try TraceFile(path: tracePath)
@@ -90,7 +100,8 @@ struct TraceEndToEndTests {
 
         // The recording holds the calls too: its replay traces the same slices and arrows.
         let replay = try ChildProcess.run(
-            try BusmonBinary.require(), ["--replay", recording, "--speed", "50", "--headless", "--trace", replayTrace],
+            try BusmonBinary.require(),
+            ["--replay", recording, "--speed", "50", "--headless", "--trace", replayTrace],
             environment: environment)
         #expect(replay.status == 0, "\(replay.standardError)")
         let replayed = try TraceFile(path: replayTrace)
@@ -107,14 +118,18 @@ struct TraceEndToEndTests {
         defer { unlink(path) }
         let monitor = try ChildProcess.start(
             try BusmonBinary.require(),
-            ["--listen", "127.0.0.1:\(port)", "--token", token, "--headless", "--duration", "6", "--trace", path],
+            [
+                "--listen", "127.0.0.1:\(port)", "--token", token, "--headless", "--duration", "6", "--trace",
+                path,
+            ],
             environment: environment)
         try waitFor("busmon to listen") { LoopbackPort.accepts(port) }
         let apps = try [("alpha", 5), ("beta", 6)].map { name, seed in
             try ChildProcess.start(
                 try SimappBinary.require(),
                 [
-                    "--connect", "127.0.0.1:\(port)", "--token", token, "--app", name, "--rate", "200", "--seed",
+                    "--connect", "127.0.0.1:\(port)", "--token", token, "--app", name, "--rate", "200",
+                    "--seed",
                     "\(seed)", "--duration", "3",
                 ], environment: environment)
         }
@@ -153,7 +168,8 @@ struct TraceEndToEndTests {
 
     @Test func aTracePathThatCannotBeWrittenIsRefusedAtOnce() throws {
         let run = try ChildProcess.run(
-            try BusmonBinary.require(), ["--headless", "--duration", "1", "--trace", "/nonexistent/dir/t.json"],
+            try BusmonBinary.require(),
+            ["--headless", "--duration", "1", "--trace", "/nonexistent/dir/t.json"],
             environment: environment)
         #expect(run.status == 1)
         #expect(run.standardError.contains("/nonexistent/dir/t.json"), "\(run.standardError)")

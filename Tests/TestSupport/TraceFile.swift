@@ -143,7 +143,9 @@ package struct TraceFile {
                     flow.start = event
                 } else {
                     if flow.end != nil { problems.append("flow \(id) ends twice") }
-                    if event["bp"] as? String == "e" { problems.append("flow \(id) binds its end to the enclosing slice") }
+                    if event["bp"] as? String == "e" {
+                        problems.append("flow \(id) binds its end to the enclosing slice")
+                    }
                     flow.end = event
                 }
                 flows["\(category)/\(id)"] = flow
@@ -155,7 +157,8 @@ package struct TraceFile {
                     continue
                 }
             case "M":
-                guard ["process_name", "thread_name", "process_sort_index", "thread_sort_index"].contains(name),
+                guard
+                    ["process_name", "thread_name", "process_sort_index", "thread_sort_index"].contains(name),
                     event["args"] is [String: Any]
                 else {
                     problems.append("metadata \(index) is \(name)")
@@ -188,7 +191,9 @@ package struct TraceFile {
                 let sorted = list.sorted { ($0.start, -$0.end) < ($1.start, -$1.end) }
                 var open: [Slice] = []
                 for slice in sorted {
-                    while let last = open.last, last.end < slice.start || (last.end == slice.start && last.start < last.end) {
+                    while let last = open.last,
+                        last.end < slice.start || (last.end == slice.start && last.start < last.end)
+                    {
                         open.removeLast()
                     }
                     if let last = open.last, slice.end > last.end {
