@@ -27,8 +27,7 @@ struct PublishOrigin {
     func trace(on thread: ThreadDeliveryState) -> PublishTrace {
         var trace = PublishTrace(eventID: eventID, causeID: causeID == 0 ? nil : causeID, site: site)
         if publishedAt != 0 {
-            trace.thread = thread.traceThread
-            trace.publishedAtNanoseconds = publishedAt
+            trace.stamp = TraceStamp(thread: thread.traceThread, publishedAt: publishedAt)
         }
         return trace
     }

@@ -17,12 +17,15 @@ public struct DeliveryRecord: Sendable {
     public let causeID: UInt64?
     /// Where `publish` was called, when the caller's site is known.
     public let site: PublishSite?
+    /// ``thread`` and ``publishedAtNanoseconds``, packed in two words (see ``TraceStamp``).
+    let stamp: TraceStamp
+
     /// The thread that called `publish`, while something observes handler calls; `nil`
     /// otherwise.
-    public let thread: TraceThread?
+    public var thread: TraceThread? { stamp.thread }
     /// When `publish` was called, in nanoseconds since 1970, while something observes handler
     /// calls; `nil` otherwise.
-    public let publishedAtNanoseconds: Int?
+    public var publishedAtNanoseconds: Int? { stamp.publishedAt }
 
     /// Creates a record; the bus makes these, and tests and replays may too.
     public init(
@@ -36,17 +39,19 @@ public struct DeliveryRecord: Sendable {
         self.eventID = eventID
         self.causeID = causeID
         self.site = site
-        self.thread = thread
-        self.publishedAtNanoseconds = publishedAtNanoseconds
+        stamp = TraceStamp(thread: thread, publishedAt: publishedAtNanoseconds)
     }
 }
 
 extension DeliveryRecord {
     /// A record whose number, cause, site, thread and time come from `trace`.
     init(event: any Event, eventTypeName: String, receivers: Int, trace: PublishTrace) {
-        self.init(
-            event: event, eventTypeName: eventTypeName, receivers: receivers, eventID: trace.eventID,
-            causeID: trace.causeID, site: trace.site, thread: trace.thread,
-            publishedAtNanoseconds: trace.publishedAtNanoseconds)
+        self.event = event
+        self.eventTypeName = eventTypeName
+        self.receivers = receivers
+        eventID = trace.eventID
+        causeID = trace.causeID
+        site = trace.site
+        stamp = trace.stamp
     }
 }

@@ -64,10 +64,8 @@ extension EventBus {
             // Timed deliveries take a loop of their own, out of line, so that this one stays as
             // small as it was.
             if let timer {
-                if let observers = timer.callObservers {
-                    return offerTraced(
-                        at: address, to: count, marker: marker, timer: timer, observers: observers,
-                        entry: entry)
+                if timer.traced {
+                    return offerTraced(at: address, to: count, marker: marker, timer: timer, entry: entry)
                 }
                 return offerTimed(at: address, to: count, marker: marker, timer: timer, entry: entry)
             }
@@ -124,8 +122,12 @@ extension EventBus {
     @inline(never)
     static func offerTraced(
         at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer,
-        observers: HandlerCallObservers, entry: (Int) -> UnsafeReference<SubscriberEntry>
+        entry: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> DeliveryTally {
+        // Cancelled since the publish began: timed as usual.
+        guard let observers = timer.bus.callTracing.current() else {
+            return offerTimed(at: payload, to: count, marker: marker, timer: timer, entry: entry)
+        }
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         var mainActor = MainActorPass()

@@ -203,7 +203,7 @@ final class ProtocolRoute<P: Sendable>: ProtocolRouting {
             let entry = { (index: Int) in UnsafeReference(unretained: entries[index]) }
             return EventBus.offer(
                 payload, to: entries.count, marker: nil,
-                timer: timer.map { HandlerTimer(bus: bus, slot: slot, callObservers: $0.callObservers) },
+                timer: timer?.forProtocol(slot),
                 entry: entry)
         }
         // Only handler calls: the event was published, and is counted, under its own type.

@@ -381,10 +381,10 @@ public final class EventBus: Sendable {
         stripe.borrow { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
         // While anything watches the bus, every handler call is timed (out of line).
-        let callObservers = callTracing.current()
+        let traced = callTracing.isOn
         let timer =
-            hasWildcards || lifecycleWatch.isSet || callObservers != nil
-            ? HandlerTimer(bus: self, slot: slot, callObservers: callObservers) : nil
+            hasWildcards || lifecycleWatch.isSet || traced
+            ? HandlerTimer(bus: self, slot: slot, traced: traced) : nil
         // Offers the event to the typed list, then its record to the wildcard list. The tallies
         // are returned, not written into variables the function captures: captured and
         // mutated, they are boxed on the heap as soon as the optimizer stops inlining this
@@ -440,7 +440,6 @@ public final class EventBus: Sendable {
                     marker: nil)
             }
         }
-        withExtendedLifetime(callObservers) {}
         let (typed, wildcards) = tallies
         stripe.borrow { stripe in
             let ownDelivered = typed.delivered - typed.routedDelivered

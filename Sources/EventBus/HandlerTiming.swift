@@ -109,26 +109,41 @@ struct HandlerTotals: Sendable, Hashable {
 struct HandlerTimer {
     unowned(unsafe) let bus: EventBus
     /// The slot of the type being delivered, for reports.
-    unowned(unsafe) let slot: TypeSlot
+    unowned(unsafe) var slot: TypeSlot
     /// The bus's ``EventBus/slowHandlerNanoseconds``, copied so that counting a call that was
     /// not slow does not touch the bus: reading an `unowned(unsafe)` reference to call a method
     /// retains it, and a bus that anything holds weakly (a capture, a tap) keeps its reference
     /// count in a side table, where a retain and a release cost several times as much.
     let slowNanoseconds: Int
-    /// Who observes handler calls, while anyone does: then each call is timed on its own and
-    /// reported. The publish holds the list for the whole delivery.
-    unowned(unsafe) let callObservers: HandlerCallObservers?
+    /// Whether something observed handler calls when the publish began: then each call is
+    /// timed on its own and reported (the delivery loop takes the observers, out of line, so
+    /// that an untraced publish holds no reference to them).
+    let traced: Bool
 
-    init(bus: EventBus, slot: TypeSlot, callObservers: HandlerCallObservers? = nil) {
+    init(bus: EventBus, slot: TypeSlot, traced: Bool = false) {
         self.bus = bus
         self.slot = slot
         slowNanoseconds = bus.slowHandlerNanoseconds
-        self.callObservers = callObservers
+        self.traced = traced
+    }
+
+    private init(copying timer: HandlerTimer, traced: Bool) {
+        bus = timer.bus
+        slot = timer.slot
+        slowNanoseconds = timer.slowNanoseconds
+        self.traced = traced
     }
 
     /// The same timer, reporting no calls.
     var untraced: HandlerTimer {
-        HandlerTimer(bus: bus, slot: slot)
+        HandlerTimer(copying: self, traced: false)
+    }
+
+    /// The same timer for the subscribers of a protocol's `slot`.
+    func forProtocol(_ slot: TypeSlot) -> HandlerTimer {
+        var timer = HandlerTimer(copying: self, traced: traced)
+        timer.slot = slot
+        return timer
     }
 
     /// Counts a call of `entry`'s handler that started at `start` (nanoseconds since 1970) and
@@ -160,11 +175,11 @@ struct HandlerTimer {
     /// The timer for a delivery that outlives the publish: it holds what it uses, and the time
     /// the delivery starts waiting.
     var scheduled: ScheduledTimer {
+        let observers = traced ? bus.callTracing.current() : nil
         let eventID =
-            callObservers == nil
-            ? 0 : ThreadDeliveryState.currentUnretained.borrow { $0.currentOrigin.eventID }
+            observers == nil ? 0 : ThreadDeliveryState.currentUnretained.borrow { $0.currentOrigin.eventID }
         return ScheduledTimer(
-            bus: bus, slot: slot, scheduledAt: System.monotonicNanoseconds(), callObservers: callObservers,
+            bus: bus, slot: slot, scheduledAt: System.monotonicNanoseconds(), callObservers: observers,
             eventID: eventID)
     }
 }

@@ -67,12 +67,22 @@ public struct PublishTrace: Sendable, Hashable {
     public var causeID: UInt64?
     /// The ``DeliveryRecord/site``.
     public var site: PublishSite?
+    /// ``thread`` and ``publishedAtNanoseconds`` in two words, so that a trace, which every
+    /// captured event carries, grows by no more while nothing is traced.
+    var stamp = TraceStamp()
+
     /// The thread that called `publish`, known while something observes handler calls (see
     /// ``EventBus/observeHandlerCalls(_:)``); `nil` otherwise.
-    public var thread: TraceThread?
+    public var thread: TraceThread? {
+        get { stamp.thread }
+        set { stamp.thread = newValue }
+    }
     /// When `publish` was called, in nanoseconds since 1970 on the real-time clock, known while
     /// something observes handler calls; `nil` otherwise.
-    public var publishedAtNanoseconds: Int?
+    public var publishedAtNanoseconds: Int? {
+        get { stamp.publishedAt }
+        set { stamp.publishedAt = newValue }
+    }
 
     /// Creates a trace; by default, one that knows nothing.
     public init(
@@ -82,8 +92,7 @@ public struct PublishTrace: Sendable, Hashable {
         self.eventID = eventID
         self.causeID = causeID
         self.site = site
-        self.thread = thread
-        self.publishedAtNanoseconds = publishedAtNanoseconds
+        stamp = TraceStamp(thread: thread, publishedAt: publishedAtNanoseconds)
     }
 }
 
@@ -91,8 +100,42 @@ extension DeliveryRecord {
     /// The record's ``eventID``, ``causeID``, ``site``, ``thread`` and
     /// ``publishedAtNanoseconds`` together.
     public var trace: PublishTrace {
-        PublishTrace(
-            eventID: eventID, causeID: causeID, site: site, thread: thread,
-            publishedAtNanoseconds: publishedAtNanoseconds)
+        var trace = PublishTrace(eventID: eventID, causeID: causeID, site: site)
+        trace.stamp = stamp
+        return trace
+    }
+}
+
+/// A publish's thread and time, packed: 0 in a word means unknown, and the thread's top bit says
+/// it is the main thread (system thread numbers never reach it).
+struct TraceStamp: Sendable, Hashable {
+    private static let mainBit: UInt64 = 1 << 63
+    private var threadWord: UInt64 = 0
+    private var publishedWord = 0
+
+    init() {}
+
+    init(thread: TraceThread?, publishedAt: Int?) {
+        self.thread = thread
+        self.publishedAt = publishedAt
+    }
+
+    var thread: TraceThread? {
+        get {
+            threadWord == 0
+                ? nil : TraceThread(id: threadWord & ~Self.mainBit, isMain: threadWord & Self.mainBit != 0)
+        }
+        set {
+            guard let thread = newValue, thread.id != 0 else {
+                threadWord = 0
+                return
+            }
+            threadWord = (thread.id & ~Self.mainBit) | (thread.isMain ? Self.mainBit : 0)
+        }
+    }
+
+    var publishedAt: Int? {
+        get { publishedWord == 0 ? nil : publishedWord }
+        set { publishedWord = newValue ?? 0 }
     }
 }
