@@ -49,7 +49,7 @@ package struct FleetState: Sendable {
     package private(set) var droppedEvents = 0
     /// Lifecycle changes dropped since the start because the buffer was full.
     package private(set) var droppedLifecycle = 0
-    /// Handler calls dropped since the start because the buffer was full.
+    /// Handler calls lost since the start: the buffer was full, or an app's link lost them.
     package private(set) var droppedCalls = 0
     private var fleetChanged = false
 
@@ -57,6 +57,8 @@ package struct FleetState: Sendable {
         var info: FleetMember
         /// The bridge's reconnections as last reported.
         var reconnects: Int?
+        /// Handler calls its link reported lost so far.
+        var callsDroppedOnTheWay = 0
     }
 
     /// Creates an empty fleet.
@@ -159,6 +161,10 @@ package struct FleetState: Sendable {
                 isWarning: true, now: now)
         }
         member.info.bridgeDropped = dropped
+        if report.droppedCalls > member.callsDroppedOnTheWay {
+            droppedCalls += report.droppedCalls - member.callsDroppedOnTheWay
+            member.callsDroppedOnTheWay = report.droppedCalls
+        }
         if let reconnects = member.reconnects, report.reconnects > reconnects {
             note("\(origin): its \(report.kind) reconnected to \(report.peer)", now: now)
         }

@@ -499,11 +499,11 @@ final class ListenLoop: @unchecked Sendable {
             switch record {
             case .dropped(let drops):
                 connection.tapDrops = drops.events
-                messages.append(
-                    .link(
-                        FleetLinkReport(
-                            time: drops.time, origin: origin, kind: "connection", state: "connected",
-                            dropped: drops.events)))
+                var report = FleetLinkReport(
+                    time: drops.time, origin: origin, kind: "connection", state: "connected",
+                    dropped: drops.events)
+                report.droppedCalls = drops.calls
+                messages.append(.link(report))
             default:
                 break
             }

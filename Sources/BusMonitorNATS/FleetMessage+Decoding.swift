@@ -53,5 +53,6 @@ extension FleetLinkReport {
             time: report.time, origin: FeedOrigin(app: report.app, host: report.host, pid: report.pid),
             kind: "bridge", state: report.state, dropped: report.statistics.dropped,
             reconnects: report.statistics.reconnects, peer: "the server")
+        droppedCalls = report.callsDropped
     }
 }

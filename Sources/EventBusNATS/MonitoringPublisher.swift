@@ -208,9 +208,10 @@
         }
 
         private func publishReport(state: String) {
-            let report = NATSBridgeReport(
+            var report = NATSBridgeReport(
                 time: WallClock.now(), app: origin.app, host: origin.host, pid: origin.pid, state: state,
                 statistics: core.statistics, lifecycleDropped: pending.droppedLifecycle)
+            report.callsDropped = calls.droppedCalls
             publish(report.encodeLine(), on: bridgeSubject)
         }
 

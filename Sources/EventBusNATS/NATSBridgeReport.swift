@@ -24,6 +24,9 @@ public struct NATSBridgeReport: Sendable, Hashable {
     public var statistics: NATSBridgeStatistics
     /// Lifecycle changes the bridge could not publish (it keeps 10,000 while the server is away).
     public var lifecycleDropped: Int
+    /// Handler calls the bridge dropped while a monitor's trace asked for them (it keeps 20,000
+    /// between two rounds of its monitoring thread).
+    public var callsDropped = 0
 
     /// Creates a report.
     ///
@@ -62,6 +65,7 @@ public struct NATSBridgeReport: Sendable, Hashable {
         writer.field("unencodable", statistics.unencodable)
         writer.field("reconnects", statistics.reconnects)
         writer.field("lifecycleDropped", lifecycleDropped)
+        if callsDropped > 0 { writer.field("callsDropped", callsDropped) }
         writer.endRecord()
         return writer.bytes
     }
@@ -74,13 +78,15 @@ public struct NATSBridgeReport: Sendable, Hashable {
         guard let wire = try? JSONDecoder().decode(Wire.self, from: Data(line)), wire.kind == "bridge" else {
             return nil
         }
-        return NATSBridgeReport(
+        var report = NATSBridgeReport(
             time: wire.time, app: wire.app, host: wire.host, pid: wire.pid, state: wire.state,
             statistics: NATSBridgeStatistics(
                 forwarded: wire.forwarded ?? 0, received: wire.received ?? 0, dropped: wire.dropped ?? 0,
                 undecodable: wire.undecodable ?? 0, unencodable: wire.unencodable ?? 0,
                 reconnects: wire.reconnects ?? 0),
             lifecycleDropped: wire.lifecycleDropped ?? 0)
+        report.callsDropped = wire.callsDropped ?? 0
+        return report
     }
 
     /// The record's fields as JSON has them.
@@ -98,5 +104,6 @@ public struct NATSBridgeReport: Sendable, Hashable {
         var unencodable: Int?
         var reconnects: Int?
         var lifecycleDropped: Int?
+        var callsDropped: Int?
     }
 }
