@@ -166,6 +166,32 @@ struct TraceEndToEndTests {
         #expect(!lines.contains { $0.contains("\"publishedNs\"") })
     }
 
+    @Test(.enabled(if: TmuxPane.isAvailable, "tmux is not installed; the terminal tests need it"))
+    func theDashboardSaysItTracesAndTheTraceIsWholeWhenItQuits() async throws {
+        let path = temporaryPath("dashboard.json")
+        defer { unlink(path) }
+        let pane = try TmuxPane(
+            busmon: BusmonBinary.require(), arguments: ["--seed", "5", "--trace", path], width: 140,
+            height: 40,
+            environment: ["LC_ALL": TestHost.utf8Locale])
+        defer { pane.close() }
+        // The log says a trace is being written, and where (filtered for, as the app's first
+        // lines push it up at once).
+        _ = try await pane.waitForScreen(containing: "HomeViewController")
+        try pane.press("/")
+        try pane.type("tracing")
+        try pane.press("Enter")
+        _ = try await pane.waitForScreen(containing: "tracing to \(path)")
+        try pane.press("q")
+        #expect(try await pane.waitForExit() == "EXIT=0 TTY=restored")
+        // The file ends with the array's `]`, and reads as a trace.
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasSuffix("]\n"))
+        let trace = try TraceFile(path: path)
+        #expect(trace.problems.isEmpty, "\(trace.problems.prefix(5))")
+        #expect(!trace.handlerSlices().isEmpty)
+    }
+
     @Test func aTracePathThatCannotBeWrittenIsRefusedAtOnce() throws {
         let run = try ChildProcess.run(
             try BusmonBinary.require(),
