@@ -11,9 +11,10 @@ internal import EventBus
 /// - an event is an instant (`"ph":"i"`, scope thread) named `publish <Type>` on the thread that
 ///   published it, at the moment `publish` was called; the handler calls it made inside the
 ///   `publish` nest in a `deliver <Type>` slice around them, on the same thread;
-/// - flow arrows (`"ph":"s"`/`"f"`) go from the delivery to each handler call that ran on a queue
-///   or an actor, and from the handler that published an event to its `publish` instant (the
-///   cause chain); calls made inside the `publish` nest in its slice instead;
+/// - flow arrows (`"ph":"s"`/`"f"`) go from the delivery to each of its handler calls (those
+///   made inside the `publish` also nest in its slice; those that ran on a queue or an actor are
+///   elsewhere), and from the handler that published an event to its `publish` instant (the
+///   cause chain);
 /// - a lifecycle change is a process-scoped instant (`"s":"p"`) such as `reclaimed
 ///   HomeViewController`;
 /// - snapshots make counter tracks (`"ph":"C"`): events per second and live subscribers, per
@@ -34,6 +35,9 @@ internal import EventBus
 struct ChromeTrace: Sendable {
     /// Events whose delivery slice or queued calls are remembered at most, per kind.
     static let pendingLimit = 65_536
+    /// Arrows from one delivery to the calls made in its publish, at most; the calls beyond
+    /// still nest in the delivery's slice.
+    static let arrowsPerDelivery = 1_000
     /// The track of the events whose thread is unknown.
     static let unknownThread: UInt64 = 0x7FFF_FFFF
 
@@ -55,6 +59,8 @@ struct ChromeTrace: Sendable {
         var thread: UInt64
         var start: Int
         var end: Int
+        /// Each call's start, for the arrows from the delivery to them.
+        var starts: [Int] = []
 
         /// Whether `place` is on this thread, within the calls.
         func encloses(_ place: FlowEnd) -> Bool {
@@ -192,6 +198,9 @@ struct ChromeTrace: Sendable {
             var calls = inlineCalls[key] ?? InlineCalls(thread: thread, start: start, end: start + duration)
             calls.start = min(calls.start, start)
             calls.end = max(calls.end, start + duration)
+            if calls.thread == thread && calls.starts.count < Self.arrowsPerDelivery {
+                calls.starts.append(start)
+            }
             if inlineCalls.count >= Self.pendingLimit && inlineCalls[key] == nil { inlineCalls.removeAll() }
             inlineCalls[key] = calls
         }
@@ -272,9 +281,11 @@ struct ChromeTrace: Sendable {
         // A publish made in a handler of the same bus is delivered after that handler returns,
         // so its slice starts with its calls, not at the publish.
         let slice: (start: Int, end: Int)
+        var inlineStarts: [Int] = []
         if let calls = inlineCalls.removeValue(forKey: key), calls.thread == thread {
             let start = trace.causeID == nil ? min(published, calls.start - 2) : calls.start - 2
             slice = (start, calls.end + 2)
+            inlineStarts = calls.starts
         } else {
             // Just after the instant, so that an arrow to the publish ends at the instant.
             slice = (published + 1, published + 3)
@@ -288,6 +299,11 @@ struct ChromeTrace: Sendable {
         writer.endObject()
         end()
         let source = FlowSource(thread: thread, time: slice.start + 1)
+        // To the calls made in the publish, nested in the slice: each arrow ends just before its
+        // call begins.
+        for start in inlineStarts {
+            arrow(in: process, from: source, to: FlowEnd(thread: thread, time: start - 1))
+        }
         for flowEnd in earlyFlowEnds.removeValue(forKey: key) ?? [] {
             arrow(in: process, from: source, to: flowEnd)
         }

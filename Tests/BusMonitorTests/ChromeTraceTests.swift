@@ -62,6 +62,11 @@ struct ChromeTraceTests {
         #expect(deliver.start <= track[2].start && deliver.end >= track[3].end)
         #expect(trace.events("X").first { $0["name"] as? String == "Screen Tick" }?["dur"] as? Double == 0.5)
         #expect(trace.processNames == [42: "app (pid 42)"])
+        // An arrow from the delivery to each call, as to calls that waited elsewhere.
+        #expect(
+            Set(trace.arrows.map { [$0.from.name, $0.to.name] }) == [
+                ["deliver Tick", "Screen Tick"], ["deliver Tick", "closure Tick"],
+            ])
         let threadName = trace.events("M").first { $0["name"] as? String == "thread_name" }
         #expect((threadName?["args"] as? [String: String])?["name"] == "main thread")
     }
@@ -95,7 +100,10 @@ struct ChromeTraceTests {
             Self.event(1, at: t + 50, on: Self.main),
         ])
         #expect(trace.problems.isEmpty, "\(trace.problems)")
-        #expect(trace.arrows.map { [$0.from.name, $0.to.name] } == [["Screen Tick", "publish Tick"]])
+        #expect(
+            Set(trace.arrows.map { [$0.from.name, $0.to.name] }) == [
+                ["Screen Tick", "publish Tick"], ["deliver Tick", "Screen Tick"],
+            ])
     }
 
     @Test("two apps with the same pid on two hosts are two processes; lifecycle and counters are per app")
