@@ -93,22 +93,29 @@ struct ChromeTrace: Sendable {
 
     /// The lines written so far, waiting to be taken by ``take()``.
     private var writer = JSONLineWriter(reservingCapacity: 64 << 10)
-    /// The trace's zero, in nanoseconds since 1970: the first record's time.
+    /// The trace's zero, in nanoseconds since 1970: a minute before the first record, so that
+    /// what came a little earlier (a wait before its call, an app whose clock is behind) still
+    /// has a time Perfetto keeps (it drops negative ones).
     private var zero: Int?
     /// The trace process id of each app, by origin (`nil` for the one app of a single source).
     private var processes: [FeedOrigin?: Int] = [:]
+    private var usedProcessIDs: Set<Int> = []
     private var namedThreads: Set<ThreadKey> = []
-    private var inlineCalls: [EventKey: InlineCalls] = [:]
-    private var flowSources: [EventKey: FlowSource] = [:]
-    private var flowSourceOrder: [EventKey] = []
-    private var earlyFlowEnds: [EventKey: [FlowEnd]] = [:]
+    private var inlineCalls = BoundedMap<EventKey, InlineCalls>(limit: ChromeTrace.pendingLimit)
+    private var flowSources = BoundedMap<EventKey, FlowSource>(limit: ChromeTrace.pendingLimit)
+    private var earlyFlowEnds = BoundedMap<EventKey, [FlowEnd]>(limit: ChromeTrace.pendingLimit)
     /// Handler calls written lately, by event: where an event their handler published can find
     /// the slice its arrow starts from.
-    private var recentCalls: [EventKey: [InlineCalls]] = [:]
-    private var recentCallOrder: [EventKey] = []
+    private var recentCalls = BoundedMap<EventKey, [InlineCalls]>(limit: ChromeTrace.pendingLimit)
     /// Events published by a handler whose call has not arrived yet (it ends after the publish):
-    /// the place of the arrow's ends, by the cause's event.
-    private var pendingCauses: [EventKey: [FlowEnd]] = [:]
+    /// the place of the arrow's end, by the cause's event.
+    private var pendingCauses = BoundedMap<EventKey, [FlowEnd]>(limit: ChromeTrace.pendingLimit)
+    /// Events waiting for the calls made in their publish, which a fleet's bridge sends apart
+    /// and later: written once records a ``holdBack`` newer have arrived, or at the end.
+    private var heldEvents: [(event: FeedEvent, process: Int)] = []
+    private var heldStart = 0
+    /// The newest record time seen, in nanoseconds since 1970.
+    private var newest = Int.min
     private var nextFlowID = 1
     private var counts: [Int: Counts] = [:]
     /// The name of the app of a source that watches one.
@@ -118,6 +125,17 @@ struct ChromeTrace: Sendable {
     private(set) var entriesWritten = 0
     /// Handler calls lost on the way, as the source last counted them.
     private(set) var droppedCalls = 0
+    /// Times before the trace's zero, written as its zero.
+    private(set) var timesMoved = 0
+    /// Records of apps or threads beyond ``maximumProcesses`` or ``maximumThreads``, left out.
+    private(set) var recordsLeftOut = 0
+
+    /// How long an event waits for the calls made in its publish, in nanoseconds of record time.
+    static let holdBack = 1_000_000_000
+    /// Apps a trace names at most; records of more are left out and counted.
+    static let maximumProcesses = 4_096
+    /// Threads a trace names at most.
+    static let maximumThreads = 65_536
 
     /// A trace whose single app (records without an origin) is named by `singleApp`, asked when
     /// the first of its records arrives.
@@ -132,13 +150,21 @@ struct ChromeTrace: Sendable {
         return writer.bytes
     }
 
-    /// The last bytes of the trace: a note of the calls lost, if any, and the array's end.
+    /// The last bytes of the trace: the events still held, notes of what was lost or moved, if
+    /// anything was, and the array's end.
     mutating func finish() -> [UInt8] {
-        if droppedCalls > 0, let process = processes.values.min() {
-            begin("i", name: "\(droppedCalls) handler calls lost on the way", category: "monitor")
-            writer.field("s", "g")
-            field(process: process, thread: nil, time: zero ?? 0)
-            end()
+        releaseHeldEvents(all: true)
+        if let process = processes.values.min() {
+            for (count, what) in [
+                (droppedCalls, "handler calls lost on the way"),
+                (timesMoved, "times before the trace's start moved to it"),
+                (recordsLeftOut, "records of apps or threads beyond the trace's limits left out"),
+            ] where count > 0 {
+                begin("i", name: "\(count) \(what)", category: "monitor")
+                writer.field("s", "g")
+                field(process: process, thread: nil, time: zero ?? 0)
+                end()
+            }
         }
         writer.appendRaw("]\n")
         return take()
@@ -146,24 +172,56 @@ struct ChromeTrace: Sendable {
 
     /// Adds what `batch` holds.
     mutating func add(_ batch: SourceBatch) {
+        if batch.countersRestarted { startOverForANewProcess() }
         droppedCalls = max(droppedCalls, batch.droppedCalls)
         for record in batch.records {
+            if let time = record.time { newest = max(newest, Self.nanoseconds(time)) }
             switch record {
             case .call(let call): add(call)
-            case .event(let event): add(event)
+            case .event(let event):
+                guard let process = process(for: event.origin, at: Self.nanoseconds(event.time)) else {
+                    continue
+                }
+                heldEvents.append((event, process))
             case .lifecycle(let change): add(change)
             case .snapshot(let snapshot): add(snapshot)
             case .hello, .dropped, .refused: break
             }
+        }
+        releaseHeldEvents(all: false)
+    }
+
+    /// The source watches a new process (an app restarted behind the same socket): its event
+    /// numbers start again, so nothing pending may match them, and it is a process of its own.
+    private mutating func startOverForANewProcess() {
+        releaseHeldEvents(all: true)
+        processes[nil] = nil
+        inlineCalls.removeAll()
+        flowSources.removeAll()
+        earlyFlowEnds.removeAll()
+        recentCalls.removeAll()
+        pendingCauses.removeAll()
+    }
+
+    private mutating func releaseHeldEvents(all: Bool) {
+        while heldStart < heldEvents.count {
+            let (event, process) = heldEvents[heldStart]
+            guard all || Self.nanoseconds(event.time) <= newest - Self.holdBack else { break }
+            heldStart += 1
+            add(event, in: process)
+        }
+        if heldStart > 1024 && heldStart * 2 > heldEvents.count {
+            heldEvents.removeFirst(heldStart)
+            heldStart = 0
         }
     }
 
     // MARK: - Records
 
     private mutating func add(_ call: FeedHandlerCall) {
-        let process = self.process(for: call.origin, at: call.startNanoseconds)
-        let thread = call.thread.id
-        nameThread(call.thread, in: process)
+        guard let process = self.process(for: call.origin, at: call.startNanoseconds),
+            let thread = nameThread(call.thread, in: process)
+        else { return }
         let start = call.startNanoseconds
         let duration = max(1, call.durationNanoseconds)
         let handler = "\(call.observerTypeName ?? "closure") \(call.eventTypeName)"
@@ -191,8 +249,7 @@ struct ChromeTrace: Sendable {
             if let source = flowSources[key] {
                 arrow(in: process, from: source, to: flowEnd)
             } else if call.eventID != 0 {
-                if earlyFlowEnds.count >= Self.pendingLimit { earlyFlowEnds.removeAll() }
-                earlyFlowEnds[key, default: []].append(flowEnd)
+                earlyFlowEnds.append(flowEnd, to: key, atMost: Self.arrowsPerDelivery)
             }
         } else if call.eventID != 0 {
             var calls = inlineCalls[key] ?? InlineCalls(thread: thread, start: start, end: start + duration)
@@ -201,7 +258,6 @@ struct ChromeTrace: Sendable {
             if calls.thread == thread && calls.starts.count < Self.arrowsPerDelivery {
                 calls.starts.append(start)
             }
-            if inlineCalls.count >= Self.pendingLimit && inlineCalls[key] == nil { inlineCalls.removeAll() }
             inlineCalls[key] = calls
         }
         begin("X", name: handler, category: "handler")
@@ -217,50 +273,42 @@ struct ChromeTrace: Sendable {
         writer.endObject()
         end()
         guard call.eventID != 0 else { return }
+        // Events this handler published, waiting for it: their arrows start just after it
+        // began, where it is the innermost slice of its thread (Perfetto binds a flow's start
+        // to the top of the thread's slice stack, where a finished slice stays until the next
+        // one begins).
         let extent = InlineCalls(thread: thread, start: start, end: start + duration)
         if var waiting = pendingCauses[key] {
             waiting.removeAll { place in
                 guard extent.encloses(place) else { return false }
-                arrow(in: process, from: FlowSource(thread: place.thread, time: place.time), to: place)
+                arrow(in: process, from: FlowSource(thread: thread, time: start + 1), to: place)
                 return true
             }
             pendingCauses[key] = waiting.isEmpty ? nil : waiting
         }
-        recentCalls[key, default: []].append(extent)
-        recentCallOrder.append(key)
-        if recentCallOrder.count > Self.pendingLimit {
-            let forgotten = recentCallOrder.prefix(recentCallOrder.count / 2)
-            for old in forgotten { recentCalls[old] = nil }
-            recentCallOrder.removeFirst(forgotten.count)
-        }
+        recentCalls.append(extent, to: key, atMost: Self.arrowsPerDelivery)
     }
 
-    private mutating func add(_ event: FeedEvent) {
+    private mutating func add(_ event: FeedEvent, in process: Int) {
         let trace = event.trace
         let published = trace.publishedAtNanoseconds ?? Self.nanoseconds(event.time)
-        let process = self.process(for: event.origin, at: published)
         let key = EventKey(process: process, eventID: trace.eventID)
-        let thread: UInt64
-        if let traced = trace.thread {
-            thread = traced.id
-            nameThread(traced, in: process)
-        } else {
-            thread = Self.unknownThread
-            nameUnknownThread(in: process)
-        }
         let known = trace.thread != nil && trace.publishedAtNanoseconds != nil
-        // The handler that published it, to its `publish`: the arrow starts in the handler's
-        // slice, open just before, and ends at the next slice to begin, the instant below. Only
-        // once that handler's call is known to be in the trace (it usually ends, and arrives,
-        // after the publish).
+        guard let thread = known ? nameThread(trace.thread!, in: process) : nameUnknownThread(in: process)
+        else {
+            return
+        }
+        // The handler that published it, to its `publish`: the arrow starts just after the
+        // handler began, and ends at the next slice to begin on this thread after the moment
+        // before the publish, the instant below. Only once that handler's call is known to be
+        // in the trace (in a tap's stream it ends, and arrives, after the publish).
         if known, let cause = trace.causeID, cause != 0 {
             let place = FlowEnd(thread: thread, time: published - 1)
             let causeKey = EventKey(process: process, eventID: cause)
-            if recentCalls[causeKey]?.contains(where: { $0.encloses(place) }) == true {
-                arrow(in: process, from: FlowSource(thread: thread, time: place.time), to: place)
+            if let handler = recentCalls[causeKey]?.last(where: { $0.encloses(place) }) {
+                arrow(in: process, from: FlowSource(thread: thread, time: handler.start + 1), to: place)
             } else {
-                if pendingCauses.count >= Self.pendingLimit { pendingCauses.removeAll() }
-                pendingCauses[causeKey, default: []].append(place)
+                pendingCauses.append(place, to: causeKey, atMost: Self.arrowsPerDelivery)
             }
         }
         begin("i", name: "publish \(event.typeName)", category: "publish")
@@ -275,19 +323,19 @@ struct ChromeTrace: Sendable {
         end()
         guard known, trace.eventID != 0 else { return }
 
-        // The calls made inside the publish, in a slice of their own. Without them the slice
-        // lasts two nanoseconds after the publish, for arrows to start from: it then fits in
-        // whatever slice the publish was made in (a publish takes longer than that to return).
-        // A publish made in a handler of the same bus is delivered after that handler returns,
-        // so its slice starts with its calls, not at the publish.
+        // The calls made inside the publish, in a slice of their own, which begins after the
+        // instant (never with it, so that nothing is ambiguous about which slice is on top).
+        // Without them the slice lasts two nanoseconds, for arrows to start from: it then fits
+        // in whatever slice the publish was made in (a publish takes longer than that to
+        // return). A publish made in a handler of the same bus is delivered after that handler
+        // returns, so its slice starts with its calls, not at the publish.
         let slice: (start: Int, end: Int)
         var inlineStarts: [Int] = []
         if let calls = inlineCalls.removeValue(forKey: key), calls.thread == thread {
-            let start = trace.causeID == nil ? min(published, calls.start - 2) : calls.start - 2
+            let start = trace.causeID == nil ? min(published + 1, calls.start - 2) : calls.start - 2
             slice = (start, calls.end + 2)
             inlineStarts = calls.starts
         } else {
-            // Just after the instant, so that an arrow to the publish ends at the instant.
             slice = (published + 1, published + 3)
         }
         begin("X", name: "deliver \(event.typeName)", category: "delivery")
@@ -298,6 +346,7 @@ struct ChromeTrace: Sendable {
         writer.field("event", Int(clamping: trace.eventID))
         writer.endObject()
         end()
+        // Just after it began, the delivery is the innermost slice of its thread.
         let source = FlowSource(thread: thread, time: slice.start + 1)
         // To the calls made in the publish, nested in the slice: each arrow ends just before its
         // call begins.
@@ -308,18 +357,12 @@ struct ChromeTrace: Sendable {
             arrow(in: process, from: source, to: flowEnd)
         }
         flowSources[key] = source
-        flowSourceOrder.append(key)
-        if flowSourceOrder.count > Self.pendingLimit {
-            let forgotten = flowSourceOrder.prefix(flowSourceOrder.count / 2)
-            for old in forgotten { flowSources[old] = nil }
-            flowSourceOrder.removeFirst(forgotten.count)
-        }
     }
 
     private mutating func add(_ record: FeedLifecycle) {
         let change = record.change
         let time = Self.nanoseconds(record.time)
-        let process = self.process(for: record.origin, at: time)
+        guard let process = self.process(for: record.origin, at: time) else { return }
         let subject = change.observerTypeName ?? change.eventTypeName
         begin("i", name: "\(change.kind.rawValue) \(subject)", category: "lifecycle")
         writer.field("s", "p")
@@ -332,7 +375,7 @@ struct ChromeTrace: Sendable {
 
     private mutating func add(_ record: FeedSnapshot) {
         let time = Self.nanoseconds(record.time)
-        let process = self.process(for: record.origin, at: time)
+        guard let process = self.process(for: record.origin, at: time) else { return }
         let types = record.snapshot.eventTypes
         guard !types.isEmpty else { return }
         begin("C", name: "live subscribers", category: "counters")
@@ -365,10 +408,15 @@ struct ChromeTrace: Sendable {
     // MARK: - Processes and threads
 
     /// The trace process id of the app `origin` names (or the single app), announcing it with
-    /// its name the first time.
-    private mutating func process(for origin: FeedOrigin?, at time: Int) -> Int {
-        if zero == nil { zero = time - 1_000 }
+    /// its name the first time; `nil`, and the record counted as left out, beyond
+    /// ``maximumProcesses``.
+    private mutating func process(for origin: FeedOrigin?, at time: Int) -> Int? {
+        if zero == nil { zero = time - 60_000_000_000 }
         if let known = processes[origin] { return known }
+        guard processes.count < Self.maximumProcesses else {
+            recordsLeftOut += 1
+            return nil
+        }
         let app: AppName
         if let origin {
             app = AppName(name: "\(origin.app) on \(origin.host) (pid \(origin.pid))", pid: origin.pid)
@@ -376,30 +424,44 @@ struct ChromeTrace: Sendable {
             let single = singleApp()
             app = AppName(name: "\(single.name) (pid \(single.pid))", pid: single.pid)
         }
-        // Two apps of a fleet may have the same pid on different hosts.
+        // Two apps of a fleet may have the same pid on different hosts, and an app restarted
+        // behind a socket may get its old pid back.
         var id = max(1, app.pid)
-        while processes.values.contains(id) { id += 1_000_000 }
+        while usedProcessIDs.contains(id) { id += 1_000_000 }
+        usedProcessIDs.insert(id)
         processes[origin] = id
         metadata("process_name", process: id, thread: nil, name: app.name)
         metadata("process_sort_index", process: id, thread: nil, sortIndex: processes.count)
         return id
     }
 
-    private mutating func nameThread(_ thread: TraceThread, in process: Int) {
-        guard namedThreads.insert(ThreadKey(process: process, thread: thread.id)).inserted else { return }
+    /// The track of `thread` in `process`, named the first time; `nil`, and the record counted
+    /// as left out, beyond ``maximumThreads``. A thread the app could not number goes on the
+    /// track of unknown threads.
+    private mutating func nameThread(_ thread: TraceThread, in process: Int) -> UInt64? {
+        guard thread.id != 0 else { return nameUnknownThread(in: process) }
+        let key = ThreadKey(process: process, thread: thread.id)
+        guard !namedThreads.contains(key) else { return thread.id }
+        guard namedThreads.count < Self.maximumThreads else {
+            recordsLeftOut += 1
+            return nil
+        }
+        namedThreads.insert(key)
         metadata(
             "thread_name", process: process, thread: thread.id,
             name: thread.isMain ? "main thread" : "thread \(thread.id)")
         if thread.isMain { metadata("thread_sort_index", process: process, thread: thread.id, sortIndex: -1) }
+        return thread.id
     }
 
-    private mutating func nameUnknownThread(in process: Int) {
-        guard namedThreads.insert(ThreadKey(process: process, thread: Self.unknownThread)).inserted else {
-            return
+    private mutating func nameUnknownThread(in process: Int) -> UInt64? {
+        let key = ThreadKey(process: process, thread: Self.unknownThread)
+        if namedThreads.insert(key).inserted {
+            metadata(
+                "thread_name", process: process, thread: Self.unknownThread,
+                name: "publishes (thread not recorded)")
         }
-        metadata(
-            "thread_name", process: process, thread: Self.unknownThread,
-            name: "publishes (thread not recorded)")
+        return Self.unknownThread
     }
 
     private mutating func metadata(
@@ -457,7 +519,9 @@ struct ChromeTrace: Sendable {
         writer.field("pid", process)
         if let thread { writer.field("tid", Int(clamping: thread)) }
         writer.key("ts")
-        appendMicroseconds(time - (zero ?? time))
+        let offset = time - (zero ?? time)
+        if offset < 0 { timesMoved += 1 }
+        appendMicroseconds(max(0, offset))
     }
 
     /// Nanoseconds as microseconds with three decimals, exactly.
@@ -473,5 +537,59 @@ struct ChromeTrace: Sendable {
     static func nanoseconds(_ seconds: Double) -> Int {
         guard seconds.isFinite else { return 0 }
         return Int((seconds * 1e9).rounded())
+    }
+}
+
+/// A dictionary that keeps at most `limit` keys, forgetting the oldest half when it would hold
+/// more: what a trace remembers while it waits for a record that may never come.
+struct BoundedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private var values: [Key: Value] = [:]
+    private var order: [Key] = []
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = max(2, limit)
+    }
+
+    subscript(key: Key) -> Value? {
+        get { values[key] }
+        set {
+            if let newValue {
+                if values.updateValue(newValue, forKey: key) == nil { remember(key) }
+            } else {
+                values[key] = nil
+            }
+        }
+    }
+
+    mutating func removeValue(forKey key: Key) -> Value? {
+        values.removeValue(forKey: key)
+    }
+
+    mutating func removeAll() {
+        values = [:]
+        order = []
+    }
+
+    /// Appends `element` to the array under `key`, unless it holds `atMost` already.
+    mutating func append<Element>(_ element: Element, to key: Key, atMost: Int) where Value == [Element] {
+        if var list = values[key] {
+            guard list.count < atMost else { return }
+            values[key] = nil
+            list.append(element)
+            values[key] = list
+        } else {
+            values[key] = [element]
+            remember(key)
+        }
+    }
+
+    private mutating func remember(_ key: Key) {
+        order.append(key)
+        guard order.count > limit else { return }
+        // Keys removed since are in the order still: forgetting them again does no harm.
+        let forgotten = order.prefix(order.count / 2)
+        for old in forgotten { values[old] = nil }
+        order.removeFirst(forgotten.count)
     }
 }

@@ -46,7 +46,7 @@ struct ChromeTraceTests {
                 origin: origin))
     }
 
-    @Test("calls made in the publish nest in its delivery slice, after its instant")
+    @Test("calls made in the publish nest in its delivery slice, which begins after its instant")
     func inlineCallsNest() throws {
         let t = Self.second
         // The calls arrive first (they ran inside the publish), then the event.
@@ -57,8 +57,8 @@ struct ChromeTraceTests {
         ])
         #expect(trace.problems.isEmpty, "\(trace.problems)")
         let track = try #require(trace.slices[42]?[100])
-        #expect(track.map(\.name) == ["deliver Tick", "publish Tick", "Screen Tick", "closure Tick"])
-        let deliver = track[0]
+        #expect(track.map(\.name) == ["publish Tick", "deliver Tick", "Screen Tick", "closure Tick"])
+        let deliver = track[1]
         #expect(deliver.start <= track[2].start && deliver.end >= track[3].end)
         #expect(trace.events("X").first { $0["name"] as? String == "Screen Tick" }?["dur"] as? Double == 0.5)
         #expect(trace.processNames == [42: "app (pid 42)"])

@@ -9,9 +9,10 @@ import Foundation
 ///   a slice of no duration on its track);
 /// - `b`/`e` async events pair by `cat`, `name` and `id`;
 /// - `C` counters carry numbers in `args`; `M` metadata names processes and threads;
-/// - a flow's `s` binds to the slice open on its thread at its time, and its `f` (without
-///   `"bp":"e"`) to the next slice that begins on its thread at or after its time; one of each
-///   per `id`.
+/// - a flow's `s` binds to the top of its thread's slice stack at its time (a finished slice
+///   stays on the stack until a later one begins), and its `f` (without `"bp":"e"`) to the next
+///   slice that begins on its thread after its time; one of each per `id`;
+/// - no `ts` is negative (Perfetto drops those).
 package struct TraceFile {
     /// One slice on a thread's track, in nanoseconds.
     package struct Slice: Hashable {
@@ -102,6 +103,9 @@ package struct TraceFile {
             let category = event["cat"] as? String ?? ""
             let time = Self.nanoseconds(event["ts"])
             if phase != "M" && time == nil { problems.append("event \(index) (\(phase) \(name)) has no ts") }
+            if let time, time < 0 {
+                problems.append("event \(index) (\(phase) \(name)) has a negative ts, which Perfetto drops")
+            }
             switch phase {
             case "X":
                 guard let tid = event["tid"] as? Int, let start = time,
@@ -172,17 +176,51 @@ package struct TraceFile {
             problems.append("async slice \(key) is not one b and one e")
         }
         checkNesting()
+        // Flow starts bound per track in one sweep, as Perfetto's slice stack moves.
+        var startsByTrack: [Track: [(time: Int, id: String)]] = [:]
         for (id, flow) in flows {
-            guard let start = flow.start, let end = flow.end else {
+            guard let start = flow.start, flow.end != nil else {
                 problems.append("flow \(id) lacks its start or its end")
                 continue
             }
-            guard let from = enclosing(start), let to = next(end) else {
+            if let track = Self.track(of: start), let time = Self.nanoseconds(start["ts"]) {
+                startsByTrack[track, default: []].append((time, id))
+            }
+        }
+        var bound: [String: Slice] = [:]
+        for (track, starts) in startsByTrack {
+            let list = slices[track.pid]?[track.tid] ?? []
+            var stack: [Slice] = []
+            var next = 0
+            for start in starts.sorted(by: { $0.time < $1.time }) {
+                var ambiguous = false
+                while next < list.count, list[next].start <= start.time {
+                    if list[next].start == start.time { ambiguous = true }
+                    while let top = stack.last, top.end <= list[next].start { stack.removeLast() }
+                    stack.append(list[next])
+                    next += 1
+                }
+                if !ambiguous, let top = stack.last { bound[start.id] = top }
+            }
+        }
+        for (id, flow) in flows {
+            guard let end = flow.end, flow.start != nil else { continue }
+            guard let from = bound[id], let to = self.next(end) else {
                 problems.append("flow \(id) binds to no slice at one end")
                 continue
             }
             arrows.append(Arrow(from: from, to: to))
         }
+    }
+
+    private struct Track: Hashable {
+        var pid: Int
+        var tid: Int
+    }
+
+    private static func track(of event: [String: Any]) -> Track? {
+        guard let pid = event["pid"] as? Int, let tid = event["tid"] as? Int else { return nil }
+        return Track(pid: pid, tid: tid)
     }
 
     private mutating func checkNesting() {
@@ -206,20 +244,20 @@ package struct TraceFile {
         }
     }
 
-    /// The innermost slice (of some duration) open on the event's thread at its time.
-    private func enclosing(_ event: [String: Any]) -> Slice? {
-        guard let pid = event["pid"] as? Int, let tid = event["tid"] as? Int,
-            let time = Self.nanoseconds(event["ts"])
-        else { return nil }
-        return slices[pid]?[tid]?.last { $0.start <= time && time < $0.end }
-    }
-
-    /// The first slice that begins on the event's thread at or after its time.
+    /// The slice Perfetto binds a flow's end to (without `"bp":"e"`): the first that begins on
+    /// its thread after the flow's time; `nil` when one begins at that very time.
     private func next(_ event: [String: Any]) -> Slice? {
         guard let pid = event["pid"] as? Int, let tid = event["tid"] as? Int,
-            let time = Self.nanoseconds(event["ts"])
+            let time = Self.nanoseconds(event["ts"]), let list = slices[pid]?[tid]
         else { return nil }
-        return slices[pid]?[tid]?.first { $0.start >= time }
+        // The list is sorted by start: the first at or after `time`, by bisection.
+        var (low, high) = (0, list.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle].start < time { low = middle + 1 } else { high = middle }
+        }
+        guard low < list.count, list[low].start > time else { return nil }
+        return list[low]
     }
 }
 
