@@ -6,15 +6,16 @@ internal import EventBus
 ///
 /// Events are numbered in the order written (from 1, so a reader sees a gap only where this
 /// writer lost something), payloads held as values are formatted, and a `dropped` line follows
-/// whenever the source's count of dropped events changed. Lifecycle changes and snapshots are
+/// whenever the source's count of dropped events (or handler calls) changed. Lifecycle changes and snapshots are
 /// written as they came, with their app's origin when they have one.
 struct RecordLines {
     /// The number the next event line gets.
     private(set) var nextSequence = 1
     /// Event, lifecycle, snapshot and call lines written so far.
     private(set) var recordsWritten = 0
-    /// The drop count of the last `dropped` line.
+    /// The drop counts of the last `dropped` line.
     private var lastDropped = 0
+    private var lastDroppedCalls = 0
     /// The newest record time written, and the monotonic clock when it was: a `dropped` line,
     /// which the source does not stamp, takes that time plus the time since, so a recording of
     /// a replay keeps the replay's clock.
@@ -42,9 +43,11 @@ struct RecordLines {
             lines += 1
         }
         recordsWritten += lines
-        if batch.droppedEvents != lastDropped {
+        if batch.droppedEvents != lastDropped || batch.droppedCalls != lastDroppedCalls {
             lastDropped = batch.droppedEvents
-            writer.write(FeedDrops(time: currentTime(), events: batch.droppedEvents))
+            lastDroppedCalls = batch.droppedCalls
+            writer.write(
+                FeedDrops(time: currentTime(), events: batch.droppedEvents, calls: batch.droppedCalls))
             lines += 1
         }
         return lines

@@ -134,6 +134,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// Records handed over so far.
         var delivered = 0
         var dropped = 0
+        /// Handler calls the recording says were lost, as its newest `dropped` line counts them.
+        var droppedCalls = 0
         /// Whether the next snapshot's counters start over: true at the start, and after a hello.
         var countersStartOver = true
         /// Notices for the first batch; emptied by it.
@@ -414,6 +416,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             switch pending.item.record {
             case .dropped(let drops):
                 clock.dropped = drops.events
+                clock.droppedCalls = drops.calls
             case .event:
                 clock.lastEvent = clock.delivered
                 clock.lastLine = clock.delivered
@@ -449,6 +452,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         batches[0].notices = clock.notices
         clock.notices = []
         batches[batches.count - 1].droppedEvents = clock.dropped
+        batches[batches.count - 1].droppedCalls = clock.droppedCalls
         let cursor = cursor(clock, now: now)
         batches[batches.count - 1].status = status(clock, played: cursor)
         // The dashboard's rates and sparklines run on the cursor, and stand still with it.
@@ -793,6 +797,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.handedOver = checkpoint.latest
         clock.delivered = checkpoint.delivered
         clock.dropped = 0
+        clock.droppedCalls = 0
         clock.countersStartOver = true
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine

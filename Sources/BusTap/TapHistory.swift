@@ -11,8 +11,9 @@ struct TapHistory {
     enum Entry {
         case event(FeedEvent)
         case lifecycle(sequence: Int, FeedLifecycle)
-        /// A handler call, kept while a reader asked for calls.
-        case call(FeedHandlerCall)
+        /// A handler call, kept while a reader asked for calls, with its number among the calls
+        /// the tap kept (from 1), so that a reader that skips some can count them.
+        case call(sequence: Int, FeedHandlerCall)
     }
 
     /// Where a reader stands: the next position, and the sequence numbers it expects next.

@@ -18,7 +18,10 @@ extension TapServer {
                 lifecycleSequence += 1
             case .call(let call):
                 // Calls observed just before the last reader withdrew its request are left out.
-                if callToken != nil { history.append(.call(call)) }
+                if callToken != nil {
+                    callsKept += 1
+                    history.append(.call(sequence: callsKept, call))
+                }
             default:
                 break
             }
@@ -70,6 +73,8 @@ extension TapServer {
                 let first = max(client.cursor.position, low)
                 client.takenThisRound += high - first
                 for position in first..<high {
+                    // Calls go only to the readers that asked for them.
+                    if case .call = history[position], !client.wantsCalls { continue }
                     noteGaps(before: history[position], for: client)
                     let index = position - low
                     let start = index == 0 ? 0 : lineEnds[index - 1]
@@ -97,7 +102,7 @@ extension TapServer {
             writer.write(event, payloads: payloads)
         case .lifecycle(_, let change):
             writer.write(.lifecycle(change))
-        case .call(let call):
+        case .call(_, let call):
             writer.write(call)
         }
     }
@@ -119,11 +124,14 @@ extension TapServer {
                 grew = true
             }
             client.cursor.nextLifecycle = max(client.cursor.nextLifecycle, sequence + 1)
-        case .call:
-            break
+        case .call(let sequence, _):
+            if sequence > client.nextCall {
+                client.callsSkipped += sequence - client.nextCall
+            }
+            client.nextCall = max(client.nextCall, sequence + 1)
         }
-        if client.wantsCalls && droppedCalls != client.droppedCallsTold {
-            client.droppedCallsTold = droppedCalls
+        if client.wantsCalls && client.droppedCalls(inboxDrops: droppedCalls) != client.droppedCallsTold {
+            client.droppedCallsTold = client.droppedCalls(inboxDrops: droppedCalls)
             grew = true
         }
         if grew { appendDrops(to: client) }

@@ -61,6 +61,8 @@ final class TapServer: @unchecked Sendable {
     var callToken: Subscription?
     /// Handler calls the inbox dropped so far because it was full.
     var droppedCalls = 0
+    /// Handler calls kept in the history so far: the number of the newest.
+    var callsKept = 0
     var lifecycleToken: Subscription?
     var nextSnapshot = 0.0
     var acceptPausedUntil = 0.0
@@ -102,6 +104,19 @@ final class TapServer: @unchecked Sendable {
         var wantsCalls = false
         /// The count of lost calls this reader was last told.
         var droppedCallsTold = 0
+        /// The inbox's count of dropped calls when the reader asked for calls: only later drops
+        /// are its losses.
+        var callDropsBefore = 0
+        /// Calls the reader skipped because it fell behind the history.
+        var callsSkipped = 0
+        /// The number the next call the reader takes should have.
+        var nextCall = 1
+
+        /// Calls this reader lost since it asked for them: those the inbox dropped meanwhile,
+        /// `inboxDrops` counting all it ever dropped, and those it skipped.
+        func droppedCalls(inboxDrops: Int) -> Int {
+            max(0, inboxDrops - callDropsBefore) + callsSkipped
+        }
 
         init(descriptor: Int32, cursor: TapHistory.Cursor) {
             self.descriptor = descriptor
@@ -392,7 +407,14 @@ final class TapServer: @unchecked Sendable {
     func applyRequests(of client: Client) {
         for request in MonitorRequest.take(from: &client.input) {
             switch request {
-            case .traceCalls(let calls): client.wantsCalls = calls
+            case .traceCalls(let calls):
+                if calls && !client.wantsCalls {
+                    // Its losses count from now, on from what it was told: calls kept or
+                    // dropped before are not its.
+                    client.callDropsBefore = droppedCalls + client.callsSkipped - client.droppedCallsTold
+                    client.nextCall = callsKept + 1
+                }
+                client.wantsCalls = calls
             }
         }
     }

@@ -21,7 +21,7 @@ extension EventBus {
             parent = (thread.frames[index].current.eventID, thread.frames[index].current.type)
         }
         let origin = PublishOrigin(
-            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: parent.eventID,
+            eventID: isNumberingEvents ? eventNumbers.next() : 0, causeID: parent.eventID,
             type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion,
             publishedAt: tracedPublishTime)
         if let cascadeLimit {
@@ -92,7 +92,7 @@ extension EventBus {
         let busID = ObjectIdentifier(self)
         let sameBus = cause.bus == busID
         let origin = PublishOrigin(
-            eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0,
+            eventID: isNumberingEvents ? eventNumbers.next() : 0,
             causeID: sameBus ? cause.eventID : 0,
             type: T.self, fileID: fileID, line: line, stickyVersion: stickyVersion,
             publishedAt: tracedPublishTime)

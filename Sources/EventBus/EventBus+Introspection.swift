@@ -82,7 +82,13 @@ extension EventBus {
     /// are left out), notes each publish's thread and time in its ``DeliveryRecord``, and calls
     /// `handler` on the thread of each call, after it returned. That costs each call two clock
     /// readings and the handler's own work, so observe calls only while a trace is being
-    /// written. Cancelling the subscription stops it all.
+    /// written. Cancelling the subscription stops it all. Events are numbered meanwhile
+    /// (``HandlerCallRecord/eventID``), as while a wildcard observer watches.
+    ///
+    /// `handler` runs inside the delivery, as a handler does: an event it publishes on this bus
+    /// is queued behind the one being delivered, and its handlers' calls are reported in turn,
+    /// so a handler that publishes for every call never ends but for the cascade limit. Keep it
+    /// to storing the record, as busmon's capture does.
     ///
     /// ```swift
     /// let calls = bus.observeHandlerCalls { call in

@@ -177,13 +177,20 @@ public final class EventBus: Sendable {
                 return
             }
             let origin = PublishOrigin(
-                eventID: wildcardSlot.hasSubscribers ? eventNumbers.next() : 0, causeID: 0, type: T.self,
+                eventID: isNumberingEvents ? eventNumbers.next() : 0, causeID: 0, type: T.self,
                 fileID: fileID, line: line, stickyVersion: stickyVersion, publishedAt: tracedPublishTime)
             let cascade = thread.runDeliveryLoop(for: busID, origin: origin, record: nil) {
                 deliver(event, on: thread)
             }
             if let cascade { finish(cascade) }
         }
+    }
+
+    /// Whether publishes get numbers: while a wildcard observer or an observer of handler calls
+    /// may need to tell events apart.
+    @inline(__always)
+    var isNumberingEvents: Bool {
+        wildcardSlot.hasSubscribers || callTracing.isOn
     }
 
     /// When a publish happens, in nanoseconds since 1970, while something observes handler

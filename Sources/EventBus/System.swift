@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -5,6 +7,9 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+
+/// Numbers given to threads where the system's cannot be read.
+private let nextThreadSerial = Atomic<Int>(0)
 
 /// The C library calls whose spelling differs between Darwin and Linux, each with both branches
 /// side by side, so that the rest of the module reads the same on every platform.
@@ -91,9 +96,13 @@ enum System {
             var buffer = [CChar](repeating: 0, count: 64)
             let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
             let pid = UInt64(getpid())
-            guard length > 0 else { return (0, false) }
-            let text = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            guard let last = text.split(separator: "/").last, let id = UInt64(last) else { return (0, false) }
+            let text =
+                length > 0
+                ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+            guard let last = text.split(separator: "/").last, let id = UInt64(last) else {
+                // No /proc (a sandbox): a number of the process's own, above any tid.
+                return ((1 << 40) + UInt64(nextThreadSerial.add(1, ordering: .relaxed).newValue), false)
+            }
             return (id, id == pid)
         #endif
     }

@@ -119,10 +119,14 @@
             }
             observer.withLock { $0 }?.cancel()
             requests.withLock { $0 }?.cancel()
-            callObserver.withLock { $0 }?.cancel()
             stopping.store(true, ordering: .releasing)
             wake.signal()
             finished.wait()
+            // After the thread: a request in flight may have had it start observing again.
+            callObserver.withLock { observer in
+                observer?.cancel()
+                observer = nil
+            }
             connection.close()
             finished.signal()
         }

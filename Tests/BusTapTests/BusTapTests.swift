@@ -53,6 +53,42 @@ struct BusTapTests {
         _ = keep
     }
 
+    @Test("handler calls go to the reader that asks for them, and to no other, only while it asks")
+    func callsOnlyForTheReaderThatAsks() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus(name: "calls")
+        let keep = bus.subscribe(to: Ping.self) { _ in }
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"))
+        let tracing = try #require(RawClient(path: tap.socketPath))
+        let plain = try #require(RawClient(path: tap.socketPath))
+        #expect(eventually { tap.connectedClients == 2 })
+        // Noise first, then the request: a stranger's line is ignored.
+        tracing.transmit("GET / HTTP/1.1\n{\"kind\":\"trace\",\"calls\":true}\n")
+        // The request takes effect within a round of the tap: publish until calls come.
+        var published = 0
+        let records = tracing.readRecords { records in
+            bus.publish(Ping(number: published, note: ""))
+            published += 1
+            return records.calls.count >= 5
+        }
+        let call = try #require(records.calls.first)
+        #expect(call.eventTypeName == "Ping" && call.observerTypeName == nil && call.waitedNanoseconds == nil)
+        let event = try #require(records.events.first { $0.trace.eventID == call.eventID })
+        #expect(event.trace.thread == call.thread && event.trace.publishedAtNanoseconds != nil)
+        let other = plain.readRecords { $0.events.count >= published }
+        #expect(other.calls.isEmpty, "the reader that did not ask gets no call")
+        #expect(!other.events.isEmpty)
+
+        // Withdrawn, calls stop.
+        tracing.transmit("{\"kind\":\"trace\",\"calls\":false}\n")
+        // What was on its way before the tap read the withdrawal is read past.
+        _ = tracing.readRecords(timeout: 1) { _ in false }
+        for number in 0..<20 { bus.publish(Ping(number: number, note: "")) }
+        let after = tracing.readRecords { $0.events.count >= 20 }
+        #expect(after.calls.isEmpty)
+        _ = keep
+    }
+
     @Test("two readers each get every event")
     func twoReaders() throws {
         let directory = TemporaryDirectory()

@@ -27,6 +27,12 @@ final class RawClient {
 
     deinit { close(descriptor) }
 
+    /// Sends `text` to the tap, as a monitor's request.
+    func transmit(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
     /// Shrinks the receive buffer, so that a client that does not read fills up sooner.
     func setSmallReceiveBuffer() {
         var size: Int32 = 4096

@@ -111,6 +111,19 @@ struct HandlerCallTests {
         _ = (watch, token)
     }
 
+    @Test("without any wildcard observer, events are numbered while calls are observed")
+    func callsAloneNumberEvents() {
+        let bus = EventBus()
+        let calls = Journal<HandlerCallRecord>()
+        let token = bus.subscribe(to: Tick.self) { _ in }
+        let observation = bus.observeHandlerCalls { calls.append($0) }
+        bus.publish(Tick(value: 1))
+        bus.publish(Tick(value: 2))
+        let numbers = calls.entries.map(\.eventID)
+        #expect(numbers.count == 2 && numbers[0] != 0 && numbers[1] > numbers[0])
+        _ = (observation, token)
+    }
+
     @Test("the main thread is named as such")
     func mainThreadIsKnown() async throws {
         let bus = EventBus()
