@@ -1,3 +1,5 @@
+internal import BusWire
+
 /// A source that comes to an end, such as a replay, so that a runner knows when to stop.
 package protocol FiniteSource: DashboardSource {
     /// Whether everything the source will ever deliver has been drained.
@@ -37,5 +39,28 @@ extension SourceBatch {
     /// source said.
     package mutating func appendToStatus(_ problem: String) {
         status = (status.map { $0 + "; " } ?? "") + problem
+    }
+}
+
+/// What a source that writes records out (a graph, a trace) has taken already, so that each is
+/// taken once: a replay whose cursor moved back hands the records before it over again.
+struct RecordsTakenOnce: Sendable {
+    /// The newest record time taken.
+    private var newestTaken = -Double.infinity
+    /// After a replay's cursor moved back, records up to this time were taken already.
+    private var takenUpTo = -Double.infinity
+
+    /// `batch` without the records taken before; notes the ones it keeps as taken.
+    mutating func fresh(_ batch: SourceBatch) -> SourceBatch {
+        if batch.replacesState { takenUpTo = newestTaken }
+        var fresh = batch
+        if takenUpTo > -Double.infinity {
+            let upTo = takenUpTo
+            fresh.records.removeAll { ($0.time ?? .infinity) <= upTo }
+        }
+        for record in fresh.records {
+            if let time = record.time { newestTaken = max(newestTaken, time) }
+        }
+        return fresh
     }
 }

@@ -31,10 +31,7 @@ package final class GraphingSource: WrappingSource {
         var graph = FlowGraph()
         var lastWrite = -Double.infinity
         var error: String?
-        /// The newest record time the graph has taken.
-        var newestTaken = -Double.infinity
-        /// After a replay's cursor moved back, records up to this time were graphed already.
-        var graphedUpTo = -Double.infinity
+        var taken = RecordsTakenOnce()
     }
 
     private let state = LockedValue(State())
@@ -86,16 +83,7 @@ package final class GraphingSource: WrappingSource {
         let now = MonotonicClock.now()
         let due = state.withLock { state in
             // A replay that moved back hands over records again: the graph counts them once.
-            if batch.replacesState { state.graphedUpTo = state.newestTaken }
-            var fresh = batch
-            if state.graphedUpTo > -Double.infinity {
-                let upTo = state.graphedUpTo
-                fresh.records.removeAll { ($0.time ?? .infinity) <= upTo }
-            }
-            for record in fresh.records {
-                if let time = record.time { state.newestTaken = max(state.newestTaken, time) }
-            }
-            state.graph.take(fresh)
+            state.graph.take(state.taken.fresh(batch))
             return forceWrite || now - state.lastWrite >= Self.writeInterval
         }
         if due { writeNow() }

@@ -28,10 +28,7 @@ package final class TracingSource: WrappingSource {
 
     private struct State {
         var trace: ChromeTrace
-        /// The newest record time traced; after a replay's cursor moved back, records up to it
-        /// were traced already.
-        var newestTaken = -Double.infinity
-        var tracedUpTo = -Double.infinity
+        var taken = RecordsTakenOnce()
         var finished = false
         /// Whether the first batch said that a trace is being written.
         var announced = false
@@ -99,15 +96,7 @@ package final class TracingSource: WrappingSource {
         let (bytes, entries) = state.withLock { state -> ([UInt8], Int) in
             guard !state.finished else { return ([], 0) }
             // A replay that moved back hands over records again: the trace takes them once.
-            if batch.replacesState { state.tracedUpTo = state.newestTaken }
-            var fresh = batch
-            if state.tracedUpTo > -Double.infinity {
-                let upTo = state.tracedUpTo
-                fresh.records.removeAll { ($0.time ?? .infinity) <= upTo }
-            }
-            for record in fresh.records {
-                if let time = record.time { state.newestTaken = max(state.newestTaken, time) }
-            }
+            let fresh = state.taken.fresh(batch)
             if !state.announced {
                 state.announced = true
                 batch.notices.insert(

@@ -118,39 +118,20 @@ package enum Busmon {
         }
         if let recordPath = options.recordPath {
             let writer = try RecordingWriter(path: recordPath)
-            let recorded = session
-            let recording = RecordingSource(wrapping: recorded.source, writer: writer)
-            session = Session(
-                source: recording,
-                stop: {
-                    recorded.stop()
-                    recording.recordRemaining()
-                    writer.close()
-                }, eventsPublished: recorded.eventsPublished, stopPublishing: recorded.stopPublishing,
-                runsMainActorWork: recorded.runsMainActorWork)
+            let recording = RecordingSource(wrapping: session.source, writer: writer)
+            session = session.wrapped(in: recording) {
+                recording.recordRemaining()
+                writer.close()
+            }
         }
         if let tracePath = options.tracePath {
-            let traced = session
-            let tracing = try TracingSource(wrapping: traced.source, path: tracePath)
-            session = Session(
-                source: tracing,
-                stop: {
-                    traced.stop()
-                    // What a recording inside took last comes out here once more.
-                    _ = tracing.drainLast()
-                }, eventsPublished: traced.eventsPublished, stopPublishing: traced.stopPublishing,
-                runsMainActorWork: traced.runsMainActorWork)
+            let tracing = try TracingSource(wrapping: session.source, path: tracePath)
+            // What a recording inside took last comes out of it here once more.
+            session = session.wrapped(in: tracing) { _ = tracing.drainLast() }
         }
         if let graphPath = options.graphPath {
-            let graphed = session
-            let graphing = try GraphingSource(wrapping: graphed.source, path: graphPath)
-            session = Session(
-                source: graphing,
-                stop: {
-                    graphed.stop()
-                    _ = graphing.drainLast()
-                }, eventsPublished: graphed.eventsPublished, stopPublishing: graphed.stopPublishing,
-                runsMainActorWork: graphed.runsMainActorWork)
+            let graphing = try GraphingSource(wrapping: session.source, path: graphPath)
+            session = session.wrapped(in: graphing) { _ = graphing.drainLast() }
         }
         return session
     }
@@ -322,6 +303,19 @@ package enum Busmon {
                 guard let wrapping = source as? any WrappingSource else { return nil }
                 source = wrapping.wrapped
             }
+        }
+
+        /// The same session watched through `wrapper` (a recording, a trace, a graph around its
+        /// source), which `finish` winds up once the session has stopped.
+        func wrapped(in wrapper: any DashboardSource, finish: @escaping () -> Void) -> Session {
+            let inner = self
+            return Session(
+                source: wrapper,
+                stop: {
+                    inner.stop()
+                    finish()
+                }, eventsPublished: inner.eventsPublished, stopPublishing: inner.stopPublishing,
+                runsMainActorWork: inner.runsMainActorWork)
         }
 
         /// Why the recording stopped before busmon did, if it did: a full disk, a file too large.
