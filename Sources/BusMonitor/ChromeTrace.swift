@@ -20,18 +20,24 @@ internal import EventBus
 /// - snapshots make counter tracks (`"ph":"C"`): events per second and live subscribers, per
 ///   type.
 ///
-/// Flow events bind to slices: a flow start binds to the slice open on its track at its time,
-/// and an end, without `"bp":"e"`, to the next slice that begins on its track. Each arrow's ends
-/// are placed a nanosecond before the slice they are meant for, which the trace's nanosecond
-/// time stamps (microseconds with three decimals) allow.
+/// Flow events bind to slices as Perfetto's importer binds them: a flow start to the top of its
+/// thread's slice stack (where a finished slice stays until the next one begins), an end
+/// without `"bp":"e"` to the next slice that begins on its thread. So an arrow starts a
+/// nanosecond after its slice began, and ends a nanosecond before its target begins, which the
+/// trace's nanosecond time stamps (microseconds with three decimals) allow; no slice begins at
+/// the time of an instant, so that no binding depends on the order of equal times.
+///
+/// Events wait a second of record time before they are written (``holdBack``), for the calls
+/// made in their publish, which a fleet's bridge sends apart and later.
 ///
 /// Events carry their thread and the time of their `publish` only while the app reports handler
 /// calls (``DashboardSource/requestHandlerCalls()``); an event without them (a recording made
 /// without a trace) is an instant on its app's `publishes` track, at the time it was captured.
 ///
 /// Memory is bounded: what waits for a record still to come (a delivery's calls before its event,
-/// an event before its queued calls) is kept for the newest ``pendingLimit`` events of each kind
-/// and forgotten beyond.
+/// an event before its queued calls, a handler's call after what it published) is kept for the
+/// newest ``pendingLimit`` events of each kind, at most ``arrowsPerDelivery`` arrows each, and
+/// forgotten beyond; apps and threads are capped, and what is left out is counted.
 struct ChromeTrace: Sendable {
     /// Events whose delivery slice or queued calls are remembered at most, per kind.
     static let pendingLimit = 65_536
