@@ -69,19 +69,13 @@ struct ChromeTrace: Sendable {
         var starts: [Int] = []
 
         /// Whether `place` is on this thread, within the calls.
-        func encloses(_ place: FlowEnd) -> Bool {
+        func encloses(_ place: TrackPoint) -> Bool {
             place.thread == thread && start <= place.time && place.time < end
         }
     }
 
-    /// Where arrows to an event's queued calls start: a thread and a time within the delivery.
-    private struct FlowSource {
-        var thread: UInt64
-        var time: Int
-    }
-
-    /// A queued call whose event has not arrived yet: where its arrow ends.
-    private struct FlowEnd {
+    /// A place on a thread's track where an arrow starts or ends: a thread and a time.
+    private struct TrackPoint {
         var thread: UInt64
         var time: Int
     }
@@ -108,14 +102,14 @@ struct ChromeTrace: Sendable {
     private var usedProcessIDs: Set<Int> = []
     private var namedThreads: Set<ThreadKey> = []
     private var inlineCalls = BoundedMap<EventKey, InlineCalls>(limit: ChromeTrace.pendingLimit)
-    private var flowSources = BoundedMap<EventKey, FlowSource>(limit: ChromeTrace.pendingLimit)
-    private var earlyFlowEnds = BoundedMap<EventKey, [FlowEnd]>(limit: ChromeTrace.pendingLimit)
+    private var flowSources = BoundedMap<EventKey, TrackPoint>(limit: ChromeTrace.pendingLimit)
+    private var earlyFlowEnds = BoundedMap<EventKey, [TrackPoint]>(limit: ChromeTrace.pendingLimit)
     /// Handler calls written lately, by event: where an event their handler published can find
     /// the slice its arrow starts from.
     private var recentCalls = BoundedMap<EventKey, [InlineCalls]>(limit: ChromeTrace.pendingLimit)
     /// Events published by a handler whose call has not arrived yet (it ends after the publish):
     /// the place of the arrow's end, by the cause's event.
-    private var pendingCauses = BoundedMap<EventKey, [FlowEnd]>(limit: ChromeTrace.pendingLimit)
+    private var pendingCauses = BoundedMap<EventKey, [TrackPoint]>(limit: ChromeTrace.pendingLimit)
     /// Events waiting for the calls made in their publish, which a fleet's bridge sends apart
     /// and later: written once records a ``holdBack`` newer have arrived, or at the end.
     private var heldEvents: [(event: FeedEvent, process: Int)] = []
@@ -251,7 +245,7 @@ struct ChromeTrace: Sendable {
                     end()
                 }
             }
-            let flowEnd = FlowEnd(thread: thread, time: start - 1)
+            let flowEnd = TrackPoint(thread: thread, time: start - 1)
             if let source = flowSources[key] {
                 arrow(in: process, from: source, to: flowEnd)
             } else if call.eventID != 0 {
@@ -287,7 +281,7 @@ struct ChromeTrace: Sendable {
         if var waiting = pendingCauses[key] {
             waiting.removeAll { place in
                 guard extent.encloses(place) else { return false }
-                arrow(in: process, from: FlowSource(thread: thread, time: start + 1), to: place)
+                arrow(in: process, from: TrackPoint(thread: thread, time: start + 1), to: place)
                 return true
             }
             pendingCauses[key] = waiting.isEmpty ? nil : waiting
@@ -309,10 +303,10 @@ struct ChromeTrace: Sendable {
         // before the publish, the instant below. Only once that handler's call is known to be
         // in the trace (in a tap's stream it ends, and arrives, after the publish).
         if known, let cause = trace.causeID, cause != 0 {
-            let place = FlowEnd(thread: thread, time: published - 1)
+            let place = TrackPoint(thread: thread, time: published - 1)
             let causeKey = EventKey(process: process, eventID: cause)
             if let handler = recentCalls[causeKey]?.last(where: { $0.encloses(place) }) {
-                arrow(in: process, from: FlowSource(thread: thread, time: handler.start + 1), to: place)
+                arrow(in: process, from: TrackPoint(thread: thread, time: handler.start + 1), to: place)
             } else {
                 pendingCauses.append(place, to: causeKey, atMost: Self.arrowsPerDelivery)
             }
@@ -353,11 +347,11 @@ struct ChromeTrace: Sendable {
         writer.endObject()
         end()
         // Just after it began, the delivery is the innermost slice of its thread.
-        let source = FlowSource(thread: thread, time: slice.start + 1)
+        let source = TrackPoint(thread: thread, time: slice.start + 1)
         // To the calls made in the publish, nested in the slice: each arrow ends just before its
         // call begins.
         for start in inlineStarts {
-            arrow(in: process, from: source, to: FlowEnd(thread: thread, time: start - 1))
+            arrow(in: process, from: source, to: TrackPoint(thread: thread, time: start - 1))
         }
         for flowEnd in earlyFlowEnds.removeValue(forKey: key) ?? [] {
             arrow(in: process, from: source, to: flowEnd)
@@ -495,7 +489,7 @@ struct ChromeTrace: Sendable {
     }
 
     /// An arrow from the slice open at `source` to the next slice beginning after `target`.
-    private mutating func arrow(in process: Int, from source: FlowSource, to target: FlowEnd) {
+    private mutating func arrow(in process: Int, from source: TrackPoint, to target: TrackPoint) {
         let id = takeFlowID()
         begin("s", name: "caused", category: "flow")
         writer.field("id", id)

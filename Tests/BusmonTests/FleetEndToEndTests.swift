@@ -100,12 +100,8 @@
             // then the trace holds both, each a process named after its app, with its handler
             // calls on its threads (asked of each bridge while the trace was written).
             let trace = try TraceFile(path: path)
-            #expect(trace.problems.isEmpty, "\(trace.problems.prefix(5))")
-            for (app, name) in zip(apps, ["alpha", "beta"]) {
-                let pid = Int(app.pid)
-                #expect(trace.processNames[pid]?.hasPrefix("\(name) on ") == true, "\(trace.processNames)")
-                #expect(trace.handlerSlices(of: pid).count > 20, "\(name)")
-            }
+            TraceEndToEndTests.expectEachApp(
+                in: trace, apps: zip(apps, ["alpha", "beta"]).map { ($0, $1) }, handlerSlices: 20)
             #expect(trace.arrows.contains { $0.from.category == "delivery" && $0.to.category == "handler" })
         }
 

@@ -150,12 +150,19 @@ struct TraceEndToEndTests {
         for app in apps { _ = try app.wait() }
         let result = try monitor.wait()
         #expect(result.status == 0, "\(result.standardError)")
-        let trace = try TraceFile(path: path)
+        Self.expectEachApp(
+            in: try TraceFile(path: path), apps: zip(apps, ["alpha", "beta"]).map { ($0, $1) },
+            handlerSlices: 50)
+    }
+
+    /// What a trace of several apps shows of each: a well-formed trace, a process per app named
+    /// after it (`alpha on host (pid N)`), with more than `handlerSlices` handler calls.
+    static func expectEachApp(in trace: TraceFile, apps: [(RunningChild, String)], handlerSlices: Int) {
         #expect(trace.problems.isEmpty, "\(trace.problems.prefix(5))")
-        for (app, name) in zip(apps, ["alpha", "beta"]) {
+        for (app, name) in apps {
             let pid = Int(app.pid)
             #expect(trace.processNames[pid]?.hasPrefix("\(name) on ") == true, "\(trace.processNames)")
-            #expect(trace.handlerSlices(of: pid).count > 50, "\(name)")
+            #expect(trace.handlerSlices(of: pid).count > handlerSlices, "\(name)")
         }
     }
 
