@@ -53,7 +53,8 @@ package final class BusCapture: Sendable {
         self.capacity = max(1, capacity)
         let inbox = RecordInbox(capacity: self.capacity, whenFull: .dropNewest, clock: clock)
         self.inbox = inbox
-        let deliveries = bus.observeDeliveries { inbox.append($0) }
+        // Through the inbox's gate: while the buffer is full, the bus builds nothing for it.
+        let deliveries = bus.observeDeliveries(through: inbox.gate) { inbox.append($0) }
         let changes = bus.observeLifecycle { inbox.append($0) }
         subscriptions = LockedValue([deliveries, changes])
     }

@@ -387,7 +387,8 @@ final class TapServer: @unchecked Sendable {
         lifecycleToken = bus.observeLifecycle { change in
             inbox.append(change)
         }
-        deliveryToken = bus.observeDeliveries { delivery in
+        // Through the inbox's gate: past its limit, the bus builds nothing for the tap.
+        deliveryToken = bus.observeDeliveries(through: inbox.gate) { delivery in
             inbox.append(delivery)
         }
         nextSnapshot = MonotonicClock.now() + snapshotInterval

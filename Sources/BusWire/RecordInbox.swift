@@ -112,12 +112,13 @@ package final class RecordInbox: @unchecked Sendable {
     @usableFromInline let clock: (@Sendable () -> Double)?
     @usableFromInline let filling: LockedUniqueValue<Filling>
     private let taking: LockedUniqueValue<Taking>
-    /// Set by the append that fills a ``WhenFull/dropNewest`` ring and cleared by a drain, so
-    /// that appends to a full ring skip the lock. One that read a stale `true` just after a
-    /// drain drops an event that would have fit, counted like any other drop.
-    @usableFromInline let isFull = Atomic<Bool>(false)
-    /// Events dropped so far.
-    @usableFromInline let drops = Atomic<Int>(0)
+    /// Closed by the append that fills a ``WhenFull/dropNewest`` ring and opened by a drain, so
+    /// that appends to a full ring skip the lock, and a bus that delivers to the inbox through
+    /// it (``EventBus/observeDeliveries(through:handler:)``) builds nothing for it meanwhile. An
+    /// append that read a stale "closed" just after a drain drops an event that would have fit,
+    /// counted like any other drop. Its count of refusals is the inbox's count of dropped
+    /// events, whoever turned them away.
+    package let gate = DeliveryGate()
     /// Lifecycle changes dropped so far, counted under the lock.
     private let changeDrops = Atomic<Int>(0)
     /// Handler calls dropped so far, counted under the lock.
@@ -151,8 +152,8 @@ package final class RecordInbox: @unchecked Sendable {
     /// the buffer code of each module was before there was one inbox.
     @inlinable @inline(__always)
     package func append(_ delivery: DeliveryRecord) {
-        guard !isFull.load(ordering: .relaxed) else {
-            drops.wrappingAdd(1, ordering: .relaxed)
+        guard !gate.turnsAway else {
+            gate.countRefusal()
             return
         }
         let (wake, _) = filling.withLock { filling -> (Bool, FeedEvent?) in
@@ -165,15 +166,15 @@ package final class RecordInbox: @unchecked Sendable {
                     overwritten = filling.ring.appendOverwritingOldest(event)
                     filling.overwritten += 1
                     // Counted under the lock, so that a drain numbers the events exactly.
-                    drops.wrappingAdd(1, ordering: .relaxed)
+                    gate.countRefusal()
                 } else {
                     filling.ring.append(event)
                     if filling.ring.count >= filling.limit && whenFull == .dropNewest {
-                        isFull.store(true, ordering: .relaxed)
+                        gate.isClosed.store(true, ordering: .relaxed)
                     }
                 }
             } else {
-                drops.wrappingAdd(1, ordering: .relaxed)
+                gate.countRefusal()
             }
             let wake = filling.sleeping
             filling.sleeping = false
@@ -259,8 +260,8 @@ package final class RecordInbox: @unchecked Sendable {
                 }
                 // Read under the lock: every append that found no room before this drain has
                 // counted its drop, or will count it against the next filling.
-                let dropped = drops.load(ordering: .relaxed)
-                isFull.store(false, ordering: .relaxed)
+                let dropped = gate.refused.load(ordering: .relaxed)
+                gate.isClosed.store(false, ordering: .relaxed)
                 return (Array(filling.changes), filling.changesAppended, dropped, filling.overwritten)
             }
             // Events written over came before the ones the ring still holds; events a full ring
@@ -334,14 +335,14 @@ package final class RecordInbox: @unchecked Sendable {
     package var eventsAppended: Int {
         taking.withLock { taking in
             filling.withLock { filling in
-                taking.nextSequence - 1 + filling.ring.count + drops.load(ordering: .relaxed)
+                taking.nextSequence - 1 + filling.ring.count + gate.refused.load(ordering: .relaxed)
                     - taking.dropsNumbered
             }
         }
     }
 
     /// Events dropped so far because the ring was full.
-    package var droppedEvents: Int { drops.load(ordering: .relaxed) }
+    package var droppedEvents: Int { gate.refused.load(ordering: .relaxed) }
 
     /// Lifecycle changes dropped so far because their array was full.
     package var droppedLifecycle: Int { changeDrops.load(ordering: .relaxed) }

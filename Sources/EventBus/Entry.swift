@@ -11,13 +11,14 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord? = nil,
         scheduler: (any DeliveryScheduler)?, replaying stickyVersion: UInt64? = nil,
-        measurements: HandlerMeasurements? = nil, handler: @escaping @Sendable (Payload) -> Void
+        measurements: HandlerMeasurements? = nil, deliveryGate: DeliveryGate? = nil,
+        handler: @escaping @Sendable (Payload) -> Void
     ) {
         self.handler = handler
         hold = stickyVersion.map { StickyHold(replayedVersion: $0) }
         super.init(
             id: id, counters: counters, observer: observer, observerRecord: observerRecord,
-            scheduler: scheduler, measurements: measurements)
+            scheduler: scheduler, measurements: measurements, deliveryGate: deliveryGate)
         // Before any list holds the entry, so no publish can see it otherwise.
         if hold != nil { state.store(Self.heldBit | Self.replayedBit, ordering: .releasing) }
     }

@@ -218,6 +218,15 @@ extension EventBus {
         addWildcard(observer: nil, scheduler: queue.map(QueueScheduler.init), handler: handler)
     }
 
+    /// ``observeDeliveries(on:handler:)`` for a monitor with a bounded buffer: while `gate` is
+    /// closed, deliveries are turned away before they are built, and counted in it (see
+    /// ``DeliveryGate``).
+    package func observeDeliveries(
+        through gate: DeliveryGate, handler: @escaping @Sendable (DeliveryRecord) -> Void
+    ) -> Subscription {
+        addWildcard(observer: nil, scheduler: nil, gate: gate, handler: handler)
+    }
+
     /// Removes every subscription `observer` made, typed and wildcard.
     ///
     /// Safe to call from the observer's `deinit`: the bus matches observers by identity, not

@@ -293,7 +293,7 @@ public final class EventBus: Sendable {
 
     func addWildcard(
         observer: AnyObject?, scheduler: (any DeliveryScheduler)?, failureSink: FailureSink? = nil,
-        handler: @escaping @Sendable (DeliveryRecord) -> Void
+        gate: DeliveryGate? = nil, handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {
         let slot = wildcardSlot
         let now = clock.now()
@@ -301,7 +301,7 @@ public final class EventBus: Sendable {
             state.subscribe(to: slot, observer: observer, now: now) { id, record in
                 let entry = Entry<DeliveryRecord>(
                     id: id, counters: slot.counters, observer: observer, observerRecord: record,
-                    scheduler: scheduler, handler: handler)
+                    scheduler: scheduler, deliveryGate: gate, handler: handler)
                 failureSink?.entry = entry
                 return entry
             }
@@ -409,7 +409,9 @@ public final class EventBus: Sendable {
             {
                 typed.addRouted(deliverToProtocols(event, of: slot, timer: timer))
             }
-            guard watcherCount > 0 else { return (typed, DeliveryTally()) }
+            guard watcherCount > 0, !Self.everyWatcherTurnsAway(count: watcherCount, watcher: watcher) else {
+                return (typed, DeliveryTally())
+            }
             let record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
                 trace: thread.currentOrigin.trace(on: thread))
@@ -459,6 +461,23 @@ public final class EventBus: Sendable {
             }
         }
         if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDeadAfterPublish(of: slot) }
+    }
+
+    /// Whether every one of the `count` wildcard entries is a delivery observer whose gate is
+    /// closed; if so, counts a refusal in each, and the publish builds no record for them (see
+    /// ``DeliveryGate``). Reads the gates before counting, so that a publish that goes on to
+    /// deliver counts none: the handlers behind closed gates drop the event themselves.
+    @inline(__always)
+    static func everyWatcherTurnsAway(
+        count: Int, watcher: (Int) -> UnsafeReference<SubscriberEntry>
+    ) -> Bool {
+        for index in 0..<count {
+            guard watcher(index).borrow({ $0.deliveryGate?.turnsAway ?? false }) else { return false }
+        }
+        for index in 0..<count {
+            watcher(index).borrow { $0.deliveryGate?.countRefusal() }
+        }
+        return true
     }
 
     /// Reclaims the dead observers a publish of `slot`'s type met. Kept out of line, so that the

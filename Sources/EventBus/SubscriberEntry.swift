@@ -58,12 +58,17 @@ class SubscriberEntry: @unchecked Sendable {
 
     /// What the bus measured of the handler while someone watched it, and its failures.
     let measurements: HandlerMeasurements
+    /// A delivery observer's gate, through which it turns deliveries away before they are built
+    /// (see ``DeliveryGate``); `nil` for every other entry.
+    let deliveryGate: DeliveryGate?
 
     init(
         id: UInt64, counters: TypeCounters, observer: AnyObject?, observerRecord: ObserverRecord?,
-        scheduler: (any DeliveryScheduler)?, measurements: HandlerMeasurements? = nil
+        scheduler: (any DeliveryScheduler)?, measurements: HandlerMeasurements? = nil,
+        deliveryGate: DeliveryGate? = nil
     ) {
         self.measurements = measurements ?? HandlerMeasurements()
+        self.deliveryGate = deliveryGate
         self.id = id
         self.observerRecord = observerRecord
         self.counters = counters

@@ -91,8 +91,10 @@ final class MonitoredBus {
     func verify() -> Bool {
         let last = capture.drain()
         let accounted = drainer.drainedEvents + last.events.count + last.droppedEvents
+        // The capture's gate turns away, undelivered, most of the events it drops.
+        let delivered = variant.bus.snapshot().wildcardDeliveries
         return variant.verify() && variant.countersAreExact() && accounted == publishes
-            && variant.bus.snapshot().wildcardDeliveries == publishes
+            && delivered <= publishes && delivered >= publishes - last.droppedEvents
     }
 
     func tearDown() {

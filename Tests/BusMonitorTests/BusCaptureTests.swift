@@ -53,14 +53,18 @@ struct BusCaptureTests {
         #expect(values == Array(0..<100))
         #expect(drained.droppedEvents == 150)
         #expect(capture.droppedEvents == 150)
-        // The exact total comes from the bus.
+        // The exact total comes from the bus, which delivered nothing to the full buffer.
         #expect(bus.snapshot()[Tick.self]?.published == 250)
+        #expect(bus.snapshot().wildcardDeliveries == 100)
 
-        // Drops are a running total; after a drain the buffer has room again.
+        // Drops are a running total; after a drain the buffer has room again, and numbers
+        // go on past the events turned away.
         for value in 0..<30 { bus.publish(Tick(value: value)) }
         let next = capture.drain()
         #expect(next.events.count == 30)
+        #expect(next.events.first?.sequence == 251)
         #expect(next.droppedEvents == 150)
+        #expect(bus.snapshot().wildcardDeliveries == 130)
     }
 
     @Test func boundsLifecycleChangesToo() {
