@@ -80,7 +80,8 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         if !isBusy.load(ordering: .acquiring) { return true }
         let (isNested, hasWaiting) = contents.withLock { ($0.isRunningJobs, !$0.waiting.isEmpty) }
         if isNested { return false }
-        if hasWaiting { runWaitingJobs() }
+        // Jobs still waiting after a turn's worth: this delivery waits behind them, in order.
+        if hasWaiting, !runWaitingJobs() { return false }
         return true
     }
 
@@ -92,43 +93,86 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
             return !contents.taskScheduled
         }
         guard startsTask else { return }
+        startTask()
+    }
+
+    /// Starts the task that runs the waiting jobs on the target actor.
+    private func startTask() {
         switch target {
         case .mainActor:
-            Task { @MainActor in self.runWaitingJobs(endingTask: true) }
+            Task { @MainActor in self.runTurn() }
         case .actor(let actor):
-            Task { await self.runWaitingJobs(on: actor) }
+            Task { await self.runTurn(on: actor) }
         }
     }
 
     /// Runs the waiting jobs in `actor`'s isolation.
-    private func runWaitingJobs(on actor: isolated any Actor) {
-        runWaitingJobs(endingTask: true)
+    private func runTurn(on actor: isolated any Actor) {
+        runTurn()
     }
 
-    /// Runs jobs until none waits. The caller is on the target actor.
+    /// The scheduled task's turn: runs jobs for up to ``turnNanoseconds``; when some still wait,
+    /// a new task goes on, behind whatever else the actor has to do.
+    private func runTurn() {
+        if !runWaitingJobs(endingTask: true) { startTask() }
+    }
+
+    /// How long one turn runs waiting jobs before it lets the actor do other work: a quarter of
+    /// a frame at 60 Hz. A publisher faster than the handlers would otherwise keep the actor
+    /// (on the main actor, the app's user interface) in one turn for as long as it publishes.
+    static let turnNanoseconds = 4_000_000
+    /// Jobs run between two readings of the clock.
+    private static let jobsPerClockReading = 16
+
+    /// Runs jobs until none waits, or until a turn's time is up. The caller is on the target
+    /// actor.
     ///
     /// - Parameter endingTask: Whether this is the scheduled task, which clears
     ///   `taskScheduled` when it finds the list empty, in the same critical section, so that
     ///   the next job scheduled after that starts a new task.
-    private func runWaitingJobs(endingTask: Bool = false) {
+    /// - Returns: `true` when no job waits; `false` when the turn's time ran out first: the jobs
+    ///   not run wait at the head of the list, in order, and `taskScheduled` stays set.
+    private func runWaitingJobs(endingTask: Bool = false) -> Bool {
         let wasRunning = contents.withLock { contents in
             defer { contents.isRunningJobs = true }
             isBusy.store(true, ordering: .releasing)
             return contents.isRunningJobs
         }
+        // Called under the lock with the list empty: the jobs are done.
+        func finish(_ contents: inout Contents) {
+            if endingTask { contents.taskScheduled = false }
+            contents.isRunningJobs = wasRunning
+            isBusy.store(wasRunning, ordering: .releasing)
+        }
+        let deadline = System.monotonicNanoseconds() + Self.turnNanoseconds
         while true {
             let batch = contents.withLock { contents -> [@Sendable () -> Void]? in
                 guard contents.waiting.isEmpty else {
                     defer { contents.waiting = [] }
                     return contents.waiting
                 }
-                if endingTask { contents.taskScheduled = false }
-                contents.isRunningJobs = wasRunning
-                isBusy.store(wasRunning, ordering: .releasing)
+                finish(&contents)
                 return nil
             }
-            guard let batch else { return }
-            for job in batch { job() }
+            guard let batch else { return true }
+            var next = 0
+            while next < batch.count {
+                batch[next]()
+                next += 1
+                guard next % Self.jobsPerClockReading == 0 || next == batch.count,
+                    System.monotonicNanoseconds() >= deadline
+                else { continue }
+                // Time is up: what is left of the batch goes back before what came meanwhile.
+                return contents.withLock { contents in
+                    contents.waiting.insert(contentsOf: batch[next...], at: 0)
+                    guard !contents.waiting.isEmpty else {
+                        finish(&contents)
+                        return true
+                    }
+                    contents.isRunningJobs = wasRunning
+                    return false
+                }
+            }
         }
     }
 }

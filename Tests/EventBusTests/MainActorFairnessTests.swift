@@ -1,0 +1,67 @@
+import Dispatch
+import EventBus
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// A flag and a count that threads share.
+private final class FloodState: Sendable {
+    let probeRan = Atomic<Bool>(false)
+    let publisherDone = Atomic<Bool>(false)
+    let handled = Atomic<Int>(0)
+    let published = Atomic<Int>(0)
+}
+
+/// A main-actor screen whose handler takes 50 µs, far longer than a publish.
+@MainActor
+private final class FloodedScreen {
+    func observe(_ bus: EventBus, counting state: FloodState) {
+        bus.subscribe(observer: self) { (_: Tick) in
+            let start = DispatchTime.now().uptimeNanoseconds
+            while DispatchTime.now().uptimeNanoseconds - start < 50_000 {}
+            state.handled.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+}
+
+@Suite("The main actor under a flood")
+struct MainActorFairnessTests {
+    @Test(
+        "a publisher faster than a main-actor handler leaves the main actor free for other work",
+        .timeLimit(.minutes(1)))
+    func floodLeavesTheMainActorOtherWork() async {
+        let bus = EventBus()
+        let state = FloodState()
+        let screen = FloodedScreen()
+        await screen.observe(bus, counting: state)
+
+        // Given a thread publishing faster than the main actor handles, for at most 3 s
+        let publisher = Thread {
+            let deadline = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
+            while !state.probeRan.load(ordering: .relaxed), state.published.load(ordering: .relaxed) < 60_000,
+                DispatchTime.now().uptimeNanoseconds < deadline
+            {
+                bus.publish(Tick(value: 0))
+                state.published.wrappingAdd(1, ordering: .relaxed)
+            }
+            state.publisherDone.store(true, ordering: .releasing)
+        }
+        publisher.start()
+        #expect(eventually { state.handled.load(ordering: .relaxed) > 100 })
+
+        // When other work asks for the main actor while the deliveries pile up
+        let ranDuringTheFlood = await MainActor.run {
+            state.probeRan.store(true, ordering: .relaxed)
+            return !state.publisherDone.load(ordering: .acquiring)
+        }
+
+        // Then it ran within a turn, not after the publisher stopped
+        #expect(ranDuringTheFlood)
+        #expect(eventually { state.publisherDone.load(ordering: .acquiring) })
+        // And every delivery still runs, in the end
+        let published = state.published.load(ordering: .relaxed)
+        #expect(eventually { state.handled.load(ordering: .relaxed) == published })
+        withExtendedLifetime(screen) {}
+    }
+}
