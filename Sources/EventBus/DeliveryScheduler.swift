@@ -28,7 +28,9 @@ final class QueueScheduler: DeliveryScheduler {
 /// Handlers isolated to an actor are called only from here (see ``IsolatedHandler``). Jobs wait
 /// in one list; the first job after the list was empty starts a task on the actor that runs
 /// jobs until the list is empty again, so a burst of events costs one task, and only one task
-/// per mailbox runs jobs at a time, which keeps them in order.
+/// per mailbox runs jobs at a time, which keeps them in order. A task runs jobs for at most
+/// ``turnNanoseconds`` and leaves the rest to a new task, so that the actor gets to its other
+/// work while a publisher outpaces the handlers.
 ///
 /// For the main actor, a publish made on the main actor runs its deliveries at once, in
 /// subscription order with the other subscribers, as a view controller expects: it first runs
@@ -52,6 +54,10 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         var taskScheduled = false
         /// Whether jobs are running right now; on the main actor, that is on the current stack.
         var isRunningJobs = false
+        /// Set when a main-actor publish ran waiting jobs in place and its turn's time ran out
+        /// with jobs left; until the task's next turn, main-actor publishes queue behind them
+        /// without trying again, so that every list of one publish decides alike.
+        var inPlaceTurnRanOut = false
     }
 
     private let contents = LockedValue(Contents())
@@ -72,14 +78,17 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     /// Whether a delivery offered now may run at once, in the publish: only on the main actor,
     /// for a main-actor mailbox, and not from a handler the mailbox is running. Before saying
     /// yes, the mailbox runs the deliveries still waiting, so that a subscriber sees events in
-    /// the order they were published.
+    /// the order they were published; when a turn's time runs out first, it says no, and the
+    /// delivery is queued behind them.
     func runsInlineNow() -> Bool {
         guard isMainActor, MainActorCheck.isCurrent else { return false }
         // A job scheduled by another thread right after this load is a concurrent publish,
         // which no order binds to this one.
         if !isBusy.load(ordering: .acquiring) { return true }
-        let (isNested, hasWaiting) = contents.withLock { ($0.isRunningJobs, !$0.waiting.isEmpty) }
-        if isNested { return false }
+        let (isNested, hasWaiting, ranOut) = contents.withLock {
+            ($0.isRunningJobs, !$0.waiting.isEmpty, $0.inPlaceTurnRanOut)
+        }
+        if isNested || ranOut { return false }
         // Jobs still waiting after a turn's worth: this delivery waits behind them, in order.
         if hasWaiting, !runWaitingJobs() { return false }
         return true
@@ -135,6 +144,7 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     private func runWaitingJobs(endingTask: Bool = false) -> Bool {
         let wasRunning = contents.withLock { contents in
             defer { contents.isRunningJobs = true }
+            if endingTask { contents.inPlaceTurnRanOut = false }
             isBusy.store(true, ordering: .releasing)
             return contents.isRunningJobs
         }
@@ -170,6 +180,7 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
                         return true
                     }
                     contents.isRunningJobs = wasRunning
+                    if !endingTask { contents.inPlaceTurnRanOut = true }
                     return false
                 }
             }

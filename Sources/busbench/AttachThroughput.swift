@@ -116,8 +116,18 @@ struct AttachThroughput {
         let reader = Thread { counter.count(monitorOutput.fileHandleForReading) }
         if link != .none { reader.start() }
 
+        // An app that runs on past its duration is a failure to report, not a hang.
+        let pid = app.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds + Self.overrun, execute: watchdog)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         app.waitUntilExit()
+        watchdog.cancel()
+        if app.terminationReason == .uncaughtSignal {
+            monitor?.terminate()
+            throw BenchFailure(
+                description: "simapp did not stop within \(Int(Self.overrun)) s of its --duration \(seconds)")
+        }
         if let monitor {
             monitor.terminate()
             monitor.waitUntilExit()
@@ -131,6 +141,10 @@ struct AttachThroughput {
         }
         return (rate, counter.events)
     }
+
+    /// Seconds an app may run past its duration (its start and its last snapshot) before it
+    /// is killed and the measurement fails.
+    static let overrun = 30.0
 
     struct BenchFailure: Error, CustomStringConvertible {
         var description: String

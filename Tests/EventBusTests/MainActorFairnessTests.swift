@@ -25,6 +25,20 @@ private final class FloodedScreen {
     }
 }
 
+/// An event published on the main actor in the middle of a flood.
+private struct FloodMarker: Event {}
+
+extension FloodedScreen {
+    /// Notes, in the order the handlers run, a main-actor handler of ``FloodMarker`` and a
+    /// main-actor wildcard observer seeing one.
+    func observeMarkers(_ bus: EventBus, into order: Journal<String>) -> [Subscription] {
+        [
+            bus.subscribe(to: FloodMarker.self) { _ in order.append("typed") },
+            bus.subscribeAll { event in if event is FloodMarker { order.append("wildcard") } },
+        ]
+    }
+}
+
 @Suite("The main actor under a flood")
 struct MainActorFairnessTests {
     @Test(
@@ -63,5 +77,42 @@ struct MainActorFairnessTests {
         let published = state.published.load(ordering: .relaxed)
         #expect(eventually { state.handled.load(ordering: .relaxed) == published })
         withExtendedLifetime(screen) {}
+    }
+
+    @Test(
+        "a main-actor publish in the middle of a flood keeps its order: typed handlers, then wildcard observers",
+        .timeLimit(.minutes(1)))
+    func publishDuringAFloodKeepsItsOrder() async {
+        let bus = EventBus()
+        let state = FloodState()
+        let screen = FloodedScreen()
+        await screen.observe(bus, counting: state)
+        let order = Journal<String>()
+        let subscriptions = await screen.observeMarkers(bus, into: order)
+
+        let publisher = Thread {
+            let deadline = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
+            while !state.probeRan.load(ordering: .relaxed), state.published.load(ordering: .relaxed) < 60_000,
+                DispatchTime.now().uptimeNanoseconds < deadline
+            {
+                bus.publish(Tick(value: 0))
+                state.published.wrappingAdd(1, ordering: .relaxed)
+            }
+            state.publisherDone.store(true, ordering: .releasing)
+        }
+        publisher.start()
+        #expect(eventually { state.handled.load(ordering: .relaxed) > 100 })
+
+        // Whether its deliveries run in place or queue behind the flood, they run in order.
+        await MainActor.run {
+            bus.publish(FloodMarker())
+            state.probeRan.store(true, ordering: .relaxed)
+        }
+        #expect(eventually { order.entries.count == 2 })
+        #expect(order.entries == ["typed", "wildcard"])
+        #expect(eventually { state.publisherDone.load(ordering: .acquiring) })
+        let published = state.published.load(ordering: .relaxed)
+        #expect(eventually { state.handled.load(ordering: .relaxed) == published })
+        withExtendedLifetime((screen, subscriptions)) {}
     }
 }
