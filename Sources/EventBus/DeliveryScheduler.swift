@@ -47,17 +47,28 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
 
     /// What the mailbox's lock guards.
     private struct Contents {
-        /// Jobs not yet run, oldest first.
+        /// Jobs a turn took and did not get to, oldest first: a slice of its batch, so that
+        /// handing them on copies nothing however many wait. They run before ``waiting``.
+        var carriedOver: ArraySlice<@Sendable () -> Void> = []
+        /// Jobs not yet taken, oldest first.
         var waiting: [@Sendable () -> Void] = []
         /// Whether a task that will run the waiting jobs exists; set by the job that finds
         /// none, cleared by that task once it finds the list empty.
         var taskScheduled = false
         /// Whether jobs are running right now; on the main actor, that is on the current stack.
         var isRunningJobs = false
-        /// Set when a main-actor publish ran waiting jobs in place and its turn's time ran out
-        /// with jobs left; until the task's next turn, main-actor publishes queue behind them
-        /// without trying again, so that every list of one publish decides alike.
-        var inPlaceTurnRanOut = false
+
+        var hasJobs: Bool { !carriedOver.isEmpty || !waiting.isEmpty }
+
+        /// The jobs to run next, oldest first, taken out of the lists; empty when none waits.
+        mutating func takeJobs() -> ArraySlice<@Sendable () -> Void> {
+            if !carriedOver.isEmpty {
+                defer { carriedOver = [] }
+                return carriedOver
+            }
+            defer { waiting = [] }
+            return waiting[...]
+        }
     }
 
     private let contents = LockedValue(Contents())
@@ -85,13 +96,17 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         // A job scheduled by another thread right after this load is a concurrent publish,
         // which no order binds to this one.
         if !isBusy.load(ordering: .acquiring) { return true }
-        let (isNested, hasWaiting, ranOut) = contents.withLock {
-            ($0.isRunningJobs, !$0.waiting.isEmpty, $0.inPlaceTurnRanOut)
+        let (isNested, hasJobs) = contents.withLock { ($0.isRunningJobs, $0.hasJobs) }
+        if isNested { return false }
+        guard hasJobs else { return true }
+        return ThreadDeliveryState.currentUnretained.borrow { thread in
+            // Once a turn ran out in this delivery loop, every later main-actor delivery of the
+            // loop (its other lists, the events its handlers publish) queues behind, in order.
+            if thread.queuesMainActorDeliveries { return false }
+            if runWaitingJobs() { return true }
+            thread.queuesMainActorDeliveries = true
+            return false
         }
-        if isNested || ranOut { return false }
-        // Jobs still waiting after a turn's worth: this delivery waits behind them, in order.
-        if hasWaiting, !runWaitingJobs() { return false }
-        return true
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
@@ -129,9 +144,8 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     /// How long one turn runs waiting jobs before it lets the actor do other work: a quarter of
     /// a frame at 60 Hz. A publisher faster than the handlers would otherwise keep the actor
     /// (on the main actor, the app's user interface) in one turn for as long as it publishes.
+    /// A turn ends after the job during which this time passed.
     static let turnNanoseconds = 4_000_000
-    /// Jobs run between two readings of the clock.
-    private static let jobsPerClockReading = 16
 
     /// Runs jobs until none waits, or until a turn's time is up. The caller is on the target
     /// actor.
@@ -140,48 +154,41 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     ///   `taskScheduled` when it finds the list empty, in the same critical section, so that
     ///   the next job scheduled after that starts a new task.
     /// - Returns: `true` when no job waits; `false` when the turn's time ran out first: the jobs
-    ///   not run wait at the head of the list, in order, and `taskScheduled` stays set.
+    ///   not run are carried over, in order, ahead of those that came meanwhile, and
+    ///   `taskScheduled` stays set.
     private func runWaitingJobs(endingTask: Bool = false) -> Bool {
         let wasRunning = contents.withLock { contents in
             defer { contents.isRunningJobs = true }
-            if endingTask { contents.inPlaceTurnRanOut = false }
             isBusy.store(true, ordering: .releasing)
             return contents.isRunningJobs
         }
-        // Called under the lock with the list empty: the jobs are done.
-        func finish(_ contents: inout Contents) {
-            if endingTask { contents.taskScheduled = false }
+        // Ends the run under the lock; the flags are cleared in the same critical section that
+        // found no job left.
+        func end(_ contents: inout Contents) -> Bool {
             contents.isRunningJobs = wasRunning
+            guard !contents.hasJobs else { return false }
+            if endingTask { contents.taskScheduled = false }
             isBusy.store(wasRunning, ordering: .releasing)
+            return true
         }
         let deadline = System.monotonicNanoseconds() + Self.turnNanoseconds
         while true {
-            let batch = contents.withLock { contents -> [@Sendable () -> Void]? in
-                guard contents.waiting.isEmpty else {
-                    defer { contents.waiting = [] }
-                    return contents.waiting
-                }
-                finish(&contents)
-                return nil
+            let batch = contents.withLock { contents -> ArraySlice<@Sendable () -> Void> in
+                let batch = contents.takeJobs()
+                if batch.isEmpty { _ = end(&contents) }
+                return batch
             }
-            guard let batch else { return true }
-            var next = 0
-            while next < batch.count {
+            guard !batch.isEmpty else { return true }
+            var next = batch.startIndex
+            while next < batch.endIndex {
                 batch[next]()
                 next += 1
-                guard next % Self.jobsPerClockReading == 0 || next == batch.count,
-                    System.monotonicNanoseconds() >= deadline
-                else { continue }
-                // Time is up: what is left of the batch goes back before what came meanwhile.
+                guard System.monotonicNanoseconds() >= deadline else { continue }
+                // Time is up: the rest of the batch goes first next time.
+                let rest = batch[next...]
                 return contents.withLock { contents in
-                    contents.waiting.insert(contentsOf: batch[next...], at: 0)
-                    guard !contents.waiting.isEmpty else {
-                        finish(&contents)
-                        return true
-                    }
-                    contents.isRunningJobs = wasRunning
-                    if !endingTask { contents.inPlaceTurnRanOut = true }
-                    return false
+                    contents.carriedOver = rest
+                    return end(&contents)
                 }
             }
         }

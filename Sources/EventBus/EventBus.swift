@@ -464,18 +464,22 @@ public final class EventBus: Sendable {
     }
 
     /// Whether every one of the `count` wildcard entries is a delivery observer whose gate is
-    /// closed; if so, counts a refusal in each, and the publish builds no record for them (see
-    /// ``DeliveryGate``). Reads the gates before counting, so that a publish that goes on to
-    /// deliver counts none: the handlers behind closed gates drop the event themselves.
+    /// closed, or cancelled; if so, counts a refusal in each gate still subscribed, and the
+    /// publish builds no record for them (see ``DeliveryGate``). Reads the gates before
+    /// counting, so that a publish that goes on to deliver counts none: the handlers behind
+    /// closed gates drop the event themselves.
     @inline(__always)
     static func everyWatcherTurnsAway(
         count: Int, watcher: (Int) -> UnsafeReference<SubscriberEntry>
     ) -> Bool {
         for index in 0..<count {
-            guard watcher(index).borrow({ $0.deliveryGate?.turnsAway ?? false }) else { return false }
+            let turnsAway = watcher(index).borrow { $0.deliveryGate?.turnsAway ?? false || $0.isCancelled }
+            guard turnsAway else { return false }
         }
         for index in 0..<count {
-            watcher(index).borrow { $0.deliveryGate?.countRefusal() }
+            watcher(index).borrow { entry in
+                if !entry.isCancelled { entry.deliveryGate?.countRefusal() }
+            }
         }
         return true
     }

@@ -185,7 +185,10 @@ final class ThreadDeliveryState {
     func runDeliveryLoop(
         for bus: ObjectIdentifier, origin: PublishOrigin, record: CascadeRecord?, _ deliver: () -> Void
     ) -> CascadeRecord? {
-        if depth == 0 { isOnMainActor = nil }
+        if depth == 0 {
+            isOnMainActor = nil
+            queuesMainActorDeliveries = false
+        }
         // A handler of this loop that publishes names the loop's event as its cause, not the
         // queued delivery this thread may be running.
         let hadCause = hasScheduledCause
@@ -215,7 +218,10 @@ final class ThreadDeliveryState {
         if finished != nil { frames[index].record = nil }
         if !frames[index].pending.isEmpty { frames[index].pending.removeAll(keepingCapacity: true) }
         if hadCause { scheduledCause = outerCause }
-        if depth == 0 { isOnMainActor = nil }
+        if depth == 0 {
+            isOnMainActor = nil
+            queuesMainActorDeliveries = false
+        }
         return finished
     }
 
@@ -248,6 +254,11 @@ final class ThreadDeliveryState {
     /// per publish is enough, and asking costs far more than a handler call (see
     /// ``MainActorCheck``).
     @exclusivity(unchecked) var isOnMainActor: Bool?
+    /// Set when a main-actor delivery of the outermost delivery loop running on this thread ran
+    /// the deliveries waiting for the main actor and its turn's time ran out: every later
+    /// main-actor delivery of the loop then queues behind them, so that no subscriber sees an
+    /// event of the loop before an older one. Cleared when the next outermost loop begins.
+    @exclusivity(unchecked) var queuesMainActorDeliveries = false
 }
 
 /// The stripe number the next thread's state takes.

@@ -450,8 +450,8 @@ struct BusBench {
         do {
             let idle = try cpu.share(of: cpu.busmon, watching: .idle)
             let busy = try cpu.share(of: cpu.busmon, watching: .simappDefaultRate)
-            rows.append([cpu.build, "an app publishing nothing", Self.percent(idle)])
-            rows.append([cpu.build, "simapp at its default rate (200/s)", Self.percent(busy)])
+            rows.append([cpu.build, "an app publishing nothing", TextTable.percent(idle)])
+            rows.append([cpu.build, "simapp at its default rate (200/s)", TextTable.percent(busy)])
             // The goals are a release build's, and a debug build's at the default rate.
             if cpu.build == "release" {
                 checks.append(.shareAtMost("busmon's CPU, release, an app publishing nothing", idle, 0.002))
@@ -462,7 +462,7 @@ struct BusBench {
                     cpu.build == "release" ? 0.01 : 0.03))
             if let debug = cpu.debugBusmon {
                 let debugBusy = try cpu.share(of: debug, watching: .simappDefaultRate)
-                rows.append(["debug", "simapp at its default rate (200/s)", Self.percent(debugBusy)])
+                rows.append(["debug", "simapp at its default rate (200/s)", TextTable.percent(debugBusy)])
                 checks.append(
                     .shareAtMost("busmon's CPU, debug, simapp at its default rate", debugBusy, 0.03))
             }
@@ -476,10 +476,6 @@ struct BusBench {
                 + "the median of \(cpu.rounds) rounds."
                 + (cpu.debugBusmon == nil ? "\n The debug row needs `swift build` first.)" : ")"))
         print()
-    }
-
-    private static func percent(_ share: Double) -> String {
-        String(format: "%.2f%%", share * 100)
     }
 
     private static func seconds(_ value: Double) -> String {

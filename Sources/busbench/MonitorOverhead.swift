@@ -17,6 +17,7 @@ final class CaptureDrainer: Sendable {
     private struct State {
         var isStopping = false
         var drainedEvents = 0
+        var drainedCalls = 0
         var drains = 0
     }
 
@@ -30,9 +31,19 @@ final class CaptureDrainer: Sendable {
         let thread = Thread { [self] in
             while !state.withLock({ $0.isStopping }) {
                 Thread.sleep(forTimeInterval: interval)
-                let count = capture.drain().events.count
+                let records = capture.drain().records
+                var events = 0
+                var calls = 0
+                for record in records {
+                    switch record {
+                    case .event: events += 1
+                    case .call: calls += 1
+                    default: break
+                    }
+                }
                 state.withLock {
-                    $0.drainedEvents += count
+                    $0.drainedEvents += events
+                    $0.drainedCalls += calls
                     $0.drains += 1
                 }
             }
@@ -51,6 +62,9 @@ final class CaptureDrainer: Sendable {
     /// Events handed over by the drains so far.
     var drainedEvents: Int { state.withLock { $0.drainedEvents } }
 
+    /// Handler calls handed over by the drains so far, while tracing.
+    var drainedCalls: Int { state.withLock { $0.drainedCalls } }
+
     /// Drains done so far.
     var drains: Int { state.withLock { $0.drains } }
 }
@@ -60,11 +74,14 @@ final class MonitoredBus {
     let variant: BusTokenVariant
     let capture: BusCapture
     let drainer: CaptureDrainer
+    /// Whether the capture takes every handler call too.
+    let traced: Bool
     private(set) var publishes = 0
 
     /// - Parameter traced: Whether the capture takes every handler call too, as while busmon
     ///   writes a trace.
     init(subscribers: Int, drainInterval: Double, traced: Bool = false) {
+        self.traced = traced
         variant = BusTokenVariant(subscribers: subscribers)
         capture = BusCapture(bus: variant.bus)
         if traced { capture.captureHandlerCalls() }
@@ -86,10 +103,21 @@ final class MonitoredBus {
         publishes == 0 ? 0 : Double(capture.droppedEvents) / Double(publishes)
     }
 
-    /// Whether the sums and counters are exact and every captured event was drained or counted
-    /// as dropped; call after ``CaptureDrainer/stop()``.
+    /// Handler calls made and the share of them the capture dropped, set by ``verify()`` while
+    /// tracing.
+    private(set) var calls = (made: 0, droppedShare: 0.0)
+
+    /// Whether the sums and counters are exact, every captured event was drained or counted as
+    /// dropped, and, while tracing, every handler call too; call after
+    /// ``CaptureDrainer/stop()``.
     func verify() -> Bool {
         let last = capture.drain()
+        if traced {
+            let made = publishes * variant.accumulators.subscriberCount
+            let kept = drainer.drainedCalls + last.records.calls.count
+            calls = (made, made == 0 ? 0 : Double(last.droppedCalls) / Double(made))
+            guard kept + last.droppedCalls == made else { return false }
+        }
         let accounted = drainer.drainedEvents + last.events.count + last.droppedEvents
         // The capture's gate turns away, undelivered, most of the events it drops.
         let delivered = variant.bus.snapshot().wildcardDeliveries

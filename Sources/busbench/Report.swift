@@ -55,6 +55,11 @@ struct TargetCheck {
 
 /// Plain-text output: left-aligned labels and right-aligned numbers.
 enum TextTable {
+    /// A share as a percentage with two decimals, such as `0.25%`.
+    static func percent(_ share: Double) -> String {
+        String(format: "%.2f%%", share * 100)
+    }
+
     static func render(header: [String], rows: [[String]]) -> String {
         let columns = header.count
         var widths = header.map(\.count)
