@@ -108,6 +108,8 @@ struct BusCaptureTests {
         let handedOver = drainedCount.current + last.events.count
         #expect(handedOver + last.droppedEvents == publishers * perPublisher)
         #expect(bus.snapshot().totalPublished == publishers * perPublisher)
+        // And the numbers count every event, dropped ones included, turned away or not.
+        #expect(last.eventsAppended == publishers * perPublisher)
     }
 
     @Test func detachStopsCapturing() {
