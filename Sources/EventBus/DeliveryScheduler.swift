@@ -62,10 +62,10 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
 
         /// The jobs to run next, oldest first, taken out of the lists; empty when none waits.
         mutating func takeJobs() -> ArraySlice<@Sendable () -> Void> {
-            if !carriedOver.isEmpty {
-                defer { carriedOver = [] }
-                return carriedOver
-            }
+            let carried = carriedOver
+            // Emptied even when empty: an empty slice may still hold a run batch's buffer.
+            carriedOver = []
+            if !carried.isEmpty { return carried }
             defer { waiting = [] }
             return waiting[...]
         }
@@ -184,8 +184,9 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
                 batch[next]()
                 next += 1
                 guard System.monotonicNanoseconds() >= deadline else { continue }
-                // Time is up: the rest of the batch goes first next time.
-                let rest = batch[next...]
+                // Time is up: the rest of the batch goes first next time. An empty rest is not
+                // kept: a slice holds its whole buffer, with every job already run.
+                let rest = next < batch.endIndex ? batch[next...] : []
                 return contents.withLock { contents in
                     contents.carriedOver = rest
                     return end(&contents)
