@@ -28,7 +28,7 @@ final class QueueScheduler: DeliveryScheduler {
 /// Handlers isolated to an actor are called only from here (see ``IsolatedHandler``). Jobs wait
 /// in one list; the first job after the list was empty starts a task on the actor that runs
 /// jobs until the list is empty again, so a burst of events costs one task, and only one task
-/// per mailbox runs jobs at a time, which keeps them in order. A task runs jobs for at most
+/// per mailbox runs jobs at a time, which keeps them in order. A task runs jobs for about
 /// ``turnNanoseconds`` and leaves the rest to a new task, so that the actor gets to its other
 /// work while a publisher outpaces the handlers.
 ///

@@ -5,12 +5,36 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A flag and a count that threads share.
+/// A flood of events from a thread of its own, and what it and the handlers counted.
 private final class FloodState: Sendable {
     let probeRan = Atomic<Bool>(false)
     let publisherDone = Atomic<Bool>(false)
     let handled = Atomic<Int>(0)
     let published = Atomic<Int>(0)
+
+    /// Publishes on a new thread as fast as it can, until the probe ran, 60,000 events (3 s
+    /// of a 50 µs handler's work) or 3 s; returns once the handlers are behind.
+    func startFlooding(_ bus: EventBus) {
+        let publisher = Thread {
+            let deadline = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
+            while !self.probeRan.load(ordering: .relaxed), self.published.load(ordering: .relaxed) < 60_000,
+                DispatchTime.now().uptimeNanoseconds < deadline
+            {
+                bus.publish(Tick(value: 0))
+                self.published.wrappingAdd(1, ordering: .relaxed)
+            }
+            self.publisherDone.store(true, ordering: .releasing)
+        }
+        publisher.start()
+        #expect(eventually { handled.load(ordering: .relaxed) > 100 })
+    }
+
+    /// Waits for the publisher to stop and for every delivery it made to have run.
+    func expectEveryDeliveryToRun() {
+        #expect(eventually { publisherDone.load(ordering: .acquiring) })
+        let total = published.load(ordering: .relaxed)
+        #expect(eventually { handled.load(ordering: .relaxed) == total })
+    }
 }
 
 /// A main-actor screen whose handler takes 50 µs, far longer than a publish.
@@ -50,19 +74,8 @@ struct MainActorFairnessTests {
         let screen = FloodedScreen()
         await screen.observe(bus, counting: state)
 
-        // Given a thread publishing faster than the main actor handles, for at most 3 s
-        let publisher = Thread {
-            let deadline = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
-            while !state.probeRan.load(ordering: .relaxed), state.published.load(ordering: .relaxed) < 60_000,
-                DispatchTime.now().uptimeNanoseconds < deadline
-            {
-                bus.publish(Tick(value: 0))
-                state.published.wrappingAdd(1, ordering: .relaxed)
-            }
-            state.publisherDone.store(true, ordering: .releasing)
-        }
-        publisher.start()
-        #expect(eventually { state.handled.load(ordering: .relaxed) > 100 })
+        // Given a thread publishing faster than the main actor handles
+        state.startFlooding(bus)
 
         // When other work asks for the main actor while the deliveries pile up
         let (handled, published) = await MainActor.run {
@@ -72,10 +85,8 @@ struct MainActorFairnessTests {
 
         // Then it ran within a turn, with deliveries still waiting, not once they had all run
         #expect(handled < published)
-        #expect(eventually { state.publisherDone.load(ordering: .acquiring) })
         // And every delivery still runs, in the end
-        let total = state.published.load(ordering: .relaxed)
-        #expect(eventually { state.handled.load(ordering: .relaxed) == total })
+        state.expectEveryDeliveryToRun()
         withExtendedLifetime(screen) {}
     }
 
@@ -89,19 +100,7 @@ struct MainActorFairnessTests {
         await screen.observe(bus, counting: state)
         let order = Journal<String>()
         let subscriptions = await screen.observeMarkers(bus, into: order)
-
-        let publisher = Thread {
-            let deadline = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
-            while !state.probeRan.load(ordering: .relaxed), state.published.load(ordering: .relaxed) < 60_000,
-                DispatchTime.now().uptimeNanoseconds < deadline
-            {
-                bus.publish(Tick(value: 0))
-                state.published.wrappingAdd(1, ordering: .relaxed)
-            }
-            state.publisherDone.store(true, ordering: .releasing)
-        }
-        publisher.start()
-        #expect(eventually { state.handled.load(ordering: .relaxed) > 100 })
+        state.startFlooding(bus)
 
         // Whether its deliveries run in place or queue behind the flood, they run in order: both
         // in the publish, or both after it, never the wildcard's alone.
@@ -113,9 +112,7 @@ struct MainActorFairnessTests {
         #expect(atReturn.isEmpty || atReturn == ["typed", "wildcard"])
         #expect(eventually { order.entries.count == 2 })
         #expect(order.entries == ["typed", "wildcard"])
-        #expect(eventually { state.publisherDone.load(ordering: .acquiring) })
-        let published = state.published.load(ordering: .relaxed)
-        #expect(eventually { state.handled.load(ordering: .relaxed) == published })
+        state.expectEveryDeliveryToRun()
         withExtendedLifetime((screen, subscriptions)) {}
     }
 }
