@@ -5,6 +5,17 @@ import Synchronization
 import TestSupport
 import Testing
 
+/// Waits until `condition` holds or 30 s pass, suspending between checks: a blocking wait would
+/// hold one of the few threads that also run other tests' main-actor hops, which a flood slows.
+private func suspendUntil(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
+
 /// A flood of events from a thread of its own, and what it and the handlers counted.
 private final class FloodState: Sendable {
     let probeRan = Atomic<Bool>(false)
@@ -12,12 +23,12 @@ private final class FloodState: Sendable {
     let handled = Atomic<Int>(0)
     let published = Atomic<Int>(0)
 
-    /// Publishes on a new thread as fast as it can, until the probe ran, 60,000 events (3 s
+    /// Publishes on a new thread as fast as it can, until the probe ran, 20,000 events (1 s
     /// of a 50 µs handler's work) or 3 s; returns once the handlers are behind.
-    func startFlooding(_ bus: EventBus) {
+    func startFlooding(_ bus: EventBus) async {
         let publisher = Thread {
             let deadline = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
-            while !self.probeRan.load(ordering: .relaxed), self.published.load(ordering: .relaxed) < 60_000,
+            while !self.probeRan.load(ordering: .relaxed), self.published.load(ordering: .relaxed) < 20_000,
                 DispatchTime.now().uptimeNanoseconds < deadline
             {
                 bus.publish(Tick(value: 0))
@@ -26,14 +37,14 @@ private final class FloodState: Sendable {
             self.publisherDone.store(true, ordering: .releasing)
         }
         publisher.start()
-        #expect(eventually { handled.load(ordering: .relaxed) > 100 })
+        #expect(await suspendUntil { handled.load(ordering: .relaxed) > 100 })
     }
 
     /// Waits for the publisher to stop and for every delivery it made to have run.
-    func expectEveryDeliveryToRun() {
-        #expect(eventually { publisherDone.load(ordering: .acquiring) })
+    func expectEveryDeliveryToRun() async {
+        #expect(await suspendUntil { publisherDone.load(ordering: .acquiring) })
         let total = published.load(ordering: .relaxed)
-        #expect(eventually { handled.load(ordering: .relaxed) == total })
+        #expect(await suspendUntil { handled.load(ordering: .relaxed) == total })
     }
 }
 
@@ -63,7 +74,7 @@ extension FloodedScreen {
     }
 }
 
-@Suite("The main actor under a flood")
+@Suite("The main actor under a flood", .serialized)
 struct MainActorFairnessTests {
     @Test(
         "a publisher faster than a main-actor handler leaves the main actor free for other work",
@@ -75,7 +86,7 @@ struct MainActorFairnessTests {
         await screen.observe(bus, counting: state)
 
         // Given a thread publishing faster than the main actor handles
-        state.startFlooding(bus)
+        await state.startFlooding(bus)
 
         // When other work asks for the main actor while the deliveries pile up
         let (handled, published) = await MainActor.run {
@@ -86,7 +97,7 @@ struct MainActorFairnessTests {
         // Then it ran within a turn, with deliveries still waiting, not once they had all run
         #expect(handled < published)
         // And every delivery still runs, in the end
-        state.expectEveryDeliveryToRun()
+        await state.expectEveryDeliveryToRun()
         withExtendedLifetime(screen) {}
     }
 
@@ -100,7 +111,7 @@ struct MainActorFairnessTests {
         await screen.observe(bus, counting: state)
         let order = Journal<String>()
         let subscriptions = await screen.observeMarkers(bus, into: order)
-        state.startFlooding(bus)
+        await state.startFlooding(bus)
 
         // Whether its deliveries run in place or queue behind the flood, they run in order: both
         // in the publish, or both after it, never the wildcard's alone.
@@ -110,9 +121,9 @@ struct MainActorFairnessTests {
             return order.entries
         }
         #expect(atReturn.isEmpty || atReturn == ["typed", "wildcard"])
-        #expect(eventually { order.entries.count == 2 })
+        #expect(await suspendUntil { order.entries.count == 2 })
         #expect(order.entries == ["typed", "wildcard"])
-        state.expectEveryDeliveryToRun()
+        await state.expectEveryDeliveryToRun()
         withExtendedLifetime((screen, subscriptions)) {}
     }
 }
