@@ -1,5 +1,6 @@
 import BusWire
 import Foundation
+import ProcessTestSupport
 import TestSupport
 
 #if canImport(Darwin)
@@ -33,8 +34,11 @@ struct AttachThroughput {
     enum Link {
         /// Not at all: a tap nobody reads.
         case none
-        /// busmon attached to the tap's Unix socket.
+        /// busmon attached to the tap's Unix socket, writing every record it takes to stdout.
         case tap
+        /// busmon's dashboard attached to the tap's Unix socket, drawn on a pseudo-terminal of
+        /// 150x45, the way a person watches an app.
+        case dashboard
         /// The app dialled in to busmon listening on loopback TCP.
         case dialIn
     }
@@ -44,7 +48,10 @@ struct AttachThroughput {
     struct Result {
         var alone: [Double] = []
         var attached: [Double] = []
+        var dashboard: [Double] = []
         var dialledIn: [Double] = []
+        /// The dashboard's CPU time per second of the app's run, for each round.
+        var dashboardCPU: [Double] = []
         var attachedMonitorEvents = 0
         var dialledInMonitorEvents = 0
     }
@@ -57,6 +64,9 @@ struct AttachThroughput {
             let watched = try runApp(socket: socketPath(round, "attached"), link: .tap)
             result.attached.append(watched.rate)
             result.attachedMonitorEvents += watched.monitorEvents
+            let drawn = try runApp(socket: socketPath(round, "dashboard"), link: .dashboard)
+            result.dashboard.append(drawn.rate)
+            result.dashboardCPU.append(drawn.monitorCPU / seconds)
             let dialled = try runApp(socket: socketPath(round, "dialled"), link: .dialIn)
             result.dialledIn.append(dialled.rate)
             result.dialledInMonitorEvents += dialled.monitorEvents
@@ -71,8 +81,11 @@ struct AttachThroughput {
         .path
     }
 
-    private func runApp(socket: String, link: Link) throws -> (rate: Double, monitorEvents: Int) {
+    private func runApp(
+        socket: String, link: Link
+    ) throws -> (rate: Double, monitorEvents: Int, monitorCPU: Double) {
         var monitor: Process?
+        var dashboard: (child: RunningChild, terminal: PseudoTerminal)?
         let monitorOutput = Pipe()
         // Far above what one thread can publish, so the app runs flat out.
         var arguments = ["--tap", socket, "--rate", "10000000", "--duration", String(seconds)]
@@ -99,9 +112,21 @@ struct AttachThroughput {
         app.standardError = FileHandle.nullDevice
         try app.run()
 
-        if link == .tap {
+        if link == .tap || link == .dashboard {
             let deadline = Date().addingTimeInterval(5)
             while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(5_000) }
+        }
+        if link == .dashboard {
+            let terminal = try PseudoTerminal()
+            var environment = ProcessInfo.processInfo.environment
+            environment["TERM"] = "xterm-256color"
+            environment["LINES"] = "45"
+            environment["COLUMNS"] = "150"
+            let child = try ChildProcess.start(
+                busmon, ["--attach", socket], environment: environment, terminal: terminal)
+            dashboard = (child, terminal)
+        }
+        if link == .tap {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: busmon)
             process.arguments = ["--attach", socket, "--headless"]
@@ -114,17 +139,26 @@ struct AttachThroughput {
         // Drain the monitor's output as it comes, as a script reading it would.
         let counter = LineCounter()
         let reader = Thread { counter.count(monitorOutput.fileHandleForReading) }
-        if link != .none { reader.start() }
+        if link == .tap || link == .dialIn { reader.start() }
 
         // An app that runs on past its duration is a failure to report, not a hang.
         let pid = app.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds + Self.overrun, execute: watchdog)
+        if let dashboard {
+            // Take what it draws as a terminal would, so that it never waits on a full one; the
+            // app prints a few lines, which its pipe holds meanwhile.
+            while app.isRunning {
+                _ = dashboard.terminal.drain()
+                usleep(20_000)
+            }
+        }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         app.waitUntilExit()
         watchdog.cancel()
         if app.terminationReason == .uncaughtSignal {
             monitor?.terminate()
+            dashboard?.child.send(SIGKILL)
             throw BenchFailure(
                 description: "simapp did not stop within \(Int(Self.overrun)) s of its --duration \(seconds)")
         }
@@ -133,13 +167,19 @@ struct AttachThroughput {
             monitor.waitUntilExit()
             while !reader.isFinished { usleep(5_000) }
         }
+        var monitorCPU = 0.0
+        if let dashboard {
+            dashboard.child.send(SIGTERM)
+            _ = dashboard.terminal.drain()
+            monitorCPU = try dashboard.child.wait(timeout: 10).cpuSeconds
+        }
         guard let line = text.split(separator: "\n").last(where: { $0.contains("events/s)") }),
             let open = line.lastIndex(of: "("),
             let rate = Double(line[line.index(after: open)...].split(separator: " ").first ?? "")
         else {
             throw BenchFailure(description: "simapp printed no rate: \(text)")
         }
-        return (rate, counter.events)
+        return (rate, counter.events, monitorCPU)
     }
 
     /// Seconds an app may run past its duration (its start and its last snapshot) before it

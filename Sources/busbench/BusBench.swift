@@ -410,25 +410,33 @@ struct BusBench {
             print("Attach: skipped; build simapp and busmon next to busbench (swift build -c release)\n")
             return
         }
-        print("simapp's fastest publish rate: alone, with busmon --attach --headless reading its tap, and")
-        print("dialled in to busmon --listen --headless over loopback TCP")
+        print("simapp's fastest publish rate: alone, with busmon --attach --headless reading its tap, with")
+        print("busmon's dashboard attached, and dialled in to busmon --listen --headless over loopback TCP")
         do {
             let rounds = quick ? 1 : 3
             let result = try throughput.measure(rounds: rounds)
             let alone = result.alone.sorted()[rounds / 2]
             let attached = result.attached.sorted()[rounds / 2]
             let dialledIn = result.dialledIn.sorted()[rounds / 2]
+            let dashboard = result.dashboard.sorted()[rounds / 2]
+            let dashboardCPU = result.dashboardCPU.sorted()[rounds / 2]
             let rows = [
                 ["alone", String(format: "%.0f", alone)],
                 ["with busmon attached (Unix socket)", String(format: "%.0f", attached)],
+                ["with busmon's dashboard attached", String(format: "%.0f", dashboard)],
                 ["dialled in to busmon --listen (TCP)", String(format: "%.0f", dialledIn)],
             ]
             print(TextTable.render(header: ["simapp", "events/s (median of \(rounds))"], rows: rows))
             print(
                 "(busmon received \(result.attachedMonitorEvents) events attached and "
                     + "\(result.dialledInMonitorEvents) dialled in; the tap drops the oldest for a")
-            print(" reader that falls behind, and never makes the app wait)\n")
+            print(" reader that falls behind, and never makes the app wait; the dashboard takes 250 records")
+            print(
+                " a frame, and used \(TextTable.percent(dashboardCPU)) of a core meanwhile; headless takes up to"
+                    + " 10,000)\n")
             checks.append(.atLeast("simapp attached / alone (publish rate)", attached / alone, 0.95))
+            checks.append(
+                .atLeast("simapp, dashboard attached / alone (publish rate)", dashboard / alone, 0.95))
             checks.append(.atLeast("simapp dialled in / alone (publish rate)", dialledIn / alone, 0.95))
             sanityCheck(result.attachedMonitorEvents > 0, "attach: busmon received no events")
             sanityCheck(result.dialledInMonitorEvents > 0, "dial-in: busmon --listen received no events")

@@ -67,6 +67,32 @@ struct AttachSourceTests {
         token.cancel()
     }
 
+    @Test("a source that holds few records a drain accounts for every event: taken, or dropped by the tap")
+    func smallIntakeLeavesTheRestToTheTap() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus(name: "flood")
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), processName: "flood")
+        defer { tap.close() }
+        let source = AttachSource(
+            socketPath: directory.file("t.sock"), retryInterval: 0.01, bufferCapacity: 50)
+        defer { source.close() }
+        #expect(eventually { source.state == .attached && tap.connectedClients == 1 })
+
+        // Given an app publishing far faster than the source takes
+        let published = 100_000
+        for number in 1...published { bus.publish(Ping(number: number, note: "")) }
+
+        // Then every event the source did not take was counted as dropped by the tap
+        let batches = drainUntil(source) { batches in
+            let taken = batches.reduce(0) { $0 + $1.events.count }
+            return taken + (batches.map(\.droppedEvents).max() ?? 0) >= published
+        }
+        let taken = batches.reduce(0) { $0 + $1.events.count }
+        let dropped = batches.map(\.droppedEvents).max() ?? 0
+        #expect(taken + dropped == published)
+        #expect(dropped > 0)
+    }
+
     @Test("says detached when the app goes away, keeps retrying, and reattaches to a new tap")
     func reattaches() throws {
         let directory = TemporaryDirectory()
