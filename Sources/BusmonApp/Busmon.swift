@@ -95,7 +95,7 @@ package enum Busmon {
             session = startSimulation(options: options)
         case .attach(let path):
             try checkAttachable(path)
-            let source = AttachSource(socketPath: path, bufferCapacity: options.recordsPerDrain)
+            let source = AttachSource(socketPath: path)
             session = Session(source: source, stop: { source.close() })
         case .fleet(let url, let since):
             let source = try NATSFleetSource(
@@ -104,7 +104,7 @@ package enum Busmon {
         case .listen(let address, let token):
             let source = try ListenSource(
                 address: address, token: token ?? environment["BUSMON_TOKEN"],
-                presence: .fromEnvironment(environment), bufferCapacity: options.recordsPerDrain,
+                presence: .fromEnvironment(environment),
                 // Headless output is kept by scripts and logs: the token stays out of it.
                 statusNamesToken: !options.headless)
             session = Session(source: source, stop: { source.close() })

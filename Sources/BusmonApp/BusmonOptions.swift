@@ -43,26 +43,6 @@ package struct BusmonOptions: Sendable, Equatable {
     /// variable); `nil` makes busmon choose a random one and show it.
     package var token: String?
 
-    /// Whether every record an app sends is wanted, as far as busmon can keep up: for headless
-    /// output, a recording, a trace or a graph, which are read later in full.
-    package var keepsEveryRecord: Bool {
-        headless || recordPath != nil || tracePath != nil || graphPath != nil
-    }
-
-    /// Records a socket source (`--attach PATH`, `--listen`) holds for busmon between two drains
-    /// (25 a second). Beyond it the source stops reading, and the app's tap drops what waits and
-    /// counts it, before building most of it. A NATS fleet is not read this way: its bridges
-    /// publish whatever is read, so it keeps the sources' default.
-    ///
-    /// A dashboard alone takes 250 a frame, 6,250 a second: more than its log shows in a frame
-    /// on any screen, while its counts come exact with every snapshot (twice a second). An app
-    /// publishing flat out then spends little on being watched, and busmon a few percent of a
-    /// core where it spent most of one decoding events nobody sees. Keeping every record takes
-    /// up to 10,000 a drain.
-    package var recordsPerDrain: Int {
-        keepsEveryRecord ? 10_000 : 250
-    }
-
     /// Creates options; the defaults are those of a bare `busmon`.
     package init(
         rate: Int = BusmonOptions.defaultRate, seed: UInt64? = nil, duration: Double? = nil,

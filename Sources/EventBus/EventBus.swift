@@ -203,34 +203,32 @@ public final class EventBus: Sendable {
     /// Reports a handler call slower than ``slowHandlerThreshold``, ten a second at most; a
     /// report's count includes the slow calls held back since the previous one.
     func reportSlowCall(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
-        let event = SubscriberLifecycleEvent(
-            kind: .slowHandler, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
-            observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
-        guard let report = slowCallReports.admit(event, now: System.monotonicNanoseconds()) else { return }
-        update { ((), $0.report(report)) }
+        report(
+            ReportDraft(.slowCall(nanoseconds: nanoseconds), typeName: typeName, entry: entry),
+            through: slowCallReports)
     }
 
     /// Reports a delivery that waited longer than ``slowDeliveryThreshold`` for its handler to
     /// start, ten a second at most; a report's count includes those held back since the
     /// previous one.
     func reportSlowDelivery(of entry: SubscriberEntry, typeName: String, nanoseconds: Int) {
-        let event = SubscriberLifecycleEvent(
-            kind: .slowDelivery, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
-            observerID: entry.observerRecord?.serial, duration: .nanoseconds(nanoseconds))
-        guard let report = slowDeliveryReports.admit(event, now: System.monotonicNanoseconds()) else {
-            return
-        }
-        update { ((), $0.report(report)) }
+        report(
+            ReportDraft(.slowDelivery(nanoseconds: nanoseconds), typeName: typeName, entry: entry),
+            through: slowDeliveryReports)
     }
 
     /// Counts a handler's failure and reports it, a hundred a second at most; a report's count
     /// includes the failures held back since the previous one.
     func reportFailure(of entry: SubscriberEntry, typeName: String, error: any Error) {
         entry.measurements.failures.wrappingAdd(1, ordering: .relaxed)
-        let event = SubscriberLifecycleEvent(
-            kind: .handlerFailed, eventTypeName: typeName, observerTypeName: entry.observerTypeName,
-            observerID: entry.observerRecord?.serial, reason: String(describing: error))
-        guard let report = failureReports.admit(event, now: System.monotonicNanoseconds()) else { return }
+        report(
+            ReportDraft(.failure(reason: String(describing: error)), typeName: typeName, entry: entry),
+            through: failureReports)
+    }
+
+    /// Tells lifecycle observers of `draft` if `pacer` lets it through now.
+    private func report(_ draft: ReportDraft, through pacer: ReportPacer) {
+        guard let report = pacer.admit(draft, now: System.monotonicNanoseconds()) else { return }
         update { ((), $0.report(report)) }
     }
 

@@ -235,18 +235,79 @@ struct ScheduledTimer: Sendable {
     }
 }
 
+/// A report a ``ReportPacer`` may let through, kept as what it is made of until it goes out.
+///
+/// Making the report names the observer's type with `String(describing:)`, about a microsecond
+/// of runtime type lookups. A storm repeats these reports thousands of times a second, and the
+/// pacer holds back all but a few: an app publishing flat out to a main-actor screen spent most
+/// of its deliveries' bookkeeping making late-delivery reports that were then held back. A
+/// draft holds no subscription, whose handler may hold an app's objects, and no error: only
+/// names, numbers and the observer's class.
+struct ReportDraft: Sendable {
+    /// What happened, with what the report says about it.
+    enum Occurrence: Sendable {
+        /// A handler call took `nanoseconds`, past the slow-handler threshold.
+        case slowCall(nanoseconds: Int)
+        /// A delivery waited `nanoseconds` for its handler to start, past the threshold.
+        case slowDelivery(nanoseconds: Int)
+        /// A handler threw; `reason` describes the error, made when it was thrown, so that no
+        /// error (nor what it refers to) outlives its failure in the pacer.
+        case failure(reason: String)
+    }
+
+    let occurrence: Occurrence
+    /// The name of the event's type.
+    let typeName: String
+    /// The observer's class, for an observer's subscription.
+    let observerType: AnyObject.Type?
+    /// The observer's number, for an observer's subscription.
+    let observerID: UInt64?
+
+    /// A draft of what happened to a delivery to `entry` of an event of `typeName`.
+    init(_ occurrence: Occurrence, typeName: String, entry: SubscriberEntry) {
+        self.occurrence = occurrence
+        self.typeName = typeName
+        observerType = entry.observerType
+        observerID = entry.observerRecord?.serial
+    }
+
+    /// The report, standing for `count` occurrences.
+    func report(counting count: Int) -> SubscriberLifecycleEvent {
+        let kind: SubscriberLifecycleEvent.Kind
+        var duration: Duration?
+        var reason: String?
+        switch occurrence {
+        case .slowCall(let nanoseconds):
+            kind = .slowHandler
+            duration = .nanoseconds(nanoseconds)
+        case .slowDelivery(let nanoseconds):
+            kind = .slowDelivery
+            duration = .nanoseconds(nanoseconds)
+        case .failure(let description):
+            kind = .handlerFailed
+            reason = description
+        }
+        return SubscriberLifecycleEvent(
+            kind: kind, eventTypeName: typeName, count: count,
+            observerTypeName: observerType.map { String(describing: $0) }, observerID: observerID,
+            reason: reason, duration: duration)
+    }
+}
+
 /// Lets through at most a number of reports a second, for reports that a storm could repeat
 /// thousands of times a second; the counts in `snapshot()` keep every call. None is lost in
 /// silence: a report let through stands for itself and for those held back since the previous
 /// one (its `count` says how many), and held-back reports that no later one carried go out as
 /// one report once their second is over (``flush(now:)``, which `snapshot()` calls).
+///
+/// Reports come in as drafts, made into reports only when they go out, outside the lock.
 final class ReportPacer: Sendable {
     private struct Window {
         var start = Int.min
         var reports = 0
         var heldBack = 0
         /// The newest report held back, which a flush sends for all of them.
-        var lastHeldBack: SubscriberLifecycleEvent?
+        var lastHeldBack: ReportDraft?
     }
 
     private let perSecond: Int
@@ -257,17 +318,17 @@ final class ReportPacer: Sendable {
         self.perSecond = perSecond
     }
 
-    /// `report` as it may go now, with its count of what it stands for, or `nil` when it is held
-    /// back, as read from `now` (nanoseconds).
-    func admit(_ report: SubscriberLifecycleEvent, now: Int) -> SubscriberLifecycleEvent? {
-        window.withLock { window in
+    /// The report of `draft` as it may go now, with its count of what it stands for, or `nil`
+    /// when it is held back, as read from `now` (nanoseconds).
+    func admit(_ draft: ReportDraft, now: Int) -> SubscriberLifecycleEvent? {
+        let count = window.withLock { window -> Int? in
             if now &- window.start >= 1_000_000_000 || window.start == Int.min {
                 window.start = now
                 window.reports = 0
             }
             guard window.reports < perSecond else {
                 window.heldBack += 1
-                window.lastHeldBack = report
+                window.lastHeldBack = draft
                 return nil
             }
             window.reports += 1
@@ -275,30 +336,21 @@ final class ReportPacer: Sendable {
                 window.heldBack = 0
                 window.lastHeldBack = nil
             }
-            return window.heldBack == 0 ? report : report.counting(1 + window.heldBack)
+            return 1 + window.heldBack
         }
+        return count.map { draft.report(counting: $0) }
     }
 
     /// The reports held back, as one report (the newest of them, counting all), once the
     /// second they were held back in is over; `nil` when there are none, or it is not over.
     func flush(now: Int) -> SubscriberLifecycleEvent? {
-        window.withLock { window in
+        let heldBack = window.withLock { window -> (ReportDraft, Int)? in
             guard let last = window.lastHeldBack, now &- window.start >= 1_000_000_000 else { return nil }
             let count = window.heldBack
             window = Window(start: now, reports: 1)
-            return last.counting(count)
+            return (last, count)
         }
-    }
-}
-
-extension SubscriberLifecycleEvent {
-    /// The same report, standing for `count` occurrences.
-    func counting(_ count: Int) -> SubscriberLifecycleEvent {
-        SubscriberLifecycleEvent(
-            kind: kind, eventTypeName: eventTypeName, count: count, observerTypeName: observerTypeName,
-            observerID: observerID, deadFor: deadFor, reclaimedBy: reclaimedBy, reason: reason,
-            expectedWithin: expectedWithin, overdue: overdue, subscriptions: subscriptions, duration: duration
-        )
+        return heldBack.map { draft, count in draft.report(counting: count) }
     }
 }
 

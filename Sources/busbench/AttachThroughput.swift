@@ -48,9 +48,10 @@ struct AttachThroughput {
     struct Result {
         var alone: [Double] = []
         var attached: [Double] = []
+        /// With busmon's dashboard attached.
         var dashboard: [Double] = []
         var dialledIn: [Double] = []
-        /// The dashboard's CPU time per second of the app's run, for each round.
+        /// The dashboard's CPU time per second it ran, for each round.
         var dashboardCPU: [Double] = []
         var attachedMonitorEvents = 0
         var dialledInMonitorEvents = 0
@@ -66,7 +67,7 @@ struct AttachThroughput {
             result.attachedMonitorEvents += watched.monitorEvents
             let drawn = try runApp(socket: socketPath(round, "dashboard"), link: .dashboard)
             result.dashboard.append(drawn.rate)
-            result.dashboardCPU.append(drawn.monitorCPU / seconds)
+            result.dashboardCPU.append(drawn.monitorCPU)
             let dialled = try runApp(socket: socketPath(round, "dialled"), link: .dialIn)
             result.dialledIn.append(dialled.rate)
             result.dialledInMonitorEvents += dialled.monitorEvents
@@ -81,11 +82,13 @@ struct AttachThroughput {
         .path
     }
 
+    /// Runs simapp flat out, watched over `link`: returns its publish rate, the event lines a
+    /// headless monitor wrote, and a dashboard's CPU time per second it ran (0 without one).
     private func runApp(
         socket: String, link: Link
     ) throws -> (rate: Double, monitorEvents: Int, monitorCPU: Double) {
         var monitor: Process?
-        var dashboard: (child: RunningChild, terminal: PseudoTerminal)?
+        var dashboard: (child: RunningChild, terminal: PseudoTerminal, started: Date)?
         let monitorOutput = Pipe()
         // Far above what one thread can publish, so the app runs flat out.
         var arguments = ["--tap", socket, "--rate", "10000000", "--duration", String(seconds)]
@@ -124,7 +127,7 @@ struct AttachThroughput {
             environment["COLUMNS"] = "150"
             let child = try ChildProcess.start(
                 busmon, ["--attach", socket], environment: environment, terminal: terminal)
-            dashboard = (child, terminal)
+            dashboard = (child, terminal, Date())
         }
         if link == .tap {
             let process = Process()
@@ -145,11 +148,12 @@ struct AttachThroughput {
         let pid = app.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds + Self.overrun, execute: watchdog)
+        var bytesDrawn = 0
         if let dashboard {
             // Take what it draws as a terminal would, so that it never waits on a full one; the
             // app prints a few lines, which its pipe holds meanwhile.
             while app.isRunning {
-                _ = dashboard.terminal.drain()
+                bytesDrawn += dashboard.terminal.drain()
                 usleep(20_000)
             }
         }
@@ -159,6 +163,7 @@ struct AttachThroughput {
         if app.terminationReason == .uncaughtSignal {
             monitor?.terminate()
             dashboard?.child.send(SIGKILL)
+            _ = try? dashboard?.child.wait(timeout: 5)
             throw BenchFailure(
                 description: "simapp did not stop within \(Int(Self.overrun)) s of its --duration \(seconds)")
         }
@@ -170,8 +175,16 @@ struct AttachThroughput {
         var monitorCPU = 0.0
         if let dashboard {
             dashboard.child.send(SIGTERM)
-            _ = dashboard.terminal.drain()
-            monitorCPU = try dashboard.child.wait(timeout: 10).cpuSeconds
+            bytesDrawn += dashboard.terminal.drain()
+            let ended = try dashboard.child.wait(timeout: 10)
+            // A dashboard that never ran would leave the app's rate as if alone.
+            guard ended.status == 0 || ended.status == 128 + SIGTERM, bytesDrawn > 0 else {
+                throw BenchFailure(
+                    description:
+                        "busmon's dashboard exited with \(ended.status) after drawing \(bytesDrawn) bytes: "
+                        + ended.standardError)
+            }
+            monitorCPU = ended.cpuSeconds / max(0.001, Date().timeIntervalSince(dashboard.started))
         }
         guard let line = text.split(separator: "\n").last(where: { $0.contains("events/s)") }),
             let open = line.lastIndex(of: "("),

@@ -430,10 +430,8 @@ struct BusBench {
             print(
                 "(busmon received \(result.attachedMonitorEvents) events attached and "
                     + "\(result.dialledInMonitorEvents) dialled in; the tap drops the oldest for a")
-            print(" reader that falls behind, and never makes the app wait; the dashboard takes 250 records")
-            print(
-                " a frame, and used \(TextTable.percent(dashboardCPU)) of a core meanwhile; headless takes up to"
-                    + " 10,000)\n")
+            print(" reader that falls behind, and never makes the app wait; the dashboard used")
+            print(" \(TextTable.percent(dashboardCPU)) of a core meanwhile, its start included)\n")
             checks.append(.atLeast("simapp attached / alone (publish rate)", attached / alone, 0.95))
             checks.append(
                 .atLeast("simapp, dashboard attached / alone (publish rate)", dashboard / alone, 0.95))

@@ -52,20 +52,6 @@ struct SessionTests {
         #expect(throws: Never.self) { try Busmon.checkAttachable(directory.file("later.sock")) }
     }
 
-    @Test(
-        "a dashboard takes 250 records a drain; headless output, recordings, traces and graphs keep up to 10,000"
-    )
-    func recordsPerDrain() throws {
-        let attach = ["--attach", "/tmp/app.sock"]
-        #expect(try #require(try Self.options(attach)).recordsPerDrain == 250)
-        #expect(try #require(try Self.options(["--listen", "127.0.0.1:0"])).recordsPerDrain == 250)
-        for extra in [
-            ["--headless"], ["--record", "r.jsonl"], ["--trace", "t.json"], ["--graph", "g.dot"],
-        ] {
-            #expect(try #require(try Self.options(attach + extra)).recordsPerDrain == 10_000)
-        }
-    }
-
     private static func options(_ arguments: [String]) throws -> BusmonOptions? {
         if case .run(let options) = try CommandLineParser.parse(arguments) { return options }
         return nil

@@ -11,6 +11,12 @@ struct LoadFailed: Error, CustomStringConvertible {
 
 final class FailingScreen: Sendable {}
 
+/// An error that holds the screen it failed for, as an app's error might hold its context.
+struct ScreenFailed: Error {
+    let screen: FailingScreen
+    let item: Int
+}
+
 @Suite("Throwing handlers")
 struct HandlerFailureTests {
     @Test("a thrown error reaches neither the publisher nor the other subscribers, and is reported")
@@ -70,6 +76,24 @@ struct HandlerFailureTests {
         #expect(bus.snapshot()[Ping.self]?.handlerFailures == 150)
         watch.cancel()
         failing.cancel()
+    }
+
+    @Test("a held-back report holds neither its handler nor its error: what they held is freed")
+    func heldBackReportsHoldNoHandler() {
+        let bus = EventBus()
+        weak var heldByHandler: FailingScreen?
+        do {
+            let screen = FailingScreen()
+            heldByHandler = screen
+            let failing = bus.subscribe(to: Ping.self) { (ping: Ping) throws in
+                throw ScreenFailed(screen: screen, item: ping.hop)
+            }
+            // 150 failures within a second: the last 50 are held back, for a report to come.
+            for hop in 1...150 { bus.publish(Ping(hop: hop)) }
+            failing.cancel()
+        }
+        // No snapshot has sent them yet; what the handler held is gone all the same.
+        #expect(heldByHandler == nil)
     }
 
     @Test("token, queued and wildcard handlers may throw too; non-throwing ones compile unchanged")
