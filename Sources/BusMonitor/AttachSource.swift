@@ -116,6 +116,7 @@ package final class AttachSource: DashboardSource {
                 records: state.records, droppedEvents: state.droppedBefore + state.droppedNow,
                 status: state.statusText, notices: state.notices, countersRestarted: state.countersRestarted)
             batch.droppedCalls = state.droppedCallsBefore + state.droppedCallsNow
+            batch.droppedLifecycle = state.droppedLifecycleBefore + state.droppedLifecycleNow
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             state.records = []
             state.notices = []
@@ -152,6 +153,9 @@ struct AttachState {
     /// Handler calls the taps lost, on connections that have ended and on the current one.
     var droppedCallsBefore = 0
     var droppedCallsNow = 0
+    /// Lifecycle changes the taps lost, on connections that have ended and on the current one.
+    var droppedLifecycleBefore = 0
+    var droppedLifecycleNow = 0
     var malformedLines = 0
     var problem: String?
     /// Why the source is still waiting, before it first attaches, such as
@@ -281,6 +285,8 @@ final class AttachReader: @unchecked Sendable {
                     state.droppedNow = 0
                     state.droppedCallsBefore += state.droppedCallsNow
                     state.droppedCallsNow = 0
+                    state.droppedLifecycleBefore += state.droppedLifecycleNow
+                    state.droppedLifecycleNow = 0
                 }
                 thread.sleep(seconds: delay)
             case .failed(let code):
@@ -377,6 +383,7 @@ final class AttachReader: @unchecked Sendable {
                     case .dropped(let drops):
                         state.droppedNow = drops.events
                         state.droppedCallsNow = drops.calls
+                        state.droppedLifecycleNow = drops.lifecycle
                     case .refused(let refusal):
                         refused = true
                         let text = "refused by the tap: \(refusal.reason)"

@@ -14,6 +14,10 @@ package struct SourceBatch: Sendable {
     /// Handler calls lost so far on the way from the app, while they are traced (a running
     /// total): the app's buffer or the source's was full.
     package var droppedCalls = 0
+    /// Lifecycle changes lost so far on the way from the app (a running total): the app's tap
+    /// or the source's buffer was full. Rarer than dropped events, and worse: a subscribe, a
+    /// reclaim or a leak report that never reaches the log.
+    package var droppedLifecycle = 0
     /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?
     /// What happened to the source itself since the last batch, oldest first, for the log: an

@@ -70,6 +70,8 @@ package struct FleetLinkReport: Sendable, Hashable {
     package var reconnects: Int
     /// Handler calls the link lost so far, while a trace asked for them.
     package var droppedCalls = 0
+    /// Lifecycle changes the link lost so far (a running total).
+    package var droppedLifecycle = 0
     /// What the link reconnects to, for the log: `the server` for a NATS bridge.
     package var peer: String
 

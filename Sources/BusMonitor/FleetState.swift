@@ -59,6 +59,8 @@ package struct FleetState: Sendable {
         var reconnects: Int?
         /// Handler calls its link reported lost so far.
         var callsDroppedOnTheWay = 0
+        /// Lifecycle changes its link reported lost, as last counted.
+        var lifecycleDroppedOnTheWay = 0
     }
 
     /// Creates an empty fleet.
@@ -165,6 +167,10 @@ package struct FleetState: Sendable {
             droppedCalls += report.droppedCalls - member.callsDroppedOnTheWay
             member.callsDroppedOnTheWay = report.droppedCalls
         }
+        if report.droppedLifecycle > member.lifecycleDroppedOnTheWay {
+            droppedLifecycle += report.droppedLifecycle - member.lifecycleDroppedOnTheWay
+            member.lifecycleDroppedOnTheWay = report.droppedLifecycle
+        }
         if let reconnects = member.reconnects, report.reconnects > reconnects {
             note("\(origin): its \(report.kind) reconnected to \(report.peer)", now: now)
         }
@@ -225,6 +231,7 @@ package struct FleetState: Sendable {
             records: records, droppedEvents: droppedEvents, notices: notices,
             fleet: fleetChanged ? fleet : nil)
         batch.droppedCalls = droppedCalls
+        batch.droppedLifecycle = droppedLifecycle
         records = []
         bufferedEvents = 0
         bufferedLifecycle = 0

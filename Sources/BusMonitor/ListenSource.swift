@@ -503,6 +503,7 @@ final class ListenLoop: @unchecked Sendable {
                     time: drops.time, origin: origin, kind: "connection", state: "connected",
                     dropped: drops.events)
                 report.droppedCalls = drops.calls
+                report.droppedLifecycle = drops.lifecycle
                 messages.append(.link(report))
             default:
                 break

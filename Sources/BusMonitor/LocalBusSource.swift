@@ -126,6 +126,7 @@ package final class LocalBusSource: DashboardSource {
             records: records, droppedEvents: drained.droppedEvents,
             status: capture.isAttached ? "live" : "detached")
         batch.droppedCalls = drained.droppedCalls
+        batch.droppedLifecycle = drained.droppedLifecycle
         return batch
     }
 

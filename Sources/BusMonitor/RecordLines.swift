@@ -16,6 +16,7 @@ struct RecordLines {
     /// The drop counts of the last `dropped` line.
     private var lastDropped = 0
     private var lastDroppedCalls = 0
+    private var lastDroppedLifecycle = 0
     /// The newest record time written, and the monotonic clock when it was: a `dropped` line,
     /// which the source does not stamp, takes that time plus the time since, so a recording of
     /// a replay keeps the replay's clock.
@@ -43,11 +44,16 @@ struct RecordLines {
             lines += 1
         }
         recordsWritten += lines
-        if batch.droppedEvents != lastDropped || batch.droppedCalls != lastDroppedCalls {
+        if batch.droppedEvents != lastDropped || batch.droppedCalls != lastDroppedCalls
+            || batch.droppedLifecycle != lastDroppedLifecycle
+        {
             lastDropped = batch.droppedEvents
             lastDroppedCalls = batch.droppedCalls
+            lastDroppedLifecycle = batch.droppedLifecycle
             writer.write(
-                FeedDrops(time: currentTime(), events: batch.droppedEvents, calls: batch.droppedCalls))
+                FeedDrops(
+                    time: currentTime(), events: batch.droppedEvents, lifecycle: batch.droppedLifecycle,
+                    calls: batch.droppedCalls))
             lines += 1
         }
         return lines

@@ -136,6 +136,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var dropped = 0
         /// Handler calls the recording says were lost, as its newest `dropped` line counts them.
         var droppedCalls = 0
+        /// Lifecycle changes the recording says were lost, as its newest `dropped` line counts
+        /// them.
+        var droppedLifecycle = 0
         /// Whether the next snapshot's counters start over: true at the start, and after a hello.
         var countersStartOver = true
         /// Notices for the first batch; emptied by it.
@@ -417,6 +420,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             case .dropped(let drops):
                 clock.dropped = drops.events
                 clock.droppedCalls = drops.calls
+                clock.droppedLifecycle = drops.lifecycle
             case .event:
                 clock.lastEvent = clock.delivered
                 clock.lastLine = clock.delivered
@@ -453,6 +457,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.notices = []
         batches[batches.count - 1].droppedEvents = clock.dropped
         batches[batches.count - 1].droppedCalls = clock.droppedCalls
+        batches[batches.count - 1].droppedLifecycle = clock.droppedLifecycle
         let cursor = cursor(clock, now: now)
         batches[batches.count - 1].status = status(clock, played: cursor)
         // The dashboard's rates and sparklines run on the cursor, and stand still with it.
@@ -798,6 +803,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.delivered = checkpoint.delivered
         clock.dropped = 0
         clock.droppedCalls = 0
+        clock.droppedLifecycle = 0
         clock.countersStartOver = true
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine

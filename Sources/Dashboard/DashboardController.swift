@@ -69,7 +69,10 @@ package class DashboardController {
     /// When the last frame was laid out, seconds since 1970.
     private var lastFrameTime: Double?
     /// What the previous batch said besides its records, to tell whether the next one changes it.
-    private var lastBatchStatus: (status: String?, dropped: Int, fleet: [FleetMember]?) = (nil, 0, nil)
+    private var lastBatchStatus:
+        (status: String?, dropped: Int, droppedLifecycle: Int, fleet: [FleetMember]?) = (
+            nil, 0, 0, nil
+        )
 
     /// The state that takes in every batch.
     private(set) var live = DashboardState()
@@ -149,10 +152,11 @@ package class DashboardController {
         }
         if bringsNews(batch.records, fleet: batch.fleet) || !batch.notices.isEmpty || batch.countersRestarted
             || batch.status != lastBatchStatus.status || batch.droppedEvents != lastBatchStatus.dropped
+            || batch.droppedLifecycle != lastBatchStatus.droppedLifecycle
             || batch.fleet != lastBatchStatus.fleet
         {
             changedSinceFrame = true
-            lastBatchStatus = (batch.status, batch.droppedEvents, batch.fleet)
+            lastBatchStatus = (batch.status, batch.droppedEvents, batch.droppedLifecycle, batch.fleet)
         }
         live.apply(batch, at: now)
     }

@@ -159,6 +159,8 @@ struct DashboardState {
     /// source has moved on.
     private(set) var warning: SourceNotice?
     var droppedEvents = 0
+    /// Lifecycle changes lost on the way so far (a running total).
+    var droppedLifecycle = 0
     /// Event types, sorted by name.
     private(set) var rows: [TypeRow] = []
     private var rowIndex: [String: Int] = [:]
@@ -220,6 +222,7 @@ struct DashboardState {
             warning = newest.isWarning ? newest : nil
         }
         droppedEvents = batch.droppedEvents
+        droppedLifecycle = batch.droppedLifecycle
         let readingTime = advanceClock(with: batch, at: now)
         if batch.countersRestarted { restartCounters() }
         var snapshotsChanged = false

@@ -87,11 +87,18 @@ struct DashboardView {
                     order: 4, priority: 6, text: "! " + warning.text, style: canvas.warningStyle,
                     canShorten: true))
         }
-        if state.droppedEvents > 0 {
+        if state.droppedEvents > 0 || state.droppedLifecycle > 0 {
+            // Lost lifecycle changes are named apart: each is a subscribe, a reclaim or a leak
+            // report the log will never show.
+            var dropped = [TextFormat.grouped(state.droppedEvents)]
+            if state.droppedLifecycle > 0 {
+                let changes = state.droppedLifecycle == 1 ? "change" : "changes"
+                dropped = state.droppedEvents > 0 ? [dropped[0] + " events,"] : []
+                dropped.append("\(TextFormat.grouped(state.droppedLifecycle)) lifecycle \(changes)")
+            }
             items.append(
                 HeaderItem(
-                    order: 5, priority: 1,
-                    text: TextFormat.grouped(state.droppedEvents) + " dropped (too fast)",
+                    order: 5, priority: 1, text: dropped.joined(separator: " ") + " dropped (too fast)",
                     style: canvas.style(bold: true, reverse: true, color: .red)))
         }
         let suspects = state.observers.suspectCount

@@ -45,6 +45,31 @@ import Testing
 
     private func texts(_ batch: SourceBatch) -> [String] { batch.notices.map(\.text) }
 
+    @Test func lostLifecycleChangesAddUpOverAppsAndTheBuffer() {
+        var state = FleetState(capacity: 1)
+        func link(_ origin: FeedOrigin, lost: Int) -> FleetMessage {
+            var report = FleetLinkReport(
+                time: 100, origin: origin, kind: "connection", state: "connected", dropped: 0)
+            report.droppedLifecycle = lost
+            return .link(report)
+        }
+        func change(from origin: FeedOrigin) -> FleetMessage {
+            .lifecycle(
+                FeedLifecycle(
+                    time: 100, change: SubscriberLifecycleEvent(kind: .subscribed, eventTypeName: "Tick")),
+                origin: origin)
+        }
+        // Given two apps whose taps lost 2 and 3 changes, and a buffer with room for one
+        state.receive(link(alpha, lost: 2), now: 1000)
+        state.receive(link(beta, lost: 3), now: 1000)
+        state.receive(change(from: alpha), now: 1000)
+        state.receive(change(from: alpha), now: 1000)
+        #expect(state.takeBatch(now: 1000).droppedLifecycle == 6)
+        // A running total from a tap adds only what is new
+        state.receive(link(alpha, lost: 4), now: 1001)
+        #expect(state.takeBatch(now: 1001).droppedLifecycle == 8)
+    }
+
     @Test func eventsCarryTheirOriginAndMembersJoinOnce() {
         var state = FleetState()
         state.receive(event("Tick", from: alpha), now: 1000)

@@ -205,6 +205,35 @@ final class FakeTap {
         FeedSnapshot(time: 2, snapshot: BusSnapshot(busName: "shared", eventTypes: [], wildcardObservers: 1)))
 }
 
+@Suite("AttachSource drops")
+struct AttachSourceDropTests {
+    @Test("what the tap lost, events and lifecycle changes, is counted, and kept across a reconnect")
+    func tapDropsAreCounted() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02)
+        defer { source.close() }
+
+        // Given a tap that lost 5 events and 2 lifecycle changes for this monitor
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 1), .dropped(FeedDrops(time: 2, events: 5, lifecycle: 2))])
+        let first = drainUntil(source) { $0.last?.droppedLifecycle == 2 }
+        #expect(first.last?.droppedEvents == 5)
+
+        // When the app comes back and its new tap loses 1 event and 3 changes
+        tap.hangUp()
+        #expect(eventually { source.state == .detached })
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 1), .dropped(FeedDrops(time: 3, events: 1, lifecycle: 3))])
+
+        // Then the totals hold both connections' losses
+        let second = drainUntil(source) { $0.last?.droppedLifecycle == 5 }
+        #expect(second.last?.droppedLifecycle == 5)
+        #expect(second.last?.droppedEvents == 6)
+    }
+}
+
 @Suite("AttachSource notices")
 struct AttachSourceNoticeTests {
     /// Drains until a batch carries the notice `text` (and a snapshot, if `snapshot`); returns

@@ -36,7 +36,7 @@ struct RecordingTests {
             busName: "shared",
             eventTypes: [EventTypeStatistics(typeName: "Ping", published: 3, delivered: 6)],
             wildcardObservers: 1)
-        return [
+        var batches = [
             SourceBatch(
                 events: [
                     FeedEvent(
@@ -61,6 +61,9 @@ struct RecordingTests {
                         receivers: 1)
                 ], droppedEvents: 5, status: "attached"),
         ]
+        // The app's tap also lost two lifecycle changes by then.
+        batches[1].droppedLifecycle = 2
+        return batches
     }
 
     @Test("recording a source and replaying the file gives the same events, changes, counters and drops")
@@ -93,6 +96,7 @@ struct RecordingTests {
         let snapshotIndex = try #require(records.firstIndex { $0.kind == "snapshot" })
         #expect(records[..<snapshotIndex].filter { $0.kind == "event" }.count == 2)
         #expect(replayed.last?.droppedEvents == 5)
+        #expect(replayed.last?.droppedLifecycle == 2)
         #expect(replayed.last?.status == "replay finished")
     }
 

@@ -84,4 +84,25 @@ struct SimulatedDashboardTests {
         dashboard.render(into: &grid, now: wallClock())
         #expect(grid.row(0).contains("\(TextFormat.grouped(published - 10_000)) dropped (too fast)"))
     }
+
+    @Test("lost lifecycle changes are named in the header apart from lost events")
+    func lostLifecycleChangesInTheHeader() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        var grid = CellGrid(width: 120, height: 24)
+
+        var changesOnly = SourceBatch(status: "attached")
+        changesOnly.droppedLifecycle = 1
+        source.enqueue(changesOnly)
+        dashboard.update(now: wallClock())
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.row(0).contains("1 lifecycle change dropped (too fast)"))
+
+        var both = SourceBatch(droppedEvents: 12_345, status: "attached")
+        both.droppedLifecycle = 3
+        source.enqueue(both)
+        dashboard.update(now: wallClock())
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.row(0).contains("12,345 events, 3 lifecycle changes dropped (too fast)"))
+    }
 }
