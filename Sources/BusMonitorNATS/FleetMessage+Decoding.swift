@@ -54,5 +54,6 @@ extension FleetLinkReport {
             kind: "bridge", state: report.state, dropped: report.statistics.dropped,
             reconnects: report.statistics.reconnects, peer: "the server")
         droppedCalls = report.callsDropped
+        droppedLifecycle = report.lifecycleDropped
     }
 }
