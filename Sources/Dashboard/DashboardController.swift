@@ -69,6 +69,13 @@ package class DashboardController {
     /// When the last frame was laid out, seconds since 1970.
     private var lastFrameTime: Double?
     /// What the previous batch said besides its records, to tell whether the next one changes it.
+    /// Panes as the last frame drew them, copied by the next while their inputs stay.
+    private var drawnPanes: [Int: DashboardView.DrawnPane] = [:]
+    /// Whether a frame copies the panes whose inputs did not change from the last one; off, it
+    /// draws every pane, as tests compare.
+    package var reusesPanes = true
+    /// Panes copied from the frame before instead of drawn, so far.
+    package private(set) var panesCopied = 0
     private var lastBatchStatus:
         (status: String?, dropped: Int, droppedLifecycle: Int, fleet: [FleetMember]?) = (
             nil, 0, 0, nil
@@ -482,7 +489,9 @@ package class DashboardController {
     package func render(into grid: inout CellGrid, now: Double) {
         let view = layOut(width: grid.width, height: grid.height, now: now)
         grid.clear()
-        view.draw(into: &grid)
+        let drawn = view.draw(into: &grid, reusing: reusesPanes ? drawnPanes : [:])
+        drawnPanes = drawn.panes
+        panesCopied += drawn.copied
     }
 
     /// Lays out a frame of `width` x `height` at `now`, and records it as drawn.

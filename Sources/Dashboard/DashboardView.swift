@@ -20,17 +20,54 @@ struct DashboardView {
     let panes: [any DashboardPane]
     let keyMap: KeyMap
 
+    /// A pane as a frame drew it, kept for the next frame to copy while its inputs stay.
+    struct DrawnPane {
+        let inputs: PaneInputs
+        let area: Rect
+        let focusedPart: Int?
+        let width: Int
+        /// The pane's rows, whole.
+        let cells: [Cell]
+    }
+
     /// Draws the whole screen; `grid` must be blank and of the layout's size.
-    func draw(into grid: inout CellGrid) {
+    ///
+    /// - Parameter drawn: Panes as the last frame drew them, by index: a pane whose inputs,
+    ///   area, focus and width are the same is copied from there instead of drawn.
+    /// - Returns: The panes with inputs as this frame drew them, for the next frame, and how
+    ///   many of them were copied.
+    @discardableResult
+    func draw(
+        into grid: inout CellGrid, reusing drawn: [Int: DrawnPane] = [:]
+    ) -> (panes: [Int: DrawnPane], copied: Int) {
         guard !layout.isTooSmall else {
             drawTooSmall(&grid)
-            return
+            return ([:], 0)
         }
+        var copied = 0
         drawHeader(&grid)
+        var kept: [Int: DrawnPane] = [:]
         for (index, pane) in panes.enumerated() {
-            pane.draw(
-                into: &grid, area: layout.panes[index], canvas: canvas,
-                focusedPart: focus.pane == index ? focus.part : nil)
+            let area = layout.panes[index]
+            let focusedPart = focus.pane == index ? focus.part : nil
+            guard let inputs = pane.drawingInputs(canvas: canvas) else {
+                pane.draw(into: &grid, area: area, canvas: canvas, focusedPart: focusedPart)
+                continue
+            }
+            let rows = area.y..<area.maxY
+            if let last = drawn[index], last.inputs == inputs, last.area == area,
+                last.focusedPart == focusedPart,
+                last.width == grid.width
+            {
+                grid.put(last.cells, inRows: rows)
+                kept[index] = last
+                copied += 1
+            } else {
+                pane.draw(into: &grid, area: area, canvas: canvas, focusedPart: focusedPart)
+                kept[index] = DrawnPane(
+                    inputs: inputs, area: area, focusedPart: focusedPart, width: grid.width,
+                    cells: grid.cells(ofRows: rows))
+            }
         }
         drawBottomBar(&grid)
         switch overlay {
@@ -38,6 +75,7 @@ struct DashboardView {
         case .detail(let entry, let scroll): drawDetail(&grid, entry: entry, scroll: scroll)
         case nil: break
         }
+        return (kept, copied)
     }
 
     // MARK: - Header

@@ -4,7 +4,7 @@
 /// ``RateMeter`` counts what a growing counter added each second; a level is not a counter, so
 /// each second keeps the highest reading in it (a short peak still shows), and seconds without a
 /// reading carry the level read before them.
-struct GaugeHistory {
+struct GaugeHistory: Equatable {
     /// Seconds of history kept.
     static let historySeconds = RateMeter.historySeconds
 

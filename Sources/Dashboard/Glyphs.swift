@@ -1,5 +1,5 @@
 /// The characters the dashboard draws with, in Unicode or plain ASCII.
-struct Glyphs {
+struct Glyphs: Equatable {
     let horizontal: Character
     let vertical: Character
     let teeDown: Character

@@ -5,7 +5,7 @@ internal import EventBus
 /// What the dashboard knows of handlers: their calls, times and failures per observer class and
 /// type from the newest snapshot, and the stopped cascades, failures, slow calls and slow
 /// deliveries reported.
-struct HandlerTracker {
+struct HandlerTracker: Equatable {
     /// The newest snapshot's rows, worst first.
     private(set) var rows: [HandlerStatistics] = []
     /// Cascades the bus stopped, as reported.

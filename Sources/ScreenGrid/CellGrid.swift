@@ -119,6 +119,21 @@ package struct CellGrid: Sendable, Equatable {
         }
     }
 
+    /// The cells of the whole rows `rows`, row by row; rows outside the grid are left out.
+    package func cells(ofRows rows: Range<Int>) -> [Cell] {
+        let rows = rows.clamped(to: 0..<height)
+        return Array(cells[(rows.lowerBound * width)..<(rows.upperBound * width)])
+    }
+
+    /// Writes back whole rows as ``cells(ofRows:)`` gave them for `rows` of a grid this wide;
+    /// cells of another count are not written.
+    package mutating func put(_ saved: [Cell], inRows rows: Range<Int>) {
+        let rows = rows.clamped(to: 0..<height)
+        let range = (rows.lowerBound * width)..<(rows.upperBound * width)
+        guard saved.count == range.count else { return }
+        cells.replaceSubrange(range, with: saved)
+    }
+
     /// Blanks every cell.
     package mutating func clear() {
         for index in cells.indices { cells[index] = Cell() }

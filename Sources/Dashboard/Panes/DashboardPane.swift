@@ -62,6 +62,11 @@ protocol DashboardPane: Sendable {
     /// Draws the pane as last laid out into `area` of `grid`, from its own state and `canvas`
     /// alone; `focusedPart` indexes ``focusTitles``.
     func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?)
+    /// Everything ``draw(into:area:canvas:focusedPart:)`` reads besides the area, the focus and
+    /// the grid's width, as one value, or `nil` for a pane that draws every frame. While it,
+    /// the area, the focus and the width stay as they were, the frame copies the pane's rows
+    /// from the last frame instead of drawing them again.
+    func drawingInputs(canvas: PaneCanvas) -> PaneInputs?
 
     /// Moves the selection `delta` lines; `rows` lines are in view.
     mutating func move(by delta: Int, rows: Int, in context: PaneContext)
@@ -77,7 +82,29 @@ protocol DashboardPane: Sendable {
     mutating func goBack() -> Bool
 }
 
+/// What a pane's drawing depends on, compared from frame to frame: equal inputs draw equal
+/// cells, so a pane whose inputs did not change is copied, not drawn (as Elm's `Html.Lazy` skips
+/// a view whose arguments are the same). A snapshot-driven pane (Observers, Handlers) changes a
+/// few times a second while the log moves every frame.
+struct PaneInputs: Equatable {
+    private let value: Any
+    private let isEqual: (Any) -> Bool
+
+    /// Inputs made of `value`, equal to other inputs holding an equal value of the same type.
+    init<Value: Equatable>(_ value: Value) {
+        self.value = value
+        isEqual = { ($0 as? Value) == value }
+    }
+
+    static func == (lhs: PaneInputs, rhs: PaneInputs) -> Bool {
+        lhs.isEqual(rhs.value)
+    }
+}
+
 extension DashboardPane {
+    /// No inputs: the pane is drawn every frame.
+    func drawingInputs(canvas: PaneCanvas) -> PaneInputs? { nil }
+
     /// No notes.
     var columnHelp: [KeyHint] { [] }
     /// Focus starts elsewhere.

@@ -47,6 +47,21 @@ struct HandlersPane: DashboardPane {
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
 
+    /// What ``draw(into:area:canvas:focusedPart:)`` reads.
+    private struct DrawingInputs: Equatable {
+        let tracker: HandlerTracker
+        let inView: ListViewport
+        let options: DashboardOptions
+        let glyphs: Glyphs
+    }
+
+    func drawingInputs(canvas: PaneCanvas) -> PaneInputs? {
+        PaneInputs(
+            DrawingInputs(
+                tracker: canvas.state.handlers, inView: inView, options: canvas.options, glyphs: canvas.glyphs
+            ))
+    }
+
     mutating func layOut(rows: Int, in context: PaneContext) {
         inView = selection.viewport(height: rows, of: Self.rows(in: context.state))
     }

@@ -55,6 +55,33 @@ struct ObserversPane: DashboardPane {
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
 
+    /// What ``draw(into:area:canvas:focusedPart:)`` reads: the tracker's classes and the
+    /// histories of their sparklines, which move with the source's clock a second at a time,
+    /// and what the pane laid out.
+    private struct DrawingInputs: Equatable {
+        let hasData: Bool
+        let hasSnapshot: Bool
+        let classes: [ObserverStatistics]
+        let suspects: Int
+        let histories: [String: GaugeHistory]
+        let second: Int?
+        let classesInView: ListViewport
+        let objectsInView: ObjectsView?
+        let options: DashboardOptions
+        let glyphs: Glyphs
+    }
+
+    func drawingInputs(canvas: PaneCanvas) -> PaneInputs? {
+        let tracker = canvas.state.observers
+        let now = canvas.state.sourceTime(at: canvas.now)
+        return PaneInputs(
+            DrawingInputs(
+                hasData: tracker.hasData, hasSnapshot: tracker.hasSnapshot, classes: tracker.classes,
+                suspects: tracker.suspectCount, histories: tracker.histories,
+                second: now.isFinite ? Int(now.rounded(.down)) : nil, classesInView: classesInView,
+                objectsInView: objectsInView, options: canvas.options, glyphs: canvas.glyphs))
+    }
+
     mutating func layOut(rows: Int, in context: PaneContext) {
         classesInView = classSelection.viewport(height: rows, of: Self.classes(in: context.state))
         guard let openClass else {
@@ -144,7 +171,7 @@ struct ObserverColumns: Equatable {
 }
 
 /// The objects of one class, as one frame lists them.
-struct ObjectsView {
+struct ObjectsView: Equatable {
     let className: String
     /// Every object listed, in order.
     let all: [InstanceRow]
