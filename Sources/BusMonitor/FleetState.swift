@@ -47,9 +47,6 @@ package struct FleetState: Sendable {
     private var notices: [SourceNotice] = []
     /// Events dropped since the start because the buffer was full (a running total).
     package private(set) var droppedEvents = 0
-    /// Events the apps' links (a dialled-in tap's connection, a NATS bridge) reported lost,
-    /// summed over the apps: the header counts them with the buffer's, whatever the connection.
-    private var linkDroppedEvents = 0
     /// Lifecycle changes lost since the start: the buffer was full, or an app's link lost them.
     package private(set) var droppedLifecycle = 0
     /// Handler calls lost since the start: the buffer was full, or an app's link lost them.
@@ -164,15 +161,20 @@ package struct FleetState: Sendable {
             note(
                 "\(origin): its \(report.kind) dropped \(more) \(more == 1 ? "event" : "events") (\(dropped) so far)",
                 isWarning: true, now: now)
-            linkDroppedEvents += more
         }
         member.info.bridgeDropped = dropped
-        // A link's counts run from its connection's start: one that starts again counts from 0,
-        // and only what it adds from there is new.
-        droppedCalls += max(0, report.droppedCalls - member.callsDroppedOnTheWay)
-        member.callsDroppedOnTheWay = report.droppedCalls
-        droppedLifecycle += max(0, report.droppedLifecycle - member.lifecycleDroppedOnTheWay)
-        member.lifecycleDroppedOnTheWay = report.droppedLifecycle
+        // Counted as they grow, by app: an app's reports may come from more than one link at a
+        // time (a dialler reconnecting while its old connection's lines are still read), so a
+        // smaller total is not taken for a fresh start. At worst a restarted link's losses
+        // count once they pass the old total.
+        if report.droppedCalls > member.callsDroppedOnTheWay {
+            droppedCalls += report.droppedCalls - member.callsDroppedOnTheWay
+            member.callsDroppedOnTheWay = report.droppedCalls
+        }
+        if report.droppedLifecycle > member.lifecycleDroppedOnTheWay {
+            droppedLifecycle += report.droppedLifecycle - member.lifecycleDroppedOnTheWay
+            member.lifecycleDroppedOnTheWay = report.droppedLifecycle
+        }
         if let reconnects = member.reconnects, report.reconnects > reconnects {
             note("\(origin): its \(report.kind) reconnected to \(report.peer)", now: now)
         }
@@ -230,7 +232,7 @@ package struct FleetState: Sendable {
     package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
         var batch = SourceBatch(
-            records: records, droppedEvents: droppedEvents + linkDroppedEvents, notices: notices,
+            records: records, droppedEvents: droppedEvents, notices: notices,
             fleet: fleetChanged ? fleet : nil)
         batch.droppedCalls = droppedCalls
         batch.droppedLifecycle = droppedLifecycle

@@ -14,7 +14,8 @@ package import Foundation
 ///
 /// ```json
 /// {"kind":"summary","time":1712345678.5,"elapsed":3.0,"status":"attached","events":1200,
-///  "lifecycle":4,"dropped":0,"published":1200,"leakSuspects":1,"types":{"TickEvent":1200}}
+///  "lifecycle":4,"dropped":0,"lifecycleDropped":0,"published":1200,"leakSuspects":1,
+///  "types":{"TickEvent":1200}}
 /// ```
 ///
 /// (one line in the output). `published` is the bus's own total from the newest snapshot (of
@@ -154,6 +155,7 @@ package final class HeadlessRunner: Sendable {
         var events = 0
         var lifecycle = 0
         var dropped = 0
+        var lifecycleDropped = 0
         var perType: [String: Int] = [:]
         /// Each app's newest snapshot; the key is `nil` for a source that watches one app.
         var snapshots: [EventOrigin?: BusSnapshot] = [:]
@@ -184,6 +186,7 @@ package final class HeadlessRunner: Sendable {
                 snapshots = snapshots.filter { $0.key.map(listed.contains) ?? true }
             }
             dropped = batch.droppedEvents
+            lifecycleDropped = batch.droppedLifecycle
             if let status = batch.status { self.status = status }
         }
 
@@ -222,6 +225,7 @@ package final class HeadlessRunner: Sendable {
             writer.field("events", events)
             writer.field("lifecycle", lifecycle)
             writer.field("dropped", dropped)
+            writer.field("lifecycleDropped", lifecycleDropped)
             if let counted {
                 writer.field("published", counted.reduce(0) { $0 + $1.totalPublished })
             } else {

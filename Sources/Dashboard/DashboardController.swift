@@ -68,7 +68,6 @@ package class DashboardController {
     private var changedSinceFrame = true
     /// When the last frame was laid out, seconds since 1970.
     private var lastFrameTime: Double?
-    /// What the previous batch said besides its records, to tell whether the next one changes it.
     /// Panes as the last frame drew them, copied by the next while their inputs stay.
     private var drawnPanes: [Int: DashboardView.DrawnPane] = [:]
     /// Whether a frame copies the panes whose inputs did not change from the last one; off, it
@@ -76,6 +75,7 @@ package class DashboardController {
     package var reusesPanes = true
     /// Panes copied from the frame before instead of drawn, so far.
     package private(set) var panesCopied = 0
+    /// What the previous batch said besides its records, to tell whether the next one changes it.
     private var lastBatchStatus:
         (status: String?, dropped: Int, droppedLifecycle: Int, fleet: [FleetMember]?) = (
             nil, 0, 0, nil

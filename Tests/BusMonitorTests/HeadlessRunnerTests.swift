@@ -56,6 +56,7 @@ struct HeadlessRunnerTests {
             try JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any])
         #expect(summary["events"] as? Int == 3)
         #expect(summary["dropped"] as? Int == 5)
+        #expect(summary["lifecycleDropped"] as? Int == 2)
         #expect(summary["published"] as? Int == 3)
         #expect(summary["status"] as? String == "replay finished")
         #expect((summary["types"] as? [String: Int]) == ["Ping": 2, "Opaque": 1])
