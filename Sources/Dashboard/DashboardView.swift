@@ -128,10 +128,13 @@ struct DashboardView {
         if state.droppedEvents > 0 || state.droppedLifecycle > 0 {
             // Lost lifecycle changes are named apart: each is a subscribe, a reclaim or a leak
             // report the log will never show.
-            var dropped = [TextFormat.grouped(state.droppedEvents)]
+            var dropped: [String] = []
+            if state.droppedEvents > 0 {
+                let events = state.droppedLifecycle > 0 ? " events," : ""
+                dropped.append(TextFormat.grouped(state.droppedEvents) + events)
+            }
             if state.droppedLifecycle > 0 {
                 let changes = state.droppedLifecycle == 1 ? "change" : "changes"
-                dropped = state.droppedEvents > 0 ? [dropped[0] + " events,"] : []
                 dropped.append("\(TextFormat.grouped(state.droppedLifecycle)) lifecycle \(changes)")
             }
             items.append(
