@@ -59,6 +59,9 @@ struct FrameLoop {
         var lastNews = start
         var lastDrawn = -Double.infinity
         var grid = CellGrid(width: 0, height: 0)
+        // The terminal keeps the grid it drew last to find what changed; the next frame is drawn
+        // into the one before, which nothing else holds, so it is cleared in place, not copied.
+        var previousGrid = grid
         var frames = 0
 
         func report(_ end: LoopEnd) -> LoopReport {
@@ -88,7 +91,12 @@ struct FrameLoop {
                 // Drawn only when it would differ from the last frame: a quiet source costs a
                 // drain per tick, not a whole frame.
                 if resized || screen.needsFrame(at: wallClock) {
-                    if resized { grid = CellGrid(width: width, height: height) } else { grid.clear() }
+                    if resized {
+                        grid = CellGrid(width: width, height: height)
+                        previousGrid = CellGrid(width: width, height: height)
+                    }
+                    swap(&grid, &previousGrid)
+                    grid.clear()
                     screen.render(into: &grid, now: wallClock)
                     terminal.draw(grid)
                     frames += 1

@@ -58,7 +58,9 @@ package class DashboardController {
     /// app says who it is once it answers).
     package var title: String
     /// The commands the source takes, which the key bar, the help and the keys offer.
-    package var sourceCommands: [SourceCommandDescription]
+    package var sourceCommands: [SourceCommandDescription] {
+        didSet { if sourceCommands != oldValue { keyMapCache = nil } }
+    }
     let options: DashboardOptions
     let glyphs: Glyphs
 
@@ -73,6 +75,9 @@ package class DashboardController {
     /// Whether a frame copies the panes whose inputs did not change from the last one; off, it
     /// draws every pane, as tests compare.
     package var reusesPanes = true
+    /// The key table and what it was made from; a frame needs its bar, and it changes only
+    /// with what ``KeyMapInputs`` holds.
+    var keyMapCache: (inputs: KeyMapInputs, map: KeyMap)?
     /// Panes copied from the frame before instead of drawn, so far.
     package private(set) var panesCopied = 0
     /// What the previous batch said besides its records, to tell whether the next one changes it.

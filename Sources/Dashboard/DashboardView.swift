@@ -224,7 +224,8 @@ struct DashboardView {
         let titleEnd = grid.put(
             TextFormat.truncate(title, width: rightStart - 2, ellipsis: canvas.glyphs.ellipsis), x: 0, y: 0,
             style: canvas.style(bold: true, color: .cyan))
-        if let busName = state.busName, title != busName, !title.contains("bus " + busName) {
+        if let busName = state.busName, title != busName, !TextFormat.text(title, contains: "bus " + busName)
+        {
             let room = rightStart - 2 - titleEnd - 2
             if room >= 6 {
                 grid.put(

@@ -7,8 +7,8 @@ struct Glyphs: Equatable {
     let topRight: Character
     let bottomLeft: Character
     let bottomRight: Character
-    /// Sparkline levels, lowest first; a zero draws as a space.
-    let levels: [Character]
+    /// Sparkline levels, lowest first, each one scalar; a zero draws as a space.
+    let levels: [Unicode.Scalar]
     let rise: String
     let drop: String
     let ellipsis: String
@@ -33,7 +33,7 @@ struct Glyphs: Equatable {
         guard largest > 0 else { return String(repeating: " ", count: values.count) }
         // Built a scalar at a time: each level is one scalar, and a string of characters costs
         // grapheme breaking per value, most of a sparkline's price at 25 frames a second.
-        let scalars = levels.map { $0.unicodeScalars.first ?? " " }
+        let scalars = levels
         var text = String.UnicodeScalarView()
         for value in values {
             guard value > 0 else {

@@ -98,9 +98,32 @@ struct KeyMap {
     var help: [KeyHint] { bindings.filter(\.isEnabled).map(\.help) }
 }
 
+/// What the key table depends on besides the source's commands, which reset the cache
+/// themselves when they change.
+struct KeyMapInputs: Equatable {
+    let isPaused: Bool
+    let isFleet: Bool
+    let hasSuspects: Bool
+    /// The panes shown, whose Enter the help describes.
+    let shownPanes: [Int]
+}
+
 extension DashboardController {
-    /// The key table now: for this source, this focus, paused or not.
+    /// The key table now: for this source, this focus, paused or not; made again only when
+    /// something it shows changed.
     var keyMap: KeyMap {
+        let state = shown
+        let inputs = KeyMapInputs(
+            isPaused: isPaused, isFleet: state.fleet != nil, hasSuspects: state.observers.suspectCount > 0,
+            shownPanes: Self.panes.indices.filter { Self.panes[$0].isShown(in: state) })
+        if let keyMapCache, keyMapCache.inputs == inputs { return keyMapCache.map }
+        let map = makeKeyMap()
+        keyMapCache = (inputs, map)
+        return map
+    }
+
+    /// The key table, made from the state and the source's commands.
+    private func makeKeyMap() -> KeyMap {
         let arrows = options.ascii ? "Left/Right" : "←→"
         var bindings: [KeyBinding] = [
             KeyBinding(

@@ -111,14 +111,38 @@ enum TextFormat {
     /// `text` cut to `width` characters, the last one replaced by `ellipsis` when cut.
     static func truncate(_ text: String, width: Int, ellipsis: String) -> String {
         guard width > 0 else { return "" }
-        guard text.count > width else { return text }
+        // A text of no more bytes than columns fits whatever it holds; most do, and counting
+        // characters costs grapheme breaking.
+        guard text.utf8.count > width, text.count > width else { return text }
         return String(text.prefix(max(0, width - ellipsis.count))) + ellipsis.prefix(width)
     }
 
     /// `text` right-aligned in `width` characters.
     static func right(_ text: String, width: Int) -> String {
-        text.count >= width
-            ? String(text.suffix(width)) : String(repeating: " ", count: width - text.count) + text
+        let count = characterCount(text)
+        return count >= width
+            ? String(text.suffix(width)) : String(repeating: " ", count: width - count) + text
+    }
+
+    /// The characters of `text`, counted by bytes when they are all ASCII, as numbers and
+    /// column titles are.
+    static func characterCount(_ text: String) -> Int {
+        let bytes = text.utf8
+        return bytes.allSatisfy { $0 < 0x80 } ? bytes.count : text.count
+    }
+
+    /// Whether `part` occurs in `text`, compared byte for byte (the standard library's search
+    /// compares characters, a frame's worth of work for one header).
+    static func text(_ text: String, contains part: String) -> Bool {
+        let haystack = Array(text.utf8)
+        let needle = Array(part.utf8)
+        guard needle.count <= haystack.count else { return false }
+        guard !needle.isEmpty else { return true }
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+            return true
+        }
+        return false
     }
 
     /// `text` broken into lines of at most `width` characters, at spaces where possible.

@@ -112,8 +112,25 @@ package struct CellGrid: Sendable, Equatable {
                 return
             }
             previous.cells.withUnsafeBufferPointer { before in
-                for index in now.indices where now[index] != before[index] {
-                    body(index % width, index / width, now[index])
+                guard MemoryLayout<Cell>.size == MemoryLayout<UInt64>.size else {
+                    for index in now.indices where now[index] != before[index] {
+                        body(index % width, index / width, now[index])
+                    }
+                    return
+                }
+                // A cell is eight bytes without padding (a scalar, three flags, an optional
+                // colour), so two cells are equal when their words are: a frame compares words, not
+                // fields, most of them equal to the last frame's.
+                guard let nowBytes = UnsafeRawPointer(now.baseAddress),
+                    let beforeBytes = UnsafeRawPointer(before.baseAddress)
+                else { return }
+                for index in now.indices {
+                    let offset = index &* 8
+                    if nowBytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        != beforeBytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    {
+                        body(index % width, index / width, now[index])
+                    }
                 }
             }
         }
@@ -136,7 +153,7 @@ package struct CellGrid: Sendable, Equatable {
 
     /// Blanks every cell.
     package mutating func clear() {
-        for index in cells.indices { cells[index] = Cell() }
+        cells.withUnsafeMutableBufferPointer { $0.update(repeating: Cell()) }
     }
 
     /// Writes `text` from column `x` of row `y`, clipped to the grid and to `maxWidth` columns.
