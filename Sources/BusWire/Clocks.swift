@@ -9,6 +9,7 @@ import EventBus
 #endif
 
 /// The system's real-time clock, read for every captured event.
+@usableFromInline
 package enum WallClock {
     /// Seconds since 1970, to the clock's full resolution.
     ///
@@ -51,6 +52,7 @@ func seconds(on clock: clockid_t) -> Double {
 /// never go backwards. (The kernel's coarse clock told the tick before, at 23 ns a reading on a
 /// virtual machine: most of a stamp's cost.) Not thread-safe: keep one per buffer, under that
 /// buffer's lock.
+@usableFromInline
 package struct StampClock {
     @usableFromInline var lastTick = -1
     @usableFromInline var recordsInTick = 0

@@ -1,5 +1,5 @@
 import Dispatch
-package import EventBus
+public import EventBus
 import Synchronization
 
 /// Where a bus's publishing threads leave records for the one thread that takes them: the
@@ -25,8 +25,10 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the rings hold events (`any Event`, which is `Sendable`) in raw
 /// storage that only the locks reach.
+@usableFromInline
 package final class RecordInbox: @unchecked Sendable {
     /// What an append does when the ring has no room.
+    @usableFromInline
     package enum WhenFull: Sendable {
         /// Keep what the ring holds and count the new event as dropped.
         case dropNewest
@@ -118,7 +120,7 @@ package final class RecordInbox: @unchecked Sendable {
     /// append that read a stale "closed" just after a drain drops an event that would have fit,
     /// counted like any other drop. Its count of refusals is the inbox's count of dropped
     /// events, whoever turned them away.
-    package let gate = DeliveryGate()
+    @usableFromInline package let gate = DeliveryGate()
     /// Lifecycle changes dropped so far, counted under the lock.
     private let changeDrops = Atomic<Int>(0)
     /// Handler calls dropped so far, counted under the lock.

@@ -9,18 +9,19 @@
 ///
 /// Invariants: slots `head ..< head + count` (modulo `capacity`) hold initialized elements and
 /// no others do; `count <= capacity`.
+@usableFromInline
 package struct SlotRing<Element>: ~Copyable {
     /// The slots, `capacity` of them.
     @usableFromInline let slots: UnsafeMutablePointer<Element>
     /// Elements the ring holds at most.
-    package let capacity: Int
+    @usableFromInline package let capacity: Int
     /// The slot of the oldest element.
     @usableFromInline var head = 0
     /// Elements held; written only by the ring's own methods.
     @usableFromInline var held = 0
 
     /// Elements held.
-    package var count: Int { held }
+    @usableFromInline package var count: Int { held }
 
     /// A ring of `capacity` empty slots (at least 1). Untouched pages of a large allocation cost
     /// no memory until they are written.

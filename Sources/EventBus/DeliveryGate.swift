@@ -14,6 +14,7 @@ import Synchronization
 /// Exactly once: a publish that finds any delivery observer open (a closed gate beside an open
 /// one, or an observer without a gate) delivers as usual, and counts no refusal; the handlers
 /// behind closed gates then see the event and drop it themselves, as they would without a gate.
+@usableFromInline
 package final class DeliveryGate: Sendable {
     /// Set while the owner turns deliveries away.
     @usableFromInline package let isClosed = Atomic<Bool>(false)

@@ -24,8 +24,10 @@ import Synchronization
 /// not run for the whole call. A short call that sees a tick measures up to about a tick (a
 /// millisecond) more than it took, which the slow-handler threshold (16 ms by default) is far
 /// above. The system clock is then read at most once a tick per publishing thread.
+@usableFromInline
 package final class HandlerClock: @unchecked Sendable {
     /// The one clock every bus of the process times handlers with.
+    @usableFromInline
     package static let shared = HandlerClock()
 
     /// Nanoseconds between two refreshes of the reading.
@@ -39,10 +41,10 @@ package final class HandlerClock: @unchecked Sendable {
 
     /// The newest reading, in nanoseconds of the system's monotonic clock, its lowest bit clear
     /// (a reading of the system clock has it set); 0 while the timer is stopped.
-    private let reading = Atomic<Int>(0)
+    @usableFromInline let reading = Atomic<Int>(0)
     /// Whether anything read the clock since the last tick. Read first and written only when
     /// false, so that a busy publisher writes it once a tick, not once a call.
-    private let wasRead = Atomic<Bool>(false)
+    @usableFromInline let wasRead = Atomic<Bool>(false)
     /// Whether the timer is stopped, and readings come from the system clock.
     private let isStopped = Atomic<Bool>(true)
     private let timer: any DispatchSourceTimer
@@ -92,7 +94,7 @@ package final class HandlerClock: @unchecked Sendable {
     /// While the timer starts, readings come from the system clock, and the timer's first may
     /// be a little older than the last of them (it read the clock before they did): readings
     /// may step back by less than a tick then. ``Laps`` never measures a negative time.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func now() -> Int {
         let value = reading.load(ordering: .relaxed)
         if value == 0 { return readSystemClock() }
@@ -114,8 +116,8 @@ package final class HandlerClock: @unchecked Sendable {
 
     /// A reading while the timer is stopped: the system clock's, its lowest bit set. Counts it,
     /// and starts the timer once readings come fast enough for it to pay.
-    @inline(never)
-    private func readSystemClock() -> Int {
+    @usableFromInline @inline(never)
+    func readSystemClock() -> Int {
         let value = System.monotonicNanoseconds() | 1
         let count = systemReadings.load(ordering: .relaxed) &+ 1
         guard count >= readingsToStart else {

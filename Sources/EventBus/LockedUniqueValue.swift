@@ -19,6 +19,7 @@
 /// let ring = LockedUniqueValue(SlotRing<Int>(capacity: 64))
 /// ring.withLock { $0.append(1) }
 /// ```
+@usableFromInline
 package final class LockedUniqueValue<Value: ~Copyable> {
     @usableFromInline
     let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -22,6 +22,7 @@
 /// The box is `Sendable` only when `Value` is. A value that is not `Sendable` (one holding
 /// non-sendable classes, say) can still be guarded by a box inside an `@unchecked Sendable` type
 /// that documents why sharing it is safe.
+@usableFromInline
 package struct LockedValue<Value> {
     @usableFromInline
     let storage: LockedValueStorage<Value>
