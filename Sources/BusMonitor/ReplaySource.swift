@@ -96,6 +96,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// that read again from here.
         var lastEvent: Int?
         var lastLine: Int?
+        /// The losses the recording's newest `dropped` line before it counts, which a move that
+        /// reads again from here shows until a later one comes.
+        var drops = FeedDrops(time: 0, events: 0)
     }
 
     /// Where a move of the cursor ends.
@@ -187,6 +190,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var checkpoints: [Checkpoint] = []
         var lastEvent: Int?
         var lastLine: Int?
+        var drops = FeedDrops(time: 0, events: 0)
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
@@ -228,7 +232,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     checkpoints.append(
                         Checkpoint(
                             position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
-                            lastLine: lastLine))
+                            lastLine: lastLine, drops: drops))
                 }
             } else {
                 checkpoints.append(Checkpoint(position: line.position, latest: 0, delivered: 0))
@@ -240,6 +244,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 lastLine = items
             case .lifecycle:
                 lastLine = items
+            case .dropped(let found):
+                drops = found
             default:
                 break
             }
@@ -801,9 +807,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.latest = checkpoint.latest
         clock.handedOver = checkpoint.latest
         clock.delivered = checkpoint.delivered
-        clock.dropped = 0
-        clock.droppedCalls = 0
-        clock.droppedLifecycle = 0
+        clock.dropped = checkpoint.drops.events
+        clock.droppedCalls = checkpoint.drops.calls
+        clock.droppedLifecycle = checkpoint.drops.lifecycle
         clock.countersStartOver = true
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine

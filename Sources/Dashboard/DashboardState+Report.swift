@@ -12,8 +12,8 @@ extension DashboardState {
         return snapshots.isEmpty ? nil : BusSnapshot.merged(snapshots)
     }
 
-    /// What every pane shows, as one JSON line (`"kind":"state"`): each type's count, unheard
-    /// publishes and rate; the bus's snapshot as the wire carries it (subscribers, observers,
+    /// What every pane shows, as one JSON line (`"kind":"state"`): the events and lifecycle
+    /// changes lost on the way so far; each type's count, unheard publishes and rate; the bus's snapshot as the wire carries it (subscribers, observers,
     /// handlers, leak suspects, sticky events), summed over a fleet's apps; the fleet's members;
     /// and the newest log lines as wire records. `busmon --replay FILE --at TIME --headless`
     /// prints it.
@@ -26,6 +26,9 @@ extension DashboardState {
         writer.beginRecord("state")
         if let cursor { writer.field("at", cursor) }
         writer.field("time", now)
+        // Losses the source counted up to now, as the header shows them.
+        writer.field("dropped", droppedEvents)
+        writer.field("lifecycleDropped", droppedLifecycle)
         writer.beginArray("types")
         for row in rows {
             writer.beginObject(nil)

@@ -219,6 +219,38 @@ struct ReplayTimelineTests {
         #expect(replay.find(forward: false, matching: all) == "found at 00:04.8")
     }
 
+    @Test("a move that reads again from a checkpoint keeps the losses the recording counted before it")
+    func movesKeepEarlierLosses() throws {
+        let directory = TemporaryDirectory()
+        // Events ten a second for 200 s, and one `dropped` line, at 5 s: losses early, then none.
+        let path = try TimelineRecording.write(seconds: 200, in: directory)
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let drops = FeedDrops(time: 1_005.05, events: 7, lifecycle: 2, calls: 3)
+        lines.insert(String(FeedRecord.dropped(drops).encodeLine().dropLast()), at: 51)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        _ = replay.perform(.togglePlayback)
+
+        #expect(replay.perform(.goTo.with(value: "3:10")) == "at 03:10.0")
+        let far = replay.drainBatches()
+        #expect(far.first?.replacesState == true, "read again from a checkpoint past the drops")
+        #expect(far.last?.droppedEvents == 7)
+        #expect(far.last?.droppedLifecycle == 2)
+        #expect(far.last?.droppedCalls == 3)
+
+        #expect(replay.perform(.goTo.with(value: "2:30")) == "at 02:30.0")
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        #expect(
+            back.last.map { ($0.droppedEvents, $0.droppedLifecycle, $0.droppedCalls) } ?? (0, 0, 0) == (
+                7, 2, 3
+            ))
+
+        #expect(replay.perform(.goTo.with(value: "0:02")) == "at 00:02.0")
+        let beforeTheDrops = replay.drainBatches()
+        #expect(beforeTheDrops.last?.droppedEvents == 0, "the losses at 5 s had not happened yet")
+    }
+
     @Test("at full speed, Space stops where the replay is and < goes back from there")
     func fullSpeedPausesAndJumps() throws {
         let directory = TemporaryDirectory()

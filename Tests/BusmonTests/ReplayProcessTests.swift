@@ -49,6 +49,26 @@ import Testing
         #expect(log.last?["payload"] as? String == "120")
     }
 
+    @Test func atAMomentHeadlessCountsTheLossesBeforeIt() throws {
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: recording))
+        handle.seekToEndOfFile()
+        // Losses counted at 29.95 s: past a cursor at 0:12, before one at 0:29.96 (the end).
+        handle.write(Data(#"{"kind":"dropped","time":1029.95,"events":7,"lifecycle":2}"#.utf8 + [0x0A]))
+        handle.closeFile()
+        for (at, events, lifecycle) in [("0:12", 0, 0), ("29.96", 7, 2)] {
+            let result = try ChildProcess.run(
+                BusmonBinary.require(), ["--replay", recording, "--at", at, "--headless"],
+                environment: environment)
+            #expect(result.status == 0, "stderr: \(result.standardError)")
+            let state = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(state["dropped"] as? Int == events, "at \(at)")
+            #expect(state["lifecycleDropped"] as? Int == lifecycle, "at \(at)")
+        }
+    }
+
     /// Writes a recording of at least `bytes` bytes: a hello, then a block of 2,000 events (about
     /// 400 bytes each, one second of recording) repeated with the times moved on each time.
     private static func writeRecording(at path: String, bytes: Int) throws -> Int {
