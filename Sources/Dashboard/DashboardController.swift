@@ -223,10 +223,11 @@ package class DashboardController {
     }
 
     /// Whether a frame drawn at `now` would differ from the last: something came in, a key was
-    /// pressed, or the clock entered a new second (the uptime, rates and sparklines move with
-    /// it). A frame loop that draws only then costs next to nothing while the source is quiet.
+    /// pressed, the log's held-back lines are due, or the clock entered a new second (the
+    /// uptime, rates and sparklines move with it). A frame loop that draws only then costs next to nothing while the source is quiet.
     package func needsFrame(at now: Double) -> Bool {
         guard !hasChangesToShow, let lastFrameTime else { return true }
+        if let due = pane(LogPane.self)?.heldBackUntil, now >= due { return true }
         return now.rounded(.down) != lastFrameTime.rounded(.down)
     }
 
@@ -343,7 +344,8 @@ package class DashboardController {
     /// What the panes read of this dashboard between frames and while a frame lays them out.
     func paneContext(now: Double? = nil) -> PaneContext {
         PaneContext(
-            state: shown, now: pausedAt ?? now ?? lastNow ?? 0, uncheckedLines: uncheckedLines,
+            state: shown, now: pausedAt ?? now ?? lastNow ?? 0, isPaused: pausedAt != nil,
+            uncheckedLines: uncheckedLines,
             visibleLines: { [unowned self] in visibleLines() })
     }
 

@@ -123,6 +123,8 @@ struct PaneContext {
     let state: DashboardState
     /// The time the state is shown for: the moment of pausing while paused.
     let now: Double
+    /// Whether the display is paused, and ``state`` frozen.
+    let isPaused: Bool
     /// Lines the filter left unchecked because they came too fast.
     let uncheckedLines: Int
     /// The log lines that pass the filter; asked for only by a pane that needs them, since

@@ -5,7 +5,17 @@ internal import ScreenGrid
 
 /// The log: time, type, payload and receivers of each line, following the newest unless the
 /// person scrolls. Enter shows a line's full payload.
+///
+/// While it follows, the log moves on at most ten times a second (``followInterval``). At a
+/// few hundred events a second more lines arrive in a frame than the log has rows, so moving on
+/// every frame rewrote each row 25 times a second, most of what busmon wrote to the terminal,
+/// for lines nobody can read in the 40 ms they stayed. A line that comes after a quiet moment
+/// shows in the next frame, as before; a key that moves, filters or follows shows the newest at
+/// once.
 struct LogPane: DashboardPane {
+    /// Seconds at least between two moves of a following log onto newer lines.
+    static let followInterval = 0.1
+
     let focusTitles = ["Log"]
     let name = "log"
     let enterHelp = "the line's full payload"
@@ -17,6 +27,12 @@ struct LogPane: DashboardPane {
     private(set) var selectedSequence: Int?
     /// The first line shown when not following.
     private(set) var topSequence: Int?
+    /// The newest line a following log shows, and when it moved on to it; lines after it wait
+    /// until ``followInterval`` has passed.
+    private(set) var followedThrough: Int?
+    private var followedAt = -Double.infinity
+    /// When the lines a following log holds back are due, or `nil` when it holds none back.
+    private(set) var heldBackUntil: Double?
     /// What the last frame showed.
     private(set) var inView = LogView(
         sequences: [], selected: nil, position: 0, matching: 0, unchecked: 0, isFollowing: true)
@@ -28,11 +44,14 @@ struct LogPane: DashboardPane {
     /// Shows the newest lines as they come (after a new filter, say).
     mutating func follow() {
         isFollowing = true
+        followedThrough = nil
     }
 
     mutating func layOut(rows: Int, in context: PaneContext) {
         let lines = context.visibleLines()
-        let (sequences, selected) = viewport(rows: rows, lines: lines)
+        let (sequences, selected) = viewport(rows: rows, lines: lines, now: context.now)
+        // Paused, the log shows what it showed: nothing falls due while time stands still.
+        if context.isPaused { heldBackUntil = nil }
         inView = LogView(
             sequences: sequences, selected: selected,
             position: selected.map { lines.index(atOrAfter: $0) + 1 } ?? 0, matching: lines.count,
@@ -42,11 +61,15 @@ struct LogPane: DashboardPane {
     /// Works out which of `lines` to draw in `rows` rows, keeping the selection in view.
     ///
     /// - Returns: The lines' sequence numbers, top first, and the selected one unless following.
-    private mutating func viewport(rows: Int, lines: VisibleLines) -> (sequences: [Int], selected: Int?) {
+    private mutating func viewport(
+        rows: Int, lines: VisibleLines, now: Double
+    ) -> (sequences: [Int], selected: Int?) {
+        heldBackUntil = nil
         guard !lines.isEmpty, rows > 0 else { return ([], nil) }
         if isFollowing {
-            let top = max(0, lines.count - rows)
-            return ((top..<lines.count).map(lines.sequence(at:)), nil)
+            let newest = newestShownIndex(in: lines, now: now)
+            let top = max(0, newest + 1 - rows)
+            return ((top...newest).map(lines.sequence(at:)), nil)
         }
         let selected = lines.index(atOrAfter: selectedSequence ?? 0)
         var top = lines.index(atOrAfter: topSequence ?? 0)
@@ -57,18 +80,58 @@ struct LogPane: DashboardPane {
         return (shownLines, selectedSequence)
     }
 
+    /// The index in `lines` of the newest line a following log shows at `now`: the newest of
+    /// all, unless it moved on less than ``followInterval`` ago, when lines after the one it
+    /// moved on to wait (and ``heldBackUntil`` says until when).
+    private mutating func newestShownIndex(in lines: VisibleLines, now: Double) -> Int {
+        let newest = lines.count - 1
+        let newestSequence = lines.sequence(at: newest)
+        // A millisecond's grace, so that a frame that comes a hair early (or clock arithmetic
+        // that rounds down) does not put the move off by a whole frame.
+        let due = followedAt + Self.followInterval - 0.001
+        if newestSequence != followedThrough, now < due, let held = heldIndex(in: lines) {
+            heldBackUntil = due
+            return held
+        }
+        if newestSequence != followedThrough {
+            followedThrough = newestSequence
+            // On the log's own beat while lines keep coming, so that frames 40 ms apart move it
+            // on every 2 or 3 frames, ten times a second; after a pause, from now.
+            followedAt = now - followedAt < 2 * Self.followInterval ? followedAt + Self.followInterval : now
+        }
+        return newest
+    }
+
+    /// The index in `lines` of the newest line numbered ``followedThrough`` or earlier; `nil`
+    /// when there is none, or the log started over (a replay read again from a checkpoint).
+    private func heldIndex(in lines: VisibleLines) -> Int? {
+        guard let through = followedThrough, !lines.isEmpty else { return nil }
+        let index = lines.index(atOrAfter: through)
+        let found = lines.sequence(at: index)
+        if found < through { return nil }
+        if found == through { return index }
+        return index > 0 ? index - 1 : nil
+    }
+
+    /// The index in `lines` of the line a key acts on while following: the newest shown.
+    private func followedIndex(in lines: VisibleLines) -> Int {
+        let newest = lines.count - 1
+        guard heldBackUntil != nil, let held = heldIndex(in: lines) else { return newest }
+        return held
+    }
+
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         let lines = context.visibleLines()
         guard !lines.isEmpty else { return }
-        let current = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
+        let current = isFollowing ? followedIndex(in: lines) : lines.index(atOrAfter: selectedSequence ?? 0)
         let target = max(0, min(lines.count - 1, current + delta))
-        if delta > 0, target == lines.count - 1 {
-            isFollowing = true
+        if delta > 0, isFollowing || target == lines.count - 1 {
+            follow()
             return
         }
         if isFollowing {
             // Leave the view where it is, so that stopping is not a jump.
-            topSequence = lines.sequence(at: max(0, lines.count - rows))
+            topSequence = lines.sequence(at: max(0, current + 1 - rows))
         }
         isFollowing = false
         selectedSequence = lines.sequence(at: target)
@@ -83,13 +146,13 @@ struct LogPane: DashboardPane {
     }
 
     mutating func moveToLast(in context: PaneContext) {
-        isFollowing = true
+        follow()
     }
 
     mutating func open(in context: PaneContext) -> PaneEffect? {
         let lines = context.visibleLines()
         guard !lines.isEmpty else { return nil }
-        let index = isFollowing ? lines.count - 1 : lines.index(atOrAfter: selectedSequence ?? 0)
+        let index = isFollowing ? followedIndex(in: lines) : lines.index(atOrAfter: selectedSequence ?? 0)
         return context.state.log[lines.sequence(at: index)].map(PaneEffect.showDetail)
     }
 }
