@@ -29,20 +29,17 @@ struct Glyphs: Equatable {
 
     /// One character per value, scaled so the largest value draws as the tallest level.
     func sparkline(_ values: [Int]) -> String {
+        String(String.UnicodeScalarView(sparklineScalars(values)))
+    }
+
+    /// The scalars of ``sparkline(_:)``, for drawing straight into cells.
+    func sparklineScalars(_ values: [Int]) -> some Collection<Unicode.Scalar> {
         let largest = values.max() ?? 0
-        guard largest > 0 else { return String(repeating: " ", count: values.count) }
-        // Built a scalar at a time: each level is one scalar, and a string of characters costs
-        // grapheme breaking per value, most of a sparkline's price at 25 frames a second.
-        let scalars = levels
-        var text = String.UnicodeScalarView()
-        for value in values {
-            guard value > 0 else {
-                text.append(" ")
-                continue
-            }
-            let scaled = Double(value) / Double(largest) * Double(scalars.count)
-            text.append(scalars[min(scalars.count - 1, max(0, Int(scaled.rounded(.up)) - 1))])
+        let top = levels.count
+        return values.lazy.map { value -> Unicode.Scalar in
+            guard value > 0 else { return " " }
+            let scaled = Double(value) / Double(largest) * Double(top)
+            return levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))]
         }
-        return String(text)
     }
 }

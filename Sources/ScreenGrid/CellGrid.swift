@@ -156,6 +156,43 @@ package struct CellGrid: Sendable, Equatable {
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: Cell()) }
     }
 
+    /// Writes `value` in decimal, right-aligned in the `width` columns from column `x` of row `y`:
+    /// its digits in `style`, the columns before them blank and plain. A number with more
+    /// digits than `width` shows its last `width`. Written cell by cell, without a `String`:
+    /// a table writes a few numbers in every row of every frame.
+    package mutating func putNumber(_ value: Int, x: Int, y: Int, width: Int, style: CellStyle = .plain) {
+        guard width > 0 else { return }
+        var remaining = value.magnitude
+        var column = x + width - 1
+        repeat {
+            self[column, y] = Cell(
+                scalar: Unicode.Scalar(UInt8(ascii: "0") + UInt8(remaining % 10)), style: style)
+            remaining /= 10
+            column -= 1
+        } while remaining > 0 && column >= x
+        if value < 0, column >= x {
+            self[column, y] = Cell(scalar: "-", style: style)
+            column -= 1
+        }
+        while column >= x {
+            self[column, y] = Cell()
+            column -= 1
+        }
+    }
+
+    /// Writes `scalars` from column `x` of row `y`, one column each, clipped to the grid: for
+    /// glyphs known to stand alone in one column, such as a sparkline's levels.
+    package mutating func put(
+        scalars: some Sequence<Unicode.Scalar>, x: Int, y: Int, style: CellStyle = .plain
+    ) {
+        var column = x
+        for scalar in scalars {
+            guard column < width else { break }
+            self[column, y] = Cell(scalar: scalar, style: style)
+            column += 1
+        }
+    }
+
     /// Writes `text` from column `x` of row `y`, clipped to the grid and to `maxWidth` columns.
     ///
     /// Characters wider than one column are replaced by `?` so that columns stay aligned.

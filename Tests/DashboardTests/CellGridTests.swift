@@ -1,5 +1,6 @@
 import Testing
 
+@testable import Dashboard
 @testable import ScreenGrid
 
 /// Text written into the grid takes one column per character, whichever path writes it.
@@ -27,6 +28,31 @@ struct CellGridTests {
         let end = grid.put(text, x: 1, y: 0)
         #expect(grid.row(0) == " " + shown)
         #expect(end == 1 + shown.unicodeScalars.count)
+    }
+
+    @Test(
+        "a number is written right-aligned, as its text would be, only its digits styled",
+        arguments: [
+            (0, 4, "   0"), (42, 4, "  42"), (12345, 4, "2345"), (-7, 4, "  -7"), (-1234, 4, "1234"),
+            (9, 1, "9"),
+        ])
+    func numbersAreRightAligned(value: Int, width: Int, shown: String) {
+        var grid = CellGrid(width: 6, height: 1)
+        grid.put("xxxxxx", x: 0, y: 0)
+        grid.putNumber(value, x: 1, y: 0, width: width, style: CellStyle(bold: true))
+        #expect(grid.row(0) == "x" + shown + String(repeating: "x", count: 5 - width))
+        let digits = min(width, String(value).count)
+        for column in 1...width {
+            let styled = column > width - digits
+            #expect(grid[column, 0].style == (styled ? CellStyle(bold: true) : .plain), "column \(column)")
+        }
+    }
+
+    @Test("scalars are written a column each, clipped at the grid's edge")
+    func scalarsTakeAColumnEach() {
+        var grid = CellGrid(width: 5, height: 1)
+        grid.put(scalars: Glyphs.unicode.sparklineScalars([0, 1, 2, 4, 8, 8]), x: 1, y: 0)
+        #expect(grid.row(0) == "  ▁▂▄")
     }
 
     @Test("text is cut at the grid's edge and at the width asked for")

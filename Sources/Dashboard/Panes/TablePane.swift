@@ -203,8 +203,9 @@ extension TablePane {
             TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
         x += columns.rate + 1
         grid.put(
-            canvas.glyphs.sparkline(meter.history(seconds: columns.spark, at: sourceNow)), x: x, y: y,
-            style: canvas.style(color: isWildcard ? .magenta : .cyan))
+            scalars: canvas.glyphs.sparklineScalars(meter.history(seconds: columns.spark, at: sourceNow)),
+            x: x,
+            y: y, style: canvas.style(color: isWildcard ? .magenta : .cyan))
         x += columns.spark + 1
         if columns.unheard > 0 {
             grid.put(
@@ -221,7 +222,17 @@ extension TablePane {
         let counts = tracker.counts
         let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: now) ? $0 : nil }
         let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: now) } ?? false
-        var cells: [(String, CellStyle)] = []
+        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
+        var x = columns.subscribersX + 1
+        var column = 0
+        // Each column: a blank, then its value right-aligned in the rest, only the value styled.
+        func number(_ value: Int, _ style: CellStyle) {
+            guard column < widths.count else { return }
+            grid[x, y] = Cell()
+            grid.putNumber(value, x: x + 1, y: y, width: widths[column] - 1, style: style)
+            x += widths[column]
+            column += 1
+        }
         var liveStyle = canvas.style(bold: true)
         if let liveChange {
             liveStyle =
@@ -229,46 +240,35 @@ extension TablePane {
                 ? canvas.style(bold: true, reverse: true, color: .red)
                 : canvas.style(bold: true, color: .green)
         }
-        cells.append((String(counts.live), liveStyle))
+        number(counts.live, liveStyle)
         if counts.dead > 0 {
-            cells.append((String(counts.dead), canvas.style(bold: true, color: .yellow)))
+            number(counts.dead, canvas.style(bold: true, color: .yellow))
         } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
             // Cleaned up a moment ago: the count seen last, dim.
-            cells.append((String(recent.delta), canvas.style(dim: true, color: .yellow)))
+            number(recent.delta, canvas.style(dim: true, color: .yellow))
         } else {
-            cells.append(("0", canvas.style(dim: true)))
+            number(0, canvas.style(dim: true))
         }
-        cells.append(
-            (
-                String(counts.reclaimed),
-                reclaimed ? canvas.style(bold: true, reverse: true, color: .yellow) : canvas.style()
-            )
-        )
+        number(
+            counts.reclaimed,
+            reclaimed ? canvas.style(bold: true, reverse: true, color: .yellow) : canvas.style())
         if columns.wide {
-            cells.append((String(counts.unsubscribed), canvas.style()))
-            cells.append((String(counts.cancelled), canvas.style()))
-            cells.append(
-                (
-                    String(counts.duplicates),
-                    counts.duplicates > 0 ? canvas.style(color: .magenta) : canvas.style()
-                ))
+            number(counts.unsubscribed, canvas.style())
+            number(counts.cancelled, canvas.style())
+            number(counts.duplicates, counts.duplicates > 0 ? canvas.style(color: .magenta) : canvas.style())
         }
+        guard column < widths.count else { return }
+        let width = widths[column]
+        let marker =
+            liveChange.map {
+                ($0.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise) + String(abs($0.delta))
+            } ?? ""
+        let shown = TextFormat.right(marker, width: width - 1)
+        grid.put(" " + shown, x: x, y: y)
         if let liveChange {
-            let marker =
-                (liveChange.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise)
-                + String(abs(liveChange.delta))
-            cells.append((marker, canvas.style(bold: true, color: liveChange.delta < 0 ? .red : .green)))
-        } else {
-            cells.append(("", canvas.style()))
-        }
-        let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
-        var x = columns.subscribersX + 1
-        for ((text, cellStyle), width) in zip(cells, widths) {
-            let shown = TextFormat.right(text, width: width - 1)
-            grid.put(" " + shown, x: x, y: y)
+            let style = canvas.style(bold: true, color: liveChange.delta < 0 ? .red : .green)
             grid.style(
-                x: x + 1 + shown.count - text.count, y: y, count: min(text.count, width - 1), cellStyle)
-            x += width
+                x: x + 1 + shown.count - marker.count, y: y, count: min(marker.count, width - 1), style)
         }
     }
 }
