@@ -1,3 +1,5 @@
+internal import ScreenGrid
+
 /// The characters the dashboard draws with, in Unicode or plain ASCII.
 struct Glyphs: Equatable {
     let horizontal: Character
@@ -29,17 +31,30 @@ struct Glyphs: Equatable {
 
     /// One character per value, scaled so the largest value draws as the tallest level.
     func sparkline(_ values: [Int]) -> String {
-        String(String.UnicodeScalarView(sparklineScalars(values)))
+        var text = String.UnicodeScalarView()
+        forEachSparklineLevel(values) { _, level in text.append(level) }
+        return String(text)
     }
 
-    /// The scalars of ``sparkline(_:)``, for drawing straight into cells.
-    func sparklineScalars(_ values: [Int]) -> some Collection<Unicode.Scalar> {
+    /// Draws ``sparkline(_:)`` of `values` from column `x` of row `y`, a cell per value, without
+    /// a string: a table draws one in every row of every frame.
+    func drawSparkline(_ values: [Int], into grid: inout CellGrid, x: Int, y: Int, style: CellStyle) {
+        forEachSparklineLevel(values) { offset, level in
+            grid[x + offset, y] = Cell(scalar: level, style: style)
+        }
+    }
+
+    /// Calls `body` with each value's offset and its level (a space for 0).
+    private func forEachSparklineLevel(_ values: [Int], _ body: (Int, Unicode.Scalar) -> Void) {
         let largest = values.max() ?? 0
         let top = levels.count
-        return values.lazy.map { value -> Unicode.Scalar in
-            guard value > 0 else { return " " }
+        for (offset, value) in values.enumerated() {
+            guard value > 0 else {
+                body(offset, " ")
+                continue
+            }
             let scaled = Double(value) / Double(largest) * Double(top)
-            return levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))]
+            body(offset, levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))])
         }
     }
 }

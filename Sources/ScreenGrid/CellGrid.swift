@@ -180,19 +180,6 @@ package struct CellGrid: Sendable, Equatable {
         }
     }
 
-    /// Writes `scalars` from column `x` of row `y`, one column each, clipped to the grid: for
-    /// glyphs known to stand alone in one column, such as a sparkline's levels.
-    package mutating func put(
-        scalars: some Sequence<Unicode.Scalar>, x: Int, y: Int, style: CellStyle = .plain
-    ) {
-        var column = x
-        for scalar in scalars {
-            guard column < width else { break }
-            self[column, y] = Cell(scalar: scalar, style: style)
-            column += 1
-        }
-    }
-
     /// Writes `text` from column `x` of row `y`, clipped to the grid and to `maxWidth` columns.
     ///
     /// Characters wider than one column are replaced by `?` so that columns stay aligned.

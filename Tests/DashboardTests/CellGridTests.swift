@@ -48,11 +48,12 @@ struct CellGridTests {
         }
     }
 
-    @Test("scalars are written a column each, clipped at the grid's edge")
-    func scalarsTakeAColumnEach() {
+    @Test("a sparkline drawn into cells reads as its text, clipped at the grid's edge")
+    func sparklinesDrawAColumnEach() {
         var grid = CellGrid(width: 5, height: 1)
-        grid.put(scalars: Glyphs.unicode.sparklineScalars([0, 1, 2, 4, 8, 8]), x: 1, y: 0)
+        Glyphs.unicode.drawSparkline([0, 1, 2, 4, 8, 8], into: &grid, x: 1, y: 0, style: .plain)
         #expect(grid.row(0) == "  ▁▂▄")
+        #expect(Glyphs.unicode.sparkline([0, 1, 2, 4, 8, 8]) == " ▁▂▄██")
     }
 
     @Test("text is cut at the grid's edge and at the width asked for")

@@ -202,10 +202,9 @@ extension TablePane {
         grid.put(
             TextFormat.right(TextFormat.rate(meter.rate(at: sourceNow)), width: columns.rate), x: x, y: y)
         x += columns.rate + 1
-        grid.put(
-            scalars: canvas.glyphs.sparklineScalars(meter.history(seconds: columns.spark, at: sourceNow)),
-            x: x,
-            y: y, style: canvas.style(color: isWildcard ? .magenta : .cyan))
+        canvas.glyphs.drawSparkline(
+            meter.history(seconds: columns.spark, at: sourceNow), into: &grid, x: x, y: y,
+            style: canvas.style(color: isWildcard ? .magenta : .cyan))
         x += columns.spark + 1
         if columns.unheard > 0 {
             grid.put(
