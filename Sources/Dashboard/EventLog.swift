@@ -1,6 +1,10 @@
 internal import BusMonitor
 internal import BusWire
 internal import EventBus
+import Synchronization
+
+/// Logs made so far in this process: the last one's ``EventLog/epoch``.
+private let logsMade = Atomic<Int>(0)
 
 /// One line of the dashboard's log: an event, a lifecycle change, or a notice about the source.
 struct LogEntry {
@@ -57,6 +61,10 @@ struct LogEntry {
 /// lines arrive and drop.
 struct EventLog {
     let capacity: Int
+    /// This log's number among the logs made so far, so that a line is known by this and its
+    /// sequence number alone: a log made anew (a replay that read again from a checkpoint)
+    /// numbers its lines from 0 again.
+    let epoch: Int
     private var entries: [LogEntry] = []
     private var oldest = 0
     /// The sequence number the next line gets.
@@ -64,6 +72,7 @@ struct EventLog {
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
+        epoch = logsMade.add(1, ordering: .relaxed).newValue
     }
 
     /// Lines held.

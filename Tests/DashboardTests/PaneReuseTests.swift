@@ -4,6 +4,7 @@ import EventBus
 import Foundation
 import ScreenGrid
 import Simulator
+import TestSupport
 import Testing
 
 /// Frames that copy the panes whose inputs did not change from the last frame, against frames
@@ -57,5 +58,55 @@ struct PaneReuseTests {
         #expect(copied.text.contains("Observers") && copied.text.contains("Handlers"))
         #expect(copying.panesCopied > 0)
         #expect(drawing.panesCopied == 0)
+    }
+
+    @Test("a copied log shows what a drawn one does: filtered, with a message, scrolled, and made anew")
+    func copiedLogMatchesDrawnOne() {
+        let copyingSource = ScriptedSource()
+        let drawingSource = ScriptedSource()
+        let copying = SourceDashboard(source: copyingSource)
+        let drawing = SourceDashboard(source: drawingSource)
+        drawing.reusesPanes = false
+        var copied = CellGrid(width: 120, height: 30)
+        var drawn = CellGrid(width: 120, height: 30)
+        let names = ["ann", "bob", "cyd", "dee"]
+        // A filter typed and cleared, a source's answer in the log's title, a scroll up and back,
+        // pause and resume.
+        let keys: [Int: [DashboardKey]] = [
+            10: [.character("/"), .character("a"), .character("n"), .character("n"), .enter],
+            20: [.character("-")], 30: [.character("/"), .backspace, .backspace, .backspace, .enter],
+            40: [.up, .up], 45: [.end], 50: [.character(" ")], 55: [.character(" ")],
+        ]
+        var now = startTime
+        var mismatches: [Int] = []
+        // Lines come in the first frames and the last; keys act while the log stands still, so
+        // that nothing but what they change differs from the frame before.
+        for frame in 0..<80 {
+            now += 0.04
+            var batch = SourceBatch()
+            if frame < 5 || frame >= 70 {
+                batch = SourceBatch(
+                    events: (0..<3).map { login(names[(frame * 3 + $0) % names.count], at: now) })
+            }
+            // A replay that read again from a checkpoint: a new log, numbered from 0 again, with
+            // other lines under the same numbers as the old one's.
+            if frame == 60 {
+                batch = SourceBatch(events: (0..<15).map { login("eve\($0)", at: now) })
+                batch.replacesState = true
+            }
+            copyingSource.enqueue(batch)
+            drawingSource.enqueue(batch)
+            copying.update(now: now)
+            drawing.update(now: now)
+            for key in keys[frame] ?? [] {
+                _ = copying.handle(key)
+                _ = drawing.handle(key)
+            }
+            copying.render(into: &copied, now: now)
+            drawing.render(into: &drawn, now: now)
+            if copied != drawn { mismatches.append(frame) }
+        }
+        #expect(mismatches.isEmpty, "frames that differ: \(mismatches)\n\(copied.text)\n---\n\(drawn.text)")
+        #expect(copying.panesCopied > 0)
     }
 }

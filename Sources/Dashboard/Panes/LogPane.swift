@@ -39,6 +39,36 @@ struct LogPane: DashboardPane {
 
     func height(screenHeight: Int, state: DashboardState) -> Int? { nil }
 
+    /// Everything ``draw(into:area:canvas:focusedPart:)`` reads: a line is known by the log's
+    /// epoch and its sequence number, since lines never change.
+    private struct DrawingInputs: Equatable {
+        let epoch: Int
+        let inView: LogView
+        let isPaused: Bool
+        let filter: LogFilter?
+        /// The log's length, which a filtered log's title shows.
+        let linesWhenFiltered: Int?
+        let message: String?
+        let nameWidth: Int
+        let appWidth: Int
+        /// How the log names apps, when it shows them.
+        let sharedAppNames: Set<String>?
+        let options: DashboardOptions
+        let glyphs: Glyphs
+    }
+
+    func drawingInputs(canvas: PaneCanvas) -> PaneInputs? {
+        PaneInputs(
+            DrawingInputs(
+                epoch: canvas.state.log.epoch, inView: inView, isPaused: canvas.isPaused,
+                filter: canvas.filter,
+                linesWhenFiltered: canvas.filter == nil ? nil : canvas.state.log.count,
+                message: canvas.message,
+                nameWidth: canvas.columns.name, appWidth: canvas.logAppWidth,
+                sharedAppNames: canvas.logAppWidth > 0 ? canvas.state.fleet?.sharedAppNames : nil,
+                options: canvas.options, glyphs: canvas.glyphs))
+    }
+
     func contentRows(in area: Rect) -> Int { max(0, area.height - 1) }
 
     /// Shows the newest lines as they come (after a new filter, say).
@@ -158,7 +188,7 @@ struct LogPane: DashboardPane {
 }
 
 /// The log lines one frame shows, and where they stand in the log.
-struct LogView {
+struct LogView: Equatable {
     /// Sequence numbers of the lines shown, top first.
     let sequences: [Int]
     /// The selected line, unless following.
