@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Darwin)
     internal import Darwin
 #elseif canImport(Glibc)
@@ -13,12 +15,19 @@
 /// reads it, so no two threads ever write it concurrently.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
+/// Set by the handler after it wrote to the pipe, so that the loop reads the pipe only when a
+/// signal came, not with a system call every time it wakes. A lock-free atomic store is
+/// async-signal-safe; the global is touched before any handler is installed, so the handler
+/// never runs its lazy initialization.
+private let signalArrived = Atomic<Bool>(false)
+
 /// Writes the signal's number into the pipe. `write` is async-signal-safe; nothing else is done
 /// here, because the terminal must be restored on the UI thread, not inside a handler.
 private let forwardSignalToPipe: @convention(c) (Int32) -> Void = { signal in
     let savedErrno = errno
     var byte = UInt8(truncatingIfNeeded: signal)
     _ = write(signalPipeWriteEnd, &byte, 1)
+    signalArrived.store(true, ordering: .releasing)
     errno = savedErrno
 }
 
@@ -56,6 +65,7 @@ package final class SignalWatcher {
         }
         readEnd = ends[0]
         writeEnd = ends[1]
+        signalArrived.store(false, ordering: .relaxed)
         signalPipeWriteEnd = writeEnd
         for signal in signals {
             // Restart interrupted writes to the terminal; the loop polls the pipe every frame.
@@ -80,11 +90,10 @@ package final class SignalWatcher {
 
     /// The first signal that arrived so far, or `nil`. Never blocks.
     package func pendingSignal() -> Int32? {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        while true {
-            let count = read(readEnd, &buffer, buffer.count)
-            guard count > 0 else { break }
-            if firstSignal == nil { firstSignal = Int32(buffer[0]) }
+        guard signalArrived.exchange(false, ordering: .acquiring) else { return firstSignal }
+        var byte: UInt8 = 0
+        while read(readEnd, &byte, 1) > 0 {
+            if firstSignal == nil { firstSignal = Int32(byte) }
         }
         return firstSignal
     }
