@@ -60,7 +60,8 @@ struct FrameLoop {
         var lastDrawn = -Double.infinity
         var grid = CellGrid(width: 0, height: 0)
         // The terminal keeps the grid it drew last to find what changed; the next frame is drawn
-        // into the one before, which nothing else holds, so it is cleared in place, not copied.
+        // into the one before, which nothing else holds, so the screen clears it in place
+        // rather than a copy.
         var previousGrid = grid
         var frames = 0
 
@@ -96,7 +97,6 @@ struct FrameLoop {
                         previousGrid = CellGrid(width: width, height: height)
                     }
                     swap(&grid, &previousGrid)
-                    grid.clear()
                     screen.render(into: &grid, now: wallClock)
                     terminal.draw(grid)
                     frames += 1

@@ -18,7 +18,8 @@ protocol Screen: AnyObject {
     /// Whether something came in or a key was pressed since the last frame, beyond the clock
     /// moving on; the loop looks less often after a while without any.
     var hasChangesToShow: Bool { get }
-    /// Draws the whole screen into `grid`, which is blank and has the terminal's size.
+    /// Draws the whole screen into `grid`, which has the terminal's size and may hold an older
+    /// frame: every cell is drawn anew.
     func render(into grid: inout CellGrid, now: Double)
 }
 

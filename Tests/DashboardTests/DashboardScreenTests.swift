@@ -87,6 +87,19 @@ struct DashboardScreenTests {
         #expect(header.contains("live"), "\(header)")
     }
 
+    @Test("a frame drawn into a grid that holds an older one leaves nothing of it")
+    func aFrameDrawsOverEveryCell() {
+        let (dashboard, _, now) = dashboard()
+        var fresh = CellGrid(width: 100, height: 30)
+        dashboard.render(into: &fresh, now: now)
+        var reused = CellGrid(width: 100, height: 30)
+        for y in 0..<30 {
+            reused.put(String(repeating: "x", count: 100), x: 0, y: y, style: CellStyle(bold: true))
+        }
+        dashboard.render(into: &reused, now: now)
+        #expect(reused == fresh)
+    }
+
     @Test func aDeadCountStaysVisibleForAMomentAfterCleanup() throws {
         // Given 3 dead subscriptions seen in one snapshot and reclaimed by the next
         let (dashboard, source, start) = dashboard()
