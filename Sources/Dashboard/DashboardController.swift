@@ -227,7 +227,8 @@ package class DashboardController {
     /// uptime, rates and sparklines move with it). A frame loop that draws only then costs next to nothing while the source is quiet.
     package func needsFrame(at now: Double) -> Bool {
         guard !hasChangesToShow, let lastFrameTime else { return true }
-        if let due = pane(LogPane.self)?.heldBackUntil, now >= due { return true }
+        // Held-back lines are due only where the log is drawn: a screen too small draws no panes.
+        if layout?.isTooSmall != true, let due = pane(LogPane.self)?.heldBackUntil, now >= due { return true }
         return now.rounded(.down) != lastFrameTime.rounded(.down)
     }
 

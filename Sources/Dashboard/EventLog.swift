@@ -1,7 +1,7 @@
 internal import BusMonitor
 internal import BusWire
 internal import EventBus
-import Synchronization
+internal import Synchronization
 
 /// Logs made so far in this process: the last one's ``EventLog/epoch``.
 private let logsMade = Atomic<Int>(0)

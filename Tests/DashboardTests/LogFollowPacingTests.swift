@@ -118,7 +118,42 @@ struct LogFollowPacingTests {
             dashboard.update(now: now)
             #expect(!dashboard.needsFrame(at: now), "tick \(tick)")
         }
+        // Enter opens the line shown, and a step up starts from it.
+        _ = dashboard.handle(.enter)
+        var grid = CellGrid(width: 120, height: 30)
+        dashboard.render(into: &grid, now: startTime + 0.5)
+        #expect(grid.text.contains("id-ann") && !grid.text.contains("id-bob"))
+        _ = dashboard.handle(.escape)
         _ = dashboard.handle(.character(" "))
         #expect(shownNames(dashboard, at: startTime + 0.5) == ["ann", "bob"])
+    }
+
+    @Test("a log made anew, numbered from 0 again, shows its newest lines at once")
+    func aNewLogIsNotHeldBack() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        source.enqueue(SourceBatch(events: ["ann", "bob", "cyd"].map { login($0, at: startTime) }))
+        dashboard.update(now: startTime)
+        #expect(shownNames(dashboard, at: startTime) == ["ann", "bob", "cyd"])
+        feed("dee", source, dashboard, at: startTime + 0.02)
+        #expect(shownNames(dashboard, at: startTime + 0.02).last == "cyd")
+        // A replay read again from a checkpoint: its lines take the old ones' numbers.
+        var replaced = SourceBatch(events: (0..<5).map { login("eve\($0)", at: startTime + 0.04) })
+        replaced.replacesState = true
+        source.enqueue(replaced)
+        dashboard.update(now: startTime + 0.04)
+        #expect(shownNames(dashboard, at: startTime + 0.04) == (0..<5).map { "eve\($0)" })
+    }
+
+    @Test("a wall clock set back holds nothing back")
+    func aClockSetBackHoldsNothing() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        feed("ann", source, dashboard, at: startTime)
+        _ = shownNames(dashboard, at: startTime)
+        feed("bob", source, dashboard, at: startTime - 5)
+        #expect(shownNames(dashboard, at: startTime - 5).last == "bob")
+        feed("cyd", source, dashboard, at: startTime - 4)
+        #expect(shownNames(dashboard, at: startTime - 4).last == "cyd")
     }
 }

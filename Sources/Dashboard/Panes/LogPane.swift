@@ -10,8 +10,8 @@ internal import ScreenGrid
 /// few hundred events a second more lines arrive in a frame than the log has rows, so moving on
 /// every frame rewrote each row 25 times a second, most of what busmon wrote to the terminal,
 /// for lines nobody can read in the 40 ms they stayed. A line that comes after a quiet moment
-/// shows in the next frame, as before; a key that moves, filters or follows shows the newest at
-/// once.
+/// shows in the next frame, as before; a key that follows (`G`, End, ↓ while following) or
+/// applies a filter shows the newest at once, and a paused log holds what it showed.
 struct LogPane: DashboardPane {
     /// Seconds at least between two moves of a following log onto newer lines.
     static let followInterval = 0.1
@@ -31,6 +31,9 @@ struct LogPane: DashboardPane {
     /// until ``followInterval`` has passed.
     private(set) var followedThrough: Int?
     private var followedAt = -Double.infinity
+    /// The ``EventLog/epoch`` of the log ``followedThrough`` numbers a line of: a log made anew
+    /// numbers its lines from 0 again.
+    private var followedEpoch: Int?
     /// When the lines a following log holds back are due, or `nil` when it holds none back.
     private(set) var heldBackUntil: Double?
     /// What the last frame showed.
@@ -78,6 +81,10 @@ struct LogPane: DashboardPane {
     }
 
     mutating func layOut(rows: Int, in context: PaneContext) {
+        if context.state.log.epoch != followedEpoch {
+            followedEpoch = context.state.log.epoch
+            followedThrough = nil
+        }
         let lines = context.visibleLines()
         let (sequences, selected) = viewport(rows: rows, lines: lines, now: context.now)
         // Paused, the log shows what it showed: nothing falls due while time stands still.
@@ -119,15 +126,19 @@ struct LogPane: DashboardPane {
         // A millisecond's grace, so that a frame that comes a hair early (or clock arithmetic
         // that rounds down) does not put the move off by a whole frame.
         let due = followedAt + Self.followInterval - 0.001
-        if newestSequence != followedThrough, now < due, let held = heldIndex(in: lines) {
+        // A clock set back (`now` a beat or more before the last move) holds nothing back.
+        let setBack = now < followedAt - Self.followInterval
+        if newestSequence != followedThrough, !setBack, now < due, let held = heldIndex(in: lines) {
             heldBackUntil = due
             return held
         }
         if newestSequence != followedThrough {
-            followedThrough = newestSequence
             // On the log's own beat while lines keep coming, so that frames 40 ms apart move it
-            // on every 2 or 3 frames, ten times a second; after a pause, from now.
-            followedAt = now - followedAt < 2 * Self.followInterval ? followedAt + Self.followInterval : now
+            // on every 2 or 3 frames, ten times a second; after a quiet moment, a key or a clock
+            // set back, from now.
+            let onBeat = followedThrough != nil && now >= due && now - followedAt < 2 * Self.followInterval
+            followedAt = onBeat ? followedAt + Self.followInterval : now
+            followedThrough = newestSequence
         }
         return newest
     }
@@ -143,17 +154,21 @@ struct LogPane: DashboardPane {
         return index > 0 ? index - 1 : nil
     }
 
-    /// The index in `lines` of the line a key acts on while following: the newest shown.
-    private func followedIndex(in lines: VisibleLines) -> Int {
-        let newest = lines.count - 1
-        guard heldBackUntil != nil, let held = heldIndex(in: lines) else { return newest }
+    /// The index in `lines` of the line a key acts on while following: the newest shown, also
+    /// while paused with newer lines held back.
+    private func followedIndex(in context: PaneContext, lines: VisibleLines) -> Int {
+        guard context.state.log.epoch == followedEpoch, let held = heldIndex(in: lines) else {
+            return lines.count - 1
+        }
         return held
     }
 
     mutating func move(by delta: Int, rows: Int, in context: PaneContext) {
         let lines = context.visibleLines()
         guard !lines.isEmpty else { return }
-        let current = isFollowing ? followedIndex(in: lines) : lines.index(atOrAfter: selectedSequence ?? 0)
+        let current =
+            isFollowing
+            ? followedIndex(in: context, lines: lines) : lines.index(atOrAfter: selectedSequence ?? 0)
         let target = max(0, min(lines.count - 1, current + delta))
         if delta > 0, isFollowing || target == lines.count - 1 {
             follow()
@@ -182,7 +197,9 @@ struct LogPane: DashboardPane {
     mutating func open(in context: PaneContext) -> PaneEffect? {
         let lines = context.visibleLines()
         guard !lines.isEmpty else { return nil }
-        let index = isFollowing ? followedIndex(in: lines) : lines.index(atOrAfter: selectedSequence ?? 0)
+        let index =
+            isFollowing
+            ? followedIndex(in: context, lines: lines) : lines.index(atOrAfter: selectedSequence ?? 0)
         return context.state.log[lines.sequence(at: index)].map(PaneEffect.showDetail)
     }
 }
@@ -301,7 +318,7 @@ extension LogPane {
             }
         }
         if sequences.isEmpty {
-            let text = canvas.filter == nil ? "no events yet" : "no lines match the canvas.filter"
+            let text = canvas.filter == nil ? "no events yet" : "no lines match the filter"
             grid.put(text, x: typeX, y: titleRow + 1, style: canvas.style(dim: true))
         }
     }
