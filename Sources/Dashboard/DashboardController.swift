@@ -279,7 +279,10 @@ package class DashboardController {
             prompt = ""
             promptAsks = (label, command)
         case .back:
-            if !panes[focus.pane].goBack() { filter = nil }
+            if !panes[focus.pane].goBack() {
+                filter = nil
+                withPane(LogPane.self) { $0.catchUp() }
+            }
         case .showObservers:
             showObservers()
         case .showHelp:

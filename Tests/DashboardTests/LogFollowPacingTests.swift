@@ -88,6 +88,19 @@ struct LogFollowPacingTests {
         #expect(shownNames(dashboard, at: startTime + 0.06).last == "cyd")
     }
 
+    @Test("Esc that clears the filter shows the newest lines at once")
+    func clearingTheFilterCatchesUp() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        feed("ann", source, dashboard, at: startTime)
+        feed("bob", source, dashboard, at: startTime)
+        for character in "/ann" { _ = dashboard.handle(.character(character)) }
+        _ = dashboard.handle(.enter)
+        #expect(shownNames(dashboard, at: startTime) == ["ann"])
+        _ = dashboard.handle(.escape)
+        #expect(shownNames(dashboard, at: startTime + 0.01) == ["ann", "bob"])
+    }
+
     @Test("Enter while following opens the newest line shown, not one still held back")
     func enterOpensTheLineShown() {
         let source = ScriptedSource()

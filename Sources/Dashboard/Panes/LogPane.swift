@@ -80,6 +80,12 @@ struct LogPane: DashboardPane {
         followedThrough = nil
     }
 
+    /// Shows the newest lines at once if the log follows (after the filter was cleared, say),
+    /// and leaves a scrolled log where it is.
+    mutating func catchUp() {
+        followedThrough = nil
+    }
+
     mutating func layOut(rows: Int, in context: PaneContext) {
         if context.state.log.epoch != followedEpoch {
             followedEpoch = context.state.log.epoch
