@@ -11,7 +11,7 @@ internal import ScreenGrid
 /// every frame rewrote each row 25 times a second, most of what busmon wrote to the terminal,
 /// for lines nobody can read in the 40 ms they stayed. A line that comes after a quiet moment
 /// shows in the next frame, as before; a key that follows (`G`, End, ↓ while following) or
-/// applies a filter shows the newest at once, and a paused log holds what it showed.
+/// sets or clears a filter shows the newest at once, and a paused log holds what it showed.
 struct LogPane: DashboardPane {
     /// Seconds at least between two moves of a following log onto newer lines.
     static let followInterval = 0.1
