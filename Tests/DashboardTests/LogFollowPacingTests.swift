@@ -21,6 +21,17 @@ struct LogFollowPacingTests {
         }
     }
 
+    /// A following dashboard that showed "ann" at ``startTime`` and holds back "bob", which came
+    /// 20 ms later.
+    private func holdingBob() -> (ScriptedSource, SourceDashboard) {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        feed("ann", source, dashboard, at: startTime)
+        _ = shownNames(dashboard, at: startTime)
+        feed("bob", source, dashboard, at: startTime + 0.02)
+        return (source, dashboard)
+    }
+
     /// Hands the dashboard a login by `name` at `now`.
     private func feed(_ name: String, _ source: ScriptedSource, _ dashboard: SourceDashboard, at now: Double)
     {
@@ -73,11 +84,7 @@ struct LogFollowPacingTests {
 
     @Test("a key that follows, or moves down while following, shows the newest line at once")
     func keysShowTheNewestAtOnce() {
-        let source = ScriptedSource()
-        let dashboard = SourceDashboard(source: source)
-        feed("ann", source, dashboard, at: startTime)
-        _ = shownNames(dashboard, at: startTime)
-        feed("bob", source, dashboard, at: startTime + 0.02)
+        let (source, dashboard) = holdingBob()
         #expect(shownNames(dashboard, at: startTime + 0.02).last == "ann")
         _ = dashboard.handle(.end)
         #expect(shownNames(dashboard, at: startTime + 0.03).last == "bob")
@@ -103,27 +110,18 @@ struct LogFollowPacingTests {
 
     @Test("Enter while following opens the newest line shown, not one still held back")
     func enterOpensTheLineShown() {
-        let source = ScriptedSource()
-        let dashboard = SourceDashboard(source: source)
-        feed("ann", source, dashboard, at: startTime)
-        _ = shownNames(dashboard, at: startTime)
-        feed("bob", source, dashboard, at: startTime + 0.02)
+        let (_, dashboard) = holdingBob()
         #expect(shownNames(dashboard, at: startTime + 0.02).last == "ann")
         _ = dashboard.handle(.enter)
         var grid = CellGrid(width: 120, height: 30)
         dashboard.render(into: &grid, now: startTime + 0.03)
-        let screen = (0..<grid.height).map { grid.row($0) }.joined(separator: "\n")
-        #expect(screen.contains("id-ann"))
-        #expect(!screen.contains("id-bob"))
+        #expect(grid.text.contains("id-ann"))
+        #expect(!grid.text.contains("id-bob"))
     }
 
     @Test("paused, lines held back stay held, and call for no frames")
     func pausedHoldsStill() {
-        let source = ScriptedSource()
-        let dashboard = SourceDashboard(source: source)
-        feed("ann", source, dashboard, at: startTime)
-        _ = shownNames(dashboard, at: startTime)
-        feed("bob", source, dashboard, at: startTime + 0.02)
+        let (_, dashboard) = holdingBob()
         _ = dashboard.handle(.character(" "))
         #expect(shownNames(dashboard, at: startTime + 0.03) == ["ann"])
         for tick in 1...10 {
@@ -131,7 +129,7 @@ struct LogFollowPacingTests {
             dashboard.update(now: now)
             #expect(!dashboard.needsFrame(at: now), "tick \(tick)")
         }
-        // Enter opens the line shown, and a step up starts from it.
+        // Enter opens the line shown.
         _ = dashboard.handle(.enter)
         var grid = CellGrid(width: 120, height: 30)
         dashboard.render(into: &grid, now: startTime + 0.5)

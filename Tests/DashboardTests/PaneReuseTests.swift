@@ -7,6 +7,45 @@ import Simulator
 import TestSupport
 import Testing
 
+/// Two dashboards fed the same batches and keys: one copies the panes that did not change from
+/// its last frame, the other draws every pane.
+private final class SideBySide {
+    private let copyingSource = ScriptedSource()
+    private let drawingSource = ScriptedSource()
+    let copying: SourceDashboard
+    let drawing: SourceDashboard
+    private(set) var copied: CellGrid
+    private(set) var drawn: CellGrid
+    /// The frames the two drew differently.
+    private(set) var mismatches: [Int] = []
+    private var frames = 0
+
+    init(width: Int, height: Int) {
+        copying = SourceDashboard(source: copyingSource)
+        drawing = SourceDashboard(source: drawingSource)
+        drawing.reusesPanes = false
+        copied = CellGrid(width: width, height: height)
+        drawn = CellGrid(width: width, height: height)
+    }
+
+    /// Hands both `batch` at `now`, then `keys`, and draws a frame on each.
+    func frame(_ batch: SourceBatch, keys: [DashboardKey], at now: Double) {
+        copyingSource.enqueue(batch)
+        drawingSource.enqueue(batch)
+        for dashboard in [copying, drawing] {
+            dashboard.update(now: now)
+            for key in keys { _ = dashboard.handle(key) }
+        }
+        copying.render(into: &copied, now: now)
+        drawing.render(into: &drawn, now: now)
+        if copied != drawn { mismatches.append(frames) }
+        frames += 1
+    }
+
+    /// What the last frames showed, when any differed.
+    var difference: String { "frames that differ: \(mismatches)\n\(copied.text)\n---\n\(drawn.text)" }
+}
+
 /// Frames that copy the panes whose inputs did not change from the last frame, against frames
 /// that draw every pane, fed the same batches and the same keys.
 @Suite("Panes copied from the last frame")
@@ -19,13 +58,7 @@ struct PaneReuseTests {
         // draw from snapshots stay the same for a few frames, and change in between; then it
         // stops, and only the clock moves the sparklines on.
         let captured = LocalBusSource(bus: bus, capacity: 10_000, snapshotInterval: 0)
-        let copyingSource = ScriptedSource()
-        let drawingSource = ScriptedSource()
-        let copying = SourceDashboard(source: copyingSource)
-        let drawing = SourceDashboard(source: drawingSource)
-        drawing.reusesPanes = false
-        var copied = CellGrid(width: 150, height: 45)
-        var drawn = CellGrid(width: 150, height: 45)
+        let screens = SideBySide(width: 150, height: 45)
         // Focus and selection move, a class opens and closes, help comes and goes: keys at
         // these frames, to both dashboards.
         let keys: [Int: [DashboardKey]] = [
@@ -36,39 +69,21 @@ struct PaneReuseTests {
             195: [.down], 197: [.tab], 199: [.down],
         ]
         var now = Date().timeIntervalSince1970
-        var mismatches: [Int] = []
         for frame in 0..<200 {
             if frame % 4 == 0, frame < 120 { app.advance(by: 0.16) }
             if frame == 45 { app.destroyScreens(count: 3) }
-            let batch = captured.drain()
-            copyingSource.enqueue(batch)
-            drawingSource.enqueue(batch)
             now += 0.04
-            copying.update(now: now)
-            drawing.update(now: now)
-            for key in keys[frame] ?? [] {
-                _ = copying.handle(key)
-                _ = drawing.handle(key)
-            }
-            copying.render(into: &copied, now: now)
-            drawing.render(into: &drawn, now: now)
-            if copied != drawn { mismatches.append(frame) }
+            screens.frame(captured.drain(), keys: keys[frame] ?? [], at: now)
         }
-        #expect(mismatches.isEmpty, "frames that differ: \(mismatches)\n\(copied.text)\n---\n\(drawn.text)")
-        #expect(copied.text.contains("Observers") && copied.text.contains("Handlers"))
-        #expect(copying.panesCopied > 0)
-        #expect(drawing.panesCopied == 0)
+        #expect(screens.mismatches.isEmpty, "\(screens.difference)")
+        #expect(screens.copied.text.contains("Observers") && screens.copied.text.contains("Handlers"))
+        #expect(screens.copying.panesCopied > 0)
+        #expect(screens.drawing.panesCopied == 0)
     }
 
     @Test("a copied log shows what a drawn one does: filtered, with a message, scrolled, and made anew")
     func copiedLogMatchesDrawnOne() {
-        let copyingSource = ScriptedSource()
-        let drawingSource = ScriptedSource()
-        let copying = SourceDashboard(source: copyingSource)
-        let drawing = SourceDashboard(source: drawingSource)
-        drawing.reusesPanes = false
-        var copied = CellGrid(width: 120, height: 30)
-        var drawn = CellGrid(width: 120, height: 30)
+        let screens = SideBySide(width: 120, height: 30)
         let names = ["ann", "bob", "cyd", "dee"]
         // A filter typed and cleared, a source's answer in the log's title, a scroll up and back,
         // pause and resume.
@@ -78,7 +93,6 @@ struct PaneReuseTests {
             40: [.up, .up], 45: [.end], 50: [.character(" ")], 55: [.character(" ")],
         ]
         var now = startTime
-        var mismatches: [Int] = []
         // Lines come in the first frames and the last; keys act while the log stands still, so
         // that nothing but what they change differs from the frame before.
         for frame in 0..<80 {
@@ -94,19 +108,9 @@ struct PaneReuseTests {
                 batch = SourceBatch(events: (0..<15).map { login("eve\($0)", at: now) })
                 batch.replacesState = true
             }
-            copyingSource.enqueue(batch)
-            drawingSource.enqueue(batch)
-            copying.update(now: now)
-            drawing.update(now: now)
-            for key in keys[frame] ?? [] {
-                _ = copying.handle(key)
-                _ = drawing.handle(key)
-            }
-            copying.render(into: &copied, now: now)
-            drawing.render(into: &drawn, now: now)
-            if copied != drawn { mismatches.append(frame) }
+            screens.frame(batch, keys: keys[frame] ?? [], at: now)
         }
-        #expect(mismatches.isEmpty, "frames that differ: \(mismatches)\n\(copied.text)\n---\n\(drawn.text)")
-        #expect(copying.panesCopied > 0)
+        #expect(screens.mismatches.isEmpty, "\(screens.difference)")
+        #expect(screens.copying.panesCopied > 0)
     }
 }
