@@ -3,11 +3,12 @@ import Synchronization
 /// One subscription's handler calls as the bus measured them: counted and timed while someone
 /// watches the bus, and its failures always.
 ///
-/// Relaxed atomics on the entry, and the two written on every call (``calls``,
-/// ``nanoseconds``) are read and written back rather than added to with a locked instruction,
-/// which costs several times as much: a subscription's handler runs on one thread at a time
-/// unless several threads publish its type at once, and then two calls that end at the same
-/// instant may count as one. Nothing is ordered by these counts.
+/// Relaxed atomics, each added to with one locked instruction, so that two threads publishing
+/// one type count every call. Reading and writing back instead saves about 0.9 ns a timed call
+/// (`busbench --only why`: 13.8-14.1 against 14.6-15.1 ns per call at 10 subscribers), and
+/// lost 155 of 400,000 calls of two threads publishing at once. A lap that measured 0 (the
+/// clock's reading had not moved, most calls while it ticks) adds no time. Nothing is ordered
+/// by these counts.
 ///
 /// An object of its own rather than fields of the entry: the entry's fields that every delivery
 /// reads stay on the cache lines they were on, and five counters would push the handler off them.
@@ -37,10 +38,9 @@ final class HandlerMeasurements: Sendable {
     /// Counts a call that took `nanoseconds`; returns whether it was slow.
     @inline(__always)
     func record(_ nanoseconds: Int, threshold: Int) -> Bool {
-        calls.store(calls.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+        calls.wrappingAdd(1, ordering: .relaxed)
         if nanoseconds > 0 {
-            self.nanoseconds.store(
-                self.nanoseconds.load(ordering: .relaxed) &+ nanoseconds, ordering: .relaxed)
+            self.nanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
             var longest = maximum.load(ordering: .relaxed)
             while nanoseconds > longest {
                 let (exchanged, found) = maximum.weakCompareExchange(

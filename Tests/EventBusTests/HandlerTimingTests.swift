@@ -1,6 +1,7 @@
 import Dispatch
 import EventBus
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -78,6 +79,22 @@ struct HandlerTimingTests {
         #expect(row?.slowCalls ?? 0 > 0)
         // Ten reports in any one second at most (more only if the calls took over a second).
         #expect(slow.count == 10 || (slow.count > 10 && elapsed > .seconds(1)))
+        _ = (watch, token)
+    }
+
+    @Test("two threads publishing one type count every call of its handlers")
+    func callsAreExactAcrossThreads() {
+        let bus = EventBus()
+        let watch = bus.observeDeliveries { _ in }
+        let handled = Atomic<Int>(0)
+        let token = bus.subscribe(to: Tick.self) { _ in handled.wrappingAdd(1, ordering: .relaxed) }
+        let perThread = 200_000
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for value in 0..<perThread { bus.publish(Tick(value: value)) }
+        }
+        let row = bus.snapshot().handlers.first { $0.observerTypeName == nil && $0.eventTypeName == "Tick" }
+        #expect(handled.load(ordering: .relaxed) == 2 * perThread)
+        #expect(row?.calls == 2 * perThread)
         _ = (watch, token)
     }
 
