@@ -45,7 +45,7 @@ struct LineSplitter {
 
     mutating func append(_ bytes: ArraySlice<UInt8>, _ handle: (Piece) -> Void) {
         var start = bytes.startIndex
-        while let newline = bytes[start...].firstIndex(of: 0x0A) {
+        while let newline = Self.firstNewline(in: bytes, from: start) {
             if skippingLongLine {
                 skippingLongLine = false
             } else if partial.isEmpty {
@@ -68,6 +68,16 @@ struct LineSplitter {
             handle(.tooLong)
             partial.removeAll()
             skippingLongLine = true
+        }
+    }
+
+    /// The index of the first `\n` in `bytes` from `start` on.
+    private static func firstNewline(in bytes: ArraySlice<UInt8>, from start: Int) -> Int? {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            let skipped = start - bytes.startIndex
+            return System.firstOffset(of: 0x0A, in: base + skipped, count: buffer.count - skipped)
+                .map { start + $0 }
         }
     }
 }

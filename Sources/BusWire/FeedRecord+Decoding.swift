@@ -61,6 +61,17 @@ extension FeedRecord {
         return try decode(line: text)
     }
 
+    /// Whether a member is an object or an array that the parser built.
+    private static func hasBuiltContainer(_ members: [(key: String, value: JSONValue)]) -> Bool {
+        for member in members {
+            switch member.value {
+            case .array, .object: return true
+            default: continue
+            }
+        }
+        return false
+    }
+
     /// Whether every byte is below 0x80, checked eight bytes at a time.
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
@@ -91,9 +102,15 @@ extension FeedRecord {
                 reason: "a record must fit on one line", offset: line.firstIndex(of: 0x0A) ?? 0)
         }
         var parser = JSONParser(line)
-        let members = try parser.parseRecord()
+        // A snapshot's arrays are all read: built while they are checked, not parsed twice.
+        var members = try parser.parseRecord(buildingContainersFor: "snapshot")
         guard case .string(let kind)? = members.last(where: { $0.key == "kind" })?.value else {
             throw .missingKind
+        }
+        if kind != "snapshot", hasBuiltContainer(members) {
+            // A later `kind` overrode "snapshot": read the line again as any other kind is read.
+            var again = JSONParser(line)
+            members = try again.parseRecord()
         }
         let fields = RecordFields(kind: kind, members: members, bytes: line)
         switch kind {
@@ -283,8 +300,15 @@ private struct RecordFields {
     package var prefix = ""
 
     private func find(_ name: String) -> JSONValue? {
-        // The last of duplicate names wins, as in most JSON readers.
-        members.last { $0.key == name }?.value
+        // The last of duplicate names wins, as in most JSON readers. A loop over indices rather
+        // than `last(where:)`: every field of every line is looked up here, and a closure call
+        // per member is most of a debug build's decoding.
+        var index = members.count
+        while index > 0 {
+            index -= 1
+            if members[index].key == name { return members[index].value }
+        }
+        return nil
     }
 
     private func value(_ name: String) throws(FeedDecodingError) -> JSONValue {

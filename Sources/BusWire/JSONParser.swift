@@ -59,8 +59,12 @@ struct JSONParser {
     }
 
     /// Parses input that must be exactly one JSON object. Scalar members are built; nested
-    /// objects and arrays are checked and returned as ``JSONValue/unparsed(isObject:range:)``.
-    mutating func parseRecord() throws(FeedDecodingError) -> [(key: String, value: JSONValue)] {
+    /// objects and arrays are checked and returned as ``JSONValue/unparsed(isObject:range:)``,
+    /// unless a `kind` member before them names `builtKind`: then they are built at once, rather
+    /// than checked now and parsed again by the reader that needs them all (a snapshot's rows).
+    mutating func parseRecord(
+        buildingContainersFor builtKind: String? = nil
+    ) throws(FeedDecodingError) -> [(key: String, value: JSONValue)] {
         skipWhitespace()
         guard position < bytes.count else { throw malformed("the line is empty") }
         guard bytes[position] == UInt8(ascii: "{") else { throw .notAnObject }
@@ -68,6 +72,7 @@ struct JSONParser {
         depth = 1
         var members: [(key: String, value: JSONValue)] = []
         members.reserveCapacity(8)
+        var buildsContainers = false
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -78,8 +83,11 @@ struct JSONParser {
                 skipWhitespace()
                 let start = position
                 let isContainer = peek() == UInt8(ascii: "{") || peek() == UInt8(ascii: "[")
-                let value = try parseValue(build: !isContainer)
-                if isContainer {
+                let value = try parseValue(build: !isContainer || buildsContainers)
+                if let builtKind, name == "kind", case .string(let kind) = value {
+                    buildsContainers = kind == builtKind
+                }
+                if isContainer && !buildsContainers {
                     members.append(
                         (
                             name,

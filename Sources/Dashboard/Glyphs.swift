@@ -39,22 +39,25 @@ struct Glyphs: Equatable {
     /// Draws ``sparkline(_:)`` of `values` from column `x` of row `y`, a cell per value, without
     /// a string: a table draws one in every row of every frame.
     func drawSparkline(_ values: [Int], into grid: inout CellGrid, x: Int, y: Int, style: CellStyle) {
-        forEachSparklineLevel(values) { offset, level in
-            grid[x + offset, y] = Cell(scalar: level, style: style)
+        let largest = values.max() ?? 0
+        for offset in values.indices {
+            grid[x + offset, y] = Cell(scalar: level(of: values[offset], largest: largest), style: style)
         }
     }
 
     /// Calls `body` with each value's offset and its level (a space for 0).
     private func forEachSparklineLevel(_ values: [Int], _ body: (Int, Unicode.Scalar) -> Void) {
         let largest = values.max() ?? 0
+        for offset in values.indices { body(offset, level(of: values[offset], largest: largest)) }
+    }
+
+    /// The level that shows `value` in a sparkline whose largest value is `largest`: a space for
+    /// 0, else the lowest of ``levels`` that reaches it.
+    @inline(__always)
+    private func level(of value: Int, largest: Int) -> Unicode.Scalar {
+        guard value > 0 else { return " " }
         let top = levels.count
-        for (offset, value) in values.enumerated() {
-            guard value > 0 else {
-                body(offset, " ")
-                continue
-            }
-            let scaled = Double(value) / Double(largest) * Double(top)
-            body(offset, levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))])
-        }
+        let scaled = Double(value) / Double(largest) * Double(top)
+        return levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))]
     }
 }

@@ -68,12 +68,18 @@ struct RateMeter {
     /// Counts in each of the `count` whole seconds before the one `now` falls in, oldest first.
     func history(seconds count: Int, at now: Double) -> [Int] {
         let current = Int(now.rounded(.down))
-        return (0..<max(0, count)).map { offset in
+        guard count > 0 else { return [] }
+        // A loop, not `map` with a closure: every row of the table asks for its history in every
+        // frame, and a debug build pays a call per second of it.
+        var history = [Int](repeating: 0, count: count)
+        guard let newestSecond else { return history }
+        for offset in 0..<count {
             let second = current - count + offset
-            guard let newestSecond, second <= newestSecond, second > newestSecond - Self.historySeconds
-            else { return 0 }
-            return buckets[Self.bucket(second)]
+            if second <= newestSecond, second > newestSecond - Self.historySeconds {
+                history[offset] = buckets[Self.bucket(second)]
+            }
         }
+        return history
     }
 
     private mutating func moveHistory(to second: Int) {

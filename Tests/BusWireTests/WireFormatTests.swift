@@ -369,6 +369,17 @@ struct WireFormatTests {
         #expect(try FeedRecord.decode(line: line) == .dropped(FeedDrops(time: 1, events: 2)))
     }
 
+    @Test("the last kind of a line decides it, even after a snapshot's kind, its payload kept as text")
+    func theLastKindWins() throws {
+        let line =
+            #"{"kind":"snapshot","seq":1,"time":1,"typeName":"T","receivers":0,"payload":{"a":[1,2]},"kind":"event"}"#
+        guard case .event(let event) = try FeedRecord.decode(line: line) else {
+            Issue.record("not an event")
+            return
+        }
+        #expect(event.payload == .fields(json: #"{"a":[1,2]}"#))
+    }
+
     @Test("a monitor's request for calls is read; anything else, or too long a line, is not a request")
     func monitorRequests() {
         #expect(

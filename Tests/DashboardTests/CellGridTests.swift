@@ -65,6 +65,20 @@ struct CellGridTests {
         #expect(grid.row(1) == "abc")
     }
 
+    @Test("plain text starting left of the grid, below it, or cut short is written as it shows")
+    func plainTextAtTheEdges() {
+        var grid = CellGrid(width: 6, height: 2)
+        #expect(grid.put("hello", x: -2, y: 0) == 3)
+        #expect(grid.row(0) == "llo")
+        #expect(grid.put("abc", x: 0, y: 2) == 3)
+        #expect(grid.put("abc", x: 0, y: -1) == 3)
+        #expect(grid.text == "llo\n")
+        // Cut after the e, its accent is cut off with the rest.
+        #expect(grid.put("abce\u{301}", x: 0, y: 1, maxWidth: 4) == 4)
+        #expect(grid.row(1) == "abce")
+        #expect(grid.put("xyz", x: 7, y: 1) == 7)
+    }
+
     @Test("a cell holds one scalar, and a character of several is drawn as ?")
     func aCellHoldsOneScalar() {
         #expect(Cell("│").scalar == "│")
@@ -83,6 +97,16 @@ struct CellGridTests {
         var changes: [String] = []
         now.forEachChange(since: before) { x, y, cell in changes.append("\(x),\(y)=\(cell.character)") }
         #expect(changes == ["1,0=X", "3,1=─"])
+
+        // Rows that did not change are passed over whole; the ones around them are still read.
+        var tall = CellGrid(width: 3, height: 3)
+        tall.put("abc", x: 0, y: 1)
+        var next = tall
+        next.put("z", x: 2, y: 0)
+        next.put("y", x: 0, y: 2)
+        changes = []
+        next.forEachChange(since: tall) { x, y, cell in changes.append("\(x),\(y)=\(cell.character)") }
+        #expect(changes == ["2,0=z", "0,2=y"])
 
         var all = 0
         now.forEachChange(since: CellGrid(width: 5, height: 2)) { _, _, _ in all += 1 }
