@@ -61,17 +61,6 @@ extension FeedRecord {
         return try decode(line: text)
     }
 
-    /// Whether a member is an object or an array that the parser built.
-    private static func hasBuiltContainer(_ members: [(key: String, value: JSONValue)]) -> Bool {
-        for member in members {
-            switch member.value {
-            case .array, .object: return true
-            default: continue
-            }
-        }
-        return false
-    }
-
     /// Whether every byte is below 0x80, checked eight bytes at a time.
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
@@ -97,9 +86,11 @@ extension FeedRecord {
         if end > 0 && whole[end - 1] == 0x0D { end -= 1 }
         guard end <= maximumLineLength else { throw .lineTooLong(length: end, limit: maximumLineLength) }
         let line = UnsafeBufferPointer(rebasing: whole[0..<end])
-        if line.contains(0x0A) || line.contains(0x0D) {
-            throw .malformedJSON(
-                reason: "a record must fit on one line", offset: line.firstIndex(of: 0x0A) ?? 0)
+        if let base = line.baseAddress,
+            let offset = System.firstOffset(of: 0x0A, in: base, count: line.count)
+                ?? System.firstOffset(of: 0x0D, in: base, count: line.count)
+        {
+            throw .malformedJSON(reason: "a record must fit on one line", offset: offset)
         }
         var parser = JSONParser(line)
         // A snapshot's arrays are all read: built while they are checked, not parsed twice.
@@ -107,7 +98,7 @@ extension FeedRecord {
         guard case .string(let kind)? = members.last(where: { $0.key == "kind" })?.value else {
             throw .missingKind
         }
-        if kind != "snapshot", hasBuiltContainer(members) {
+        if kind != "snapshot", parser.builtContainers {
             // A later `kind` overrode "snapshot": read the line again as any other kind is read.
             var again = JSONParser(line)
             members = try again.parseRecord()

@@ -1,3 +1,33 @@
+/// The bytes the parser looks for, as constants: in a debug build `UInt8(ascii:)` is a call,
+/// and a `switch` over such cases calls it for each case it tries, for every byte of a line.
+private enum ASCII {
+    static let quote: UInt8 = 0x22  // "
+    static let plus: UInt8 = 0x2B  // +
+    static let comma: UInt8 = 0x2C  // ,
+    static let minus: UInt8 = 0x2D  // -
+    static let dot: UInt8 = 0x2E  // .
+    static let slash: UInt8 = 0x2F  // /
+    static let zero: UInt8 = 0x30  // 0
+    static let nine: UInt8 = 0x39  // 9
+    static let colon: UInt8 = 0x3A  // :
+    static let upperA: UInt8 = 0x41  // A
+    static let upperE: UInt8 = 0x45  // E
+    static let upperF: UInt8 = 0x46  // F
+    static let openBracket: UInt8 = 0x5B  // [
+    static let backslash: UInt8 = 0x5C  // \
+    static let closeBracket: UInt8 = 0x5D  // ]
+    static let lowerA: UInt8 = 0x61  // a
+    static let lowerB: UInt8 = 0x62  // b
+    static let lowerE: UInt8 = 0x65  // e
+    static let lowerF: UInt8 = 0x66  // f
+    static let lowerN: UInt8 = 0x6E  // n
+    static let lowerR: UInt8 = 0x72  // r
+    static let lowerT: UInt8 = 0x74  // t
+    static let lowerU: UInt8 = 0x75  // u
+    static let openBrace: UInt8 = 0x7B  // {
+    static let closeBrace: UInt8 = 0x7D  // }
+}
+
 /// A number as the parser read it: both forms, so that each field can say what it wants.
 struct JSONNumber {
     /// The value, when written as a whole number (no fraction or exponent) that fits in `Int`.
@@ -53,6 +83,9 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
+    /// Whether ``parseRecord(buildingContainersFor:)`` built a member that is an object or an
+    /// array, rather than leaving it unparsed.
+    private(set) var builtContainers = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -67,14 +100,14 @@ struct JSONParser {
     ) throws(FeedDecodingError) -> [(key: String, value: JSONValue)] {
         skipWhitespace()
         guard position < bytes.count else { throw malformed("the line is empty") }
-        guard bytes[position] == UInt8(ascii: "{") else { throw .notAnObject }
+        guard bytes[position] == ASCII.openBrace else { throw .notAnObject }
         position += 1
         depth = 1
         var members: [(key: String, value: JSONValue)] = []
         members.reserveCapacity(8)
         var buildsContainers = false
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
+        if peekIs(ASCII.closeBrace) {
             position += 1
         } else {
             while true {
@@ -82,22 +115,23 @@ struct JSONParser {
                 let name = try parseKey()
                 skipWhitespace()
                 let start = position
-                let isContainer = peek() == UInt8(ascii: "{") || peek() == UInt8(ascii: "[")
+                let isContainer = peekIs(ASCII.openBrace) || peekIs(ASCII.openBracket)
                 let value = try parseValue(build: !isContainer || buildsContainers)
                 if let builtKind, name == "kind", case .string(let kind) = value {
                     buildsContainers = kind == builtKind
                 }
+                if isContainer && buildsContainers { builtContainers = true }
                 if isContainer && !buildsContainers {
                     members.append(
                         (
                             name,
-                            .unparsed(isObject: bytes[start] == UInt8(ascii: "{"), range: start..<position)
+                            .unparsed(isObject: bytes[start] == ASCII.openBrace, range: start..<position)
                         ))
                 } else {
                     members.append((name, value))
                 }
                 skipWhitespace()
-                if try endOfContainer(closing: UInt8(ascii: "}")) { break }
+                if try endOfContainer(closing: ASCII.closeBrace) { break }
             }
         }
         try expectEnd()
@@ -114,7 +148,7 @@ struct JSONParser {
 
     /// Whether `text` is one JSON object or array with no line breaks anywhere in it.
     static func isSingleLineContainer(_ text: String) -> Bool {
-        guard let first = text.utf8.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+        guard let first = text.utf8.first, first == ASCII.openBrace || first == ASCII.openBracket else {
             return false
         }
         guard !text.utf8.contains(0x0A), !text.utf8.contains(0x0D) else { return false }
@@ -131,26 +165,27 @@ struct JSONParser {
 
     private mutating func parseValue(build: Bool) throws(FeedDecodingError) -> JSONValue {
         guard let byte = peek() else { throw malformed("the line ends where a value should start") }
-        switch byte {
-        case UInt8(ascii: "{"): return try parseObject(build: build)
-        case UInt8(ascii: "["): return try parseArray(build: build)
-        case UInt8(ascii: "\""):
+        // Compared with `==`, not matched by `switch`, whose cases a debug build tries through
+        // the generic `~=`, one call each.
+        if byte == ASCII.quote {
             if build { return .string(try parseString()) }
             try skipString()
             return .skipped
-        case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
-        case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
-        case UInt8(ascii: "n"): return try parseLiteral("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber(build: build)
-        default: throw malformed("unexpected \(describe(byte))")
         }
+        if byte == ASCII.minus || isDigit(byte) { return try parseNumber(build: build) }
+        if byte == ASCII.openBrace { return try parseObject(build: build) }
+        if byte == ASCII.openBracket { return try parseArray(build: build) }
+        if byte == ASCII.lowerT { return try parseLiteral("true", .bool(true)) }
+        if byte == ASCII.lowerF { return try parseLiteral("false", .bool(false)) }
+        if byte == ASCII.lowerN { return try parseLiteral("null", .null) }
+        throw malformed("unexpected \(describe(byte))")
     }
 
     private mutating func parseObject(build: Bool) throws(FeedDecodingError) -> JSONValue {
         try enterContainer()
         var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
+        if peekIs(ASCII.closeBrace) {
             position += 1
         } else {
             while true {
@@ -165,7 +200,7 @@ struct JSONParser {
                     _ = try parseValue(build: false)
                 }
                 skipWhitespace()
-                if try endOfContainer(closing: UInt8(ascii: "}")) { break }
+                if try endOfContainer(closing: ASCII.closeBrace) { break }
             }
         }
         depth -= 1
@@ -176,7 +211,7 @@ struct JSONParser {
         try enterContainer()
         var elements: [JSONValue] = []
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
+        if peekIs(ASCII.closeBracket) {
             position += 1
         } else {
             while true {
@@ -184,7 +219,7 @@ struct JSONParser {
                 let element = try parseValue(build: build)
                 if build { elements.append(element) }
                 skipWhitespace()
-                if try endOfContainer(closing: UInt8(ascii: "]")) { break }
+                if try endOfContainer(closing: ASCII.closeBracket) { break }
             }
         }
         depth -= 1
@@ -203,7 +238,7 @@ struct JSONParser {
     private mutating func endOfContainer(closing: UInt8) throws(FeedDecodingError) -> Bool {
         guard let byte = peek() else { throw malformed("the line ends inside an object or array") }
         position += 1
-        if byte == UInt8(ascii: ",") { return false }
+        if byte == ASCII.comma { return false }
         if byte == closing { return true }
         position -= 1
         throw malformed("expected ',' or '\(Character(Unicode.Scalar(closing)))', found \(describe(byte))")
@@ -223,7 +258,7 @@ struct JSONParser {
     }
 
     private func expectKeyQuote() throws(FeedDecodingError) {
-        guard peek() == UInt8(ascii: "\"") else {
+        guard peekIs(ASCII.quote) else {
             if let byte = peek() { throw malformed("expected a field name, found \(describe(byte))") }
             throw malformed("the line ends where a field name should be")
         }
@@ -231,7 +266,7 @@ struct JSONParser {
 
     private mutating func expectColon(after name: String?) throws(FeedDecodingError) {
         skipWhitespace()
-        guard peek() == UInt8(ascii: ":") else {
+        guard peekIs(ASCII.colon) else {
             throw malformed("expected ':' after " + (name.map { "field \"\($0)\"" } ?? "a field name"))
         }
         position += 1
@@ -261,7 +296,7 @@ struct JSONParser {
 
     private mutating func parseNumber(build: Bool) throws(FeedDecodingError) -> JSONValue {
         let start = position
-        let negative = peek() == UInt8(ascii: "-")
+        let negative = peekIs(ASCII.minus)
         if negative { position += 1 }
         guard let first = peek(), isDigit(first) else { throw malformed("a number needs digits") }
         var mantissa: UInt64 = 0
@@ -269,10 +304,10 @@ struct JSONParser {
         var decimalExponent = 0
         func addDigit(_ byte: UInt8) {
             let (times10, overflow1) = mantissa.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - ASCII.zero))
             if overflow1 || overflow2 { mantissaOverflowed = true } else { mantissa = sum }
         }
-        if first == UInt8(ascii: "0") {
+        if first == ASCII.zero {
             position += 1
         } else {
             while let byte = peek(), isDigit(byte) {
@@ -282,7 +317,7 @@ struct JSONParser {
             }
         }
         var isWhole = true
-        if peek() == UInt8(ascii: ".") {
+        if peekIs(ASCII.dot) {
             isWhole = false
             position += 1
             guard let digit = peek(), isDigit(digit) else {
@@ -296,12 +331,12 @@ struct JSONParser {
                 position += 1
             }
         }
-        if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+        if let byte = peek(), byte == ASCII.lowerE || byte == ASCII.upperE {
             isWhole = false
             position += 1
             var exponentNegative = false
-            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                exponentNegative = sign == UInt8(ascii: "-")
+            if let sign = peek(), sign == ASCII.plus || sign == ASCII.minus {
+                exponentNegative = sign == ASCII.minus
                 position += 1
             }
             guard let digit = peek(), isDigit(digit) else {
@@ -309,7 +344,7 @@ struct JSONParser {
             }
             var exponent = 0
             while let byte = peek(), isDigit(byte) {
-                exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 1_000_000)
+                exponent = min(exponent * 10 + Int(byte - ASCII.zero), 1_000_000)
                 position += 1
             }
             decimalExponent += exponentNegative ? -exponent : exponent
@@ -347,13 +382,13 @@ struct JSONParser {
         // Fast path: no escapes, so the text is the bytes between the quotes.
         while position < bytes.count {
             let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
+            if byte == ASCII.quote {
                 let text = String(
                     decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
                 return text
             }
-            if byte == UInt8(ascii: "\\") { break }
+            if byte == ASCII.backslash { break }
             if byte < 0x20 { throw malformed("a control character inside a string must be escaped") }
             position += 1
         }
@@ -362,9 +397,9 @@ struct JSONParser {
             let byte = bytes[position]
             position += 1
             switch byte {
-            case UInt8(ascii: "\""):
+            case ASCII.quote:
                 return String(decoding: output, as: UTF8.self)
-            case UInt8(ascii: "\\"):
+            case ASCII.backslash:
                 try parseEscape(into: &output)
             case ..<0x20:
                 throw malformed("a control character inside a string must be escaped")
@@ -381,15 +416,11 @@ struct JSONParser {
         while position < bytes.count {
             let byte = bytes[position]
             position += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return
-            case UInt8(ascii: "\\"):
+            if byte == ASCII.quote { return }
+            if byte == ASCII.backslash {
                 _ = try escapedScalar()
-            case ..<0x20:
+            } else if byte < 0x20 {
                 throw malformed("a control character inside a string must be escaped")
-            default:
-                break
             }
         }
         throw malformed("a string is not closed")
@@ -409,18 +440,18 @@ struct JSONParser {
         guard let byte = peek() else { throw malformed("a string is not closed") }
         position += 1
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
-        case UInt8(ascii: "b"): return "\u{08}"
-        case UInt8(ascii: "f"): return "\u{0C}"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "t"): return "\t"
-        case UInt8(ascii: "u"):
+        case ASCII.quote, ASCII.backslash, ASCII.slash: return Unicode.Scalar(byte)
+        case ASCII.lowerB: return "\u{08}"
+        case ASCII.lowerF: return "\u{0C}"
+        case ASCII.lowerN: return "\n"
+        case ASCII.lowerR: return "\r"
+        case ASCII.lowerT: return "\t"
+        case ASCII.lowerU:
             var value = try parseHex4()
             if (0xD800..<0xDC00).contains(value) {
                 // A high surrogate must be followed by an escaped low surrogate.
-                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                    bytes[position + 1] == UInt8(ascii: "u")
+                guard position + 1 < bytes.count, bytes[position] == ASCII.backslash,
+                    bytes[position + 1] == ASCII.lowerU
                 else { throw malformed("a \\u escape holds half a surrogate pair") }
                 position += 2
                 let low = try parseHex4()
@@ -447,9 +478,9 @@ struct JSONParser {
             let byte = bytes[position]
             let digit: UInt8
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            case ASCII.zero...ASCII.nine: digit = byte - ASCII.zero
+            case ASCII.lowerA...ASCII.lowerF: digit = byte - ASCII.lowerA + 10
+            case ASCII.upperA...ASCII.upperF: digit = byte - ASCII.upperA + 10
             default: throw malformed("a \\u escape needs four hex digits")
             }
             value = value << 4 | UInt32(digit)
@@ -464,8 +495,14 @@ struct JSONParser {
         position < bytes.count ? bytes[position] : nil
     }
 
+    /// Whether the next byte is `byte`: compared as it is, not as an optional, whose `==` a
+    /// debug build makes through the generic witnesses.
+    private func peekIs(_ byte: UInt8) -> Bool {
+        position < bytes.count && bytes[position] == byte
+    }
+
     private func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        byte >= ASCII.zero && byte <= ASCII.nine
     }
 
     private mutating func skipWhitespace() {
