@@ -302,17 +302,21 @@ struct JSONParser {
         var mantissa: UInt64 = 0
         var mantissaOverflowed = false
         var decimalExponent = 0
-        func addDigit(_ byte: UInt8) {
-            let (times10, overflow1) = mantissa.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - ASCII.zero))
-            if overflow1 || overflow2 { mantissaOverflowed = true } else { mantissa = sum }
-        }
+        // Digits are added in place, not by a nested function: a debug build boxes what such a
+        // function captures, and numbers are most of a line's bytes.
+        let mantissaLimit = UInt64.max / 10
         if first == ASCII.zero {
             position += 1
         } else {
-            while let byte = peek(), isDigit(byte) {
-                addDigit(byte)
-                if mantissaOverflowed { decimalExponent += 1 }
+            while position < bytes.count, bytes[position] &- ASCII.zero < 10 {
+                let digit = UInt64(bytes[position] &- ASCII.zero)
+                if !mantissaOverflowed, mantissa < mantissaLimit || (mantissa == mantissaLimit && digit <= 5)
+                {
+                    mantissa = mantissa &* 10 &+ digit
+                } else {
+                    mantissaOverflowed = true
+                    decimalExponent += 1
+                }
                 position += 1
             }
         }
@@ -323,10 +327,15 @@ struct JSONParser {
             guard let digit = peek(), isDigit(digit) else {
                 throw malformed("a number needs digits after '.'")
             }
-            while let byte = peek(), isDigit(byte) {
+            while position < bytes.count, bytes[position] &- ASCII.zero < 10 {
+                let digit = UInt64(bytes[position] &- ASCII.zero)
                 if !mantissaOverflowed {
-                    addDigit(byte)
-                    if !mantissaOverflowed { decimalExponent -= 1 }
+                    if mantissa < mantissaLimit || (mantissa == mantissaLimit && digit <= 5) {
+                        mantissa = mantissa &* 10 &+ digit
+                        decimalExponent -= 1
+                    } else {
+                        mantissaOverflowed = true
+                    }
                 }
                 position += 1
             }

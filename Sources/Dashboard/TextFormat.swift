@@ -127,8 +127,13 @@ enum TextFormat {
     /// The characters of `text`, counted by bytes when they are all ASCII, as numbers and
     /// column titles are.
     static func characterCount(_ text: String) -> Int {
-        let bytes = text.utf8
-        return bytes.allSatisfy { $0 < 0x80 } ? bytes.count : text.count
+        let asciiCount = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            // A loop over the bytes rather than `allSatisfy`, which a debug build calls a
+            // closure for per byte: every number of every table row is counted each frame.
+            for index in bytes.indices where bytes[index] >= 0x80 { return nil }
+            return bytes.count
+        }
+        return (asciiCount ?? nil) ?? text.count
     }
 
     /// Whether `part` occurs in `text`, compared byte for byte (the standard library's search
@@ -138,9 +143,12 @@ enum TextFormat {
         let needle = Array(part.utf8)
         guard needle.count <= haystack.count else { return false }
         guard !needle.isEmpty else { return true }
-        for start in 0...(haystack.count - needle.count)
-        where haystack[start..<(start + needle.count)].elementsEqual(needle) {
-            return true
+        // Compared byte by byte in loops, not with `elementsEqual`: the header asks every frame,
+        // and a debug build makes that a generic call per position.
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            var offset = 1
+            while offset < needle.count, haystack[start + offset] == needle[offset] { offset += 1 }
+            if offset == needle.count { return true }
         }
         return false
     }

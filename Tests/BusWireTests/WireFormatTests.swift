@@ -369,6 +369,22 @@ struct WireFormatTests {
         #expect(try FeedRecord.decode(line: line) == .dropped(FeedDrops(time: 1, events: 2)))
     }
 
+    @Test(
+        "a number is read as the standard library reads its text, however many digits it has",
+        arguments: [
+            "0", "7", "1796383441.120679", "0.000001", "9007199254740993", "18446744073709551615",
+            "18446744073709551616", "184467440737095516150", "123456789012345678901234567890.5",
+            "1.8446744073709551615e3", "0.1e-30", "2.5E+10",
+        ])
+    func numbersAreReadExactly(text: String) throws {
+        let line = #"{"kind":"dropped","time":"# + text + #","events":2}"#
+        guard case .dropped(let drops) = try FeedRecord.decode(line: line) else {
+            Issue.record("not a dropped record")
+            return
+        }
+        #expect(drops.time == Double(text))
+    }
+
     @Test("the last kind of a line decides it, even after a snapshot's kind, its payload kept as text")
     func theLastKindWins() throws {
         let line =

@@ -79,6 +79,20 @@ struct CellGridTests {
         #expect(grid.put("xyz", x: 7, y: 1) == 7)
     }
 
+    @Test("text is measured and searched byte by byte when it is plain, by character when not")
+    func textIsMeasuredAndSearched() {
+        #expect(TextFormat.characterCount("12,345") == 6)
+        #expect(TextFormat.characterCount("café") == 4)
+        #expect(TextFormat.characterCount("e\u{301}") == 1)
+        #expect(TextFormat.right("42", width: 5) == "   42")
+        #expect(TextFormat.right("caf\u{E9}", width: 5) == " café")
+        #expect(TextFormat.text("simapp (pid 7, bus simapp)", contains: "bus simapp"))
+        #expect(TextFormat.text("bbus x", contains: "bus x"))
+        #expect(!TextFormat.text("bus simap", contains: "bus simapp"))
+        #expect(!TextFormat.text("simapp (bus other)", contains: "bus simapp"))
+        #expect(TextFormat.text("any", contains: ""))
+    }
+
     @Test("a cell holds one scalar, and a character of several is drawn as ?")
     func aCellHoldsOneScalar() {
         #expect(Cell("│").scalar == "│")
