@@ -39,7 +39,9 @@ struct Glyphs: Equatable {
     /// Draws ``sparkline(_:)`` of `values` from column `x` of row `y`, a cell per value, without
     /// a string: a table draws one in every row of every frame.
     func drawSparkline(_ values: [Int], into grid: inout CellGrid, x: Int, y: Int, style: CellStyle) {
-        let largest = values.max() ?? 0
+        // The largest found in a loop: `max()` is a generic call per element in a debug build.
+        var largest = 0
+        for index in values.indices where values[index] > largest { largest = values[index] }
         for offset in values.indices {
             grid[x + offset, y] = Cell(scalar: level(of: values[offset], largest: largest), style: style)
         }
@@ -55,9 +57,16 @@ struct Glyphs: Equatable {
     /// 0, else the lowest of ``levels`` that reaches it.
     @inline(__always)
     private func level(of value: Int, largest: Int) -> Unicode.Scalar {
-        guard value > 0 else { return " " }
+        guard value > 0, largest > 0 else { return " " }
         let top = levels.count
-        let scaled = Double(value) / Double(largest) * Double(top)
-        return levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))]
+        // value / largest of the top level, rounded up, in whole numbers: exact where the
+        // quotient of doubles could land a hair above a whole level. Counts from an app are
+        // not trusted to be small: one that could overflow is scaled as a double.
+        guard value <= Int.max / 64, largest <= Int.max / 2 else {
+            let scaled = Double(value) / Double(largest) * Double(top)
+            return levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))]
+        }
+        let reached = (value * top + largest - 1) / largest
+        return levels[min(top - 1, max(0, reached - 1))]
     }
 }

@@ -54,6 +54,10 @@ struct CellGridTests {
         Glyphs.unicode.drawSparkline([0, 1, 2, 4, 8, 8], into: &grid, x: 1, y: 0, style: .plain)
         #expect(grid.row(0) == "  ▁▂▄")
         #expect(Glyphs.unicode.sparkline([0, 1, 2, 4, 8, 8]) == " ▁▂▄██")
+        // Counts an app made up, too large to scale in whole numbers, still draw.
+        grid.put("     ", x: 0, y: 0)
+        Glyphs.unicode.drawSparkline([Int.max, Int.max / 2, 1, 0], into: &grid, x: 0, y: 0, style: .plain)
+        #expect(grid.row(0) == "█▄▁")
     }
 
     @Test("text is cut at the grid's edge and at the width asked for")
