@@ -86,11 +86,12 @@ extension FeedRecord {
         if end > 0 && whole[end - 1] == 0x0D { end -= 1 }
         guard end <= maximumLineLength else { throw .lineTooLong(length: end, limit: maximumLineLength) }
         let line = UnsafeBufferPointer(rebasing: whole[0..<end])
-        if let base = line.baseAddress,
-            let offset = System.firstOffset(of: 0x0A, in: base, count: line.count)
-                ?? System.firstOffset(of: 0x0D, in: base, count: line.count)
-        {
-            throw .malformedJSON(reason: "a record must fit on one line", offset: offset)
+        if let base = line.baseAddress {
+            let newline = System.firstOffset(of: 0x0A, in: base, count: line.count)
+            let carriageReturn = System.firstOffset(of: 0x0D, in: base, count: newline ?? line.count)
+            if let offset = carriageReturn ?? newline {
+                throw .malformedJSON(reason: "a record must fit on one line", offset: offset)
+            }
         }
         var parser = JSONParser(line)
         // A snapshot's arrays are all read: built while they are checked, not parsed twice.

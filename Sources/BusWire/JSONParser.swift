@@ -138,7 +138,7 @@ struct JSONParser {
         return members
     }
 
-    /// Builds the value whose text starts at `start`, such as a member ``parseRecord()`` left
+    /// Builds the value whose text starts at `start`, such as a member ``parseRecord(buildingContainersFor:)`` left
     /// unparsed; number ranges in it then point into the whole input.
     mutating func parseValue(at start: Int) throws(FeedDecodingError) -> JSONValue {
         position = start

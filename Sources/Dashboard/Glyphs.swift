@@ -62,7 +62,7 @@ struct Glyphs: Equatable {
         // value / largest of the top level, rounded up, in whole numbers: exact where the
         // quotient of doubles could land a hair above a whole level. Counts from an app are
         // not trusted to be small: one that could overflow is scaled as a double.
-        guard value <= Int.max / 64, largest <= Int.max / 2 else {
+        guard value <= largest, largest <= Int.max / (top + 1) else {
             let scaled = Double(value) / Double(largest) * Double(top)
             return levels[min(top - 1, max(0, Int(scaled.rounded(.up)) - 1))]
         }

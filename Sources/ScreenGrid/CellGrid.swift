@@ -240,13 +240,15 @@ package struct CellGrid: Sendable, Equatable {
     private mutating func putPrintableASCII(
         _ bytes: UnsafeBufferPointer<UInt8>, x: Int, y: Int, limit: Int, style: CellStyle
     ) -> Int? {
-        let shown = max(0, min(bytes.count, limit - x))
+        // Subtracted with a check: a column far left of the grid must clip, not trap.
+        let (room, overflowed) = limit.subtractingReportingOverflow(x)
+        let shown = overflowed ? bytes.count : max(0, min(bytes.count, room))
         for index in 0..<shown {
             let byte = bytes[index]
             guard byte >= 0x20, byte < 0x7F else { return nil }
         }
         guard y >= 0, y < height else { return x + shown }
-        let first = max(0, -x)
+        let first = x >= 0 ? 0 : (x <= -shown ? shown : -x)
         guard first < shown else { return x + shown }
         let rowStart = y * width + x
         cells.withUnsafeMutableBufferPointer { cells in

@@ -374,7 +374,10 @@ struct WireFormatTests {
         arguments: [
             "0", "7", "1796383441.120679", "0.000001", "9007199254740993", "18446744073709551615",
             "18446744073709551616", "184467440737095516150", "123456789012345678901234567890.5",
-            "1.8446744073709551615e3", "0.1e-30", "2.5E+10",
+            "1.8446744073709551615e3", "0.1e-30", "2.5E+10", "18446744073709551616.25e-3",
+            String(repeating: "9", count: 1_000) + "e-990",
+            "-" + String(repeating: "1", count: 400) + ".5e-300",
+            "-0", "-0.0e5",
         ])
     func numbersAreReadExactly(text: String) throws {
         let line = #"{"kind":"dropped","time":"# + text + #","events":2}"#
@@ -383,6 +386,15 @@ struct WireFormatTests {
             return
         }
         #expect(drops.time == Double(text))
+        #expect(drops.time.sign == Double(text)?.sign)
+    }
+
+    @Test("a number with a leading zero, a bare minus or no digits after its point is refused")
+    func malformedNumbersAreRefused() {
+        for text in ["01", "-", "1.", "1e", "-.5", "+1"] {
+            let line = #"{"kind":"dropped","time":"# + text + #","events":2}"#
+            #expect(throws: FeedDecodingError.self, "\(text)") { try FeedRecord.decode(line: line) }
+        }
     }
 
     @Test("the last kind of a line decides it, even after a snapshot's kind, its payload kept as text")

@@ -81,6 +81,8 @@ struct CellGridTests {
         #expect(grid.put("abce\u{301}", x: 0, y: 1, maxWidth: 4) == 4)
         #expect(grid.row(1) == "abce")
         #expect(grid.put("xyz", x: 7, y: 1) == 7)
+        #expect(grid.put("xyz", x: Int.min, y: 1) == Int.min + 3)
+        #expect(grid.row(1) == "abce")
     }
 
     @Test("text is measured and searched byte by byte when it is plain, by character when not")
