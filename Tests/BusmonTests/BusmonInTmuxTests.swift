@@ -39,8 +39,11 @@ struct BusmonInTmuxTests {
         let pane = try Self.start()
         defer { pane.close() }
 
-        let screen = try await pane.waitForScreen("both event types with counts") {
+        // The key bar is the last row a frame writes: a screen read before it is there is a
+        // frame still being written (seen on a loaded machine), not one to judge.
+        let screen = try await pane.waitForScreen("both event types, and the whole frame") {
             $0.contains("UserLoggedInEvent") && $0.contains("DataLoadedEvent")
+                && $0.contains(ScreenText.keyBar)
         }
         #expect(screen.contains(ScreenText.eventTypesPane))
         #expect(screen.contains(ScreenText.subscribersPane))
