@@ -31,26 +31,27 @@ struct Glyphs: Equatable {
 
     /// One character per value, scaled so the largest value draws as the tallest level.
     func sparkline(_ values: [Int]) -> String {
+        let largest = Self.largest(of: values)
         var text = String.UnicodeScalarView()
-        forEachSparklineLevel(values) { _, level in text.append(level) }
+        for value in values { text.append(level(of: value, largest: largest)) }
         return String(text)
     }
 
     /// Draws ``sparkline(_:)`` of `values` from column `x` of row `y`, a cell per value, without
     /// a string: a table draws one in every row of every frame.
     func drawSparkline(_ values: [Int], into grid: inout CellGrid, x: Int, y: Int, style: CellStyle) {
-        // The largest found in a loop: `max()` is a generic call per element in a debug build.
-        var largest = 0
-        for index in values.indices where values[index] > largest { largest = values[index] }
+        let largest = Self.largest(of: values)
         for offset in values.indices {
             grid[x + offset, y] = Cell(scalar: level(of: values[offset], largest: largest), style: style)
         }
     }
 
-    /// Calls `body` with each value's offset and its level (a space for 0).
-    private func forEachSparklineLevel(_ values: [Int], _ body: (Int, Unicode.Scalar) -> Void) {
-        let largest = values.max() ?? 0
-        for offset in values.indices { body(offset, level(of: values[offset], largest: largest)) }
+    /// The largest of `values`, or 0 when there are none above it; found in a loop, since
+    /// `max()` is a generic call per element in a debug build.
+    private static func largest(of values: [Int]) -> Int {
+        var largest = 0
+        for index in values.indices where values[index] > largest { largest = values[index] }
+        return largest
     }
 
     /// The level that shows `value` in a sparkline whose largest value is `largest`: a space for
