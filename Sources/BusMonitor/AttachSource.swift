@@ -113,10 +113,10 @@ package final class AttachSource: DashboardSource {
     package func drain() -> SourceBatch {
         shared.withLock { state in
             var batch = SourceBatch(
-                records: state.records, droppedEvents: state.droppedBefore + state.droppedNow,
+                records: state.records, droppedEvents: state.droppedBefore.clampedAdding(state.droppedNow),
                 status: state.statusText, notices: state.notices, countersRestarted: state.countersRestarted)
-            batch.droppedCalls = state.droppedCallsBefore + state.droppedCallsNow
-            batch.droppedLifecycle = state.droppedLifecycleBefore + state.droppedLifecycleNow
+            batch.droppedCalls = state.droppedCallsBefore.clampedAdding(state.droppedCallsNow)
+            batch.droppedLifecycle = state.droppedLifecycleBefore.clampedAdding(state.droppedLifecycleNow)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             state.records = []
             state.notices = []
@@ -281,11 +281,11 @@ final class AttachReader: @unchecked Sendable {
                             state.note("detached from \(hello.process) (pid \(hello.pid))")
                         }
                     }
-                    state.droppedBefore += state.droppedNow
+                    state.droppedBefore.clampedAdd(state.droppedNow)
                     state.droppedNow = 0
-                    state.droppedCallsBefore += state.droppedCallsNow
+                    state.droppedCallsBefore.clampedAdd(state.droppedCallsNow)
                     state.droppedCallsNow = 0
-                    state.droppedLifecycleBefore += state.droppedLifecycleNow
+                    state.droppedLifecycleBefore.clampedAdd(state.droppedLifecycleNow)
                     state.droppedLifecycleNow = 0
                 }
                 thread.sleep(seconds: delay)

@@ -25,28 +25,34 @@ extension BusSnapshot {
                 types.add(type, at: type.typeName) { sum, type in
                     EventTypeStatistics(
                         typeName: sum.typeName, qualifiedTypeName: sum.qualifiedTypeName,
-                        liveSubscribers: sum.liveSubscribers + type.liveSubscribers,
-                        deadSubscribers: sum.deadSubscribers + type.deadSubscribers,
-                        reclaimedSubscribers: sum.reclaimedSubscribers + type.reclaimedSubscribers,
-                        unsubscribedSubscribers: sum.unsubscribedSubscribers + type.unsubscribedSubscribers,
-                        cancelledSubscribers: sum.cancelledSubscribers + type.cancelledSubscribers,
-                        duplicateSubscriptions: sum.duplicateSubscriptions + type.duplicateSubscriptions,
-                        published: sum.published + type.published, delivered: sum.delivered + type.delivered,
-                        unheard: sum.unheard + type.unheard,
-                        handlerFailures: sum.handlerFailures + type.handlerFailures,
-                        dropped: sum.dropped + type.dropped)
+                        liveSubscribers: sum.liveSubscribers.clampedAdding(type.liveSubscribers),
+                        deadSubscribers: sum.deadSubscribers.clampedAdding(type.deadSubscribers),
+                        reclaimedSubscribers: sum.reclaimedSubscribers.clampedAdding(
+                            type.reclaimedSubscribers),
+                        unsubscribedSubscribers: sum.unsubscribedSubscribers.clampedAdding(
+                            type.unsubscribedSubscribers),
+                        cancelledSubscribers: sum.cancelledSubscribers.clampedAdding(
+                            type.cancelledSubscribers),
+                        duplicateSubscriptions: sum.duplicateSubscriptions.clampedAdding(
+                            type.duplicateSubscriptions),
+                        published: sum.published.clampedAdding(type.published),
+                        delivered: sum.delivered.clampedAdding(type.delivered),
+                        unheard: sum.unheard.clampedAdding(type.unheard),
+                        handlerFailures: sum.handlerFailures.clampedAdding(type.handlerFailures),
+                        dropped: sum.dropped.clampedAdding(type.dropped))
                 }
             }
             for observer in snapshot.observers {
                 classes.add(observer, at: observer.className) { sum, observer in
                     ObserverStatistics(
-                        className: sum.className, liveInstances: sum.liveInstances + observer.liveInstances,
-                        deadInstances: sum.deadInstances + observer.deadInstances,
-                        liveSubscriptions: sum.liveSubscriptions + observer.liveSubscriptions,
-                        deadSubscriptions: sum.deadSubscriptions + observer.deadSubscriptions,
-                        reclaimedInstances: sum.reclaimedInstances + observer.reclaimedInstances,
-                        leakSuspects: sum.leakSuspects + observer.leakSuspects,
-                        handlerFailures: sum.handlerFailures + observer.handlerFailures)
+                        className: sum.className,
+                        liveInstances: sum.liveInstances.clampedAdding(observer.liveInstances),
+                        deadInstances: sum.deadInstances.clampedAdding(observer.deadInstances),
+                        liveSubscriptions: sum.liveSubscriptions.clampedAdding(observer.liveSubscriptions),
+                        deadSubscriptions: sum.deadSubscriptions.clampedAdding(observer.deadSubscriptions),
+                        reclaimedInstances: sum.reclaimedInstances.clampedAdding(observer.reclaimedInstances),
+                        leakSuspects: sum.leakSuspects.clampedAdding(observer.leakSuspects),
+                        handlerFailures: sum.handlerFailures.clampedAdding(observer.handlerFailures))
                 }
             }
             for row in snapshot.handlers {
@@ -54,16 +60,18 @@ extension BusSnapshot {
                     sum, row in
                     HandlerStatistics(
                         observerTypeName: sum.observerTypeName, eventTypeName: sum.eventTypeName,
-                        calls: sum.calls + row.calls, total: sum.total + row.total,
-                        maximum: max(sum.maximum, row.maximum), slowCalls: sum.slowCalls + row.slowCalls,
-                        failures: sum.failures + row.failures, dropped: sum.dropped + row.dropped,
+                        calls: sum.calls.clampedAdding(row.calls), total: sum.total + row.total,
+                        maximum: max(sum.maximum, row.maximum),
+                        slowCalls: sum.slowCalls.clampedAdding(row.slowCalls),
+                        failures: sum.failures.clampedAdding(row.failures),
+                        dropped: sum.dropped.clampedAdding(row.dropped),
                         waits: sum.waits.merged(with: row.waits))
                 }
             }
-            wildcard.live += snapshot.wildcardObservers
-            wildcard.dead += snapshot.deadWildcardObservers
-            wildcard.reclaimed += snapshot.reclaimedWildcardObservers
-            wildcard.deliveries += snapshot.wildcardDeliveries
+            wildcard.live.clampedAdd(snapshot.wildcardObservers)
+            wildcard.dead.clampedAdd(snapshot.deadWildcardObservers)
+            wildcard.reclaimed.clampedAdd(snapshot.reclaimedWildcardObservers)
+            wildcard.deliveries.clampedAdd(snapshot.wildcardDeliveries)
             suspects += snapshot.leakSuspects
             instances += snapshot.instances
             sticky += snapshot.stickyEvents
@@ -83,8 +91,9 @@ extension DeliveryWaits {
     /// what a person came to find, a delivery that waited.
     func merged(with other: DeliveryWaits) -> DeliveryWaits {
         DeliveryWaits(
-            count: count + other.count, p50: max(p50, other.p50), p99: max(p99, other.p99),
-            maximum: max(maximum, other.maximum), slowDeliveries: slowDeliveries + other.slowDeliveries)
+            count: count.clampedAdding(other.count), p50: max(p50, other.p50), p99: max(p99, other.p99),
+            maximum: max(maximum, other.maximum),
+            slowDeliveries: slowDeliveries.clampedAdding(other.slowDeliveries))
     }
 }
 

@@ -425,9 +425,14 @@ struct ChromeTrace: Sendable {
             app = AppName(name: "\(single.name) (pid \(single.pid))", pid: single.pid)
         }
         // Two apps of a fleet may have the same pid on different hosts, and an app restarted
-        // behind a socket may get its old pid back.
-        var id = max(1, app.pid)
-        while usedProcessIDs.contains(id) { id += 1_000_000 }
+        // behind a socket may get its old pid back. A pid is whatever the app said: one beyond
+        // what a trace's pid holds (32 bits) is given a small id instead, and a step past the
+        // top starts again from the bottom, one higher, so the search ends at a free id.
+        let largest = Int(Int32.max)
+        var id = (1...largest).contains(app.pid) ? app.pid : 1
+        while usedProcessIDs.contains(id) {
+            id = id <= largest - 1_000_000 ? id + 1_000_000 : id % 1_000_000 + 1
+        }
         usedProcessIDs.insert(id)
         processes[origin] = id
         metadata("process_name", process: id, thread: nil, name: app.name)

@@ -168,11 +168,11 @@ package struct FleetState: Sendable {
         // smaller total is not taken for a fresh start. At worst a restarted link's losses
         // count once they pass the old total.
         if report.droppedCalls > member.callsDroppedOnTheWay {
-            droppedCalls += report.droppedCalls - member.callsDroppedOnTheWay
+            droppedCalls.clampedAdd(report.droppedCalls - member.callsDroppedOnTheWay)
             member.callsDroppedOnTheWay = report.droppedCalls
         }
         if report.droppedLifecycle > member.lifecycleDroppedOnTheWay {
-            droppedLifecycle += report.droppedLifecycle - member.lifecycleDroppedOnTheWay
+            droppedLifecycle.clampedAdd(report.droppedLifecycle - member.lifecycleDroppedOnTheWay)
             member.lifecycleDroppedOnTheWay = report.droppedLifecycle
         }
         if let reconnects = member.reconnects, report.reconnects > reconnects {

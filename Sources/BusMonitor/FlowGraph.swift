@@ -93,8 +93,9 @@ package struct FlowGraph: Sendable {
             let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
             if handles[edge] == nil { handles[edge] = 0 }
         case .handlerFailed, .slowHandler, .slowDelivery:
-            troubles[Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0] +=
-                1
+            // Held at the largest count: a snapshot's row may have put it there already.
+            troubles[Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0]
+                .clampedAdd(1)
         default:
             break
         }
@@ -106,14 +107,14 @@ package struct FlowGraph: Sendable {
         var trouble: [Edge: Int] = [:]
         for row in snapshot.handlers where row.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName {
             let edge = Edge(from: row.eventTypeName, to: row.observerTypeName ?? "token")
-            calls[edge, default: 0] += row.calls
-            trouble[edge, default: 0] += row.failures + row.slowCalls
+            calls[edge, default: 0].clampedAdd(row.calls)
+            trouble[edge, default: 0].clampedAdd(row.failures.clampedAdding(row.slowCalls))
         }
         appCalls[origin] = calls
         appTrouble[origin] = trouble
         for edge in calls.keys {
-            handles[edge] = max(handles[edge] ?? 0, appCalls.values.reduce(0) { $0 + ($1[edge] ?? 0) })
-            let sum = appTrouble.values.reduce(0) { $0 + ($1[edge] ?? 0) }
+            handles[edge] = max(handles[edge] ?? 0, appCalls.values.clampedSum { $0[edge] ?? 0 })
+            let sum = appTrouble.values.clampedSum { $0[edge] ?? 0 }
             if sum > 0 { troubles[edge] = max(troubles[edge] ?? 0, sum) }
         }
     }

@@ -227,7 +227,7 @@ package final class HeadlessRunner: Sendable {
             writer.field("dropped", dropped)
             writer.field("lifecycleDropped", lifecycleDropped)
             if let counted {
-                writer.field("published", counted.reduce(0) { $0 + $1.totalPublished })
+                writer.field("published", counted.clampedSum(\.totalPublished))
             } else {
                 writer.rawField("published", "null")
             }

@@ -158,9 +158,12 @@ extension FeedRecord {
                     eventID: try fields.id("eventID"), eventTypeName: try fields.string("eventTypeName"),
                     observerTypeName: try fields.optionalString("observerTypeName"),
                     observerID: try fields.optionalID("observerID"), thread: try fields.thread(),
-                    startNanoseconds: try fields.count("startNs"),
-                    durationNanoseconds: try fields.count("durationNs"),
-                    waitedNanoseconds: try fields.optionalCount("waitedNs"), origin: try fields.origin()))
+                    startNanoseconds: try fields.count("startNs", atMost: FeedRecord.latestNanoseconds),
+                    durationNanoseconds: try fields.count(
+                        "durationNs", atMost: FeedRecord.maximumDurationNanoseconds),
+                    waitedNanoseconds: try fields.optionalCount(
+                        "waitedNs", atMost: FeedRecord.maximumDurationNanoseconds),
+                    origin: try fields.origin()))
         default:
             throw .unknownKind(kind)
         }
@@ -375,7 +378,7 @@ private struct RecordFields {
         return PublishTrace(
             eventID: try optionalID("eventID") ?? 0, causeID: try optionalID("causeID"), site: site,
             thread: find("thread") == nil ? nil : try thread(),
-            publishedAtNanoseconds: try optionalCount("publishedNs"))
+            publishedAtNanoseconds: try optionalCount("publishedNs", atMost: FeedRecord.latestNanoseconds))
     }
 
     /// The `thread` and `mainThread` fields.
@@ -473,14 +476,31 @@ private struct RecordFields {
         return made
     }
 
-    /// Seconds since 1970: a finite number.
+    /// Seconds since 1970, from 0 up to ``FeedRecord/latestTime``.
     package func time(_ name: String) throws(FeedDecodingError) -> Double {
         let found = try value(name)
         guard case .number(let number) = found else { throw wrongType(name, "a number", found) }
-        guard number.double.isFinite else {
-            throw .invalidNumber(field: prefix + name, kind: kind, reason: "is out of range")
+        // NaN fails both comparisons; -0 passes as 0.
+        guard number.double >= 0, number.double <= FeedRecord.latestTime else {
+            throw .invalidNumber(
+                field: prefix + name, kind: kind, reason: "is out of range (seconds since 1970, up to 2^32)")
         }
         return number.double
+    }
+
+    /// A count no larger than `limit`: nanoseconds, which a reader adds and subtracts.
+    func count(_ name: String, atMost limit: Int) throws(FeedDecodingError) -> Int {
+        let value = try count(name)
+        guard value <= limit else {
+            throw .invalidNumber(
+                field: prefix + name, kind: kind, reason: "is out of range (at most \(limit))")
+        }
+        return value
+    }
+
+    /// ``count(_:atMost:)``, or nil when the field is absent.
+    func optionalCount(_ name: String, atMost limit: Int) throws(FeedDecodingError) -> Int? {
+        find(name) == nil ? nil : try count(name, atMost: limit)
     }
 
     /// An array, built from the text the parser checked.

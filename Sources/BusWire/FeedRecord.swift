@@ -58,6 +58,18 @@ public enum FeedRecord: Sendable, Hashable {
     /// and written again come out the same; writers clamp longer ones to it.
     package static let maximumDurationSeconds = 1e9
 
+    /// The latest time the wire carries, in seconds since 1970: 2^32, early in 2106. Times are
+    /// read from 0 up to it, so that a reader may count in whole nanoseconds (it is below
+    /// 2^62 of them) and add a duration or subtract two times without overflow; a record from
+    /// a stranger with a time beyond it is refused as malformed, not shown as a crash.
+    package static let latestTime = 4_294_967_296.0
+
+    /// ``latestTime`` in nanoseconds, the largest time stamp in nanoseconds a record carries.
+    package static let latestNanoseconds = 4_294_967_296 * 1_000_000_000
+
+    /// ``maximumDurationSeconds`` in nanoseconds, the longest a call's nanosecond fields say.
+    package static let maximumDurationNanoseconds = 1_000_000_000 * 1_000_000_000
+
     /// The longest line, in bytes without the newline, that readers accept: 1 MiB.
     ///
     /// Writers keep lines far shorter by truncating payloads (see ``FeedPayload/maximumLength``).

@@ -16,19 +16,19 @@ struct SubscriberCounts: Equatable {
     mutating func apply(_ change: SubscriberLifecycleEvent) {
         switch change.kind {
         case .subscribed:
-            live += change.count
+            live.clampedAdd(change.count)
         case .duplicateSubscription:
-            live += change.count
-            duplicates += change.count
+            live.clampedAdd(change.count)
+            duplicates.clampedAdd(change.count)
         case .unsubscribed:
             live = max(0, live - change.count)
-            unsubscribed += change.count
+            unsubscribed.clampedAdd(change.count)
         case .cancelled:
             live = max(0, live - change.count)
-            cancelled += change.count
+            cancelled.clampedAdd(change.count)
         case .reclaimed:
             live = max(0, live - change.count)
-            reclaimed += change.count
+            reclaimed.clampedAdd(change.count)
         case .leakSuspected, .leakCleared, .cascadeStopped, .handlerFailed, .slowHandler, .slowDelivery:
             // About an object or a delivery, not a type's subscriptions.
             break
@@ -47,7 +47,7 @@ struct RecentChange: Equatable {
     /// Adds `delta` at `now` to `change`: same-direction changes in quick succession add up.
     static func merge(_ change: RecentChange?, delta: Int, at now: Double) -> RecentChange {
         if let change, now - change.time < duration, (change.delta > 0) == (delta > 0) {
-            return RecentChange(delta: change.delta + delta, time: now)
+            return RecentChange(delta: change.delta.clampedAdding(delta), time: now)
         }
         return RecentChange(delta: delta, time: now)
     }
@@ -137,11 +137,11 @@ struct TypeRow {
     /// when the source sends no snapshots. A protocol's row counts deliveries to its handlers.
     var published: Int {
         if isProtocol, let statistics { return statistics.delivered }
-        return statistics.map { $0.published + countSinceSnapshot } ?? capturedCount
+        return statistics.map { $0.published.clampedAdding(countSinceSnapshot) } ?? capturedCount
     }
     /// Publishes no typed subscriber received, counted the same way.
     var unheard: Int {
-        statistics.map { $0.unheard + unheardSinceSnapshot } ?? capturedUnheard
+        statistics.map { $0.unheard.clampedAdding(unheardSinceSnapshot) } ?? capturedUnheard
     }
 }
 
@@ -200,9 +200,9 @@ struct DashboardState {
 
     /// Events published, all types.
     /// (A protocol's row counts events of other rows again, so it is left out.)
-    var totalPublished: Int { rows.reduce(0) { $1.isProtocol ? $0 : $0 + $1.published } }
+    var totalPublished: Int { rows.clampedSum { $0.isProtocol ? 0 : $0.published } }
     /// Publishes no typed subscriber received, all types.
-    var totalUnheard: Int { rows.reduce(0) { $0 + $1.unheard } }
+    var totalUnheard: Int { rows.clampedSum(\.unheard) }
 
     /// Takes in what a source gathered since the previous batch, record by record in the
     /// order the source received them.

@@ -455,7 +455,7 @@ extension DashboardView {
             if handler.slowCalls > 0 { text += ", \(handler.slowCalls) slow" }
             if handler.failures > 0 { text += ", \(handler.failures) failed" }
             if handler.dropped > 0 { text += ", \(handler.dropped) dropped" }
-            let trouble = handler.slowCalls + handler.failures + handler.dropped > 0
+            let trouble = handler.slowCalls > 0 || handler.failures > 0 || handler.dropped > 0
             lines.append(
                 (
                     (index == 0 ? "handlers  " : "          ") + text,

@@ -41,8 +41,11 @@ struct Glyphs: Equatable {
     /// a string: a table draws one in every row of every frame.
     func drawSparkline(_ values: [Int], into grid: inout CellGrid, x: Int, y: Int, style: CellStyle) {
         let largest = Self.largest(of: values)
-        for offset in values.indices {
-            grid[x + offset, y] = Cell(scalar: level(of: values[offset], largest: largest), style: style)
+        grid.withCells(inRow: y, from: x, count: values.count) { cells, skipped in
+            for index in 0..<cells.count {
+                cells[index] = Cell(
+                    scalar: level(of: values[skipped + index], largest: largest), style: style)
+            }
         }
     }
 

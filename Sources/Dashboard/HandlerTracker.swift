@@ -18,37 +18,40 @@ struct HandlerTracker: Equatable {
     /// Slow deliveries reported (ten a second at most).
     private(set) var slowDeliveriesReported = 0
 
+    /// The rows' totals, added up once per snapshot rather than in every frame that shows them,
+    /// held at `Int.max`: the counts come from an app.
+    private var rowTotals = RowTotals()
+
+    private struct RowTotals: Equatable {
+        var failures = 0
+        var slowCalls = 0
+        var slowDeliveries = 0
+        var dropped = 0
+    }
+
     /// Whether there is anything for the Handlers pane to list.
     var hasRows: Bool { !rows.isEmpty }
 
     /// Failures: the snapshot's exact count when there is one, else those reported.
-    var failures: Int {
-        max(failuresReported, rows.reduce(0) { $0 + $1.failures })
-    }
+    var failures: Int { max(failuresReported, rowTotals.failures) }
 
     /// Slow calls: the snapshot's exact count when there is one, else those reported.
-    var slowCalls: Int {
-        max(slowCallsReported, rows.reduce(0) { $0 + $1.slowCalls })
-    }
+    var slowCalls: Int { max(slowCallsReported, rowTotals.slowCalls) }
 
     /// Deliveries that waited past the bus's threshold to start: the snapshot's exact count when
     /// there is one, else those reported.
-    var slowDeliveries: Int {
-        max(slowDeliveriesReported, rows.reduce(0) { $0 + $1.waits.slowDeliveries })
-    }
+    var slowDeliveries: Int { max(slowDeliveriesReported, rowTotals.slowDeliveries) }
 
     /// Events that subscribers' bounded buffers (async streams) dropped, per the snapshot.
-    var dropped: Int {
-        rows.reduce(0) { $0 + $1.dropped }
-    }
+    var dropped: Int { rowTotals.dropped }
 
     /// Counts a reported change.
     mutating func apply(_ change: SubscriberLifecycleEvent) {
         switch change.kind {
         case .cascadeStopped: cascadesStopped += 1
-        case .handlerFailed: failuresReported += change.count
-        case .slowHandler: slowCallsReported += change.count
-        case .slowDelivery: slowDeliveriesReported += change.count
+        case .handlerFailed: failuresReported.clampedAdd(change.count)
+        case .slowHandler: slowCallsReported.clampedAdd(change.count)
+        case .slowDelivery: slowDeliveriesReported.clampedAdd(change.count)
         default: break
         }
     }
@@ -56,6 +59,14 @@ struct HandlerTracker: Equatable {
     /// Takes the handler rows of `snapshot`.
     mutating func take(_ snapshot: BusSnapshot) {
         rows = snapshot.handlers.sorted { $0.isWorse(than: $1) }
+        var totals = RowTotals()
+        for row in rows {
+            totals.failures.clampedAdd(row.failures)
+            totals.slowCalls.clampedAdd(row.slowCalls)
+            totals.slowDeliveries.clampedAdd(row.waits.slowDeliveries)
+            totals.dropped.clampedAdd(row.dropped)
+        }
+        rowTotals = totals
     }
 
     /// The rows for `typeName`, worst first.

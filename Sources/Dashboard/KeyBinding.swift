@@ -82,6 +82,18 @@ struct KeyBinding {
 struct KeyMap {
     /// Every binding, enabled or not, in the order of the bar and the help.
     let bindings: [KeyBinding]
+    /// The key bar's entries. Kept, not worked out when asked: the bar is drawn every frame.
+    let bar: [KeyHint]
+    /// The help overlay's key lines.
+    let help: [KeyHint]
+
+    /// The table of `bindings`, with the bar and the help they make.
+    init(bindings: [KeyBinding]) {
+        self.bindings = bindings
+        let enabled = bindings.filter(\.isEnabled)
+        bar = enabled.compactMap(\.bar)
+        help = enabled.map(\.help)
+    }
 
     /// The action `key` sends, if an enabled binding has it.
     func action(for key: DashboardKey) -> DashboardAction? {
@@ -90,12 +102,6 @@ struct KeyMap {
         }
         return nil
     }
-
-    /// The key bar's entries.
-    var bar: [KeyHint] { bindings.filter(\.isEnabled).compactMap(\.bar) }
-
-    /// The help overlay's key lines.
-    var help: [KeyHint] { bindings.filter(\.isEnabled).map(\.help) }
 }
 
 /// What the key table depends on besides the source's commands, which reset the cache

@@ -25,7 +25,7 @@ struct ObjectReclaim {
     }
 
     /// Subscriptions reclaimed, all types.
-    var count: Int { changes.reduce(0) { $0 + $1.count } }
+    var count: Int { changes.clampedSum(\.count) }
 
     /// The event types, in the order reported, each once.
     var typeNames: [String] {

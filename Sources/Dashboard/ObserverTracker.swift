@@ -134,7 +134,7 @@ struct ObserverTracker {
             // been pushed out by newer ones. It went if it was dead already, or if the list now
             // holds every object of its class.
             let statistics = statisticsByClass[instance.className]
-            let remaining = statistics.map { $0.liveInstances + $0.deadInstances } ?? 0
+            let remaining = statistics.map { $0.liveInstances.clampedAdding($0.deadInstances) } ?? 0
             let isComplete = (listedPerClass[instance.className] ?? 0) >= remaining
             guard instance.state == .dead || isComplete else { continue }
             remember(instance, label: unsubscribed.contains(id) ? "unsubscribed" : "reclaimed", at: now)

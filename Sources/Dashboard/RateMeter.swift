@@ -1,3 +1,5 @@
+internal import EventBus
+
 /// Turns a growing counter, read now and then, into a rate and a per-second history.
 struct RateMeter {
     /// Seconds of history kept for sparklines.
@@ -31,7 +33,7 @@ struct RateMeter {
         let second = Int((now).rounded(.down))
         moveHistory(to: second)
         if let total, newTotal > total {
-            buckets[Self.bucket(second)] += newTotal - total
+            buckets[Self.bucket(second)].clampedAdd(newTotal - total)
         }
         total = newTotal
         // The newest reading is always kept; the one before it is replaced while they are
@@ -51,8 +53,8 @@ struct RateMeter {
     /// shifted total, so a total that jumps to a baseline shows no spike.
     mutating func rebase(by delta: Int) {
         guard total != nil, delta != 0 else { return }
-        total? += delta
-        for index in samples.indices { samples[index].total += delta }
+        total = total?.clampedAdding(delta)
+        for index in samples.indices { samples[index].total.clampedAdd(delta) }
     }
 
     /// Counts per second averaged over the last ``window`` seconds before `now`.

@@ -8,13 +8,18 @@
 
 /// Number, time and text formatting for the dashboard's narrow columns.
 enum TextFormat {
-    /// `value` in at most `width` characters: plain digits when they fit, else 12.3k, 4.56M.
+    /// `value` in at most `width` characters: plain digits when they fit, else 12.3k, 4.56M, up
+    /// to 9.22E for `Int.max` (a count an app sends may be that large).
     static func count(_ value: Int, width: Int) -> String {
         let plain = String(value)
         if plain.count <= width { return plain }
-        let units: [(Double, String)] = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
+        let units: [(Double, String)] = [
+            (1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P"), (1e18, "E"),
+        ]
         for (scale, unit) in units {
             let scaled = Double(value) / scale
+            // Too many digits for `fixed`, which would say "inf": a larger unit will do.
+            guard scaled.magnitude < 1e15 else { continue }
             for decimals in [2, 1, 0] {
                 let text = fixed(scaled, decimals: decimals) + unit
                 if text.count <= width { return text }

@@ -122,22 +122,23 @@ public struct BusSnapshot: Sendable, Hashable {
         self[String(reflecting: type)]
     }
 
-    /// Events published, all types together.
-    public var totalPublished: Int { eventTypes.reduce(0) { $0 + $1.published } }
+    /// Events published, all types together. Sums here and below stop at `Int.max` rather
+    /// than trap: a snapshot may come from another process, whose counts are not trusted.
+    public var totalPublished: Int { eventTypes.clampedSum(\.published) }
     /// Handler calls made, all types together, wildcard observers not included.
-    public var totalDelivered: Int { eventTypes.reduce(0) { $0 + $1.delivered } }
+    public var totalDelivered: Int { eventTypes.clampedSum(\.delivered) }
     /// Live subscriptions: those of every event type, plus live wildcard observers.
     public var totalLiveSubscribers: Int {
-        eventTypes.reduce(wildcardObservers) { $0 + $1.liveSubscribers }
+        eventTypes.clampedSum(\.liveSubscribers).clampedAdding(wildcardObservers)
     }
     /// Dead subscriptions awaiting reclaim: those of every event type, plus dead wildcard
     /// observers.
     public var totalDeadSubscribers: Int {
-        eventTypes.reduce(deadWildcardObservers) { $0 + $1.deadSubscribers }
+        eventTypes.clampedSum(\.deadSubscribers).clampedAdding(deadWildcardObservers)
     }
     /// Subscriptions reclaimed so far: those of every event type, plus reclaimed wildcard
     /// observers.
     public var totalReclaimed: Int {
-        eventTypes.reduce(reclaimedWildcardObservers) { $0 + $1.reclaimedSubscribers }
+        eventTypes.clampedSum(\.reclaimedSubscribers).clampedAdding(reclaimedWildcardObservers)
     }
 }

@@ -188,10 +188,12 @@ public struct HandlerStatistics: Sendable, Hashable {
     public var average: Duration? { calls > 0 ? total / calls : nil }
 
     /// Whether `self` should be listed before `other`: more slow calls, slow deliveries,
-    /// failures and drops first, then the longer maximum, then the longer total.
+    /// failures and drops first, then the longer maximum, then the longer total. The counts
+    /// are added up to `Int.max` at most: a row may come from another process.
     public func isWorse(than other: HandlerStatistics) -> Bool {
-        let trouble = slowCalls + waits.slowDeliveries + failures + dropped
-        let otherTrouble = other.slowCalls + other.waits.slowDeliveries + other.failures + other.dropped
+        let trouble = [slowCalls, waits.slowDeliveries, failures, dropped].clampedSum { $0 }
+        let otherTrouble = [other.slowCalls, other.waits.slowDeliveries, other.failures, other.dropped]
+            .clampedSum { $0 }
         if trouble != otherTrouble { return trouble > otherTrouble }
         if maximum != other.maximum { return maximum > other.maximum }
         if total != other.total { return total > other.total }

@@ -169,22 +169,56 @@ package struct CellGrid: Sendable, Equatable {
     /// digits than `width` shows its last `width`. Written cell by cell, without a `String`:
     /// a table writes a few numbers in every row of every frame.
     package mutating func putNumber(_ value: Int, x: Int, y: Int, width: Int, style: CellStyle = .plain) {
-        guard width > 0 else { return }
-        var remaining = value.magnitude
-        var column = x + width - 1
-        repeat {
-            self[column, y] = Cell(
-                scalar: Unicode.Scalar(UInt8(ascii: "0") + UInt8(remaining % 10)), style: style)
-            remaining /= 10
-            column -= 1
-        } while remaining > 0 && column >= x
-        if value < 0, column >= x {
-            self[column, y] = Cell(scalar: "-", style: style)
-            column -= 1
+        withCells(inRow: y, from: x, count: width) { cells, skipped in
+            // Right to left; `index` is the column from `x` less those left of the grid, so the
+            // columns cut off on either side are passed over, not written.
+            var index = width - 1 - skipped
+            var remaining = value.magnitude
+            repeat {
+                if index >= 0, index < cells.count {
+                    let digit = Unicode.Scalar(UInt8(ascii: "0") + UInt8(remaining % 10))
+                    cells[index] = Cell(scalar: digit, style: style)
+                }
+                remaining /= 10
+                index -= 1
+            } while remaining > 0 && index >= -skipped
+            if value < 0, index >= -skipped {
+                if index >= 0, index < cells.count { cells[index] = Cell(scalar: "-", style: style) }
+                index -= 1
+            }
+            while index >= 0 {
+                if index < cells.count { cells[index] = Cell() }
+                index -= 1
+            }
         }
-        while column >= x {
-            self[column, y] = Cell()
-            column -= 1
+    }
+
+    /// Writes `count` copies of `cell`, whose character takes one column, from column `x` of
+    /// row `y`, clipped to the grid. Rules are drawn this way in every frame, without a string
+    /// of them made only to be taken apart again.
+    package mutating func fill(_ cell: Cell, x: Int, y: Int, count: Int) {
+        withCells(inRow: y, from: x, count: count) { cells, _ in cells.update(repeating: cell) }
+    }
+
+    /// Calls `body` with the cells of row `y` from column `x`, `count` columns of them clipped
+    /// to the grid, and how many of those columns fell left of it; does nothing when none of
+    /// them is in the grid. One access for a run of cells: written one by one through the
+    /// subscript, each costs a debug build a call, a bounds check and an exclusivity check.
+    package mutating func withCells(
+        inRow y: Int, from x: Int, count: Int,
+        _ body: (_ cells: UnsafeMutableBufferPointer<Cell>, _ skipped: Int) -> Void
+    ) {
+        guard y >= 0, y < height, count > 0 else { return }
+        // Added with a check: a run starting far right of the grid must clip, not trap.
+        let (end, overflowed) = x.addingReportingOverflow(count)
+        let first = max(0, x)
+        let last = overflowed ? width : min(width, end)
+        guard first < last else { return }
+        // `last` > 0 here, so `x` > -`count`: the subtraction cannot overflow.
+        let skipped = first - x
+        let rowStart = y * width
+        cells.withUnsafeMutableBufferPointer { all in
+            body(UnsafeMutableBufferPointer(rebasing: all[(rowStart + first)..<(rowStart + last)]), skipped)
         }
     }
 
@@ -261,20 +295,16 @@ package struct CellGrid: Sendable, Equatable {
 
     /// Sets the style of `count` cells of row `y` from column `x`, keeping their characters.
     package mutating func style(x: Int, y: Int, count: Int, _ style: CellStyle) {
-        for column in x..<max(x, x + count) {
-            var cell = self[column, y]
-            cell.style = style
-            self[column, y] = cell
+        withCells(inRow: y, from: x, count: count) { cells, _ in
+            for index in 0..<cells.count { cells[index].style = style }
         }
     }
 
     /// Reverses `count` cells of row `y` from column `x`, keeping their other attributes, so a
     /// selected row keeps its colour (a leak suspect stays red, a gone object grey).
     package mutating func highlight(x: Int, y: Int, count: Int) {
-        for column in x..<max(x, x + count) {
-            var cell = self[column, y]
-            cell.style.reverse = true
-            self[column, y] = cell
+        withCells(inRow: y, from: x, count: count) { cells, _ in
+            for index in 0..<cells.count { cells[index].style.reverse = true }
         }
     }
 

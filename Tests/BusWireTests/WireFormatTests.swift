@@ -225,14 +225,12 @@ struct WireFormatTests {
     func times() throws {
         for (time, text) in [
             (1_712_345_678.123456, "1712345678.123456"), (12.25, "12.25"), (3, "3.0"), (0.0000004, "0.0"),
-            (-2.5, "-2.5"), (1e300, "1e+300"),
+            (4_294_967_295.999999, "4294967295.999999"),
         ] {
             let line = FeedRecord.dropped(FeedDrops(time: time, events: 0)).encodeLine()
             #expect(line.contains(#""time":\#(text),"#), "\(line)")
             let decoded = try FeedRecord.decode(line: line)
-            #expect(
-                decoded == .dropped(FeedDrops(time: (time * 1e6).rounded() / 1e6, events: 0)) || time == 1e300
-            )
+            #expect(decoded == .dropped(FeedDrops(time: (time * 1e6).rounded() / 1e6, events: 0)))
         }
     }
 
@@ -303,7 +301,7 @@ struct WireFormatTests {
             ),
             (
                 #"{"kind":"dropped","time":1e999,"events":1}"#,
-                #"field "time" of a dropped record is out of range"#
+                #"field "time" of a dropped record is out of range (seconds since 1970, up to 2^32)"#
             ),
             (
                 #"{"kind":"lifecycle","time":1,"change":"exploded","eventTypeName":"T","count":1}"#,
@@ -380,13 +378,52 @@ struct WireFormatTests {
             "-0", "-0.0e5",
         ])
     func numbersAreReadExactly(text: String) throws {
-        let line = #"{"kind":"dropped","time":"# + text + #","events":2}"#
-        guard case .dropped(let drops) = try FeedRecord.decode(line: line) else {
-            Issue.record("not a dropped record")
+        // Read by the parser itself: a record's fields take only numbers in their own ranges.
+        let bytes = Array(text.utf8)
+        let value = try bytes.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
+            var parser = JSONParser(buffer)
+            return try parser.parseValue(at: 0)
+        }
+        guard case .number(let number) = value else {
+            Issue.record("not a number: \(value)")
             return
         }
-        #expect(drops.time == Double(text))
-        #expect(drops.time.sign == Double(text)?.sign)
+        #expect(number.double == Double(text))
+        #expect(number.double.sign == Double(text)?.sign)
+    }
+
+    @Test(
+        "a time is read from 0 up to 2^32 seconds since 1970; beyond, or below, the record is refused",
+        arguments: [
+            ("0", true), ("-0", true), ("1796383441.120679", true), ("4294967296", true),
+            ("4294967296.000001", false), ("-0.000001", false), ("1e300", false), ("-1e300", false),
+            ("9223372036.854775807", false),
+        ])
+    func timesAreInRange(text: String, accepted: Bool) {
+        let line = #"{"kind":"dropped","time":"# + text + #","events":2}"#
+        do {
+            _ = try FeedRecord.decode(line: line)
+            #expect(accepted, "\(text) was read")
+        } catch {
+            #expect(!accepted, "\(text): \(error)")
+            #expect(error.description.contains("out of range"))
+        }
+    }
+
+    @Test("a call's nanoseconds and an event's publishing time are read only where sums cannot overflow")
+    func nanosecondsAreInRange() {
+        let call = { (start: String, duration: String) in
+            #"{"kind":"call","time":1,"startNs":\#(start),"eventID":1,"eventTypeName":"T","thread":1,"durationNs":\#(duration)}"#
+        }
+        #expect((try? FeedRecord.decode(line: call("4294967296000000000", "1000000000000000000"))) != nil)
+        #expect((try? FeedRecord.decode(line: call("4294967296000000001", "1"))) == nil)
+        #expect((try? FeedRecord.decode(line: call("1", "1000000000000000001"))) == nil)
+        #expect((try? FeedRecord.decode(line: call("9223372036854775807", "9223372036854775807"))) == nil)
+        let event = { (published: String) in
+            #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":0,"eventID":1,"publishedNs":\#(published),"payload":{}}"#
+        }
+        #expect((try? FeedRecord.decode(line: event("4294967296000000000"))) != nil)
+        #expect((try? FeedRecord.decode(line: event("9223372036854775807"))) == nil)
     }
 
     @Test("a number with a leading zero, a bare minus or no digits after its point is refused")

@@ -70,6 +70,86 @@ import Testing
         #expect(result.standardError.contains("joined"), "\(result.standardError)")
     }
 
+    /// The lines of an app that says every count it has is `Int.max`: well formed, and summed
+    /// with another such app's they overflow any plain addition.
+    private static func hugeCountLines(app: String) -> [String] {
+        let most = String(Int.max)
+        let time = "1700000000.5"
+        let counts = { (names: [String]) in names.map { #""\#($0)":\#(most)"# }.joined(separator: ",") }
+        let type =
+            #"{"typeName":"T","qualifiedTypeName":"App.T","#
+            + counts([
+                "liveSubscribers", "deadSubscribers", "reclaimedSubscribers", "unsubscribedSubscribers",
+                "cancelledSubscribers", "duplicateSubscriptions", "published", "delivered", "unheard",
+            ]) + "}"
+        let observer =
+            #"{"className":"Screen","#
+            + counts([
+                "liveInstances", "deadInstances", "liveSubscriptions", "deadSubscriptions",
+                "reclaimedInstances",
+                "leakSuspects",
+            ]) + "}"
+        let handler =
+            #"{"observerTypeName":"Screen","eventTypeName":"T","total":1,"maximum":1,"#
+            + counts(["calls", "slowCalls", "failures", "dropped"])
+            + #","waits":{"p50":0,"p99":0,"maximum":0,"# + counts(["count", "slowDeliveries"]) + "}}"
+        let snapshot =
+            #"{"kind":"snapshot","time":\#(time),"busName":"\#(app)","#
+            + counts([
+                "wildcardObservers", "deadWildcardObservers", "reclaimedWildcardObservers",
+                "wildcardDeliveries",
+            ]) + #","eventTypes":[\#(type)],"observers":[\#(observer)],"handlers":[\#(handler)]}"#
+        let lifecycle = ["handlerFailed", "slowHandler", "slowDelivery", "subscribed", "reclaimed"].map {
+            #"{"kind":"lifecycle","time":\#(time),"change":"\#($0)","eventTypeName":"T","count":\#(most),"observerTypeName":"Screen","observerID":\#(most)}"#
+        }
+        return [
+            #"{"kind":"dial","version":1,"token":"\#(token)","app":"\#(app)","host":"h","pid":\#(most)}"#,
+            #"{"kind":"hello","version":3,"pid":\#(most),"process":"\#(app)","bus":"\#(app)","time":\#(time)}"#,
+            snapshot, snapshot,
+        ] + lifecycle + lifecycle + [
+            #"{"kind":"event","seq":\#(most),"time":\#(time),"typeName":"T","receivers":\#(most),"eventID":\#(most),"fileID":"App/A.swift","line":\#(most),"payload":{"n":\#(most)}}"#,
+            #"{"kind":"call","time":\#(time),"startNs":1700000000500000000,"eventID":\#(most),"eventTypeName":"T","observerTypeName":"Screen","observerID":\#(most),"thread":\#(most),"durationNs":1000,"waitedNs":1000}"#,
+            #"{"kind":"dropped","time":\#(time),"events":\#(most),"lifecycle":\#(most),"calls":\#(most)}"#,
+        ]
+    }
+
+    @Test("two apps whose every count is Int.max are watched, recorded, graphed and replayed without a crash")
+    func countsTooLargeToAddUp() throws {
+        let directory = TemporaryDirectory()
+        let recording = directory.file("huge.jsonl")
+        let port = try NATSServer.freePort()
+        let monitor = try ChildProcess.start(
+            try BusmonBinary.require(),
+            [
+                "--listen", "127.0.0.1:\(port)", "--headless", "--duration", "3", "--record", recording,
+                "--graph", directory.file("huge.dot"), "--trace", directory.file("huge.json"),
+            ],
+            environment: environment.merging(["BUSMON_TOKEN": Self.token]) { $1 })
+        try waitFor("busmon to listen") { monitor.standardError.contains("listening on") }
+        // Both apps connected at once, so that their snapshots are summed as a fleet's, and still
+        // connected when busmon ends: the summary counts the apps that are not gone.
+        let first = Self.hugeCountLines(app: "one")
+        let second = Self.hugeCountLines(app: "two")
+        let script =
+            "exec 3<>/dev/tcp/127.0.0.1/\(port) 4<>/dev/tcp/127.0.0.1/\(port); half=$(($# / 2)); i=0; "
+            + "for line in \"$@\"; do if [ $i -lt $half ]; then printf '%s\\n' \"$line\" >&3; "
+            + "else printf '%s\\n' \"$line\" >&4; fi; i=$((i + 1)); done; sleep 5; exec 3>&- 4>&-"
+        _ = try ChildProcess.run(
+            "/bin/bash", ["-c", script, "dial"] + first + second, environment: environment)
+
+        let result = try monitor.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let summary = result.standardOutput.split(separator: "\n").last { $0.contains(#""kind":"summary""#) }
+        #expect(summary?.contains(#""published":\#(Int.max)"#) == true, "\(summary ?? "no summary")")
+        #expect(summary?.contains(#""events":2"#) == true, "\(summary ?? "no summary")")
+
+        let replay = try ChildProcess.run(
+            try BusmonBinary.require(), ["--replay", recording, "--headless", "--speed", "1000"],
+            environment: environment)
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(replay.standardOutput.contains(#""published":\#(Int.max)"#))
+    }
+
     @Test("with stdout closed, the recording gets each record once and no output line")
     func aClosedStdoutLeavesTheRecordingAlone() throws {
         let directory = TemporaryDirectory()

@@ -48,6 +48,59 @@ struct CellGridTests {
         }
     }
 
+    @Test("runs of cells (numbers, fills, styles, sparklines) clip at either edge as cell-by-cell writes do")
+    func runsClipAsSingleCellsDo() {
+        let bold = CellStyle(bold: true)
+        for x in [Int.min, -9, -5, -3, -1, 0, 2, 4, 5, 9, Int.max - 2, Int.max] {
+            for value in [0, 7, -7, 123, -4567, Int.min] {
+                for width in [0, 1, 3, 6] {
+                    var runs = CellGrid(width: 5, height: 1)
+                    var cells = runs
+                    runs.put("xxxxx", x: 0, y: 0)
+                    cells.put("xxxxx", x: 0, y: 0)
+                    runs.putNumber(value, x: x, y: 0, width: width, style: bold)
+                    // The same number written a cell at a time, right to left.
+                    let digits = Array(String(value.magnitude).unicodeScalars)
+                    let text = (value < 0 ? ["-"] : []) + digits
+                    for offset in 0..<width {
+                        let fromRight = width - 1 - offset
+                        let (column, overflowed) = x.addingReportingOverflow(offset)
+                        guard !overflowed else { break }
+                        if fromRight < text.count {
+                            cells[column, 0] = Cell(scalar: text[text.count - 1 - fromRight], style: bold)
+                        } else {
+                            cells[column, 0] = Cell()
+                        }
+                    }
+                    #expect(runs == cells, "putNumber(\(value), x: \(x), width: \(width))")
+                }
+            }
+            for count in [0, 1, 4, 12] {
+                var runs = CellGrid(width: 5, height: 2)
+                runs.put("abcde", x: 0, y: 0)
+                var cells = runs
+                runs.fill(Cell("─", style: bold), x: x, y: 1, count: count)
+                runs.style(x: x, y: 0, count: count, bold)
+                runs.highlight(x: x, y: 0, count: count)
+                for offset in 0..<count {
+                    let (column, overflowed) = x.addingReportingOverflow(offset)
+                    guard !overflowed else { break }
+                    cells[column, 1] = Cell("─", style: bold)
+                    var cell = cells[column, 0]
+                    cell.style = CellStyle(bold: true, reverse: true)
+                    cells[column, 0] = cell
+                }
+                #expect(runs == cells, "x: \(x), count: \(count)")
+            }
+        }
+        var grid = CellGrid(width: 5, height: 1)
+        Glyphs.unicode.drawSparkline([1, 2, 4, 8], into: &grid, x: -2, y: 0, style: .plain)
+        #expect(grid.row(0) == "▄█")
+        grid.fill(Cell("x"), x: 0, y: 1, count: 5)
+        grid.fill(Cell("x"), x: 0, y: -1, count: 5)
+        #expect(grid.row(0) == "▄█")
+    }
+
     @Test("a sparkline drawn into cells reads as its text, clipped at the grid's edge")
     func sparklinesDrawAColumnEach() {
         var grid = CellGrid(width: 5, height: 1)

@@ -1,6 +1,7 @@
 import BusMonitor
 import BusWire
 import EventBus
+import ScreenGrid
 import Testing
 
 @testable import Dashboard
@@ -60,5 +61,85 @@ struct FleetCountersTests {
             SourceBatch(fleet: [Self.member(checkout, .active), Self.member(inventory, .gone)]), at: 2)
         #expect(state.busName == "checkout")
         #expect(state.rows.first { $0.name == "Tick" }?.published == 3)
+    }
+
+    /// A snapshot from `origin` whose every count is `Int.max`: well formed, as an app or a
+    /// stranger may send it.
+    static func hugeSnapshot(of origin: EventOrigin, at time: Double) -> FeedRecord {
+        let most = Int.max
+        return .snapshot(
+            FeedSnapshot(
+                time: time,
+                snapshot: BusSnapshot(
+                    busName: origin.app,
+                    eventTypes: ["Tick", "Tock"].map {
+                        EventTypeStatistics(
+                            typeName: $0, liveSubscribers: most, deadSubscribers: most,
+                            reclaimedSubscribers: most,
+                            unsubscribedSubscribers: most, cancelledSubscribers: most,
+                            duplicateSubscriptions: most,
+                            published: most, delivered: most, unheard: most, handlerFailures: most,
+                            dropped: most)
+                    },
+                    wildcardObservers: most, deadWildcardObservers: most, reclaimedWildcardObservers: most,
+                    wildcardDeliveries: most,
+                    observers: [
+                        ObserverStatistics(
+                            className: "Screen", liveInstances: most, deadInstances: most,
+                            liveSubscriptions: most,
+                            deadSubscriptions: most, reclaimedInstances: most, leakSuspects: most,
+                            handlerFailures: most)
+                    ],
+                    handlers: ["Tick", "Tock"].map {
+                        HandlerStatistics(
+                            observerTypeName: "Screen", eventTypeName: $0, calls: most, slowCalls: most,
+                            failures: most, dropped: most,
+                            waits: DeliveryWaits(
+                                count: most, p50: .zero, p99: .zero, maximum: .zero, slowDeliveries: most))
+                    }),
+                origin: origin))
+    }
+
+    @Test("two apps whose every count is Int.max are summed as the largest count and drawn, not a crash")
+    func countsTooLargeToAddUp() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        let changes = [SubscriberLifecycleEvent.Kind.handlerFailed, .slowHandler, .slowDelivery, .subscribed]
+        for round in 0..<3 {
+            let time = 1 + Double(round)
+            source.enqueue(
+                SourceBatch(
+                    records: [
+                        Self.hugeSnapshot(of: checkout, at: time), Self.hugeSnapshot(of: inventory, at: time),
+                    ]
+                        + changes.map {
+                            .lifecycle(
+                                FeedLifecycle(
+                                    time: time,
+                                    change: SubscriberLifecycleEvent(
+                                        kind: $0, eventTypeName: "Tick", count: .max,
+                                        observerTypeName: "Screen",
+                                        observerID: .max),
+                                    origin: checkout))
+                        },
+                    droppedEvents: .max,
+                    fleet: [Self.member(checkout, .active), Self.member(inventory, .active)]))
+            dashboard.update(now: time)
+            // Every pane drawn, focused and opened.
+            for key in [DashboardKey.tab, .enter, .escape, .tab, .enter, .escape, .tab, .enter, .escape] {
+                _ = dashboard.handle(key)
+                _ = rendered(dashboard, width: 150, height: 45, now: time)
+            }
+        }
+        let state = dashboard.shown
+        #expect(state.rows.first { $0.name == "Tick" }?.published == .max)
+        #expect(state.totalPublished == .max)
+        #expect(state.handlers.failures == .max)
+        let grid = rendered(dashboard, width: 150, height: 45, now: 4)
+        #expect(grid.row(0).contains("9,223,372,036,854,775,807 failed"), "\(grid.row(0))")
+        let tick = grid.text.split(separator: "\n").first { $0.hasPrefix("Tick") }
+        // Too wide for its column, a count is shortened with a unit, never cut to its last digits.
+        #expect(tick?.contains("775807") == false, "\(tick ?? "no row")")
+        #expect(tick?.contains("9223372T") == true, "\(tick ?? "no row")")
     }
 }

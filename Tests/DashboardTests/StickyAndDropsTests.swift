@@ -67,4 +67,22 @@ struct StickyAndDropsTests {
         #expect(title.map { lines[$0].contains("7 dropped") } == true)
         #expect(title.map { lines[$0 + 2].hasSuffix("7") } == true)
     }
+
+    @Test("handler counts from an app too large to add up are shown as the largest, not a crash")
+    func handlerTotalsThatWouldOverflow() {
+        var tracker = HandlerTracker()
+        let rows = (0..<3).map { index in
+            HandlerStatistics(
+                observerTypeName: "Screen\(index)", eventTypeName: "DataLoadedEvent", calls: .max,
+                slowCalls: .max, failures: .max, dropped: .max)
+        }
+        tracker.take(BusSnapshot(busName: "app", eventTypes: [], wildcardObservers: 0, handlers: rows))
+        #expect(tracker.failures == .max)
+        #expect(tracker.slowCalls == .max)
+        #expect(tracker.dropped == .max)
+        tracker.take(BusSnapshot(busName: "app", eventTypes: [], wildcardObservers: 0, handlers: [rows[0]]))
+        #expect(tracker.failures == .max)
+        tracker.take(BusSnapshot(busName: "app", eventTypes: [], wildcardObservers: 0, handlers: []))
+        #expect(tracker.failures == 0 && tracker.dropped == 0)
+    }
 }

@@ -161,20 +161,23 @@ struct ListSelection<ID: Equatable & Sendable>: Sendable {
     private(set) var top = 0
 
     /// Selects the row at `position` of `rows`, kept within them.
-    mutating func select(at position: Int, of rows: [ID]) {
+    mutating func select<Rows: RandomAccessCollection<ID>>(at position: Int, of rows: Rows)
+    where Rows.Index == Int {
         guard !rows.isEmpty else { return }
         index = max(0, min(rows.count - 1, position))
-        selected = rows[index]
+        selected = rows[rows.startIndex + index]
     }
 
     /// Selects `row`; its position is taken from `rows` when it is there.
-    mutating func select(_ row: ID, of rows: [ID]) {
+    mutating func select<Rows: RandomAccessCollection<ID>>(_ row: ID, of rows: Rows)
+    where Rows.Index == Int {
         selected = row
-        if let position = rows.firstIndex(of: row) { index = position }
+        if let found = rows.firstIndex(of: row) { index = found - rows.startIndex }
     }
 
     /// Moves the selection `delta` rows from where it was last seen.
-    mutating func move(by delta: Int, of rows: [ID]) {
+    mutating func move<Rows: RandomAccessCollection<ID>>(by delta: Int, of rows: Rows)
+    where Rows.Index == Int {
         select(at: index + delta, of: rows)
     }
 
@@ -183,12 +186,15 @@ struct ListSelection<ID: Equatable & Sendable>: Sendable {
         self = ListSelection()
     }
 
-    /// The rows of `rows` to show in `height` rows, keeping the selection in view.
-    mutating func viewport(height: Int, of rows: [ID]) -> ListViewport {
+    /// The rows of `rows` to show in `height` rows, keeping the selection in view. Rows are any
+    /// list with whole-number positions: a table whose rows are its positions passes a range,
+    /// not an array of them built every frame.
+    mutating func viewport<Rows: RandomAccessCollection<ID>>(height: Int, of rows: Rows) -> ListViewport
+    where Rows.Index == Int {
         guard !rows.isEmpty, height > 0 else { return ListViewport(rows: 0..<0, selected: nil) }
-        let found = selected.flatMap { rows.firstIndex(of: $0) }
+        let found = selected.flatMap { rows.firstIndex(of: $0) }.map { $0 - rows.startIndex }
         index = max(0, min(rows.count - 1, found ?? index))
-        selected = rows[index]
+        selected = rows[rows.startIndex + index]
         top = ListViewport.top(top, keeping: index, inView: height, of: rows.count)
         return ListViewport(rows: top..<min(rows.count, top + height), selected: index)
     }

@@ -193,7 +193,10 @@ extension FleetPane {
         }
         if columns.pid > 0 {
             grid.put(
-                TextFormat.right(String(member.origin.pid), width: columns.pid), x: x, y: y,
+                TextFormat.right(
+                    TextFormat.truncate(
+                        String(member.origin.pid), width: columns.pid, ellipsis: canvas.glyphs.ellipsis),
+                    width: columns.pid), x: x, y: y,
                 style: styled(canvas.style(dim: true)))
             x += columns.pid
         }

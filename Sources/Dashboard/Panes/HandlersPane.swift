@@ -31,9 +31,7 @@ struct HandlersPane: DashboardPane {
     /// The rows in view in the last frame.
     private(set) var inView = ListViewport(rows: 0..<0, selected: nil)
 
-    private static func rows(in state: DashboardState) -> [Int] {
-        Array(state.handlers.rows.indices)
-    }
+    private static func rows(in state: DashboardState) -> Range<Int> { state.handlers.rows.indices }
 
     func isShown(in state: DashboardState) -> Bool { state.handlers.hasRows }
 
@@ -114,7 +112,7 @@ extension HandlersPane {
         if tracker.slowDeliveries > 0 { notes.append("\(TextFormat.grouped(tracker.slowDeliveries)) late") }
         if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
         if tracker.dropped > 0 { notes.append("\(TextFormat.grouped(tracker.dropped)) dropped") }
-        let trouble = tracker.slowCalls + tracker.slowDeliveries + tracker.failures > 0
+        let trouble = tracker.slowCalls > 0 || tracker.slowDeliveries > 0 || tracker.failures > 0
         canvas.putRuleNote(
             &grid, notes.joined(separator: ", "), y: area.y, after: title,
             style: trouble ? canvas.warningStyle : canvas.style())

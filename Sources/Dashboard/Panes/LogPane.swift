@@ -295,7 +295,8 @@ extension LogPane {
                         event.payload.text, width: detailWidth, ellipsis: canvas.glyphs.ellipsis),
                     x: detailX, y: y)
                 grid.put(
-                    TextFormat.right(String(event.receivers), width: receiversWidth),
+                    TextFormat.right(
+                        TextFormat.count(event.receivers, width: receiversWidth), width: receiversWidth),
                     x: grid.width - receiversWidth,
                     y: y, style: event.receivers == 0 ? canvas.style(color: .yellow) : canvas.style(dim: true)
                 )

@@ -302,7 +302,7 @@ extension ObserversPane {
         counts.append("\(live) live")
         if dead > 0 { counts.append("\(dead) dead") }
         if gone > 0 { counts.append("\(gone) gone") }
-        if listed < live + dead { counts.append("\(listed) listed") }
+        if listed < live.clampedAdding(dead) { counts.append("\(listed) listed") }
         let note = counts.joined(separator: ", ") + "; Enter/Esc back"
         canvas.putRuleNote(
             &grid, note, y: area.y, after: fullTitle,
@@ -357,7 +357,7 @@ extension ObserversPane {
         if objects.all.isEmpty {
             let statistics = canvas.state.observers.classes.first { $0.className == objects.className }
             let text =
-                (statistics.map { $0.liveInstances + $0.deadInstances } ?? 0) == 0
+                !(statistics.map { $0.liveInstances > 0 || $0.deadInstances > 0 } ?? false)
                 ? "no objects of this class are alive" : "this source lists no objects, only their counts"
             grid.put(text, x: 1, y: area.y + 2, style: canvas.style(dim: true), maxWidth: grid.width - 1)
         }

@@ -37,8 +37,7 @@ struct PaneCanvas {
         _ grid: inout CellGrid, y: Int, from start: Int, to end: Int, title: String, focused: Bool
     ) {
         guard end > start else { return }
-        grid.put(
-            String(repeating: glyphs.horizontal, count: end - start), x: start, y: y, style: style(dim: true))
+        grid.fill(Cell(glyphs.horizontal, style: style(dim: true)), x: start, y: y, count: end - start)
         grid.put(
             " " + title + " ", x: start + 1, y: y,
             style: focused ? style(bold: true, reverse: true, color: .cyan) : style(bold: true),

@@ -33,7 +33,7 @@ struct TablePane: DashboardPane {
     private(set) var inView = 0..<0
 
     /// The rows' identities: their positions, the wildcard row last.
-    private static func rows(in state: DashboardState) -> [Int] { Array(0...state.rows.count) }
+    private static func rows(in state: DashboardState) -> Range<Int> { 0..<(state.rows.count + 1) }
 
     /// A title rule and a row of column titles, then the rows it needs (the wildcard row
     /// included), at least 2 and at most 45% of the screen's rows less every title and the bar.
@@ -193,9 +193,9 @@ extension TablePane {
                 style: canvas.style(bold: true, color: .cyan))
         }
         x += columns.name
-        grid.put(
-            TextFormat.right(TextFormat.count(published, width: columns.count - 1), width: columns.count),
-            x: x, y: y, style: isWildcard ? canvas.style(bold: true) : canvas.style())
+        Self.putCount(
+            &grid, published, x: x, y: y, width: columns.count,
+            style: isWildcard ? canvas.style(bold: true) : canvas.style())
         x += columns.count
         // Rates run on the source's clock: a replay shows the recording's.
         let sourceNow = canvas.state.sourceTime(at: now)
@@ -207,10 +207,30 @@ extension TablePane {
             style: canvas.style(color: isWildcard ? .magenta : .cyan))
         x += columns.spark + 1
         if columns.unheard > 0 {
+            Self.putCount(
+                &grid, unheard, x: x, y: y, width: columns.unheard,
+                style: unheard > 0 ? canvas.style(color: .yellow) : canvas.style(dim: true))
+        }
+    }
+
+    /// `value` right-aligned in the `width` columns from `x`, a blank column at least before it:
+    /// written digit by digit when it fits, as most counts do in every row of every frame, and
+    /// shortened with a unit (`12.3k`) when it does not.
+    private static func putCount(
+        _ grid: inout CellGrid, _ value: Int, x: Int, y: Int, width: Int, style: CellStyle
+    ) {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        if value >= 0, digits < width {
+            grid.putNumber(value, x: x, y: y, width: width, style: style)
+        } else {
             grid.put(
-                TextFormat.right(
-                    TextFormat.count(unheard, width: columns.unheard - 1), width: columns.unheard),
-                x: x, y: y, style: unheard > 0 ? canvas.style(color: .yellow) : canvas.style(dim: true))
+                TextFormat.right(TextFormat.count(value, width: width - 1), width: width), x: x, y: y,
+                style: style)
         }
     }
 
@@ -227,8 +247,7 @@ extension TablePane {
         // Each column: a blank, then its value right-aligned in the rest, only the value styled.
         func number(_ value: Int, _ style: CellStyle) {
             guard column < widths.count else { return }
-            grid[x, y] = Cell()
-            grid.putNumber(value, x: x + 1, y: y, width: widths[column] - 1, style: style)
+            Self.putCount(&grid, value, x: x, y: y, width: widths[column], style: style)
             x += widths[column]
             column += 1
         }
@@ -260,7 +279,7 @@ extension TablePane {
         let width = widths[column]
         let marker =
             liveChange.map {
-                ($0.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise) + String(abs($0.delta))
+                ($0.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise) + String($0.delta.magnitude)
             } ?? ""
         let shown = TextFormat.right(marker, width: width - 1)
         grid.put(" " + shown, x: x, y: y)
