@@ -543,7 +543,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// `[###-------]`: how far `position` is into `length`, in ten cells.
     package static func bar(_ position: Double, of length: Double) -> String {
-        let filled = length > 0 ? min(10, max(0, Int((position / length * 10).rounded(.down)))) : 10
+        // Clamped as a double first: a position past a tiny length (a recording changed while it
+        // plays) makes an infinite share, which no Int holds.
+        let share = length > 0 ? min(10, max(0, (position / length * 10).rounded(.down))) : 10
+        let filled = share.isNaN ? 0 : Int(share)
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 10 - filled) + "]"
     }
 

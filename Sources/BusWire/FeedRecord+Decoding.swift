@@ -96,7 +96,7 @@ extension FeedRecord {
         var parser = JSONParser(line)
         // A snapshot's arrays are all read: built while they are checked, not parsed twice.
         var members = try parser.parseRecord(buildingContainersFor: "snapshot")
-        guard case .string(let kind)? = members.last(where: { $0.key == "kind" })?.value else {
+        guard case .string(let kind)? = RecordFields.find("kind", in: members) else {
             throw .missingKind
         }
         if kind != "snapshot", parser.builtContainers {
@@ -295,9 +295,13 @@ private struct RecordFields {
     package var prefix = ""
 
     private func find(_ name: String) -> JSONValue? {
-        // The last of duplicate names wins, as in most JSON readers. A loop over indices rather
-        // than `last(where:)`: every field of every line is looked up here, and a closure call
-        // per member is most of a debug build's decoding.
+        Self.find(name, in: members)
+    }
+
+    /// The value of the member `name` of `members`; the last of duplicate names wins, as in most
+    /// JSON readers. A loop over indices rather than `last(where:)`: every field of every line
+    /// is looked up here, and a closure call per member is most of a debug build's decoding.
+    static func find(_ name: String, in members: [(key: String, value: JSONValue)]) -> JSONValue? {
         var index = members.count
         while index > 0 {
             index -= 1

@@ -243,8 +243,10 @@ extension JSONLineWriter {
         }
         let suspectsWritten = writeLeakSuspects(snapshot.leakSuspects, while: isWithinBudget)
         let instancesWritten = writeInstances(snapshot.instances, while: isWithinBudget)
-        let suspectsLeftOut = omittedLeakSuspects + snapshot.leakSuspects.count - suspectsWritten
-        let instancesLeftOut = omittedInstances + snapshot.instances.count - instancesWritten
+        // The counts omitted before may come from an app (a snapshot read and written again):
+        // added up to `Int.max` at most.
+        let suspectsLeftOut = omittedLeakSuspects.clampedAdding(snapshot.leakSuspects.count - suspectsWritten)
+        let instancesLeftOut = omittedInstances.clampedAdding(snapshot.instances.count - instancesWritten)
         if suspectsLeftOut > 0 { field("leakSuspectsOmitted", suspectsLeftOut) }
         if instancesLeftOut > 0 { field("instancesOmitted", instancesLeftOut) }
         if let tap {

@@ -110,9 +110,12 @@ struct SubscriberTracker {
     }
 }
 
-/// What the dashboard knows of one event type.
+/// What the dashboard knows of one event type, or of every type past the table's limit.
 struct TypeRow {
     let name: String
+    /// Whether the row stands for every type beyond ``DashboardState/maximumTypeRows``, named
+    /// ``DashboardState/otherTypesName``; it sums their counts.
+    var isOtherTypes = false
     /// Events of this type the source handed over (some may have been dropped before that).
     var capturedCount = 0
     /// Captured events no typed subscriber received.
@@ -152,6 +155,12 @@ struct TypeRow {
 struct DashboardState {
     /// Lines the log keeps.
     static let logCapacity = 5_000
+    /// Event types the table lists by name. Names come from the apps watched, and a stranger
+    /// can make up any number of them: types past this many are summed in one last row,
+    /// ``otherTypesName``, so memory and the work of a frame stay bounded.
+    static let maximumTypeRows = 1_000
+    /// The name of the row that sums the types past ``maximumTypeRows``.
+    static let otherTypesName = "(other types)"
 
     var busName: String?
     var status: String?
@@ -355,10 +364,17 @@ struct DashboardState {
         return sourceTime(at: now)
     }
 
+    /// Keys of ``publishedByType()``: no type name is a string with a NUL in it, which the wire
+    /// would escape but a name could still hold, so these two are told apart by more than that.
+    private static let totalKey = "\u{0}total\u{0}"
+    private static func meterKey(of row: TypeRow) -> String {
+        row.isOtherTypes ? "\u{0}other types\u{0}" : row.name
+    }
+
     /// Published counts by type, to rebase the meters from after a baseline.
     private func publishedByType() -> [String: Int] {
-        var counts: [String: Int] = ["": totalPublished]
-        for row in rows { counts[row.name] = row.published }
+        var counts: [String: Int] = [Self.totalKey: totalPublished]
+        for row in rows { counts[Self.meterKey(of: row)] = row.published }
         return counts
     }
 
@@ -366,9 +382,10 @@ struct DashboardState {
     /// so that the change counts as history, not as a rate.
     private mutating func rebaseMeters(from before: [String: Int]) {
         for index in rows.indices {
-            rows[index].meter.rebase(by: rows[index].published - (before[rows[index].name] ?? 0))
+            rows[index].meter.rebase(
+                by: rows[index].published - (before[Self.meterKey(of: rows[index])] ?? 0))
         }
-        totalMeter.rebase(by: totalPublished - (before[""] ?? 0))
+        totalMeter.rebase(by: totalPublished - (before[Self.totalKey] ?? 0))
     }
 
     /// Forgets the counts of the process watched before: a new one starts from zero, and its
@@ -395,6 +412,20 @@ struct DashboardState {
         isAwaitingBaseline = true
     }
 
+    /// Takes one type's counts from a snapshot into the row at `index`.
+    private mutating func take(_ statistics: EventTypeStatistics, into index: Int) {
+        rows[index].statistics = statistics
+        rows[index].countSinceSnapshot = 0
+        rows[index].unheardSinceSnapshot = 0
+        rows[index].subscribers.takeSnapshot(
+            SubscriberCounts(
+                live: statistics.liveSubscribers, dead: statistics.deadSubscribers,
+                reclaimed: statistics.reclaimedSubscribers,
+                unsubscribed: statistics.unsubscribedSubscribers,
+                cancelled: statistics.cancelledSubscribers,
+                duplicates: statistics.duplicateSubscriptions))
+    }
+
     /// Takes `snapshot`'s counts; events that come after it count on from there.
     private mutating func take(_ snapshot: BusSnapshot) {
         busName = snapshot.busName
@@ -402,18 +433,20 @@ struct DashboardState {
         for sticky in snapshot.stickyEvents { stickyByType[sticky.typeName] = sticky.payloadText }
         for (name, _) in stickyByType { _ = rowIndex(for: name) }
         for index in rows.indices { rows[index].sticky = stickyByType[rows[index].name] }
+        // The types past the table's limit, summed into one row.
+        var otherTypes: EventTypeStatistics?
         for statistics in snapshot.eventTypes {
             let index = rowIndex(for: statistics.typeName)
-            rows[index].statistics = statistics
-            rows[index].countSinceSnapshot = 0
-            rows[index].unheardSinceSnapshot = 0
-            rows[index].subscribers.takeSnapshot(
-                SubscriberCounts(
-                    live: statistics.liveSubscribers, dead: statistics.deadSubscribers,
-                    reclaimed: statistics.reclaimedSubscribers,
-                    unsubscribed: statistics.unsubscribedSubscribers,
-                    cancelled: statistics.cancelledSubscribers,
-                    duplicates: statistics.duplicateSubscriptions))
+            if rows[index].isOtherTypes {
+                otherTypes = (otherTypes ?? EventTypeStatistics(typeName: Self.otherTypesName)).adding(
+                    statistics)
+                continue
+            }
+            take(statistics, into: index)
+        }
+        if let last = rows.indices.last, rows[last].isOtherTypes {
+            rows[last].sticky = nil
+            take(otherTypes ?? EventTypeStatistics(typeName: Self.otherTypesName), into: last)
         }
         wildcard.takeSnapshot(
             SubscriberCounts(
@@ -452,12 +485,20 @@ struct DashboardState {
     /// The row of `name`, made when new. A type first seen after the first batch counts from
     /// zero at the previous batch, so its first events show in its rate; types in the first
     /// batch count from what they had, so history from before the dashboard makes no spike.
+    /// Past ``maximumTypeRows`` names, a new name gets the row of other types, kept last.
     private mutating func rowIndex(for name: String) -> Int {
         if let index = rowIndex[name] { return index }
         let meter = lastReadingTime.map { RateMeter(startingAt: 0, time: $0) } ?? RateMeter()
-        let position = rows.firstIndex { $0.name > name } ?? rows.endIndex
+        let hasOtherTypes = rows.last?.isOtherTypes == true
+        if rowIndex.count >= Self.maximumTypeRows {
+            if hasOtherTypes { return rows.endIndex - 1 }
+            rows.append(TypeRow(name: Self.otherTypesName, isOtherTypes: true, meter: meter))
+            return rows.endIndex - 1
+        }
+        let listedEnd = hasOtherTypes ? rows.endIndex - 1 : rows.endIndex
+        let position = rows[..<listedEnd].firstIndex { $0.name > name } ?? listedEnd
         rows.insert(TypeRow(name: name, meter: meter), at: position)
-        for index in position..<rows.endIndex { rowIndex[rows[index].name] = index }
+        for index in position..<listedEnd + 1 { rowIndex[rows[index].name] = index }
         return position
     }
 
@@ -512,5 +553,24 @@ struct DashboardState {
             }
         }
         appendNotices(before: .infinity)
+    }
+}
+
+extension EventTypeStatistics {
+    /// These counts and `other`'s summed, each held at `Int.max`, under this row's names.
+    func adding(_ other: EventTypeStatistics) -> EventTypeStatistics {
+        EventTypeStatistics(
+            typeName: typeName, qualifiedTypeName: qualifiedTypeName,
+            liveSubscribers: liveSubscribers.clampedAdding(other.liveSubscribers),
+            deadSubscribers: deadSubscribers.clampedAdding(other.deadSubscribers),
+            reclaimedSubscribers: reclaimedSubscribers.clampedAdding(other.reclaimedSubscribers),
+            unsubscribedSubscribers: unsubscribedSubscribers.clampedAdding(other.unsubscribedSubscribers),
+            cancelledSubscribers: cancelledSubscribers.clampedAdding(other.cancelledSubscribers),
+            duplicateSubscriptions: duplicateSubscriptions.clampedAdding(other.duplicateSubscriptions),
+            published: published.clampedAdding(other.published),
+            delivered: delivered.clampedAdding(other.delivered),
+            unheard: unheard.clampedAdding(other.unheard),
+            handlerFailures: handlerFailures.clampedAdding(other.handlerFailures),
+            dropped: dropped.clampedAdding(other.dropped))
     }
 }

@@ -28,12 +28,13 @@ struct RateMeter {
         }
     }
 
-    /// Takes a reading of the counter.
+    /// Takes a reading of the counter. Totals come from an app and a rebase may have shifted the
+    /// stored one below 0: differences are taken without overflow.
     mutating func record(total newTotal: Int, at now: Double) {
         let second = Int((now).rounded(.down))
         moveHistory(to: second)
         if let total, newTotal > total {
-            buckets[Self.bucket(second)].clampedAdd(newTotal - total)
+            buckets[Self.bucket(second)].clampedAdd(newTotal.clampedSubtracting(total))
         }
         total = newTotal
         // The newest reading is always kept; the one before it is replaced while they are
@@ -64,7 +65,7 @@ struct RateMeter {
         // The newest sample at or before the window's start, or the oldest there is.
         let base = samples.last { $0.time <= start } ?? samples.first
         guard let base, now - base.time > 1e-6 else { return 0 }
-        return Double(max(0, total - base.total)) / (now - base.time)
+        return Double(max(0, total.clampedSubtracting(base.total))) / (now - base.time)
     }
 
     /// Counts in each of the `count` whole seconds before the one `now` falls in, oldest first.

@@ -86,6 +86,9 @@ enum TextFormat {
     /// bus's own lines write it), then `2m 05s` and `1h 02m`.
     static func elapsed(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
+        // Beyond a million years a duration from an app is shown as that: in milliseconds it
+        // would overflow.
+        guard seconds < 31_557_600_000_000 else { return "> 1,000,000 years" }
         let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         if milliseconds < 60_000 {

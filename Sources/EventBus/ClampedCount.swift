@@ -10,6 +10,14 @@ extension Int {
         return other < 0 ? .min : .max
     }
 
+    /// `self - other`, held at `Int.max` (or `Int.min`) where the difference would overflow; see
+    /// ``clampedAdding(_:)``.
+    package func clampedSubtracting(_ other: Int) -> Int {
+        let (difference, overflowed) = subtractingReportingOverflow(other)
+        guard overflowed else { return difference }
+        return other < 0 ? .max : .min
+    }
+
     /// Adds `other` to `self`, held at `Int.max` (or `Int.min`) where the sum would overflow;
     /// see ``clampedAdding(_:)``.
     package mutating func clampedAdd(_ other: Int) {

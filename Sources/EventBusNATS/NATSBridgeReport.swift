@@ -73,9 +73,20 @@ public struct NATSBridgeReport: Sendable, Hashable {
     /// Reads a line ``encodeLine()`` wrote; counts a newer bridge leaves out read as 0.
     ///
     /// - Parameter line: The bytes of one message.
-    /// - Returns: The report, or `nil` when the line is not a `bridge` record.
+    /// - Returns: The report, or `nil` when the line is not a `bridge` record, or has a negative
+    ///   count or pid or a time out of the wire's range.
     package static func decode(line: some Collection<UInt8>) -> NATSBridgeReport? {
         guard let wire = try? JSONDecoder().decode(Wire.self, from: Data(line)), wire.kind == "bridge" else {
+            return nil
+        }
+        // Read within the ranges every other record is read in (docs/wire-format.md): counts and
+        // the pid from 0, the time from 0 to 2^32 seconds. A report from anyone who can publish
+        // on the subject must not give a monitor a negative count to subtract from.
+        let counts = [
+            wire.pid, wire.forwarded, wire.received, wire.dropped, wire.undecodable, wire.unencodable,
+            wire.reconnects, wire.lifecycleDropped, wire.callsDropped,
+        ]
+        guard counts.allSatisfy({ ($0 ?? 0) >= 0 }), wire.time >= 0, wire.time <= FeedRecord.latestTime else {
             return nil
         }
         var report = NATSBridgeReport(

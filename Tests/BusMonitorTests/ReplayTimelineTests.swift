@@ -312,5 +312,8 @@ struct ReplayTimelineTests {
         #expect(ReplaySource.bar(72.4, of: 300) == "[##--------]")
         #expect(ReplaySource.bar(300, of: 300) == "[##########]")
         #expect(ReplaySource.bar(0, of: 0) == "[##########]")
+        // Past a tiny length, as when the recording changed while it played: full, not a crash.
+        #expect(ReplaySource.bar(1, of: .leastNonzeroMagnitude) == "[##########]")
+        #expect(ReplaySource.bar(.nan, of: 1) == "[----------]")
     }
 }

@@ -167,6 +167,28 @@ struct WireFormatTests {
                 omittedInstances: 3)),
     ]
 
+    @Test("a snapshot read with Int.max suspects left out is written again with that count, not a crash")
+    func omittedCountsFromAnAppAreWrittenAgain() throws {
+        let record = FeedRecord.snapshot(
+            FeedSnapshot(
+                time: 1,
+                snapshot: BusSnapshot(
+                    busName: "b", eventTypes: [], wildcardObservers: 0,
+                    leakSuspects: [
+                        LeakSuspect(
+                            observerID: 1, className: "C", reason: "r", overdue: .seconds(1),
+                            subscriptions: [])
+                    ],
+                    instances: [
+                        ObserverInstance(
+                            observerID: 1, className: "C", age: .seconds(1), subscriptions: [], state: .live)
+                    ]),
+                omittedLeakSuspects: .max, omittedInstances: .max))
+        let written = try FeedRecord.decode(line: record.encodeLine()).encodeLine()
+        #expect(written.contains(#""leakSuspectsOmitted":9223372036854775807"#), "\(written)")
+        #expect(written.contains(#""instancesOmitted":9223372036854775807"#), "\(written)")
+    }
+
     @Test("a refusal and the tap's counters have the documented fields")
     func refusalAndTapCounters() throws {
         #expect(

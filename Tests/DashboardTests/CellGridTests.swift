@@ -144,6 +144,13 @@ struct CellGridTests {
         #expect(TextFormat.characterCount("café") == 4)
         #expect(TextFormat.characterCount("e\u{301}") == 1)
         #expect(TextFormat.right("42", width: 5) == "   42")
+        // Counts and durations an app sends may be as large as a count or a duration can be.
+        #expect(TextFormat.count(.max, width: 4) == "9.2E")
+        #expect(TextFormat.count(.max, width: 9) == "9223372T")
+        #expect(
+            TextFormat.count(999_999_999_999_999_999, width: 5) == "1000P"
+                || TextFormat.count(999_999_999_999_999_999, width: 5) == "1.00E")
+        #expect(TextFormat.elapsed(.seconds(Int64.max)) == "> 1,000,000 years")
         #expect(TextFormat.right("caf\u{E9}", width: 5) == " café")
         #expect(TextFormat.text("simapp (pid 7, bus simapp)", contains: "bus simapp"))
         #expect(TextFormat.text("bbus x", contains: "bus x"))

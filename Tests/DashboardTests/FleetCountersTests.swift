@@ -2,6 +2,7 @@ import BusMonitor
 import BusWire
 import EventBus
 import ScreenGrid
+import TestSupport
 import Testing
 
 @testable import Dashboard
@@ -141,5 +142,41 @@ struct FleetCountersTests {
         // Too wide for its column, a count is shortened with a unit, never cut to its last digits.
         #expect(tick?.contains("775807") == false, "\(tick ?? "no row")")
         #expect(tick?.contains("9223372T") == true, "\(tick ?? "no row")")
+    }
+
+    @Test("types past the table's limit are summed in one last row, and the totals still count them")
+    func typesPastTheLimitAreSummed() {
+        var state = DashboardState()
+        let limit = DashboardState.maximumTypeRows
+        // Names sorted after the listed ones would otherwise be inserted among them.
+        let names = (0..<(limit + 500)).map { "Type\(String(100_000 + $0))" }
+        state.apply(
+            SourceBatch(
+                records: [
+                    .snapshot(
+                        FeedSnapshot(
+                            time: 1,
+                            snapshot: BusSnapshot(
+                                busName: "app",
+                                eventTypes: names.map { statistics($0, live: 1, published: 2) },
+                                wildcardObservers: 0)))
+                ]), at: 1)
+        // Events of further new names, a hundred thousand of them: summed, not listed.
+        let events = (0..<100_000).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    time: 2, typeName: "Made up \(index)", value: DataLoadedEvent(data: []), receivers: 0))
+        }
+        state.apply(SourceBatch(records: events), at: 2)
+
+        #expect(state.rows.count == limit + 1)
+        let other = state.rows.last
+        #expect(other?.isOtherTypes == true && other?.name == DashboardState.otherTypesName)
+        #expect(other?.published == 500 * 2 + 100_000)
+        #expect(other?.unheard == 100_000)
+        #expect(other?.subscribers.counts.live == 500)
+        #expect(state.rows.dropLast().allSatisfy { !$0.isOtherTypes && $0.published == 2 })
+        #expect(state.rows.dropLast().map(\.name) == Array(names.prefix(limit)))
+        #expect(state.totalPublished == names.count * 2 + 100_000)
     }
 }

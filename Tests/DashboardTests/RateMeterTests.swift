@@ -17,6 +17,17 @@ struct RateMeterTests {
         #expect(meter.rate(at: 107.5) == 0)
     }
 
+    @Test("a total rebased below zero and then read as Int.max is measured, not a crash")
+    func totalsFromAnAppDoNotOverflow() {
+        var meter = RateMeter(startingAt: 3, time: 10)
+        meter.rebase(by: -6)
+        meter.record(total: .max, at: 10.5)
+        #expect(meter.rate(at: 11) > 0)
+        #expect(meter.history(seconds: 2, at: 11.5) == [0, .max])
+        meter.record(total: .max, at: 12)
+        #expect(meter.rate(at: 13) >= 0)
+    }
+
     @Test func firstReadingIsABaselineNotABurst() {
         var meter = RateMeter()
         meter.record(total: 1_000_000, at: 10)

@@ -68,7 +68,9 @@ struct TablePane: DashboardPane {
 
     mutating func open(in context: PaneContext) -> PaneEffect? {
         let rows = context.state.rows
-        return .filter(selection.index < rows.count ? LogFilter(rows[selection.index].name) : nil)
+        // The row of other types is no one type to filter by: Enter there clears the filter.
+        guard selection.index < rows.count, !rows[selection.index].isOtherTypes else { return .filter(nil) }
+        return .filter(LogFilter(rows[selection.index].name))
     }
 }
 
