@@ -36,6 +36,14 @@ package struct FlowGraph: Sendable {
     /// Failed and slow handler calls, per event type and observer class.
     package private(set) var troubles: [Edge: Int] = [:]
 
+    /// Arrows of one kind a graph keeps: names come from the apps watched, and a stranger can
+    /// make up any number of them.
+    package static let maximumEdges = 10_000
+    /// Apps whose snapshots a graph sums, for the same reason.
+    package static let maximumApps = 1_000
+    /// Arrows, and apps' snapshots, past those limits: left out, and said so in the graph.
+    package private(set) var leftOut = 0
+
     /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots.
     private var appCalls: [EventOrigin?: [Edge: Int]] = [:]
     private var appTrouble: [EventOrigin?: [Edge: Int]] = [:]
@@ -73,12 +81,12 @@ package struct FlowGraph: Sendable {
     private mutating func take(_ event: FeedEvent) {
         let trace = event.trace
         if let site = trace.site {
-            publishes[Edge(from: site.description, to: event.typeName), default: 0] += 1
+            add(1, at: Edge(from: site.description, to: event.typeName), in: \.publishes)
         }
         if let cause = trace.causeID {
             let key = RecentEvent(origin: event.origin, eventID: cause)
             if let causeType = recent[key] ?? older[key] {
-                triggers[Edge(from: causeType, to: event.typeName), default: 0] += 1
+                add(1, at: Edge(from: causeType, to: event.typeName), in: \.triggers)
             }
         }
         if trace.eventID != 0 {
@@ -91,11 +99,11 @@ package struct FlowGraph: Sendable {
         case .subscribed, .duplicateSubscription:
             guard change.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName else { return }
             let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
-            if handles[edge] == nil { handles[edge] = 0 }
+            add(0, at: edge, in: \.handles)
         case .handlerFailed, .slowHandler, .slowDelivery:
-            // Held at the largest count: a snapshot's row may have put it there already.
-            troubles[Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"), default: 0]
-                .clampedAdd(1)
+            add(
+                1, at: Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"),
+                in: \.troubles)
         default:
             break
         }
@@ -110,12 +118,32 @@ package struct FlowGraph: Sendable {
             calls[edge, default: 0].clampedAdd(row.calls)
             trouble[edge, default: 0].clampedAdd(row.failures.clampedAdding(row.slowCalls))
         }
+        guard appCalls[origin] != nil || appCalls.count < Self.maximumApps else {
+            leftOut += 1
+            return
+        }
         appCalls[origin] = calls
         appTrouble[origin] = trouble
         for edge in calls.keys {
+            guard handles[edge] != nil || handles.count < Self.maximumEdges else {
+                leftOut += 1
+                continue
+            }
             handles[edge] = max(handles[edge] ?? 0, appCalls.values.clampedSum { $0[edge] ?? 0 })
             let sum = appTrouble.values.clampedSum { $0[edge] ?? 0 }
             if sum > 0 { troubles[edge] = max(troubles[edge] ?? 0, sum) }
+        }
+    }
+
+    /// Adds `count` to the arrow `edge` of `map` (held at `Int.max`), made when new unless `map`
+    /// holds ``maximumEdges`` arrows already: then it is counted as left out.
+    private mutating func add(_ count: Int, at edge: Edge, in map: WritableKeyPath<FlowGraph, [Edge: Int]>) {
+        if let current = self[keyPath: map][edge] {
+            self[keyPath: map][edge] = current.clampedAdding(count)
+        } else if self[keyPath: map].count < Self.maximumEdges {
+            self[keyPath: map][edge] = count
+        } else {
+            leftOut += 1
         }
     }
 
@@ -137,7 +165,7 @@ package struct FlowGraph: Sendable {
         func id(_ kind: String, _ name: String) -> String { quoted(kind + ":" + name) }
         var lines = [
             "digraph busmon {",
-            "  label=\(quoted(title)); labelloc=t; rankdir=LR;",
+            "  label=\(quoted(leftOut == 0 ? title : title + " (\(leftOut) arrows or apps past the graph's limits left out)")); labelloc=t; rankdir=LR;",
             "  node [fontname=\"Helvetica\", fontsize=11]; edge [fontname=\"Helvetica\", fontsize=9];",
         ]
         let sites = Set(publishes.keys.map(\.from)).sorted()

@@ -151,12 +151,18 @@ package final class HeadlessRunner: Sendable {
 
     /// What the run has seen, for summaries, and the lines of its records.
     private struct Totals {
+        /// Type names a summary lists: names come from the apps watched, and a stranger can
+        /// make up any number of them.
+        static let maximumTypes = 1_000
+
         var lines = RecordLines()
         var events = 0
         var lifecycle = 0
         var dropped = 0
         var lifecycleDropped = 0
         var perType: [String: Int] = [:]
+        /// Events of the types past the first ``maximumTypes`` names, which are not listed.
+        var otherTypeEvents = 0
         /// Each app's newest snapshot; the key is `nil` for a source that watches one app.
         var snapshots: [EventOrigin?: BusSnapshot] = [:]
         var status: String?
@@ -169,7 +175,13 @@ package final class HeadlessRunner: Sendable {
                 switch record {
                 case .event(let event):
                     events += 1
-                    perType[event.typeName, default: 0] += 1
+                    if let count = perType[event.typeName] {
+                        perType[event.typeName] = count + 1
+                    } else if perType.count < Self.maximumTypes {
+                        perType[event.typeName] = 1
+                    } else {
+                        otherTypeEvents += 1
+                    }
                 case .lifecycle:
                     lifecycle += 1
                 case .snapshot(let snapshot):
@@ -237,6 +249,7 @@ package final class HeadlessRunner: Sendable {
                 writer.field(named: name, count)
             }
             writer.endObject()
+            if otherTypeEvents > 0 { writer.field("otherTypeEvents", otherTypeEvents) }
             writer.endRecord()
         }
     }

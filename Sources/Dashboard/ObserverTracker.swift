@@ -64,24 +64,34 @@ struct ObserverTracker {
     private var unsubscribed: Set<UInt64> = []
     /// Leak reports not yet cleared, for sources that send no snapshots.
     private var reportedSuspects: [UInt64: SubscriberLifecycleEvent] = [:]
+    /// Leak reports kept at most: serials come from the app, and a stranger can send any
+    /// number of them.
+    static let maximumReportedSuspects = 10_000
+    /// Reports of new suspects past ``maximumReportedSuspects``, counted but not kept (so a
+    /// later clear of one cannot be matched to it).
+    private var suspectsPastLimit = 0
 
     /// Whether there are classes to show.
     var hasData: Bool { !classes.isEmpty }
 
     /// Leak suspects now: the newest snapshot's, or those reported and not cleared when the
     /// source sends no snapshots.
-    var suspectCount: Int { hasSnapshot ? snapshotSuspects.count : reportedSuspects.count }
+    var suspectCount: Int {
+        hasSnapshot ? snapshotSuspects.count : reportedSuspects.count.clampedAdding(suspectsPastLimit)
+    }
 
     /// The classes of the suspects, the longest overdue first, each once.
     var suspectClasses: [String] {
+        // A set beside the list: as many suspects as a snapshot lists may be of as many classes.
         var names: [String] = []
+        var seen: Set<String> = []
         if hasSnapshot {
-            for suspect in snapshotSuspects where !names.contains(suspect.className) {
+            for suspect in snapshotSuspects where seen.insert(suspect.className).inserted {
                 names.append(suspect.className)
             }
         } else {
             for (_, report) in reportedSuspects.sorted(by: { $0.key < $1.key }) {
-                if let name = report.observerTypeName, !names.contains(name) { names.append(name) }
+                if let name = report.observerTypeName, seen.insert(name).inserted { names.append(name) }
             }
         }
         return names
@@ -98,7 +108,11 @@ struct ObserverTracker {
         case .unsubscribed:
             if listed[id] != nil { unsubscribed.insert(id) }
         case .leakSuspected:
-            reportedSuspects[id] = change
+            if reportedSuspects[id] != nil || reportedSuspects.count < Self.maximumReportedSuspects {
+                reportedSuspects[id] = change
+            } else {
+                suspectsPastLimit.clampedAdd(1)
+            }
         case .leakCleared:
             reportedSuspects[id] = nil
         case .subscribed, .duplicateSubscription, .cancelled, .cascadeStopped, .handlerFailed, .slowHandler,

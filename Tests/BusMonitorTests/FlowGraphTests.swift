@@ -69,4 +69,14 @@ struct FlowGraphTests {
             ]))
         #expect(graph.triggers == [FlowGraph.Edge(from: "Tick", to: "Load"): 1])
     }
+
+    @Test("arrows past the graph's limit are left out and the graph says how many")
+    func arrowsPastTheLimit() {
+        var graph = FlowGraph()
+        let count = FlowGraph.maximumEdges + 5
+        graph.take(SourceBatch(events: (0..<count).map { event("T", id: UInt64($0 + 1), line: $0 + 1) }))
+        #expect(graph.publishes.count == FlowGraph.maximumEdges)
+        #expect(graph.leftOut == 5)
+        #expect(graph.dot(title: "app").contains("(5 arrows or apps past the graph's limits left out)"))
+    }
 }

@@ -80,6 +80,24 @@ struct HeadlessRunnerTests {
         #expect(lines.last?.contains(#""published":null"#) == true)
     }
 
+    @Test("a summary lists the first 1,000 type names and counts the events of the rest")
+    func typesPastTheLimitAreCountedNotListed() throws {
+        let events = (0..<1_200).map { index in
+            FeedEvent(
+                sequence: index, time: 1, typeName: "T\(10_000 + index)", payload: .description("{}"),
+                receivers: 1)
+        }
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(source: ScriptedSource([SourceBatch(events: events)]), output: output).run()
+        }
+        let summary = try #require(lines.last)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        #expect((object["types"] as? [String: Int])?.count == 1_000)
+        #expect(object["otherTypeEvents"] as? Int == 200)
+        #expect(object["events"] as? Int == 1_200)
+    }
+
     @Test("stop() ends a run from another thread")
     func stopFromAnotherThread() throws {
         let never = NeverEnding(ScriptedSource([]))

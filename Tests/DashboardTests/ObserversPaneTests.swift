@@ -428,4 +428,24 @@ struct ObserversPaneTests {
         // Seconds 99 to 104: nothing yet, the peak of 100, 5 carried, then 3 carried on.
         #expect(history.history(seconds: 6, at: 105.1) == [0, 5, 5, 5, 3, 3])
     }
+
+    @Test("leak reports past the limit are counted, not kept, and their classes listed once each")
+    func reportedSuspectsAreBounded() {
+        var tracker = ObserverTracker()
+        let count = ObserverTracker.maximumReportedSuspects + 7
+        for id in 0..<count {
+            tracker.apply(
+                SubscriberLifecycleEvent(
+                    kind: .leakSuspected, eventTypeName: "", observerTypeName: "Screen\(id % 3)",
+                    observerID: UInt64(id)),
+                at: 1)
+        }
+        #expect(tracker.suspectCount == count)
+        #expect(tracker.suspectClasses.sorted() == ["Screen0", "Screen1", "Screen2"])
+        tracker.apply(
+            SubscriberLifecycleEvent(
+                kind: .leakCleared, eventTypeName: "", observerTypeName: "Screen0", observerID: 0),
+            at: 2)
+        #expect(tracker.suspectCount == count - 1)
+    }
 }
