@@ -132,6 +132,8 @@ struct ChromeTrace: Sendable {
 
     /// How long an event waits for the calls made in its publish, in nanoseconds of record time.
     static let holdBack = 1_000_000_000
+    /// Events held at most, waiting for ``holdBack``; beyond, the oldest is written at once.
+    static let maximumHeldEvents = 100_000
     /// Apps a trace names at most; records of more are left out and counted.
     static let maximumProcesses = 4_096
     /// Threads a trace names at most.
@@ -206,7 +208,11 @@ struct ChromeTrace: Sendable {
     private mutating func releaseHeldEvents(all: Bool) {
         while heldStart < heldEvents.count {
             let (event, process) = heldEvents[heldStart]
-            guard all || Self.nanoseconds(event.time) <= newest - Self.holdBack else { break }
+            // Past ``maximumHeldEvents`` the oldest goes out at once: an event stamped far ahead
+            // of the others (its time comes from the app) would otherwise hold back every later
+            // one, without end.
+            let isOverfull = heldEvents.count - heldStart > Self.maximumHeldEvents
+            guard all || isOverfull || Self.nanoseconds(event.time) <= newest - Self.holdBack else { break }
             heldStart += 1
             add(event, in: process)
         }

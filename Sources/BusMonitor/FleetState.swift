@@ -52,6 +52,9 @@ package struct FleetState: Sendable {
     /// Handler calls lost since the start: the buffer was full, or an app's link lost them.
     package private(set) var droppedCalls = 0
     private var fleetChanged = false
+    /// Whether the notice that apps past ``maximumMembers`` are dropped was given; given again
+    /// once a new app has joined since.
+    private var toldOfAppsPastTheLimit = false
 
     private struct Member: Sendable {
         var info: FleetMember
@@ -85,6 +88,13 @@ package struct FleetState: Sendable {
     package mutating func receive(_ message: FleetMessage, now: Double, replayed: Bool = false) {
         let origin = message.origin
         let heard = replayed ? min(message.time, now) : now
+        // Origins come from the messages, and anyone on the subject can make up any number of
+        // them: past the limit, with none gone to forget, a new app's records are dropped and
+        // counted, so memory (each member keeps its newest snapshot) stays bounded.
+        guard members[origin] != nil || order.count < Self.maximumMembers || forgetOneGoneMember() else {
+            dropFromAnAppPastTheLimit(message, now: now)
+            return
+        }
         var member = members[origin] ?? join(origin, heard: heard, now: now, replayed: replayed)
         member.info.lastSeen = max(member.info.lastSeen, heard)
         // A bridge that closed stays gone, whatever of it arrives late, unless it reports again.
@@ -144,7 +154,7 @@ package struct FleetState: Sendable {
     private mutating func join(_ origin: EventOrigin, heard: Double, now: Double, replayed: Bool) -> Member {
         note(replayed ? "\(origin) joined (from history)" : "\(origin) joined", now: now)
         order.append(origin)
-        if order.count > Self.maximumMembers { forgetOneGoneMember() }
+        toldOfAppsPastTheLimit = false
         return Member(info: FleetMember(origin: origin, presence: .active, lastSeen: heard))
     }
 
@@ -244,15 +254,34 @@ package struct FleetState: Sendable {
         return batch
     }
 
-    /// Forgets the member that has been gone for longest, if any is gone.
-    private mutating func forgetOneGoneMember() {
+    /// Forgets the member that has been gone for longest, if any is gone, and says whether one
+    /// was.
+    private mutating func forgetOneGoneMember() -> Bool {
         let gone = order.filter { members[$0]?.info.presence == .gone }
         guard let oldest = gone.min(by: { members[$0]!.info.lastSeen < members[$1]!.info.lastSeen }) else {
-            return
+            return false
         }
         members[oldest] = nil
         order.removeAll { $0 == oldest }
         fleetChanged = true
+        return true
+    }
+
+    /// Counts the records of an app that came while ``maximumMembers`` apps are listed, none of
+    /// them gone, as dropped; says so once until the fleet has room again.
+    private mutating func dropFromAnAppPastTheLimit(_ message: FleetMessage, now: Double) {
+        switch message {
+        case .event: droppedEvents.clampedAdd(1)
+        case .lifecycle: droppedLifecycle.clampedAdd(1)
+        case .call: droppedCalls.clampedAdd(1)
+        case .snapshot, .link: break
+        }
+        if !toldOfAppsPastTheLimit {
+            toldOfAppsPastTheLimit = true
+            note(
+                "more than \(Self.maximumMembers) apps at once: the records of apps past them are dropped",
+                isWarning: true, now: now)
+        }
     }
 
     /// `5 s`, `2.5 s`, `2 min`.

@@ -20,7 +20,7 @@
     /// bytes: every record a bridge sends holds a time to the microsecond and its sender, and an
     /// event its sequence number, so two different messages are never the same bytes.
     ///
-    /// Live messages held during the replay are bounded (``heldCapacity``); beyond it they are
+    /// Live messages held during the replay are bounded (``heldCapacity``, ``heldByteCapacity``); beyond it they are
     /// counted in ``heldDropped``. Replayed messages are handed over at the pace the receiver
     /// takes them: it may block, which holds the consumer back (JetStream flow control), not the
     /// server.
@@ -35,6 +35,9 @@
 
         /// Live messages held while history replays, at most.
         package static let heldCapacity = 100_000
+        /// Bytes of live messages held while history replays, at most: a message may be as
+        /// large as the server allows (a megabyte by default), so a count alone bounds nothing.
+        package static let heldByteCapacity = 64 << 20
         /// Seconds without a replayed message after which the replay is taken as finished.
         package static let stallTimeout = 3.0
 
@@ -167,6 +170,8 @@
             /// Set by the one call of ``FleetFeedCore/finish(_:)`` that ends the replay.
             var ending = false
             var held: [[UInt8]] = []
+            /// The bytes of ``held``.
+            var heldBytes = 0
             var heldHashes: Set<Int> = []
             var heldDropped = 0
             var replayed = 0
@@ -197,8 +202,11 @@
         func live(_ bytes: UnsafeRawBufferPointer) {
             let direct = seam.withLock { seam in
                 guard seam.replaying else { return true }
-                if seam.held.count < NATSFleetFeed.heldCapacity {
+                if seam.held.count < NATSFleetFeed.heldCapacity,
+                    seam.heldBytes + bytes.count <= NATSFleetFeed.heldByteCapacity
+                {
                     seam.held.append(Array(bytes))
+                    seam.heldBytes += bytes.count
                     seam.heldHashes.insert(Self.hash(bytes))
                 } else {
                     seam.heldDropped += 1
@@ -245,7 +253,10 @@
                         seam.heldHashes = []
                         return nil
                     }
-                    defer { seam.held = [] }
+                    defer {
+                        seam.held = []
+                        seam.heldBytes = 0
+                    }
                     return seam.held
                 }
                 guard let chunk else { break }

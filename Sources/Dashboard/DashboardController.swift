@@ -187,6 +187,11 @@ package class DashboardController {
                 continue
             }
             if let last = lastSnapshots[snapshot.origin], Self.showTheSame(last, snapshot) { continue }
+            // As the state keeps them: at most a fleet's apps.
+            guard lastSnapshots[snapshot.origin] != nil || lastSnapshots.count < FleetState.maximumMembers
+            else {
+                continue
+            }
             lastSnapshots[snapshot.origin] = snapshot
             news = true
         }

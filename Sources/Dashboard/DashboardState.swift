@@ -267,9 +267,14 @@ struct DashboardState {
             case .lifecycle(let captured):
                 apply(captured.change, at: now)
             case .snapshot(let snapshot):
-                if memberSnapshots.updateValue(snapshot.snapshot, forKey: snapshot.origin) == nil {
+                // Origins come from the records; a source without a fleet list to prune them by
+                // (a recording, a tap that relays several apps) could name any number: past
+                // the fleet's limit, a new app's snapshots are not kept.
+                if memberSnapshots[snapshot.origin] == nil {
+                    guard memberSnapshots.count < FleetState.maximumMembers else { continue }
                     snapshotOrder.append(snapshot.origin)
                 }
+                memberSnapshots[snapshot.origin] = snapshot.snapshot
                 snapshotsChanged = true
             case .hello, .dropped, .refused, .call:
                 continue

@@ -46,6 +46,19 @@ struct ChromeTraceTests {
                 origin: origin))
     }
 
+    @Test("an event stamped far ahead of the others holds back no more than the limit of later ones")
+    func aFarFutureEventDoesNotHoldEverything() {
+        var trace = ChromeTrace { ChromeTrace.AppName(name: "app", pid: 42) }
+        trace.add(SourceBatch(records: [Self.event(1, at: 4_294_967_296 * 1_000_000_000, on: nil)]))
+        let count = ChromeTrace.maximumHeldEvents + 1_000
+        trace.add(
+            SourceBatch(
+                records: (0..<count).map { Self.event(UInt64($0 + 2), at: Self.second + $0 * 1_000, on: nil) }
+            ))
+        let written = String(decoding: trace.take(), as: UTF8.self)
+        #expect(written.components(separatedBy: "publish Tick").count - 1 >= 1_000)
+    }
+
     @Test("calls made in the publish nest in its delivery slice, which begins after its instant")
     func inlineCallsNest() throws {
         let t = Self.second

@@ -179,4 +179,17 @@ struct FleetCountersTests {
         #expect(state.rows.dropLast().map(\.name) == Array(names.prefix(limit)))
         #expect(state.totalPublished == names.count * 2 + 100_000)
     }
+
+    @Test("snapshots of more apps than a fleet lists, from a source with no fleet list, keep a fleet's worth")
+    func snapshotsOfTooManyAppsAreBounded() {
+        var state = DashboardState()
+        let count = FleetState.maximumMembers + 5
+        state.apply(
+            SourceBatch(
+                records: (0..<count).map { pid in
+                    Self.snapshot(of: EventOrigin(app: "a", host: "h", pid: pid), published: 1, at: 1)
+                }), at: 1)
+        #expect(state.memberSnapshots.count == FleetState.maximumMembers)
+        #expect(state.rows.first { $0.name == "Tick" }?.published == FleetState.maximumMembers)
+    }
 }
