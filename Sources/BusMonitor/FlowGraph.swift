@@ -41,7 +41,8 @@ package struct FlowGraph: Sendable {
     package static let maximumEdges = 10_000
     /// Apps whose snapshots a graph sums, for the same reason.
     package static let maximumApps = 1_000
-    /// Arrows, and apps' snapshots, past those limits: left out, and said so in the graph.
+    /// Records that would have made an arrow or an app past those limits, left out so far (a
+    /// record per event, lifecycle change or snapshot row): said so in the graph.
     package private(set) var leftOut = 0
 
     /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots.
@@ -165,7 +166,7 @@ package struct FlowGraph: Sendable {
         func id(_ kind: String, _ name: String) -> String { quoted(kind + ":" + name) }
         var lines = [
             "digraph busmon {",
-            "  label=\(quoted(leftOut == 0 ? title : title + " (\(leftOut) arrows or apps past the graph's limits left out)")); labelloc=t; rankdir=LR;",
+            "  label=\(quoted(leftOut == 0 ? title : title + " (\(leftOut) records past the graph's limits left out)")); labelloc=t; rankdir=LR;",
             "  node [fontname=\"Helvetica\", fontsize=11]; edge [fontname=\"Helvetica\", fontsize=9];",
         ]
         let sites = Set(publishes.keys.map(\.from)).sorted()

@@ -165,12 +165,21 @@ package final class HeadlessRunner: Sendable {
         var otherTypeEvents = 0
         /// Each app's newest snapshot; the key is `nil` for a source that watches one app.
         var snapshots: [EventOrigin?: BusSnapshot] = [:]
+        /// Snapshots of apps past ``FleetState/maximumMembers``, not kept, so far.
+        var snapshotsNotCounted = 0
         var status: String?
         /// The fleet's members as the source last sent them, for a source that watches several
         /// processes; `nil` for one app.
         var fleet: [FleetMember]?
 
         mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
+            if let fleet = batch.fleet {
+                self.fleet = fleet
+                // Members the source no longer lists need no memory of their snapshots; forgotten
+                // before this batch's snapshots are kept, so that their slots are free.
+                let listed = Set(fleet.map(\.origin))
+                snapshots = snapshots.filter { $0.key.map(listed.contains) ?? true }
+            }
             for record in batch.records {
                 switch record {
                 case .event(let event):
@@ -185,18 +194,17 @@ package final class HeadlessRunner: Sendable {
                 case .lifecycle:
                     lifecycle += 1
                 case .snapshot(let snapshot):
-                    snapshots[snapshot.origin] = snapshot.snapshot
+                    // Origins come from the records: at most a fleet's apps are kept.
+                    if snapshots[snapshot.origin] == nil, snapshots.count >= FleetState.maximumMembers {
+                        snapshotsNotCounted.clampedAdd(1)
+                    } else {
+                        snapshots[snapshot.origin] = snapshot.snapshot
+                    }
                 case .hello, .dropped, .refused, .call:
                     break
                 }
             }
             _ = lines.write(batch, into: &writer)
-            if let fleet = batch.fleet {
-                self.fleet = fleet
-                // Members the source no longer lists need no memory of their snapshots.
-                let listed = Set(fleet.map(\.origin))
-                snapshots = snapshots.filter { $0.key.map(listed.contains) ?? true }
-            }
             dropped = batch.droppedEvents
             lifecycleDropped = batch.droppedLifecycle
             if let status = batch.status { self.status = status }
@@ -250,6 +258,7 @@ package final class HeadlessRunner: Sendable {
             }
             writer.endObject()
             if otherTypeEvents > 0 { writer.field("otherTypeEvents", otherTypeEvents) }
+            if snapshotsNotCounted > 0 { writer.field("snapshotsNotCounted", snapshotsNotCounted) }
             writer.endRecord()
         }
     }

@@ -181,6 +181,12 @@ package class DashboardController {
     /// each app's newest snapshot, and forgets the apps no longer in `fleet` when it is given.
     private func bringsNews(_ records: [FeedRecord], fleet: [FleetMember]?) -> Bool {
         var news = false
+        if let fleet, lastSnapshots.count > 1 {
+            // An app that left (a restarted one comes back under a new pid) keeps no snapshot;
+            // forgotten first, so that its slot is free for an app of this batch.
+            let members = Set(fleet.map(\.origin))
+            lastSnapshots = lastSnapshots.filter { $0.key.map(members.contains) ?? true }
+        }
         for record in records {
             guard case .snapshot(let snapshot) = record else {
                 news = true
@@ -194,11 +200,6 @@ package class DashboardController {
             }
             lastSnapshots[snapshot.origin] = snapshot
             news = true
-        }
-        if let fleet, lastSnapshots.count > 1 {
-            // An app that left (a restarted one comes back under a new pid) keeps no snapshot.
-            let members = Set(fleet.map(\.origin))
-            lastSnapshots = lastSnapshots.filter { $0.key.map(members.contains) ?? true }
         }
         return news
     }

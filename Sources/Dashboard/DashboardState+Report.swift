@@ -36,6 +36,9 @@ extension DashboardState {
             writer.field("published", row.published)
             writer.field("unheard", row.unheard)
             writer.field("rate", (row.meter.rate(at: now) * 10).rounded() / 10)
+            // The row that sums the types past the table's limit, told apart from a type of
+            // that name.
+            if row.isOtherTypes { writer.field("otherTypes", true) }
             writer.endObject()
         }
         writer.endArray()

@@ -170,7 +170,7 @@ struct DashboardState {
     var droppedEvents = 0
     /// Lifecycle changes lost on the way so far (a running total).
     var droppedLifecycle = 0
-    /// Event types, sorted by name.
+    /// Event types, sorted by name; the row of other types, once there is one, last.
     private(set) var rows: [TypeRow] = []
     private var rowIndex: [String: Int] = [:]
     var wildcard = SubscriberTracker()
@@ -202,6 +202,9 @@ struct DashboardState {
     private(set) var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
     /// The keys of ``memberSnapshots`` in the order they first came.
     private var snapshotOrder: [EventOrigin?] = []
+    /// Snapshots of apps past ``FleetState/maximumMembers`` not kept, so far: the header says
+    /// so, since the counters then leave those apps out.
+    private(set) var snapshotsRefused = 0
     /// The apps of a fleet that are gone, whose snapshots no longer count.
     private var goneMembers: Set<EventOrigin> = []
     /// The apps the counters shown sum, in order.
@@ -247,6 +250,15 @@ struct DashboardState {
                 goneMembers = gone
                 if moved.contains(where: { memberSnapshots[$0] != nil }) { snapshotsChanged = true }
             }
+            // An app the fleet no longer lists (forgotten after it went) keeps no snapshot: it
+            // would count again once it is no longer among the gone, and hold a slot.
+            let listed = Set(members.map(\.origin))
+            let unlisted = snapshotOrder.filter { $0.map { !listed.contains($0) } ?? false }
+            if !unlisted.isEmpty {
+                for origin in unlisted { memberSnapshots[origin] = nil }
+                snapshotOrder.removeAll { $0.map { !listed.contains($0) } ?? false }
+                snapshotsChanged = true
+            }
         }
 
         for record in batch.records {
@@ -271,7 +283,10 @@ struct DashboardState {
                 // (a recording, a tap that relays several apps) could name any number: past
                 // the fleet's limit, a new app's snapshots are not kept.
                 if memberSnapshots[snapshot.origin] == nil {
-                    guard memberSnapshots.count < FleetState.maximumMembers else { continue }
+                    guard memberSnapshots.count < FleetState.maximumMembers else {
+                        snapshotsRefused.clampedAdd(1)
+                        continue
+                    }
                     snapshotOrder.append(snapshot.origin)
                 }
                 memberSnapshots[snapshot.origin] = snapshot.snapshot
@@ -493,10 +508,11 @@ struct DashboardState {
     /// Past ``maximumTypeRows`` names, a new name gets the row of other types, kept last.
     private mutating func rowIndex(for name: String) -> Int {
         if let index = rowIndex[name] { return index }
-        let meter = lastReadingTime.map { RateMeter(startingAt: 0, time: $0) } ?? RateMeter()
         let hasOtherTypes = rows.last?.isOtherTypes == true
+        // Before a meter is made: a flood of new names past the limit makes none.
+        if hasOtherTypes, rowIndex.count >= Self.maximumTypeRows { return rows.endIndex - 1 }
+        let meter = lastReadingTime.map { RateMeter(startingAt: 0, time: $0) } ?? RateMeter()
         if rowIndex.count >= Self.maximumTypeRows {
-            if hasOtherTypes { return rows.endIndex - 1 }
             rows.append(TypeRow(name: Self.otherTypesName, isOtherTypes: true, meter: meter))
             return rows.endIndex - 1
         }

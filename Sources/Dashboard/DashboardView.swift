@@ -142,6 +142,14 @@ struct DashboardView {
                     order: 5, priority: 1, text: dropped.joined(separator: " ") + " dropped (too fast)",
                     style: canvas.style(bold: true, reverse: true, color: .red)))
         }
+        if state.snapshotsRefused > 0 {
+            // The counters leave those apps out: said as loudly as drops.
+            items.append(
+                HeaderItem(
+                    order: 5, priority: 1,
+                    text: "apps past \(TextFormat.grouped(FleetState.maximumMembers)) not counted",
+                    style: canvas.style(bold: true, reverse: true, color: .red)))
+        }
         let suspects = state.observers.suspectCount
         if suspects > 0 {
             items.append(

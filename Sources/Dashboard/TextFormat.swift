@@ -89,6 +89,7 @@ enum TextFormat {
         // Beyond a million years a duration from an app is shown as that: in milliseconds it
         // would overflow.
         guard seconds < 31_557_600_000_000 else { return "> 1,000,000 years" }
+        guard seconds >= 0 else { return "0 ms" }
         let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         if milliseconds < 60_000 {

@@ -191,9 +191,10 @@ public struct HandlerStatistics: Sendable, Hashable {
     /// failures and drops first, then the longer maximum, then the longer total. The counts
     /// are added up to `Int.max` at most: a row may come from another process.
     public func isWorse(than other: HandlerStatistics) -> Bool {
-        let trouble = [slowCalls, waits.slowDeliveries, failures, dropped].clampedSum { $0 }
-        let otherTrouble = [other.slowCalls, other.waits.slowDeliveries, other.failures, other.dropped]
-            .clampedSum { $0 }
+        let trouble = slowCalls.clampedAdding(waits.slowDeliveries).clampedAdding(failures).clampedAdding(
+            dropped)
+        let otherTrouble = other.slowCalls.clampedAdding(other.waits.slowDeliveries)
+            .clampedAdding(other.failures).clampedAdding(other.dropped)
         if trouble != otherTrouble { return trouble > otherTrouble }
         if maximum != other.maximum { return maximum > other.maximum }
         if total != other.total { return total > other.total }

@@ -77,6 +77,6 @@ struct FlowGraphTests {
         graph.take(SourceBatch(events: (0..<count).map { event("T", id: UInt64($0 + 1), line: $0 + 1) }))
         #expect(graph.publishes.count == FlowGraph.maximumEdges)
         #expect(graph.leftOut == 5)
-        #expect(graph.dot(title: "app").contains("(5 arrows or apps past the graph's limits left out)"))
+        #expect(graph.dot(title: "app").contains("(5 records past the graph's limits left out)"))
     }
 }

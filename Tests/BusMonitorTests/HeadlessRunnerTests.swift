@@ -98,6 +98,25 @@ struct HeadlessRunnerTests {
         #expect(object["events"] as? Int == 1_200)
     }
 
+    @Test("snapshots of apps past a fleet's limit, from a source with no fleet list, are counted, not kept")
+    func snapshotsPastTheLimitAreCounted() throws {
+        let snapshots = (0..<(FleetState.maximumMembers + 3)).map { pid in
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: 1,
+                    snapshot: BusSnapshot(
+                        busName: "a", eventTypes: [EventTypeStatistics(typeName: "T", published: 1)],
+                        wildcardObservers: 0),
+                    origin: FeedOrigin(app: "a", host: "h", pid: pid)))
+        }
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(source: ScriptedSource([SourceBatch(records: snapshots)]), output: output).run()
+        }
+        let summary = try #require(lines.last)
+        #expect(summary.contains(#""published":\#(FleetState.maximumMembers)"#), "\(summary)")
+        #expect(summary.contains(#""snapshotsNotCounted":3"#), "\(summary)")
+    }
+
     @Test("stop() ends a run from another thread")
     func stopFromAnotherThread() throws {
         let never = NeverEnding(ScriptedSource([]))

@@ -147,9 +147,7 @@ struct CellGridTests {
         // Counts and durations an app sends may be as large as a count or a duration can be.
         #expect(TextFormat.count(.max, width: 4) == "9.2E")
         #expect(TextFormat.count(.max, width: 9) == "9223372T")
-        #expect(
-            TextFormat.count(999_999_999_999_999_999, width: 5) == "1000P"
-                || TextFormat.count(999_999_999_999_999_999, width: 5) == "1.00E")
+        #expect(TextFormat.count(999_999_999_999_999_999, width: 5) == "1000P")
         #expect(TextFormat.elapsed(.seconds(Int64.max)) == "> 1,000,000 years")
         #expect(TextFormat.right("caf\u{E9}", width: 5) == " café")
         #expect(TextFormat.text("simapp (pid 7, bus simapp)", contains: "bus simapp"))

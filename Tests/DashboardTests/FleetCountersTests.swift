@@ -192,4 +192,87 @@ struct FleetCountersTests {
         #expect(state.memberSnapshots.count == FleetState.maximumMembers)
         #expect(state.rows.first { $0.name == "Tick" }?.published == FleetState.maximumMembers)
     }
+
+    @Test("an app the fleet no longer lists leaves the counters and frees its slot for a new one")
+    func forgottenAppsLeaveTheirSlot() {
+        var state = DashboardState()
+        let apps = (0..<FleetState.maximumMembers).map { EventOrigin(app: "a", host: "h", pid: $0) }
+        state.apply(
+            SourceBatch(
+                records: apps.map { Self.snapshot(of: $0, published: 1, at: 1) },
+                fleet: apps.map { Self.member($0, .active) }), at: 1)
+        #expect(state.rows.first { $0.name == "Tick" }?.published == apps.count)
+        // The first app went and was forgotten; a new one joins in the same batch.
+        let newcomer = EventOrigin(app: "new", host: "h", pid: 1)
+        let listed = Array(apps.dropFirst()) + [newcomer]
+        state.apply(
+            SourceBatch(
+                records: [Self.snapshot(of: newcomer, published: 5, at: 2)],
+                fleet: listed.map { Self.member($0, .active) }), at: 2)
+        #expect(state.memberSnapshots[apps[0]] == nil)
+        #expect(state.memberSnapshots[newcomer] != nil)
+        #expect(state.snapshotsRefused == 0)
+        #expect(state.rows.first { $0.name == "Tick" }?.published == apps.count - 1 + 5)
+    }
+
+    @Test("Enter on the row of other types clears the filter, having no one type to filter by")
+    func enterOnTheOtherTypesRow() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        let events = (0...DashboardState.maximumTypeRows).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    time: 1, typeName: "T\(10_000 + index)", value: DataLoadedEvent(data: []), receivers: 1))
+        }
+        source.enqueue(SourceBatch(records: events))
+        dashboard.update(now: 1)
+        _ = rendered(dashboard, width: 150, height: 45, now: 1)
+        #expect(dashboard.shown.rows.last?.isOtherTypes == true)
+        // Focus on the event types, the row above the wildcard row (the last) selected.
+        while dashboard.focusTitle != "Event types" { _ = dashboard.handle(.tab) }
+        _ = dashboard.handle(.end)
+        _ = dashboard.handle(.up)
+        _ = rendered(dashboard, width: 150, height: 45, now: 1)
+        // A filter set first, by Enter on a type's row, is cleared by Enter on this one.
+        _ = dashboard.handle(.up)
+        _ = dashboard.handle(.enter)
+        #expect(dashboard.filter != nil)
+        _ = dashboard.handle(.down)
+        _ = dashboard.handle(.enter)
+        #expect(dashboard.filter == nil)
+        let grid = rendered(dashboard, width: 150, height: 45, now: 1)
+        #expect(grid.text.contains(DashboardState.otherTypesName), "\(grid.text)")
+    }
+
+    @Test("a change of a count by Int.max is shortened with a unit, and only the value takes its style")
+    func hugeChangesAreShortened() throws {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        let snapshot = { (live: Int, reclaimed: Int) in
+            BusSnapshot(
+                busName: "app",
+                eventTypes: [
+                    EventTypeStatistics(
+                        typeName: "Tick", liveSubscribers: live, reclaimedSubscribers: reclaimed)
+                ],
+                wildcardObservers: 0)
+        }
+        source.enqueue(SourceBatch(snapshot: snapshot(.max, 0)))
+        dashboard.update(now: 1)
+        source.enqueue(SourceBatch(snapshot: snapshot(0, .max)))
+        dashboard.update(now: 2)
+        let grid = rendered(dashboard, width: 150, height: 45, now: 2.5)
+        let y = try #require((0..<grid.height).first { grid.row($0).hasPrefix("Tick") })
+        let row = grid.row(y)
+        #expect(row.contains("▼9.2E"), "\(row)")
+        #expect(!row.contains("775807"), "\(row)")
+        // RECL, just reclaimed, is reversed: its value, not the blank column before it.
+        let columns = TableColumns(width: 150)
+        let reclaimedX =
+            columns.subscribersX + 1 + TableColumns.wideSubscriberWidths[0]
+            + TableColumns.wideSubscriberWidths[1]
+        let reclaimedWidth = TableColumns.wideSubscriberWidths[2]
+        #expect(grid[reclaimedX, y].style.reverse == false)
+        #expect(grid[reclaimedX + reclaimedWidth - 1, y].style.reverse == true)
+    }
 }

@@ -230,9 +230,11 @@ extension TablePane {
         if value >= 0, digits < width {
             grid.putNumber(value, x: x, y: y, width: width, style: style)
         } else {
-            grid.put(
-                TextFormat.right(TextFormat.count(value, width: width - 1), width: width), x: x, y: y,
-                style: style)
+            // Only the value styled, as the digits are: a reversed style must not run into the
+            // gap between columns.
+            let text = TextFormat.count(value, width: width - 1)
+            grid.fill(Cell(), x: x, y: y, count: width)
+            grid.put(text, x: x + width - TextFormat.characterCount(text), y: y, style: style)
         }
     }
 
@@ -279,16 +281,19 @@ extension TablePane {
         }
         guard column < widths.count else { return }
         let width = widths[column]
+        // The change shortened with a unit when it is too wide (a count from an app may go from
+        // Int.max to 0), never cut to its last digits.
         let marker =
             liveChange.map {
-                ($0.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise) + String($0.delta.magnitude)
+                ($0.delta < 0 ? canvas.glyphs.drop : canvas.glyphs.rise)
+                    + TextFormat.count(Int(clamping: $0.delta.magnitude), width: width - 2)
             } ?? ""
         let shown = TextFormat.right(marker, width: width - 1)
         grid.put(" " + shown, x: x, y: y)
         if let liveChange {
             let style = canvas.style(bold: true, color: liveChange.delta < 0 ? .red : .green)
-            grid.style(
-                x: x + 1 + shown.count - marker.count, y: y, count: min(marker.count, width - 1), style)
+            let styled = min(marker.count, shown.count)
+            grid.style(x: x + 1 + shown.count - styled, y: y, count: styled, style)
         }
     }
 }
