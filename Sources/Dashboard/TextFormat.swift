@@ -82,13 +82,16 @@ enum TextFormat {
         return days > 0 ? "\(days)d \(clock)" : clock
     }
 
-    /// A span of time to read at a glance: `12 ms` below a second, `5.0 s` below a minute (as the
-    /// bus's own lines write it), then `2m 05s` and `1h 02m`.
+    /// A span of time to read at a glance, in at most 8 characters so that a table's column
+    /// holds it whole: `12 ms` below a second, `5.0 s` below a minute (as the bus's own lines
+    /// write it), then `2m 05s`, `1h 02m` below 100 hours, `12d 05h` below 1,000 days, then
+    /// years (`31.7 y`, `4000 y`), and `> 1e6 y` beyond a million (a duration from an app may be
+    /// anything up to what a `Duration` holds).
     static func elapsed(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        // Beyond a million years a duration from an app is shown as that: in milliseconds it
-        // would overflow.
-        guard seconds < 31_557_600_000_000 else { return "> 1,000,000 years" }
+        let secondsPerYear: Int64 = 31_557_600
+        // Checked before milliseconds are worked out, which would overflow.
+        guard seconds < 1_000_000 * secondsPerYear else { return "> 1e6 y" }
         guard seconds >= 0 else { return "0 ms" }
         let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         if milliseconds < 1000 { return "\(milliseconds) ms" }
@@ -98,7 +101,10 @@ enum TextFormat {
         }
         let whole = Int(milliseconds / 1000)
         if whole < 3600 { return "\(whole / 60)m " + pad2(whole % 60) + "s" }
-        return "\(whole / 3600)h " + pad2(whole / 60 % 60) + "m"
+        if whole < 100 * 3600 { return "\(whole / 3600)h " + pad2(whole / 60 % 60) + "m" }
+        if whole < 1000 * 86_400 { return "\(whole / 86_400)d " + pad2(whole / 3600 % 24) + "h" }
+        let years = Double(whole) / Double(secondsPerYear)
+        return (years < 100 ? fixed(years, decimals: 1) : fixed(years, decimals: 0)) + " y"
     }
 
     /// A handler's time, fine enough for short calls: `0.004 ms`, `0.25 ms`, `3.2 ms`, `32 ms`,
