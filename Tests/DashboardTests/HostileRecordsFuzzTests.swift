@@ -7,6 +7,7 @@ import Simulator
 import TestSupport
 import Testing
 
+@testable import BusMonitor
 @testable import Dashboard
 
 /// Well-formed records with the numbers and names an app or a stranger may send (0, 1, `Int.max`,
@@ -98,7 +99,23 @@ struct HostileRecordsFuzzTests {
         mutating func batch(at now: Double) -> SourceBatch {
             var records: [FeedRecord] = []
             for _ in 0..<Int(random.next() % 12) {
-                switch random.next() % 4 {
+                switch random.next() % 5 {
+                case 4:
+                    records.append(
+                        .call(
+                            FeedHandlerCall(
+                                eventID: UInt64(count()), eventTypeName: name("Type"),
+                                observerTypeName: name("Screen"),
+                                observerID: UInt64(count()),
+                                thread: TraceThread(id: UInt64(count()), isMain: true),
+                                startNanoseconds: random.next() % 2 == 0
+                                    ? FeedRecord.latestNanoseconds
+                                    : Int(now * 1e9) + Int(random.next() % 1_000_000),
+                                durationNanoseconds: random.next() % 2 == 0
+                                    ? FeedRecord.maximumDurationNanoseconds : Int(random.next() % 1_000_000),
+                                waitedNanoseconds: random.next() % 2 == 0
+                                    ? FeedRecord.maximumDurationNanoseconds : 0,
+                                origin: origin())))
                 case 0:
                     records.append(
                         .snapshot(FeedSnapshot(time: time(near: now), snapshot: snapshot(), origin: origin()))
@@ -146,10 +163,24 @@ struct HostileRecordsFuzzTests {
         let dashboard = SourceDashboard(source: source)
         let keys: [DashboardKey] = [.tab, .enter, .escape, .down, .up, .end, .home, .tab, .enter, .escape]
         let sizes = [(150, 45), (80, 24), (60, 16), (200, 60)]
+        var graph = FlowGraph()
+        var trace = ChromeTrace { ChromeTrace.AppName(name: "app", pid: 42) }
+        var lines = 0
         var now = 1_700_000_000.0
         for round in 0..<(ProcessInfo.processInfo.environment["HOSTILE_ROUNDS"].flatMap { Int($0) } ?? 300) {
             now += 0.25
-            source.enqueue(generator.batch(at: now))
+            let batch = generator.batch(at: now)
+            // The same records through what else reads them: the graph, the trace, and the wire
+            // (each written and read back, as a recording is).
+            graph.take(batch)
+            trace.add(batch)
+            lines += trace.take().count
+            for record in batch.records {
+                #expect(throws: Never.self, "round \(round)") {
+                    _ = try FeedRecord.decode(line: record.encodeLine())
+                }
+            }
+            source.enqueue(batch)
             dashboard.update(now: now)
             _ = dashboard.handle(keys[round % keys.count])
             let (width, height) = sizes[round % sizes.count]
@@ -165,6 +196,9 @@ struct HostileRecordsFuzzTests {
                 "round \(round): a negative number drawn: \(text.split(separator: "\n").filter { $0.range(of: #"(^| )-[0-9]"#, options: .regularExpression) != nil })"
             )
         }
+        #expect(!graph.dot(title: "app").isEmpty)
+        lines += trace.finish().count
+        #expect(lines > 0)
         #expect(dashboard.shown.rows.count <= DashboardState.maximumTypeRows + 1)
         #expect(dashboard.shown.rows.allSatisfy { $0.published >= 0 && $0.unheard >= 0 })
     }
