@@ -22,25 +22,7 @@ extension BusSnapshot {
         var sticky: [StickyEvent] = []
         for snapshot in snapshots {
             for type in snapshot.eventTypes {
-                types.add(type, at: type.typeName) { sum, type in
-                    EventTypeStatistics(
-                        typeName: sum.typeName, qualifiedTypeName: sum.qualifiedTypeName,
-                        liveSubscribers: sum.liveSubscribers.clampedAdding(type.liveSubscribers),
-                        deadSubscribers: sum.deadSubscribers.clampedAdding(type.deadSubscribers),
-                        reclaimedSubscribers: sum.reclaimedSubscribers.clampedAdding(
-                            type.reclaimedSubscribers),
-                        unsubscribedSubscribers: sum.unsubscribedSubscribers.clampedAdding(
-                            type.unsubscribedSubscribers),
-                        cancelledSubscribers: sum.cancelledSubscribers.clampedAdding(
-                            type.cancelledSubscribers),
-                        duplicateSubscriptions: sum.duplicateSubscriptions.clampedAdding(
-                            type.duplicateSubscriptions),
-                        published: sum.published.clampedAdding(type.published),
-                        delivered: sum.delivered.clampedAdding(type.delivered),
-                        unheard: sum.unheard.clampedAdding(type.unheard),
-                        handlerFailures: sum.handlerFailures.clampedAdding(type.handlerFailures),
-                        dropped: sum.dropped.clampedAdding(type.dropped))
-                }
+                types.add(type, at: type.typeName) { sum, type in sum.adding(type) }
             }
             for observer in snapshot.observers {
                 classes.add(observer, at: observer.className) { sum, observer in
@@ -82,6 +64,26 @@ extension BusSnapshot {
             deadWildcardObservers: wildcard.dead, reclaimedWildcardObservers: wildcard.reclaimed,
             wildcardDeliveries: wildcard.deliveries, observers: classes.values, leakSuspects: suspects,
             instances: instances, handlers: handlers.values, stickyEvents: sticky)
+    }
+}
+
+extension EventTypeStatistics {
+    /// These counts and `other`'s summed, each held at `Int.max`, under this row's names: two
+    /// apps' rows of one type, or the types a table sums in one row.
+    package func adding(_ other: EventTypeStatistics) -> EventTypeStatistics {
+        EventTypeStatistics(
+            typeName: typeName, qualifiedTypeName: qualifiedTypeName,
+            liveSubscribers: liveSubscribers.clampedAdding(other.liveSubscribers),
+            deadSubscribers: deadSubscribers.clampedAdding(other.deadSubscribers),
+            reclaimedSubscribers: reclaimedSubscribers.clampedAdding(other.reclaimedSubscribers),
+            unsubscribedSubscribers: unsubscribedSubscribers.clampedAdding(other.unsubscribedSubscribers),
+            cancelledSubscribers: cancelledSubscribers.clampedAdding(other.cancelledSubscribers),
+            duplicateSubscriptions: duplicateSubscriptions.clampedAdding(other.duplicateSubscriptions),
+            published: published.clampedAdding(other.published),
+            delivered: delivered.clampedAdding(other.delivered),
+            unheard: unheard.clampedAdding(other.unheard),
+            handlerFailures: handlerFailures.clampedAdding(other.handlerFailures),
+            dropped: dropped.clampedAdding(other.dropped))
     }
 }
 

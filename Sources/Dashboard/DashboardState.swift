@@ -576,22 +576,3 @@ struct DashboardState {
         appendNotices(before: .infinity)
     }
 }
-
-extension EventTypeStatistics {
-    /// These counts and `other`'s summed, each held at `Int.max`, under this row's names.
-    func adding(_ other: EventTypeStatistics) -> EventTypeStatistics {
-        EventTypeStatistics(
-            typeName: typeName, qualifiedTypeName: qualifiedTypeName,
-            liveSubscribers: liveSubscribers.clampedAdding(other.liveSubscribers),
-            deadSubscribers: deadSubscribers.clampedAdding(other.deadSubscribers),
-            reclaimedSubscribers: reclaimedSubscribers.clampedAdding(other.reclaimedSubscribers),
-            unsubscribedSubscribers: unsubscribedSubscribers.clampedAdding(other.unsubscribedSubscribers),
-            cancelledSubscribers: cancelledSubscribers.clampedAdding(other.cancelledSubscribers),
-            duplicateSubscriptions: duplicateSubscriptions.clampedAdding(other.duplicateSubscriptions),
-            published: published.clampedAdding(other.published),
-            delivered: delivered.clampedAdding(other.delivered),
-            unheard: unheard.clampedAdding(other.unheard),
-            handlerFailures: handlerFailures.clampedAdding(other.handlerFailures),
-            dropped: dropped.clampedAdding(other.dropped))
-    }
-}
