@@ -426,19 +426,14 @@ final class ListenLoop: @unchecked Sendable {
         malformed: inout Int
     ) -> String? {
         connection.dialBuffer += bytes
-        guard let newline = connection.dialBuffer.firstIndex(of: 0x0A) else {
-            if connection.dialBuffer.count > MonitorLinkHandshake.maximumDialLength {
-                refuse(connection, reason: "not a busmon dial (a first line over 4 KiB)")
-                return nil
-            }
-            return nil
-        }
-        var line = connection.dialBuffer[..<newline]
-        // The limit holds however the line arrived, in pieces or in one read with its newline.
-        guard line.count <= MonitorLinkHandshake.maximumDialLength else {
+        let newline = connection.dialBuffer.firstIndex(of: 0x0A)
+        // The limit holds however the line arrives: in pieces, or in one read with its newline.
+        guard (newline ?? connection.dialBuffer.count) <= MonitorLinkHandshake.maximumDialLength else {
             refuse(connection, reason: "not a busmon dial (a first line over 4 KiB)")
             return nil
         }
+        guard let newline else { return nil }
+        var line = connection.dialBuffer[..<newline]
         if line.last == 0x0D { line = line.dropLast() }
         switch MonitorLinkHandshake.decodeDial(line) {
         case .failure(.http):

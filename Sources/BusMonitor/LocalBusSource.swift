@@ -38,23 +38,7 @@ package final class LocalBusSource: DashboardSource {
     private let clock: @Sendable () -> Double
     private let lastSnapshotTime = LockedValue<Double?>(nil)
 
-    /// Starts watching `bus`, taking no commands.
-    ///
-    /// - Parameters:
-    ///   - bus: The bus to watch.
-    ///   - title: What the header shows; the bus's name when `nil`.
-    ///   - capacity: Events buffered between two drains; later ones are dropped and counted.
-    ///   - snapshotInterval: Least seconds between two snapshots of the bus's counters.
-    package convenience init(
-        bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
-        snapshotInterval: Double = defaultSnapshotInterval
-    ) {
-        self.init(
-            bus: bus, title: title, capacity: capacity, snapshotInterval: snapshotInterval,
-            supportedCommands: [], commands: { _ in nil })
-    }
-
-    /// Starts watching `bus`, with commands for what runs on it.
+    /// Starts watching `bus`, with commands for what runs on it when given any.
     ///
     /// - Parameters:
     ///   - bus: The bus to watch.
@@ -64,12 +48,12 @@ package final class LocalBusSource: DashboardSource {
     ///   - supportedCommands: The commands `commands` carries out, as the monitor offers them;
     ///     none by default.
     ///   - commands: Carries out the person's commands, returning a short message, or `nil`
-    ///     when the command does not apply.
+    ///     when the command does not apply; none by default.
     package convenience init(
         bus: EventBus, title: String? = nil, capacity: Int = BusCapture.defaultCapacity,
         snapshotInterval: Double = defaultSnapshotInterval,
         supportedCommands: [SourceCommandDescription] = [],
-        commands: @escaping @Sendable (SourceCommand) -> String?
+        commands: @escaping @Sendable (SourceCommand) -> String? = { _ in nil }
     ) {
         self.init(
             bus: bus, title: title, capture: BusCapture(bus: bus, capacity: capacity),

@@ -55,9 +55,6 @@ package struct SourceCommandDescription: Sendable, Equatable {
         self.help = help
     }
 
-    /// The commands of the control.
-    package var commands: [SourceCommand] { keys.map(\.command) }
-
     /// `+` plays a recording faster and `-` slower.
     package static let replaySpeed = faster(andSlower: "Speed", help: "play the recording faster / slower")
 

@@ -55,12 +55,6 @@ package final class TracingSource: WrappingSource {
         source.requestHandlerCalls()
     }
 
-    /// Why writing the trace stopped, such as a full disk; `nil` while it works.
-    package var error: String? { file.error }
-
-    /// Entries written to the trace so far.
-    package var entriesWritten: Int { state.withLock { $0.trace.entriesWritten } }
-
     /// Drains the wrapped source, traces the batch, and returns it.
     package func drain() -> SourceBatch {
         take(wrapped.drain())
