@@ -96,7 +96,7 @@ extension FeedRecord {
         var parser = JSONParser(line)
         // A snapshot's arrays are all read: built while they are checked, not parsed twice.
         var members = try parser.parseRecord(buildingContainersFor: "snapshot")
-        guard case .string(let kind)? = RecordFields.find("kind", in: members) else {
+        guard case .string(let kind)? = JSONLineMembers.find("kind", in: members) else {
             throw .missingKind
         }
         if kind != "snapshot", parser.builtContainers {
@@ -295,19 +295,7 @@ private struct RecordFields {
     package var prefix = ""
 
     private func find(_ name: String) -> JSONValue? {
-        Self.find(name, in: members)
-    }
-
-    /// The value of the member `name` of `members`; the last of duplicate names wins, as in most
-    /// JSON readers. A loop over indices rather than `last(where:)`: every field of every line
-    /// is looked up here, and a closure call per member is most of a debug build's decoding.
-    static func find(_ name: String, in members: [(key: String, value: JSONValue)]) -> JSONValue? {
-        var index = members.count
-        while index > 0 {
-            index -= 1
-            if members[index].key == name { return members[index].value }
-        }
-        return nil
+        JSONLineMembers.find(name, in: members)
     }
 
     private func value(_ name: String) throws(FeedDecodingError) -> JSONValue {

@@ -536,3 +536,52 @@ struct JSONParser {
         .malformedJSON(reason: reason, offset: position)
     }
 }
+
+/// The members of a line that must be one JSON object, looked up by name: for the short lines
+/// of a connection's handshake and requests, where a missing or mistyped member means the line
+/// is not what was expected rather than an error to explain.
+package struct JSONLineMembers {
+    /// The members in the order they came.
+    let members: [(key: String, value: JSONValue)]
+
+    /// Parses `line` (without its `\n`); `nil` when it is not one JSON object.
+    package init?(_ line: ArraySlice<UInt8>) {
+        let text = Array(line)
+        let members = try? text.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
+            var parser = JSONParser(buffer)
+            return try parser.parseRecord()
+        }
+        guard let members else { return nil }
+        self.members = members
+    }
+
+    /// The member `name`'s value when it is a string.
+    package func string(_ name: String) -> String? {
+        guard case .string(let value)? = Self.find(name, in: members) else { return nil }
+        return value
+    }
+
+    /// The member `name`'s value when it is a whole number that fits an `Int`.
+    package func integer(_ name: String) -> Int? {
+        guard case .number(let number)? = Self.find(name, in: members) else { return nil }
+        return number.integer
+    }
+
+    /// The member `name`'s value when it is `true` or `false`.
+    package func bool(_ name: String) -> Bool? {
+        guard case .bool(let value)? = Self.find(name, in: members) else { return nil }
+        return value
+    }
+
+    /// The value of the member `name` of `members`; the last of duplicate names wins, as in most
+    /// JSON readers. A loop over indices rather than `last(where:)`: every field of every line
+    /// is looked up here, and a closure call per member is most of a debug build's decoding.
+    static func find(_ name: String, in members: [(key: String, value: JSONValue)]) -> JSONValue? {
+        var index = members.count
+        while index > 0 {
+            index -= 1
+            if members[index].key == name { return members[index].value }
+        }
+        return nil
+    }
+}

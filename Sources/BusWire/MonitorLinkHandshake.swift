@@ -68,34 +68,14 @@ package enum MonitorLinkHandshake {
     /// - Parameter line: The line, without its `\n`.
     /// - Returns: The dial, or why it is not one.
     package static func decodeDial(_ line: ArraySlice<UInt8>) -> Result<Dial, DialProblem> {
-        let text = Array(line)
         for method in ["GET ", "POST ", "HEAD ", "PUT ", "OPTIONS ", "DELETE ", "CONNECT ", "PRI * "]
-        where text.starts(with: method.utf8) {
+        where line.starts(with: method.utf8) {
             return .failure(.http)
         }
-        let members: [(key: String, value: JSONValue)]
-        do throws(FeedDecodingError) {
-            members = try text.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
-                var parser = JSONParser(buffer)
-                return try parser.parseRecord()
-            }
-        } catch {
-            return .failure(.notADial)
-        }
-        func string(_ name: String) -> String? {
-            guard case .string(let value)? = members.last(where: { $0.key == name })?.value else {
-                return nil
-            }
-            return value
-        }
-        func integer(_ name: String) -> Int? {
-            guard case .number(let number)? = members.last(where: { $0.key == name })?.value else {
-                return nil
-            }
-            return number.integer
-        }
-        guard string("kind") == "dial", let version = integer("version"), let token = string("token"),
-            let app = string("app"), let host = string("host"), let pid = integer("pid")
+        guard let members = JSONLineMembers(line), members.string("kind") == "dial",
+            let version = members.integer("version"), let token = members.string("token"),
+            let app = members.string("app"), let host = members.string("host"),
+            let pid = members.integer("pid")
         else { return .failure(.notADial) }
         guard version == Self.version else { return .failure(.unknownVersion(version)) }
         return .success(Dial(version: version, token: token, app: app, host: host, pid: pid))
@@ -142,11 +122,7 @@ package enum MonitorLinkHandshake {
         {
             return .refused(refusal.reason)
         }
-        let members = try? text.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
-            var parser = JSONParser(buffer)
-            return try parser.parseRecord()
-        }
-        if case .string("welcome")? = members?.last(where: { $0.key == "kind" })?.value { return .welcome }
+        if JSONLineMembers(line)?.string("kind") == "welcome" { return .welcome }
         return .unknown
     }
 

@@ -30,18 +30,8 @@ package enum MonitorRequest: Sendable, Hashable {
     /// Reads one line (without its `\n`); `nil` for anything that is not a request.
     package static func decode(_ line: ArraySlice<UInt8>) -> MonitorRequest? {
         guard line.count <= maximumLength else { return nil }
-        let text = Array(line)
-        let members: [(key: String, value: JSONValue)]
-        do throws(FeedDecodingError) {
-            members = try text.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
-                var parser = JSONParser(buffer)
-                return try parser.parseRecord()
-            }
-        } catch {
-            return nil
-        }
-        guard case .string("trace")? = members.last(where: { $0.key == "kind" })?.value,
-            case .bool(let calls)? = members.last(where: { $0.key == "calls" })?.value
+        guard let members = JSONLineMembers(line), members.string("kind") == "trace",
+            let calls = members.bool("calls")
         else { return nil }
         return .traceCalls(calls)
     }
