@@ -203,12 +203,6 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
 /// Linux they do not). A value set on the main queue reads back only in code that the queue, or
 /// a queue serialized with it, is running.
 enum MainActorCheck {
-    private static let key: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
     /// Whether the caller runs on the main actor's executor; within a publish, asked once.
     ///
     /// Where the thread tells (Darwin), a check of the thread: asking the queue costs about
@@ -217,7 +211,7 @@ enum MainActorCheck {
         if let byThread = System.isOnMainActorByThread() { return byThread }
         return ThreadDeliveryState.currentUnretained.borrow { thread in
             if let known = thread.isOnMainActor { return known }
-            let isCurrent = DispatchQueue.getSpecific(key: key) == true
+            let isCurrent = System.isOnMainQueue()
             if thread.depth > 0 { thread.isOnMainActor = isCurrent }
             return isCurrent
         }
