@@ -205,8 +205,9 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
 enum MainActorCheck {
     /// Whether the caller runs on the main actor's executor; within a publish, asked once.
     ///
-    /// Where the thread tells (Darwin), a check of the thread: asking the queue costs about
-    /// 30 ns, a sixth of a one-subscriber publish.
+    /// Where the thread tells (Darwin), a check of the thread, which costs less than asking the
+    /// queue (11 ns through libdispatch's C call on Linux, about 30 through
+    /// `DispatchQueue.getSpecific`).
     static var isCurrent: Bool {
         if let byThread = System.isOnMainActorByThread() { return byThread }
         return ThreadDeliveryState.currentUnretained.borrow { thread in
