@@ -24,9 +24,7 @@ final class RecordingLineReader {
         /// The line's number, from 1.
         var number: Int
         /// The line without its `\n`.
-        var bytes: ArraySlice<UInt8>?
-        /// Its length in bytes, without the `\n`.
-        var length: Int
+        var bytes: ArraySlice<UInt8>
         /// Whether a `\n` ended it; only the last line of a file may lack one.
         var endsWithNewline: Bool
         /// Where the line starts in the file, in bytes: where ``RecordingLineReader/reread(from:)``
@@ -126,33 +124,13 @@ final class RecordingLineReader {
 
     /// The next line, or nil at the end of the file.
     ///
-    /// - Throws: ``RecordingError/unreadable(path:reason:)`` when reading fails.
     /// - Throws: ``RecordingError/unreadable(path:reason:)`` when reading fails, and
     ///   ``RecordingError/malformedLine(path:line:error:)`` as soon as a line is longer than a
     ///   record may be.
     func next() throws(RecordingError) -> Line? {
         while true {
-            if let newline = newlineIndex() {
-                lineNumber += 1
-                let length = newline - start
-                let bytes = buffer[start..<newline]
-                let position = Position(offset: bufferOffset + start, line: lineNumber)
-                start = newline + 1
-                return Line(
-                    number: lineNumber, bytes: bytes, length: length, endsWithNewline: true,
-                    position: position)
-            }
-            if atEnd {
-                guard start < end else { return nil }
-                lineNumber += 1
-                let length = end - start
-                let bytes = buffer[start..<end]
-                let position = Position(offset: bufferOffset + start, line: lineNumber)
-                start = end
-                return Line(
-                    number: lineNumber, bytes: bytes, length: length, endsWithNewline: false,
-                    position: position)
-            }
+            if let newline = newlineIndex() { return takeLine(upTo: newline, endsWithNewline: true) }
+            if atEnd { return start < end ? takeLine(upTo: end, endsWithNewline: false) : nil }
             if end - start > FeedRecord.maximumLineLength {
                 // Too long to be a record, and it may never end: the input is not a recording.
                 throw .malformedLine(
@@ -161,6 +139,16 @@ final class RecordingLineReader {
             }
             try fill()
         }
+    }
+
+    /// Returns the bytes from `start` to `lineEnd` as the next line, and moves past it.
+    private func takeLine(upTo lineEnd: Int, endsWithNewline: Bool) -> Line {
+        lineNumber += 1
+        let line = Line(
+            number: lineNumber, bytes: buffer[start..<lineEnd], endsWithNewline: endsWithNewline,
+            position: Position(offset: bufferOffset + start, line: lineNumber))
+        start = endsWithNewline ? lineEnd + 1 : lineEnd
+        return line
     }
 
     private func newlineIndex() -> Int? {

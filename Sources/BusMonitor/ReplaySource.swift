@@ -194,11 +194,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
-                guard let bytes = line.bytes else {
-                    throw .lineTooLong(length: line.length, limit: FeedRecord.maximumLineLength)
-                }
-                if Self.isBlank(bytes) { continue }
-                record = try FeedRecord.decode(line: bytes)
+                if Self.isBlank(line.bytes) { continue }
+                record = try FeedRecord.decode(line: line.bytes)
             } catch {
                 if case .unknownKind = error {
                     records += 1
@@ -300,7 +297,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 return nil
             }
             // Lines the check skipped (or that changed since) are skipped here too.
-            guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes) else { continue }
+            guard let record = try? FeedRecord.decode(line: line.bytes) else { continue }
             guard let time = record.time else {
                 if case .hello = record { clock.countersStartOver = true }
                 continue
@@ -311,7 +308,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 item.restartsCounters = clock.countersStartOver
                 clock.countersStartOver = false
             }
-            return (item, clock.latest, line.length)
+            return (item, clock.latest, line.bytes.count)
         }
     }
 
@@ -707,8 +704,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// The next record that plays, read from `reader`, as playback counts them; `nil` at the end.
     private static func nextItem(_ reader: RecordingLineReader) throws(RecordingError) -> FeedRecord? {
         while let line = try reader.next() {
-            guard let bytes = line.bytes, let record = try? FeedRecord.decode(line: bytes), record.time != nil
-            else { continue }
+            guard let record = try? FeedRecord.decode(line: line.bytes), record.time != nil else { continue }
             return record
         }
         return nil
