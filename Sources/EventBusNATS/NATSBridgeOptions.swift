@@ -1,10 +1,4 @@
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import BusWire
 
 /// How a ``NATSBridge`` connects, queues and reconnects. The defaults suit most apps.
 ///
@@ -80,10 +74,7 @@ public struct NATSBridgeOptions: Sendable, Hashable {
     ///
     /// - Returns: The name, or `localhost` when the system has none.
     public static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "localhost" : name
+        System.hostName()
     }
 }
 
