@@ -25,13 +25,20 @@ struct InstanceRow: Equatable {
     let status: Status
     /// For a suspect: why the app expected it to go.
     let reason: String?
-    /// For a suspect: how long past its deadline it is.
+    /// For a suspect: how long past its deadline it is; for one gone while it was a suspect, how
+    /// long it was when last listed.
     let overdue: Duration?
 
     /// Whether it is gone, and shown greyed.
     var isGone: Bool {
         if case .gone = status { return true }
         return false
+    }
+
+    /// Whether it is listed among the suspects: a suspect, or one that went while it was one,
+    /// which stays where it stood while it is shown greyed.
+    var isAmongSuspects: Bool {
+        status == .suspect || (isGone && overdue != nil)
     }
 }
 
@@ -165,7 +172,9 @@ struct ObserverTracker {
 
     /// The objects of `className` to list at `now`: suspects first, the longest overdue first,
     /// then the others newest first, those gone in the last ``goneDuration`` seconds among
-    /// them in their places, so that a row changes state where it stands.
+    /// them in their places (a suspect that went among the suspects, by its last overdue time),
+    /// so that a row changes state where it stands and a selection that follows it does not
+    /// jump down the list.
     func instances(of className: String, at now: Double) -> [InstanceRow] {
         var rows: [InstanceRow] = []
         var seen: Set<UInt64> = []
@@ -194,11 +203,12 @@ struct ObserverTracker {
                 InstanceRow(
                     observerID: id, className: className, age: entry.instance.age,
                     subscriptions: entry.instance.subscriptions,
-                    status: .gone(label: entry.label, since: entry.since), reason: nil, overdue: nil))
+                    status: .gone(label: entry.label, since: entry.since), reason: nil,
+                    overdue: entry.instance.overdue))
         }
         return rows.sorted { first, second in
-            let firstSuspect = first.status == .suspect
-            let secondSuspect = second.status == .suspect
+            let firstSuspect = first.isAmongSuspects
+            let secondSuspect = second.isAmongSuspects
             if firstSuspect != secondSuspect { return firstSuspect }
             if firstSuspect, first.overdue != second.overdue {
                 return (first.overdue ?? .zero) > (second.overdue ?? .zero)

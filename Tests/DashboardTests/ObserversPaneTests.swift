@@ -256,6 +256,80 @@ struct ObserversPaneTests {
         #expect(grid.text.contains("\n#44 "))
     }
 
+    /// ChatScreen with suspects #3 (6 s overdue) and #5 (4 s), unless `without3`, and live
+    /// objects #10 to #40.
+    private static func chatSnapshot(without3: Bool = false) -> BusSnapshot {
+        let suspects = [(3, 6), (5, 4)].filter { !without3 || $0.0 != 3 }.map { id, overdue in
+            LeakSuspect(
+                observerID: UInt64(id), className: "ChatScreen", reason: "screen closed",
+                overdue: .seconds(overdue), subscriptions: ["DataLoadedEvent"])
+        }
+        let live = (10...40).map {
+            ObserverInstance(
+                observerID: UInt64($0), className: "ChatScreen", age: .seconds(50 - $0),
+                subscriptions: ["DataLoadedEvent"], state: .live)
+        }
+        let listedSuspects = suspects.map {
+            ObserverInstance(
+                observerID: $0.observerID, className: "ChatScreen", age: .seconds(60),
+                subscriptions: ["DataLoadedEvent"], state: .live, leakReason: $0.reason, overdue: $0.overdue)
+        }
+        return BusSnapshot(
+            busName: "app", eventTypes: [], wildcardObservers: 0,
+            observers: [
+                ObserverStatistics(
+                    className: "ChatScreen", liveInstances: live.count + suspects.count,
+                    liveSubscriptions: live.count + suspects.count, leakSuspects: suspects.count)
+            ],
+            leakSuspects: suspects, instances: listedSuspects + live)
+    }
+
+    @Test("a suspect reclaimed while its class is open keeps its place, and the view stays at the top")
+    func aReclaimedSuspectKeepsItsPlace() throws {
+        // Given a class's objects opened on its longest-overdue suspect, many live objects below
+        let source = ScriptedSource(title: "app")
+        let dashboard = SourceDashboard(source: source)
+        var now = startTime
+        source.enqueue(SourceBatch(snapshot: Self.chatSnapshot(), status: "live"))
+        dashboard.update(now: now)
+        _ = dashboard.handle(.character("o"))
+        _ = dashboard.handle(.enter)
+        var grid = rendered(dashboard, width: 100, height: 30, now: now)
+        let (first, firstY) = try row(grid, startingWith: "#3 ")
+        #expect(first.contains("leak suspect"))
+
+        // When the app lets it go (as an app fixing a leak, or capping its leaks, does)
+        now += 0.5
+        source.enqueue(
+            SourceBatch(
+                lifecycle: [
+                    FeedLifecycle(
+                        time: now,
+                        change: SubscriberLifecycleEvent(
+                            kind: .reclaimed, eventTypeName: "DataLoadedEvent",
+                            observerTypeName: "ChatScreen",
+                            observerID: 3, deadFor: .milliseconds(5),
+                            reclaimedBy: .publish(eventTypeName: "DataLoadedEvent")))
+                ], snapshot: Self.chatSnapshot(without3: true)))
+        dashboard.update(now: now)
+        grid = rendered(dashboard, width: 100, height: 30, now: now)
+
+        // Then it turns "reclaimed" where it stood, the other suspect still next, and the view
+        // does not follow it to where its serial would put it among the live objects.
+        let (gone, goneY) = try row(grid, startingWith: "#3 ")
+        #expect(goneY == firstY, "\(grid.text)")
+        #expect(gone.contains("reclaimed"))
+        let (suspect, suspectY) = try row(grid, startingWith: "#5 ")
+        #expect(suspectY == firstY + 1)
+        #expect(suspect.contains("leak suspect"))
+
+        // And once it has gone from the list, the suspect after it takes its place, selected.
+        grid = rendered(dashboard, width: 100, height: 30, now: now + ObserverTracker.goneDuration + 0.1)
+        let (_, nextY) = try row(grid, startingWith: "#5 ")
+        #expect(nextY == firstY, "\(grid.text)")
+        #expect(grid[0, nextY].style.reverse)
+    }
+
     @Test func anObjectPushedOutOfAFullListingIsNotCalledReclaimed() {
         // Given a class with more live objects than the listing holds
         var tracker = ObserverTracker()
