@@ -338,6 +338,11 @@ package class DashboardController {
             let content: LogEntry.Content
             switch record {
             case .event(let event): content = .event(event)
+            case .lifecycle(let captured)
+            where captured.change.kind == .reclaimed && captured.change.observerID != nil:
+                // The log shows an object's reclaim reports as one line, "X #4 deallocated; ...":
+                // each report is judged by that line's words.
+                content = .reclaim(ObjectReclaim(captured.change))
             case .lifecycle(let captured): content = .lifecycle(captured.change)
             default: return false
             }

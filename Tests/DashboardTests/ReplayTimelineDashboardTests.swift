@@ -1,5 +1,6 @@
 import BusMonitor
 import BusWire
+import EventBus
 import Foundation
 import ScreenGrid
 import TestSupport
@@ -95,5 +96,49 @@ struct ReplayTimelineDashboardTests {
         #expect(grid.row(0).contains("replay 00:11.4 / 00:39.9 [##--------] paused"), "\(grid.row(0))")
         #expect(grid.row(29).contains("Space Play"))
         #expect(!dashboard.isPaused, "the display itself is not frozen")
+    }
+
+    @Test("n finds a reclaim by the words of the log's line for it, as the filter shows it")
+    func findsAReclaimByItsLogLine() throws {
+        let directory = TemporaryDirectory()
+        let path = try TimelineRecording.write(seconds: 30, in: directory)
+        // At 20 s, ChatScreen #43's two subscriptions are reclaimed, in two reports of which the
+        // log makes one line, "ChatScreen #43 deallocated; ...": neither report has the word.
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let reclaims = ["UserLoggedInEvent", "DataLoadedEvent"].map { type in
+            String(
+                FeedRecord.lifecycle(
+                    FeedLifecycle(
+                        time: 1_020.05,
+                        change: SubscriberLifecycleEvent(
+                            kind: .reclaimed, eventTypeName: type, observerTypeName: "ChatScreen",
+                            observerID: 43,
+                            reclaimedBy: .publish(eventTypeName: type)))
+                ).encodeLine().dropLast())
+        }
+        lines.insert(contentsOf: reclaims, at: 201)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+
+        let dashboard = SourceDashboard(source: try ReplaySource(path: path, speed: 1))
+        var now = 1_700_000_000.0
+        func press(_ character: Character) {
+            _ = dashboard.handle(.character(character))
+            now += 0.04
+            dashboard.update(now: now)
+        }
+        press(" ")
+        press("/")
+        for character in "deallocated" { press(character) }
+        _ = dashboard.handle(.enter)
+        press("n")
+        #expect(
+            dashboard.currentMessage(at: now) == "found at 00:20.0",
+            "\(dashboard.currentMessage(at: now) ?? "")")
+        var grid = CellGrid(width: 120, height: 30)
+        dashboard.render(into: &grid, now: now)
+        // The cursor stops at the first report: the line the log has made of what it read so far.
+        #expect(grid.text.contains("ChatScreen #43 deallocated; 1 subscription reclaimed"), "\(grid.text)")
+        press("N")
+        #expect(dashboard.currentMessage(at: now) == "no earlier line matches")
     }
 }
