@@ -27,7 +27,7 @@ internal import TerminalUI
 package enum Busmon {
     /// Runs busmon with `arguments` (without the program name) and returns its exit status.
     package static func run(arguments: [String], environment: [String: String]) -> Int32 {
-        System.occupyClosedStandardDescriptors()
+        let closedDescriptors = System.occupyClosedStandardDescriptors()
         // Anyone on the machine may read a command line (ps): the token leaves it at once.
         if let token = commandLineToken(arguments) { System.hideArgument(token) }
         // A file grown past `ulimit -f` raises SIGXFSZ, which would end busmon at once (the
@@ -38,8 +38,9 @@ package enum Busmon {
         do {
             switch try CommandLineParser.parse(arguments) {
             case .help:
-                print(CommandLineParser.usage, terminator: "")
-                return 0
+                return writeToStandardOutput(
+                    CommandLineParser.usage, what: "the help",
+                    isClosed: closedDescriptors.contains(STDOUT_FILENO))
             case .run(let parsed):
                 options = parsed
             }
@@ -47,6 +48,12 @@ package enum Busmon {
             printError("busmon: \(error)")
             writeToStandardError("\n" + CommandLineParser.usage)
             return 2
+        }
+
+        // Its output would go nowhere: /dev/null holds the descriptor's place.
+        if options.headless, closedDescriptors.contains(STDOUT_FILENO) {
+            printError("busmon: cannot write to stdout: it is closed")
+            return 1
         }
 
         if case .fleet = options.source, !NATSFleetSource.isAvailable {
@@ -181,6 +188,22 @@ package enum Busmon {
         package init(description: String) { self.description = description }
     }
 
+    /// Writes `text` (`what` it is, for a message) to stdout, unless stdout `isClosed`.
+    ///
+    /// - Returns: 0 when it was written, or its reader closed the pipe (`busmon --help | head
+    ///   -1` took what it wanted); 1, with a message, when it cannot be written.
+    private static func writeToStandardOutput(_ text: String, what: String, isClosed: Bool) -> Int32 {
+        guard !isClosed else {
+            printError("busmon: cannot write \(what) to stdout: it is closed")
+            return 1
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let failure = Array(text.utf8).withUnsafeBytes { BusWire.System.writeAll(STDOUT_FILENO, $0) }
+        guard let failure, failure != EPIPE else { return 0 }
+        printError("busmon: cannot write \(what) to stdout: \(String(cString: strerror(failure)))")
+        return 1
+    }
+
     /// Prints the state of a replay paused at `--at` as one JSON line: the records up to the
     /// cursor taken in as the dashboard takes them, then ``DashboardState/reportLine(cursor:now:)``.
     private static func printState(of replay: ReplaySource) -> Int32 {
@@ -189,13 +212,7 @@ package enum Busmon {
         dashboard.update(now: WallClock.now())
         let cursor = replay.cursor
         let line = dashboard.stateReport(cursor: cursor, now: replay.recordingTime(at: cursor))
-        signal(SIGPIPE, SIG_IGN)
-        let failure = Array(line.utf8).withUnsafeBytes { BusWire.System.writeAll(STDOUT_FILENO, $0) }
-        guard let failure else { return 0 }
-        // A reader that closed the pipe took what it wanted.
-        if failure == EPIPE { return 0 }
-        printError("busmon: cannot write the state: \(String(cString: strerror(failure)))")
-        return 1
+        return writeToStandardOutput(line, what: "the state", isClosed: false)
     }
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.

@@ -35,10 +35,18 @@ enum System {
     ///
     /// The kernel hands out the lowest free descriptor: with stdout closed, `--record FILE`
     /// would be opened as descriptor 1, and every line meant for stdout would land in the
-    /// recording. Output to a closed stream is thrown away instead, as the user asked.
-    static func occupyClosedStandardDescriptors() {
+    /// recording. Output to a closed stderr is thrown away instead, as the user asked; output
+    /// meant for a closed stdout (a headless run's, the help) is refused with exit 1, where it
+    /// would be lost in silence.
+    ///
+    /// - Returns: The descriptors that were closed, so that output meant for one of them is not
+    ///   thrown away in silence.
+    @discardableResult
+    static func occupyClosedStandardDescriptors() -> Set<Int32> {
+        var closed: Set<Int32> = []
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO]
         where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            closed.insert(descriptor)
             let opened = open("/dev/null", O_RDWR)
             // open gives the lowest free descriptor, which is this one; if not, move it there.
             if opened >= 0, opened != descriptor {
@@ -46,6 +54,7 @@ enum System {
                 _ = close(opened)
             }
         }
+        return closed
     }
 
     /// Overwrites `value` with `x`s wherever it is, alone or after `=`, in this process's

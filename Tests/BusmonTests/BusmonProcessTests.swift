@@ -56,6 +56,39 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(15))
     }
 
+    @Test("output to a closed or full stdout is an error, not lost in silence")
+    func outputThatCannotBeWrittenIsAnError() throws {
+        let busmon = try BusmonBinary.require()
+        var cases = [
+            (#""$0" --headless --seed 1 --duration 1 >&-"#, "busmon: cannot write to stdout: it is closed"),
+            (#""$0" --help >&-"#, "busmon: cannot write the help to stdout: it is closed"),
+        ]
+        #if os(Linux)
+            // No /dev/full on a Mac: the closed stdout cases stand for it there.
+            cases += [
+                (
+                    #""$0" --help > /dev/full"#,
+                    "busmon: cannot write the help to stdout: No space left on device"
+                ),
+                (
+                    #""$0" --headless --seed 1 --duration 5 > /dev/full"#,
+                    "busmon: cannot write to stdout: No space left on device"
+                ),
+            ]
+        #endif
+        for (command, message) in cases {
+            let result = try ChildProcess.run(
+                "/bin/sh", ["-c", command, busmon], environment: environment, timeout: 60)
+            #expect(result.status == 1, "\(command): \(result.standardError)")
+            #expect(result.standardError == message + "\n", "\(command)")
+        }
+        // The help into a pipe its reader closes early is taken, as `| head -1` wants.
+        let piped = try ChildProcess.run(
+            "/bin/bash", ["-c", #""$0" --help | head -1; echo "busmon exit ${PIPESTATUS[0]}""#, busmon],
+            environment: environment)
+        #expect(piped.standardOutput == "usage: busmon [options]\nbusmon exit 0\n")
+    }
+
     @Test func attachingToAPathInAMissingFolderIsAnError() throws {
         let result = try ChildProcess.run(
             BusmonBinary.require(), ["--attach", "/nosuch-folder/app.sock", "--headless"],
