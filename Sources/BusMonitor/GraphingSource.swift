@@ -1,6 +1,5 @@
 internal import BusWire
 internal import EventBus
-internal import Foundation
 
 #if canImport(Darwin)
     internal import Darwin
@@ -92,12 +91,23 @@ package final class GraphingSource: WrappingSource {
     }
 
     /// Writes `text` beside `path` and renames it over `path`; returns why it could not.
+    ///
+    /// The file beside it is made as a recording is (``RecordingWriter``): readable by its
+    /// owner only, never through a symbolic link another user planted in a shared folder.
     private static func write(_ text: String, to path: String) -> String? {
         let temporary = path + ".partial"
-        do {
-            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        let writer: RecordingWriter
+        do throws(RecordingError) {
+            writer = try RecordingWriter(path: temporary, what: "graph")
         } catch {
-            return (error as NSError).localizedDescription
+            if case .unwritable(_, let reason, _) = error { return reason }
+            return error.description
+        }
+        writer.write(bytes: Array(text.utf8), lines: 1)
+        writer.close()
+        if let error = writer.error {
+            unlink(temporary)
+            return error
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -24,6 +24,8 @@ internal import Foundation
 package final class RecordingWriter: Sendable {
     /// The file being written.
     package let path: String
+    /// What it holds, as messages name it: `recording`, `trace`.
+    package let what: String
     private let state: LockedValue<State>
 
     private struct State {
@@ -42,10 +44,12 @@ package final class RecordingWriter: Sendable {
     /// An existing regular file must belong to this user; a device (`/dev/null`) is written as
     /// it is.
     ///
-    /// - Parameter path: Where to write.
-    /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be opened, is
-    ///   a symbolic link, or belongs to another user.
-    package init(path: String) throws(RecordingError) {
+    /// - Parameters:
+    ///   - path: Where to write.
+    ///   - what: What the file holds, as messages name it.
+    /// - Throws: ``RecordingError/unwritable(path:reason:what:)`` when the file cannot be opened,
+    ///   is a symbolic link, or belongs to another user.
+    package init(path: String, what: String = "recording") throws(RecordingError) {
         let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
         var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
         if descriptor < 0 && errno == EEXIST {
@@ -55,7 +59,7 @@ package final class RecordingWriter: Sendable {
                 let isRegular = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
                 if isRegular && info.st_uid != geteuid() {
                     System.closeDescriptor(descriptor)
-                    throw .unwritable(path: path, reason: "the file belongs to another user")
+                    throw .unwritable(path: path, reason: "the file belongs to another user", what: what)
                 }
                 if isRegular { _ = ftruncate(descriptor, 0) }
             }
@@ -64,9 +68,10 @@ package final class RecordingWriter: Sendable {
             let code = errno
             // O_NOFOLLOW answers ELOOP for a link, a message that would not say what happened.
             let reason = code == ELOOP ? "it is a symbolic link" : UnixSocket.errorText(code)
-            throw .unwritable(path: path, reason: reason)
+            throw .unwritable(path: path, reason: reason, what: what)
         }
         self.path = path
+        self.what = what
         state = LockedValue(State(descriptor: descriptor))
     }
 
@@ -122,7 +127,7 @@ package final class RecordingWriter: Sendable {
         guard state.error == nil, state.descriptor >= 0, !bytes.isEmpty else { return }
         if let code = bytes.withUnsafeBytes({ System.writeAll(state.descriptor, $0) }) {
             let reason = code == 0 ? "nothing written" : UnixSocket.errorText(code)
-            state.error = "recording to \(path) stopped: \(reason)"
+            state.error = "\(what) to \(path) stopped: \(reason)"
             System.closeDescriptor(state.descriptor)
             state.descriptor = -1
             return

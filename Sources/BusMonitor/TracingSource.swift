@@ -40,11 +40,11 @@ package final class TracingSource: WrappingSource {
     /// Wraps `source`, creating the file at once, so that a path that cannot be written is
     /// refused before anything runs, and asks `source` for handler calls.
     ///
-    /// - Throws: ``RecordingError/unwritable(path:reason:)`` when the file cannot be created.
+    /// - Throws: ``RecordingError/unwritable(path:reason:what:)`` when the file cannot be created.
     package init(wrapping source: any DashboardSource, path: String) throws(RecordingError) {
         wrapped = source
         self.path = path
-        file = try RecordingWriter(path: path)
+        file = try RecordingWriter(path: path, what: "trace")
         let singleApp: @Sendable () -> ChromeTrace.AppName = {
             if let hello = Self.hello(of: source) {
                 return ChromeTrace.AppName(name: hello.process, pid: hello.pid)
@@ -106,7 +106,7 @@ package final class TracingSource: WrappingSource {
             return (state.trace.take(), state.trace.entriesWritten - before)
         }
         if !bytes.isEmpty { file.write(bytes: bytes, lines: entries) }
-        if let error = file.error { batch.appendToStatus("trace: \(error)") }
+        if let error = file.error { batch.appendToStatus(error) }
         return batch
     }
 

@@ -50,8 +50,10 @@ package enum Busmon {
             return 2
         }
 
-        // Its output would go nowhere: /dev/null holds the descriptor's place.
-        if options.headless, closedDescriptors.contains(STDOUT_FILENO) {
+        // Its output would go nowhere (/dev/null holds the descriptor's place): a mistake, unless
+        // a file takes what is watched and stdout was closed to keep only that.
+        let writesAFile = options.recordPath != nil || options.tracePath != nil || options.graphPath != nil
+        if options.headless, !writesAFile, closedDescriptors.contains(STDOUT_FILENO) {
             printError("busmon: cannot write to stdout: it is closed")
             return 1
         }

@@ -35,9 +35,9 @@ enum System {
     ///
     /// The kernel hands out the lowest free descriptor: with stdout closed, `--record FILE`
     /// would be opened as descriptor 1, and every line meant for stdout would land in the
-    /// recording. Output to a closed stderr is thrown away instead, as the user asked; output
-    /// meant for a closed stdout (a headless run's, the help) is refused with exit 1, where it
-    /// would be lost in silence.
+    /// recording. Output to a closed stream is thrown away instead, as the user asked, except
+    /// where it is all there is: a headless run that writes no file, or the help, is refused
+    /// with exit 1 rather than lost in silence.
     ///
     /// - Returns: The descriptors that were closed, so that output meant for one of them is not
     ///   thrown away in silence.

@@ -73,8 +73,35 @@ import Testing
             BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", "/nonexistent/flow.dot"],
             environment: environment)
         #expect(result.status == 1)
-        #expect(result.standardError.hasPrefix("busmon: cannot write the graph to /nonexistent/flow.dot: "))
+        #expect(
+            result.standardError
+                == "busmon: cannot write the graph to /nonexistent/flow.dot: No such file or directory\n")
         #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test("a graph is written owner-only, and never through a link planted beside it")
+    func aGraphIsWrittenSafely() throws {
+        let directory = TemporaryDirectory()
+        let graph = directory.file("flow.dot")
+        let victim = directory.file("victim.txt")
+        #expect(symlink(victim, graph + ".partial") == 0)
+        let refused = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", graph],
+            environment: environment)
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError == "busmon: cannot write the graph to \(graph): it is a symbolic link\n")
+        #expect(access(victim, F_OK) != 0, "nothing was written through the link")
+
+        #expect(unlink(graph + ".partial") == 0)
+        let written = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", graph],
+            environment: environment)
+        #expect(written.status == 0, "\(written.standardError)")
+        var info = stat()
+        #expect(stat(graph, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(access(graph + ".partial", F_OK) != 0)
     }
 
     @Test func aReplayDrawsTheSameGraph() throws {
