@@ -45,8 +45,9 @@ package enum Busmon {
                 options = parsed
             }
         } catch {
+            // The reason, then where to read more: the whole help would scroll the reason away.
             printError("busmon: \(error)")
-            writeToStandardError("\n" + CommandLineParser.usage)
+            writeToStandardError("usage: busmon [options]; busmon --help lists them")
             return 2
         }
 

@@ -32,8 +32,8 @@ package enum CommandLineParser {
         Watch an EventBus live in the terminal: event rates, subscribers, recent events.
 
         Data source (default: a simulated app inside busmon):
-          --rate N            events per second the simulated app publishes, 1 to \(maximumRate)
-                              (default \(BusmonOptions.defaultRate); + and - change it while running)
+          --rate N            events a second the simulated app's services publish, 1 to \(maximumRate)
+                              (default \(BusmonOptions.defaultRate); its screens add a few; + and - change it while running)
           --seed N            seed of the simulated app, for repeatable runs (default: random)
           --attach PATH       watch another process through its tap socket at PATH; attaches,
                               detaches and a full tap's refusal are logged
