@@ -208,22 +208,30 @@ struct DashboardView {
         }
 
         // Keep at least 20 columns for the title; each item takes two columns of space before it.
+        // Items of one order or priority keep the order they were listed in (failed, slow, late,
+        // as the Handlers pane says them), whatever the sort, frame after frame.
         var room = grid.width - 20
-        var kept: [HeaderItem] = []
-        for var item in items.sorted(by: { $0.priority < $1.priority }) {
+        var kept: [(position: Int, item: HeaderItem)] = []
+        let byPriority = items.enumerated().sorted {
+            ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset)
+        }
+        for (position, var item) in byPriority {
             let needed = item.text.count + 2
             if needed <= room {
                 room -= needed
-                kept.append(item)
+                kept.append((position, item))
             } else if item.canShorten, room - 2 >= 8 {
                 item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: canvas.glyphs.ellipsis)
                 room -= item.text.count + 2
-                kept.append(item)
+                kept.append((position, item))
             }
         }
         var x = grid.width
         var rightStart = grid.width
-        for (index, item) in kept.sorted(by: { $0.order > $1.order }).enumerated() {
+        // Laid out from the right: the last listed first.
+        let rightToLeft = kept.sorted { ($0.item.order, $0.position) > ($1.item.order, $1.position) }.map(
+            \.item)
+        for (index, item) in rightToLeft.enumerated() {
             x -= item.text.count + (index == 0 ? 0 : 2)
             grid.put(item.text, x: x, y: 0, style: item.style)
             if index > 0 { grid.put("  ", x: x + item.text.count, y: 0) }

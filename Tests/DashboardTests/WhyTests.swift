@@ -77,8 +77,8 @@ struct WhyTests {
         let grid = rendered(dashboard, width: 120, height: 30, now: startTime + 1)
         let header = grid.row(0)
         #expect(header.contains("1 cascade stopped"), "\(header)")
-        #expect(header.contains("3 failed"), "\(header)")
-        #expect(header.contains("2 slow"), "\(header)")
+        // In the Handlers pane's order, frame after frame.
+        #expect(header.contains("3 failed  2 slow"), "\(header)")
         #expect(grid.text.contains("cascade stopped: Ping → Pong → Ping"))
         #expect(
             grid.text.contains("PhotoCache #4 failed on DataLoadedEvent: cache entry for photos is corrupt"))
@@ -91,7 +91,7 @@ struct WhyTests {
         let grid = rendered(dashboard, width: 100, height: 30, now: startTime + 1)
         let lines = grid.text.split(separator: "\n").map(String.init)
         let title = try #require(
-            lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers, 2 slow, 3 failed") })
+            lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers, 3 failed, 2 slow") })
         #expect(lines[title + 1].hasPrefix("OBSERVER"))
         #expect(lines[title + 1].hasSuffix("CALLS       AVG      MAX      WAIT   SLOW  FAILED  DROPPED"))
         // Worst first: the most slow calls and failures.

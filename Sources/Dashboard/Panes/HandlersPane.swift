@@ -108,9 +108,10 @@ extension HandlersPane {
         let title = focusTitles[0]
         canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
         var notes: [String] = ["\(tracker.rows.count) \(tracker.rows.count == 1 ? "handler" : "handlers")"]
+        // In the header's order.
+        if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
         if tracker.slowCalls > 0 { notes.append("\(TextFormat.grouped(tracker.slowCalls)) slow") }
         if tracker.slowDeliveries > 0 { notes.append("\(TextFormat.grouped(tracker.slowDeliveries)) late") }
-        if tracker.failures > 0 { notes.append("\(TextFormat.grouped(tracker.failures)) failed") }
         if tracker.dropped > 0 { notes.append("\(TextFormat.grouped(tracker.dropped)) dropped") }
         let trouble = tracker.slowCalls > 0 || tracker.slowDeliveries > 0 || tracker.failures > 0
         canvas.putRuleNote(
