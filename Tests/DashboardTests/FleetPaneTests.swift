@@ -146,6 +146,26 @@ struct FleetPaneTests {
         #expect(try style(of: "3 apps", in: grid, row: 0).color == .yellow)
     }
 
+    @Test("a fleet all in one state says so, not \"1 app, 1 gone\", which reads as two apps")
+    func aFleetAllGoneOrQuiet() throws {
+        func header(_ members: [FleetMember]) -> String {
+            let source = ScriptedSource(title: "listening", supportedCommands: [])
+            let dashboard = SourceDashboard(source: source)
+            source.enqueue(SourceBatch(status: "live", fleet: members))
+            dashboard.update(now: startTime)
+            return rendered(dashboard, width: 120, height: 30, now: startTime).row(0)
+        }
+        let gone = FleetMember(origin: search, presence: .gone, lastSeen: startTime - 30, eventsReceived: 7)
+        let quiet = FleetMember(
+            origin: inventory, presence: .quiet, lastSeen: startTime - 6, eventsReceived: 3)
+        #expect(header([gone]).contains("1 app, gone"), "\(header([gone]))")
+        #expect(header([quiet]).contains("1 app, quiet"))
+        let alsoGone = FleetMember(
+            origin: checkout, presence: .gone, lastSeen: startTime - 31, eventsReceived: 1)
+        #expect(header([gone, alsoGone]).contains("2 apps, all gone"))
+        #expect(header([gone, quiet]).contains("2 apps, 1 quiet, 1 gone"))
+    }
+
     @Test func aSingleAppShowsNoFleetPaneAndNoAppColumn() throws {
         // Given a source that watches one app
         let dashboard = dashboardWithHundredLogLines()

@@ -155,8 +155,13 @@ extension FleetPane {
     static func fleetSummary(_ tracker: FleetTracker) -> String {
         let count = tracker.rows.count
         var text = "\(count) \(count == 1 ? "app" : "apps")"
-        if tracker.quietCount > 0 { text += ", \(tracker.quietCount) quiet" }
-        if tracker.goneCount > 0 { text += ", \(tracker.goneCount) gone" }
+        // "1 app, gone", not "1 app, 1 gone", which reads as two.
+        func part(_ members: Int, _ state: String) -> String {
+            guard members == count else { return ", \(members) \(state)" }
+            return count == 1 ? ", \(state)" : ", all \(state)"
+        }
+        if tracker.quietCount > 0 { text += part(tracker.quietCount, "quiet") }
+        if tracker.goneCount > 0 { text += part(tracker.goneCount, "gone") }
         return text
     }
 
