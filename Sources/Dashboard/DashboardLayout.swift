@@ -50,7 +50,10 @@ struct DashboardLayout: Equatable {
             guard let rows = asked[index], rows > 0,
                 let minimum = panes[index].minimumHeight(screenHeight: height, state: state), minimum < rows
             else { continue }
-            let given = min(short, rows - minimum)
+            var given = min(short, rows - minimum)
+            // Two rows of a table are its title and column titles, and no line: the title alone,
+            // whose note sums the rows, says as much, and the filling pane gets the other row.
+            if minimum == 1, rows - given == 2 { given += 1 }
             asked[index] = rows - given
             short -= given
         }

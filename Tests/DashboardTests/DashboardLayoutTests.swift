@@ -51,6 +51,39 @@ struct DashboardLayoutTests {
         #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 8, width: 80, height: 11))
     }
 
+    @Test("a pane that gives rows back keeps its title alone rather than titles over no line")
+    func aShrunkTableKeepsItsTitleAlone() {
+        struct Fixed: DashboardPane {
+            let focusTitles = ["Fixed"]
+            let name = "fixed"
+            let enterHelp = "nothing"
+            let rows: Int?
+            let minimum: Int?
+            func height(screenHeight: Int, state: DashboardState) -> Int? { rows }
+            func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { minimum }
+            func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
+            mutating func layOut(rows: Int, in context: PaneContext) {}
+            func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {}
+            mutating func move(by delta: Int, rows: Int, in context: PaneContext) {}
+            mutating func moveToFirst(in context: PaneContext) {}
+            mutating func moveToLast(in context: PaneContext) {}
+            mutating func open(in context: PaneContext) -> PaneEffect? { nil }
+        }
+        // 18 rows between the header and the bar: 11 for the table, 4 for the filling pane's
+        // minimum, so the 4-row table is 1 short and would keep 3; 2 short, it would keep 2,
+        // its titles over no line, and keeps its title alone instead.
+        let table = Fixed(rows: 4, minimum: 1)
+        let fill = Fixed(rows: nil, minimum: nil)
+        let oneShort = DashboardLayout(
+            width: 80, height: 20, state: dashboard().shown,
+            panes: [Fixed(rows: 11, minimum: nil), table, fill])
+        #expect(oneShort.panes.map(\.height) == [11, 3, 4])
+        let twoShort = DashboardLayout(
+            width: 80, height: 19, state: dashboard().shown,
+            panes: [Fixed(rows: 11, minimum: nil), table, fill])
+        #expect(twoShort.panes.map(\.height) == [11, 1, 5])
+    }
+
     @Test func focusTabOrderAndHelpComeFromThePanes() {
         let titles = DashboardController.focusOrder.map {
             DashboardController.panes[$0.pane].focusTitles[$0.part]

@@ -85,6 +85,26 @@ struct WhyTests {
         #expect(grid.text.contains("slow handler: HomeViewController #2 took 32 ms on DataLoadedEvent"))
     }
 
+    @Test("on small screens the Handlers pane leaves out whole columns and gives the log its lines")
+    func handlersOnSmallScreens() throws {
+        let (dashboard, _) = Self.dashboard()
+        for (width, height, shown, leftOut) in [
+            (100, 30, "SLOW  FAILED  DROPPED", ""), (80, 24, "WAIT   SLOW  FAILED", "DROPPED"),
+            (70, 20, "MAX   SLOW  FAILED", "WAIT"), (60, 16, "AVG   SLOW  FAILED", "MAX"),
+        ] {
+            let grid = rendered(dashboard, width: width, height: height, now: startTime + 1)
+            let lines = grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let title = try #require(
+                lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers") }, "\(grid.text)")
+            #expect(lines[title + 1].hasSuffix(shown), "\(width)x\(height): \(lines[title + 1])")
+            #expect(lines[title + 2].hasPrefix("PhotoCache") || lines[title + 2].hasPrefix("HomeView"))
+            if !leftOut.isEmpty { #expect(!grid.text.contains(leftOut), "\(width)x\(height)") }
+            // The log keeps at least two lines of its own.
+            let log = try #require(lines.firstIndex { $0.hasPrefix("─ Log") })
+            #expect(height - 1 - (log + 1) >= 2, "\(width)x\(height)\n\(grid.text)")
+        }
+    }
+
     @Test("the Handlers pane lists calls, times, slow calls and failures, worst first")
     func handlersPane() throws {
         let (dashboard, _) = Self.dashboard()

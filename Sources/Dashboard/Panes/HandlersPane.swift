@@ -40,8 +40,9 @@ struct HandlersPane: DashboardPane {
         2 + min(Self.listedRows, max(1, state.handlers.rows.count))
     }
 
-    /// On a short screen the pane keeps its titles and one row, so the log keeps its lines.
-    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { 3 }
+    /// On a short screen the pane keeps its title, whose note sums the handlers (slow, late,
+    /// failed), so that the log keeps its lines; a row or two when there is room.
+    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { 1 }
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
 
@@ -91,11 +92,27 @@ extension HandlersPane {
         static let counts = [
             ("CALLS", 9), ("AVG", 10), ("MAX", 9), ("WAIT", 10), ("SLOW", 7), ("FAILED", 8), ("DROPPED", 9),
         ]
+        /// Count columns left out, in turn, while the row is short of room, so that none is cut
+        /// in half: DROPPED, WAIT and MAX, whose totals the title still gives (dropped, late) or
+        /// that AVG and SLOW stand for.
+        static let leftOutFirst = [6, 3, 2]
+        /// Least room for the observer and type columns together.
+        static let namesMinimum = 20
+
         let observer: Int
         let type: Int
+        /// Indexes of ``counts`` shown, left to right.
+        let shown: [Int]
 
         init(width: Int) {
-            let left = max(20, width - Self.counts.reduce(0) { $0 + $1.1 })
+            var shown = Array(Self.counts.indices)
+            var needed = Self.counts.reduce(0) { $0 + $1.1 }
+            for index in Self.leftOutFirst where Self.namesMinimum + needed > width {
+                shown.removeAll { $0 == index }
+                needed -= Self.counts[index].1
+            }
+            self.shown = shown
+            let left = max(Self.namesMinimum, width - needed)
             observer = left / 2
             type = left - observer
         }
@@ -125,7 +142,8 @@ extension HandlersPane {
         grid.put("OBSERVER", x: 0, y: headerY, style: headerStyle)
         grid.put("TYPE", x: columns.observer, y: headerY, style: headerStyle)
         var x = columns.observer + columns.type
-        for (text, width) in HandlerColumns.counts {
+        for index in columns.shown {
+            let (text, width) = HandlerColumns.counts[index]
             grid.put(TextFormat.right(text, width: width), x: x, y: headerY, style: headerStyle)
             x += width
         }
@@ -174,7 +192,9 @@ extension HandlersPane {
                 ),
             ]
             x = columns.observer + columns.type
-            for ((text, cellStyle), (_, width)) in zip(cells, HandlerColumns.counts) {
+            for index in columns.shown {
+                let (text, cellStyle) = cells[index]
+                let width = HandlerColumns.counts[index].1
                 grid.put(TextFormat.right(text, width: width), x: x, y: y, style: cellStyle)
                 x += width
             }
