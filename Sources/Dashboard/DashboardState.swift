@@ -192,6 +192,9 @@ struct DashboardState {
     var log = EventLog(capacity: logCapacity)
     /// When the first batch was taken, in seconds since 1970.
     private(set) var startTime: Double?
+    /// Whether the source keeps a clock of its own (``SourceBatch/sourceClock``): a replay,
+    /// whose header shows its cursor rather than how long busmon has run.
+    private(set) var hasSourceClock = false
     /// The source's time of the previous batch (see ``sourceTime(at:)``).
     private var lastReadingTime: Double?
     /// The source's clock less the wall clock, from the newest time stamp seen.
@@ -229,6 +232,7 @@ struct DashboardState {
     mutating func apply(_ batch: SourceBatch, at now: Double) {
         let isFirst = startTime == nil
         if isFirst { startTime = now }
+        if batch.sourceClock != nil { hasSourceClock = true }
         if let status = batch.status { self.status = status }
         if let newest = batch.notices.last {
             warning = newest.isWarning ? newest : nil

@@ -102,13 +102,18 @@ struct DashboardView {
         let now = canvas.now
         var items: [HeaderItem] = [
             HeaderItem(
-                order: 0, priority: 3, text: "up " + TextFormat.duration(now - (state.startTime ?? now)),
-                style: canvas.style()),
-            HeaderItem(
                 order: 1, priority: 4,
                 text: TextFormat.rate(state.totalMeter.rate(at: state.sourceTime(at: now))) + " ev/s",
-                style: canvas.style(bold: true)),
+                style: canvas.style(bold: true))
         ]
+        // A replay's place is its cursor, in the status; how long this dashboard has run, which
+        // starts over at each jump, would only confuse it.
+        if !state.hasSourceClock {
+            items.append(
+                HeaderItem(
+                    order: 0, priority: 3, text: "up " + TextFormat.duration(now - (state.startTime ?? now)),
+                    style: canvas.style()))
+        }
         if let fleet = state.fleet {
             let trouble = fleet.quietCount + fleet.goneCount > 0
             items.append(
@@ -328,7 +333,9 @@ struct DashboardView {
     private func drawHelp(_ grid: inout CellGrid, scroll: Int) {
         let help = Self.helpText(keyMap: keyMap, state: canvas.state, width: grid.width, height: grid.height)
         let first = max(0, min(scroll, help.maximumScroll))
-        let title = help.scrolls ? "Help \(first + help.visibleRows)/\(help.rows.count)" : "Help"
+        // Which lines are shown, of all: "Help 1-9 of 40".
+        let title =
+            help.scrolls ? "Help \(first + 1)-\(first + help.visibleRows) of \(help.rows.count)" : "Help"
         let box = drawBox(&grid, title: title, width: help.width, height: help.visibleRows)
         for (index, row) in help.rows.dropFirst(first).prefix(box.height).enumerated() {
             grid.put(

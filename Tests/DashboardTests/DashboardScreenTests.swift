@@ -149,7 +149,7 @@ struct DashboardScreenTests {
         let (dashboard, _, now) = dashboard()
         _ = dashboard.handle(.character("?"))
         let grid = rendered(dashboard, width: 120, height: 40, now: now)
-        #expect(grid.text.contains("slow down with - or start with --rate 5"))
+        #expect(grid.text.contains("slow down with - (a simulated app: --rate 5)"))
     }
 
     /// Every line of the help at `width` x `height`, read by scrolling the help box to its end.
@@ -205,14 +205,15 @@ struct DashboardScreenTests {
         let (dashboard, _, now) = dashboard()
         let width = DashboardController.minimumWidth
         let height = DashboardController.minimumHeight
-        /// The help box's title: "Help" and the last row shown of all.
+        /// The help box's title, "Help 1-9 of 40": the last row shown, and of how many.
         func title() throws -> (shown: Int, total: Int) {
             let grid = rendered(dashboard, width: width, height: height, now: now)
             let words = try #require((0..<grid.height).map(grid.row).first { $0.contains(" Help ") })
                 .split(separator: " ")
-            let position = try #require(words.firstIndex(of: "Help").map { words[$0 + 1] }).split(
-                separator: "/")
-            return (try #require(Int(position[0])), try #require(Int(position[1])))
+            let help = try #require(words.firstIndex(of: "Help"))
+            #expect(words[help + 2] == "of")
+            let range = words[help + 1].split(separator: "-")
+            return (try #require(Int(range[1])), try #require(Int(words[help + 3])))
         }
         _ = dashboard.handle(.character("?"))
         let top = try title()

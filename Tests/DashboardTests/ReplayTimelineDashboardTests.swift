@@ -94,6 +94,8 @@ struct ReplayTimelineDashboardTests {
         var grid = CellGrid(width: 120, height: 30)
         dashboard.render(into: &grid, now: now)
         #expect(grid.row(0).contains("replay 00:11.4 / 00:39.9 [##--------] paused"), "\(grid.row(0))")
+        // The cursor is the replay's place: no "up" clock, which would start over at each jump.
+        #expect(!grid.row(0).contains(" up "), "\(grid.row(0))")
         #expect(grid.row(29).contains("Space Play"))
         #expect(!dashboard.isPaused, "the display itself is not frozen")
     }

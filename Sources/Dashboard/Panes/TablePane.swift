@@ -18,7 +18,7 @@ struct TablePane: DashboardPane {
         KeyHint(keys: "LIVE DEAD RECL", text: "live, dead awaiting cleanup, reclaimed subscriptions"),
         KeyHint(
             keys: "DEAD, dim",
-            text: "cleaned up in the last 3 s; to watch cleanup, slow down with - or start with --rate 5"),
+            text: "cleaned up in the last 3 s; to watch it, slow down with - (a simulated app: --rate 5)"),
         KeyHint(keys: "UNSUB CANC DUP", text: "unsubscribed, cancelled, duplicate subscriptions"),
         KeyHint(keys: "UNHEARD", text: "events no typed subscriber received"),
         KeyHint(
