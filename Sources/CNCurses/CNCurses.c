@@ -103,6 +103,7 @@ static uint32_t cnc_function_key(int code) {
     case KEY_BACKSPACE: return CNC_KEY_BACKSPACE;
     case KEY_DC: return CNC_KEY_DELETE;
     case KEY_RESIZE: return CNC_KEY_RESIZE;
+    case KEY_BTAB: return CNC_KEY_BACK_TAB;
     default: return code == KEY_F(1) ? CNC_KEY_F1 : CNC_KEY_OTHER;
     }
 }

@@ -176,8 +176,11 @@ extension DashboardController {
             KeyBinding(
                 [
                     KeyBinding.Keys(keys: [.tab, .right], action: .nextPane),
-                    KeyBinding.Keys(keys: [.left], action: .previousPane),
-                ], help: KeyHint(keys: "Tab, " + arrows, text: "move between panes"),
+                    KeyBinding.Keys(keys: [.backTab, .left], action: .previousPane),
+                ],
+                help: KeyHint(
+                    keys: "Tab/S-Tab, " + arrows,
+                    text: "move between panes; Shift-Tab and \(options.ascii ? "Left" : "←") go back"),
                 bar: KeyHint(keys: "Tab", text: "Pane")),
             KeyBinding(
                 [

@@ -24,6 +24,8 @@ package enum DashboardKey: Hashable, Sendable {
     case escape
     /// Tab.
     case tab
+    /// Shift-Tab.
+    case backTab
     /// Backspace or Delete, for editing the filter.
     case backspace
     /// Ctrl-C, or SIGINT/SIGTERM delivered to the program.

@@ -53,6 +53,7 @@ package enum KeyDecoder {
         case CNC_KEY_ENTER: .enter
         case CNC_KEY_BACKSPACE, CNC_KEY_DELETE: .backspace
         case CNC_KEY_F1: .character("?")
+        case CNC_KEY_BACK_TAB: .backTab
         default: nil
         }
     }

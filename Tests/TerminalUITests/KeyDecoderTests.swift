@@ -10,6 +10,7 @@ import Testing
         (CNC_KEY_PAGE_UP, .pageUp), (CNC_KEY_PAGE_DOWN, .pageDown), (CNC_KEY_HOME, .home),
         (CNC_KEY_END, .end),
         (CNC_KEY_ENTER, .enter), (CNC_KEY_BACKSPACE, .backspace), (CNC_KEY_DELETE, .backspace),
+        (CNC_KEY_BACK_TAB, .backTab),
     ])
     func decodesFunctionKeys(code: Int32, key: DashboardKey) {
         #expect(KeyDecoder.decode(.function(code)) == key)

@@ -35,6 +35,7 @@ typedef struct cnc_screen cnc_screen;
 #define CNC_KEY_DELETE 11
 #define CNC_KEY_F1 12
 #define CNC_KEY_RESIZE 13
+#define CNC_KEY_BACK_TAB 14
 
 /// Cell styles for cnc_put_cell, combined with |.
 #define CNC_STYLE_BOLD 1u
