@@ -124,6 +124,12 @@ package enum Busmon {
             if let at = options.at, let problem = replay.pause(at: at) {
                 throw RecordingError.unreadable(path: path, reason: problem)
             }
+            if let at = options.at, at > replay.duration, options.headless {
+                // The state printed is the end's; a script should hear that it asked for more.
+                printError(
+                    "busmon: warning: --at \(ReplaySource.clockText(at)) is past the recording's end, "
+                        + "\(ReplaySource.clockText(replay.duration)): the state is at its end")
+            }
             session = Session(source: replay, stop: {})
         }
         if let recordPath = options.recordPath {

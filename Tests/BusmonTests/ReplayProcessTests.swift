@@ -49,6 +49,23 @@ import Testing
         #expect(log.last?["payload"] as? String == "120")
     }
 
+    @Test("--at past the end prints the end's state and says so on stderr")
+    func atPastTheEndSaysSo() throws {
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--replay", recording, "--at", "99", "--headless"],
+            environment: environment)
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        #expect(
+            result.standardError
+                == "busmon: warning: --at 01:39.0 is past the recording's end, 00:29.9: the state is at its end\n"
+        )
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(state["at"] as? Double == 29.9)
+    }
+
     @Test func atAMomentHeadlessCountsTheLossesBeforeIt() throws {
         let directory = TemporaryDirectory()
         let recording = try TimelineRecording.write(seconds: 30, in: directory)
