@@ -121,8 +121,8 @@ public final class BusTap: Sendable {
     /// are dropped and counted.
     ///
     /// The token is sent in the clear over TCP: it keeps other apps and strangers on the network
-    /// from showing up in the monitor, not eavesdroppers from reading the stream (README, "Apps
-    /// on a phone"). On iOS, reaching a Mac on the local network needs the Local Network
+    /// from showing up in the monitor, not eavesdroppers from reading the stream (README,
+    /// "Watching other processes"; docs/busmon.md, "Secrets stay in the app"). On iOS, reaching a Mac on the local network needs the Local Network
     /// permission (`NSLocalNetworkUsageDescription` in Info.plist); loopback needs nothing.
     ///
     /// - Parameters:

@@ -20,10 +20,12 @@ public struct EventTypeStatistics: Sendable, Hashable {
     public let duplicateSubscriptions: Int
     /// Events of this type published.
     public let published: Int
-    /// Handler calls made for events of this type, wildcard observers not included.
+    /// Handler calls made for events of this type by its own subscribers. Wildcard observers
+    /// are not included, nor subscribers of a protocol it conforms to: their calls are counted
+    /// in the protocol's row (`any AuthEvent`).
     public let delivered: Int
-    /// Publishes that reached no subscriber of this type (wildcard observers do not count, so a
-    /// monitor does not hide events nobody handles).
+    /// Publishes that reached no subscriber of this type nor of a protocol it conforms to
+    /// (wildcard observers do not count, so a monitor does not hide events nobody handles).
     public let unheard: Int
     /// Handler calls for events of this type that threw.
     public let handlerFailures: Int

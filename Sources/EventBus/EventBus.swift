@@ -138,7 +138,8 @@ public final class EventBus: Sendable {
 
     // MARK: - Publishing
 
-    /// Delivers `event` to the subscribers of its type, then to wildcard observers.
+    /// Delivers `event` to the subscribers of its type, then to subscribers of the protocols it
+    /// conforms to, then to wildcard observers.
     ///
     /// Synchronous subscribers have run when this returns, unless it is called from inside a
     /// handler: then the event is delivered right after the current one, on this thread.
@@ -151,7 +152,11 @@ public final class EventBus: Sendable {
         publish(event, fileID: fileID, line: line)
     }
 
-    /// Delivers `event` to the subscribers of its type, then to wildcard observers.
+    /// Delivers `event` to the subscribers of its type, then to subscribers of the protocols it
+    /// conforms to, then to wildcard observers.
+    ///
+    /// Synchronous subscribers have run when this returns, unless it is called from inside a
+    /// handler: then the event is delivered right after the current one, on this thread.
     ///
     /// - Parameters:
     ///   - event: The event to deliver.

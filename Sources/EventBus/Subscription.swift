@@ -1,7 +1,8 @@
 /// A live subscription on an ``EventBus``: keep it to go on receiving events, cancel it to stop.
 ///
-/// A token from ``EventBus/subscribe(to:on:sticky:handler:)-90ls9`` or ``EventBus/subscribeAll(on:handler:)``
-/// cancels itself when released, so storing it in a property ties the subscription to its owner:
+/// A token from the token forms (`subscribe(to:handler:)`, ``EventBus/subscribe(to:on:sticky:handler:)-90ls9``,
+/// `subscribeAll(handler:)` and the like) cancels itself when released, so storing it in a
+/// property ties the subscription to its owner:
 ///
 /// ```swift
 /// final class Badge {

@@ -129,4 +129,29 @@ struct DeliveryTests {
         }
         #expect(eventually { bus.subscriberCount(for: Tick.self) == 0 })
     }
+
+    @Test("a loop that stops ends the subscription while the stream is still held, as the README's loop does")
+    func aStoppedLoopEndsTheSubscriptionOfAHeldStream() async {
+        let bus = EventBus()
+        let logins = bus.events(of: Tick.self)
+        bus.publish(Tick(value: 1))
+        for await _ in logins { break }
+        // The stream is still held (its dropped count is read after the loop), and the bus no
+        // longer buffers events for it.
+        #expect(eventually { bus.subscriberCount(for: Tick.self) == 0 })
+        for value in 2...5 { bus.publish(Tick(value: value)) }
+        #expect(logins.droppedCount == 0)
+        #expect(bus.snapshot()[Tick.self]?.unheard == 4)
+    }
+
+    @Test("a stream released without a loop ends its subscription")
+    func aStreamReleasedUnreadEndsItsSubscription() async {
+        let bus = EventBus()
+        do {
+            let unread = bus.events(of: Tick.self)
+            #expect(bus.subscriberCount(for: Tick.self) == 1)
+            _ = unread
+        }
+        #expect(eventually { bus.subscriberCount(for: Tick.self) == 0 })
+    }
 }
