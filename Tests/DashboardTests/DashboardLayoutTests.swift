@@ -32,20 +32,8 @@ struct DashboardLayoutTests {
     }
 
     @Test func aPaneAddedToTheListGetsItsRowsFocusAndHelp() {
-        struct Extra: DashboardPane {
-            let focusTitles = ["Extra"]
-            let name = "extra"
-            let enterHelp = "nothing"
-            func height(screenHeight: Int, state: DashboardState) -> Int? { 4 }
-            func contentRows(in area: Rect) -> Int { area.height - 1 }
-            mutating func layOut(rows: Int, in context: PaneContext) {}
-            func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {}
-            mutating func move(by delta: Int, rows: Int, in context: PaneContext) {}
-            mutating func moveToFirst(in context: PaneContext) {}
-            mutating func moveToLast(in context: PaneContext) {}
-            mutating func open(in context: PaneContext) -> PaneEffect? { nil }
-        }
-        let panes: [any DashboardPane] = DashboardController.panes + [Extra()]
+        let panes: [any DashboardPane] =
+            DashboardController.panes + [FixedPane(title: "Extra", rows: 4, titleRows: 1)]
         let layout = DashboardLayout(width: 80, height: 24, state: dashboard().shown, panes: panes)
         #expect(layout.panes.last == Rect(x: 0, y: 19, width: 80, height: 4))
         #expect(layout.panes[DashboardController.logPane] == Rect(x: 0, y: 8, width: 80, height: 11))
@@ -53,34 +41,18 @@ struct DashboardLayoutTests {
 
     @Test("a pane that gives rows back keeps its title alone rather than titles over no line")
     func aShrunkTableKeepsItsTitleAlone() {
-        struct Fixed: DashboardPane {
-            let focusTitles = ["Fixed"]
-            let name = "fixed"
-            let enterHelp = "nothing"
-            let rows: Int?
-            let minimum: Int?
-            func height(screenHeight: Int, state: DashboardState) -> Int? { rows }
-            func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { minimum }
-            func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
-            mutating func layOut(rows: Int, in context: PaneContext) {}
-            func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {}
-            mutating func move(by delta: Int, rows: Int, in context: PaneContext) {}
-            mutating func moveToFirst(in context: PaneContext) {}
-            mutating func moveToLast(in context: PaneContext) {}
-            mutating func open(in context: PaneContext) -> PaneEffect? { nil }
-        }
         // 18 rows between the header and the bar: 11 for the table, 4 for the filling pane's
         // minimum, so the 4-row table is 1 short and would keep 3; 2 short, it would keep 2,
         // its titles over no line, and keeps its title alone instead.
-        let table = Fixed(rows: 4, minimum: 1)
-        let fill = Fixed(rows: nil, minimum: nil)
+        let table = FixedPane(rows: 4, minimum: 1)
+        let fill = FixedPane(rows: nil)
         let oneShort = DashboardLayout(
             width: 80, height: 20, state: dashboard().shown,
-            panes: [Fixed(rows: 11, minimum: nil), table, fill])
+            panes: [FixedPane(rows: 11), table, fill])
         #expect(oneShort.panes.map(\.height) == [11, 3, 4])
         let twoShort = DashboardLayout(
             width: 80, height: 19, state: dashboard().shown,
-            panes: [Fixed(rows: 11, minimum: nil), table, fill])
+            panes: [FixedPane(rows: 11), table, fill])
         #expect(twoShort.panes.map(\.height) == [11, 1, 5])
     }
 
@@ -194,4 +166,32 @@ struct DashboardLayoutTests {
             frames = dashboard.framesRendered
         }
     }
+}
+
+/// A pane that asks for `rows` (all that is left when `nil`), gives rows back down to
+/// `minimum`, and has `titleRows` rows above its lines.
+private struct FixedPane: DashboardPane {
+    let focusTitles: [String]
+    let name = "fixed"
+    let enterHelp = "nothing"
+    let rows: Int?
+    let minimum: Int?
+    let titleRows: Int
+
+    init(title: String = "Fixed", rows: Int?, minimum: Int? = nil, titleRows: Int = 2) {
+        focusTitles = [title]
+        self.rows = rows
+        self.minimum = minimum
+        self.titleRows = titleRows
+    }
+
+    func height(screenHeight: Int, state: DashboardState) -> Int? { rows }
+    func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { minimum }
+    func contentRows(in area: Rect) -> Int { max(0, area.height - titleRows) }
+    mutating func layOut(rows: Int, in context: PaneContext) {}
+    func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {}
+    mutating func move(by delta: Int, rows: Int, in context: PaneContext) {}
+    mutating func moveToFirst(in context: PaneContext) {}
+    mutating func moveToLast(in context: PaneContext) {}
+    mutating func open(in context: PaneContext) -> PaneEffect? { nil }
 }
