@@ -35,10 +35,16 @@ struct InstanceRow: Equatable {
         return false
     }
 
-    /// Whether it is listed among the suspects: a suspect, or one that went while it was one,
-    /// which stays where it stood while it is shown greyed.
+    /// When it became a leak suspect (wall clock), for a suspect and for one that died or went
+    /// while it was one; `nil` otherwise. Fixed once seen, so the suspects keep their order as
+    /// their overdue times grow, and a row stays where it stood as it turns dead or gone.
+    var suspectSince: Double?
+
+    /// Whether it is listed among the suspects: a suspect, or one that died or went while it was
+    /// one.
     var isAmongSuspects: Bool {
-        status == .suspect || (isGone && overdue != nil)
+        guard suspectSince != nil else { return false }
+        return status != .live
     }
 }
 
@@ -66,6 +72,9 @@ struct ObserverTracker {
     private var listed: [UInt64: ObserverInstance] = [:]
     /// Objects that went, by serial, with their last listing.
     private var gone: [UInt64: (instance: ObserverInstance, label: String, since: Double)] = [:]
+    /// When each object listed or remembered became a leak suspect, by serial (see
+    /// ``InstanceRow/suspectSince``).
+    private var suspectSince: [UInt64: Double] = [:]
     /// Objects that unsubscribed since the previous snapshot: if they leave the listing, they
     /// were not reclaimed.
     private var unsubscribed: Set<UInt64> = []
@@ -163,6 +172,23 @@ struct ObserverTracker {
         listed = newListing
         unsubscribed.removeAll()
         forget(before: now)
+        noteSuspects(at: now)
+    }
+
+    /// Sets when each suspect of the newest snapshot became one, the first time it is seen, and
+    /// forgets objects no longer listed or remembered.
+    private mutating func noteSuspects(at now: Double) {
+        for instance in listed.values {
+            guard let overdue = instance.overdue, suspectSince[instance.observerID] == nil else { continue }
+            suspectSince[instance.observerID] = now - Double(overdue / .milliseconds(1)) / 1000
+        }
+        for suspect in snapshotSuspects where suspectSince[suspect.observerID] == nil {
+            suspectSince[suspect.observerID] = now - Double(suspect.overdue / .milliseconds(1)) / 1000
+        }
+        let reported = Set(snapshotSuspects.map(\.observerID))
+        suspectSince = suspectSince.filter { id, _ in
+            listed[id] != nil || gone[id] != nil || reported.contains(id)
+        }
     }
 
     /// Forgets everything: the source now watches another process.
@@ -172,9 +198,9 @@ struct ObserverTracker {
 
     /// The objects of `className` to list at `now`: suspects first, the longest overdue first,
     /// then the others newest first, those gone in the last ``goneDuration`` seconds among
-    /// them in their places (a suspect that went among the suspects, by its last overdue time),
-    /// so that a row changes state where it stands and a selection that follows it does not
-    /// jump down the list.
+    /// them in their places (one that died or went while a suspect among the suspects, by when
+    /// it became one), so that a row changes state where it stands and a selection that follows
+    /// it does not jump down the list.
     func instances(of className: String, at now: Double) -> [InstanceRow] {
         var rows: [InstanceRow] = []
         var seen: Set<UInt64> = []
@@ -185,7 +211,8 @@ struct ObserverTracker {
                     observerID: instance.observerID, className: className, age: instance.age,
                     subscriptions: instance.subscriptions,
                     status: instance.isLeakSuspect ? .suspect : instance.state == .dead ? .dead : .live,
-                    reason: instance.leakReason, overdue: instance.overdue))
+                    reason: instance.leakReason, overdue: instance.overdue,
+                    suspectSince: suspectSince[instance.observerID]))
         }
         // A source may report suspects without listing objects.
         for suspect in snapshotSuspects
@@ -195,7 +222,7 @@ struct ObserverTracker {
                 InstanceRow(
                     observerID: suspect.observerID, className: className, age: nil,
                     subscriptions: suspect.subscriptions, status: .suspect, reason: suspect.reason,
-                    overdue: suspect.overdue))
+                    overdue: suspect.overdue, suspectSince: suspectSince[suspect.observerID]))
         }
         for (id, entry) in gone where entry.instance.className == className && !seen.contains(id) {
             guard now - entry.since < Self.goneDuration, now >= entry.since else { continue }
@@ -204,14 +231,14 @@ struct ObserverTracker {
                     observerID: id, className: className, age: entry.instance.age,
                     subscriptions: entry.instance.subscriptions,
                     status: .gone(label: entry.label, since: entry.since), reason: nil,
-                    overdue: entry.instance.overdue))
+                    overdue: entry.instance.overdue, suspectSince: suspectSince[id]))
         }
         return rows.sorted { first, second in
             let firstSuspect = first.isAmongSuspects
             let secondSuspect = second.isAmongSuspects
             if firstSuspect != secondSuspect { return firstSuspect }
-            if firstSuspect, first.overdue != second.overdue {
-                return (first.overdue ?? .zero) > (second.overdue ?? .zero)
+            if firstSuspect, first.suspectSince != second.suspectSince {
+                return (first.suspectSince ?? 0) < (second.suspectSince ?? 0)
             }
             return first.observerID > second.observerID
         }

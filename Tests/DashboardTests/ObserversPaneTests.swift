@@ -256,13 +256,13 @@ struct ObserversPaneTests {
         #expect(grid.text.contains("\n#44 "))
     }
 
-    /// ChatScreen with suspects #3 (6 s overdue) and #5 (4 s), unless `without3`, and live
-    /// objects #10 to #40.
-    private static func chatSnapshot(without3: Bool = false) -> BusSnapshot {
-        let suspects = [(3, 6), (5, 4)].filter { !without3 || $0.0 != 3 }.map { id, overdue in
+    /// ChatScreen with suspects #3 (6 s overdue) and #5 (4 s), `later` seconds on, unless
+    /// `without3`, and live objects #10 to #40.
+    private static func chatSnapshot(without3: Bool = false, later: Double = 0) -> BusSnapshot {
+        let suspects = [(3, 6.0), (5, 4.0)].filter { !without3 || $0.0 != 3 }.map { id, overdue in
             LeakSuspect(
                 observerID: UInt64(id), className: "ChatScreen", reason: "screen closed",
-                overdue: .seconds(overdue), subscriptions: ["DataLoadedEvent"])
+                overdue: .milliseconds(Int((overdue + later) * 1000)), subscriptions: ["DataLoadedEvent"])
         }
         let live = (10...40).map {
             ObserverInstance(
@@ -322,6 +322,14 @@ struct ObserversPaneTests {
         let (suspect, suspectY) = try row(grid, startingWith: "#5 ")
         #expect(suspectY == firstY + 1)
         #expect(suspect.contains("leak suspect"))
+
+        // Nor when the other suspect has been overdue longer than it was when it went.
+        now += 2.3
+        source.enqueue(SourceBatch(snapshot: Self.chatSnapshot(without3: true, later: 2.8)))
+        dashboard.update(now: now)
+        grid = rendered(dashboard, width: 100, height: 30, now: now)
+        #expect(try row(grid, startingWith: "#3 ").1 == firstY, "\(grid.text)")
+        #expect(try row(grid, startingWith: "#5 ").1 == firstY + 1, "\(grid.text)")
 
         // And once it has gone from the list, the suspect after it takes its place, selected.
         grid = rendered(dashboard, width: 100, height: 30, now: now + ObserverTracker.goneDuration + 0.1)
