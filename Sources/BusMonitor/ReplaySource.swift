@@ -646,6 +646,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     }
 
     /// The first line from record `start` on, before record `end`, that `matching` accepts.
+    ///
+    /// An object's reclaim, reported once per event type in adjacent records, is one line of the
+    /// log: its first report is judged, the others never alone, and the place found is its last
+    /// report, so that the line shows whole.
     private func firstLine(
         in file: RecordingLineReader, from start: Int, before end: Int,
         matching: (FeedRecord) -> Bool
@@ -653,16 +657,28 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let checkpoint = checkpoints.last { $0.delivered <= start } ?? checkpoints[0]
         let reader = try file.reread(from: checkpoint.position)
         var index = checkpoint.delivered
+        var previous: UInt64?
+        var found: (index: Int, offset: Double)?
         while index < end, let record = try Self.nextItem(reader) {
             defer { index += 1 }
-            guard index >= start, Self.isLogLine(record), matching(record) else { continue }
-            return (index, max(0, (record.time ?? firstTime) - firstTime))
+            let observer = Self.reclaimedObserver(record)
+            let continues = observer != nil && observer == previous
+            previous = observer
+            if let line = found {
+                guard continues else { return line }
+                found = (index, line.offset)
+                continue
+            }
+            guard index >= start, !continues, Self.isLogLine(record), matching(record) else { continue }
+            found = (index, max(0, (record.time ?? firstTime) - firstTime))
         }
-        return nil
+        return found
     }
 
-    /// The last line before record `end` that `matching` accepts, read back a checkpoint's
-    /// stretch at a time.
+    /// The last line before record `end` (the line at the cursor) that `matching` accepts, read
+    /// back a checkpoint's stretch at a time; an object's reclaim is one line, as for
+    /// ``firstLine(in:from:before:matching:)``, and the one the cursor's line belongs to is not
+    /// a line before it.
     private func lastLine(
         in file: RecordingLineReader, before end: Int, matching: (FeedRecord) -> Bool
     ) throws(RecordingError) -> (index: Int, offset: Double)? {
@@ -679,18 +695,41 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             let checkpoint = checkpoints[current]
             let reader = try file.reread(from: checkpoint.position)
             var index = checkpoint.delivered
+            var previous: UInt64?
             var found: (index: Int, offset: Double)?
-            while index < upper, let record = try Self.nextItem(reader) {
-                if Self.isLogLine(record), matching(record) {
-                    found = (index, max(0, (record.time ?? firstTime) - firstTime))
+            var earlier: (index: Int, offset: Double)?
+            var extending = false
+            // One record past the stretch: whether the last line found goes on into the cursor's.
+            while index <= upper, let record = try Self.nextItem(reader) {
+                defer { index += 1 }
+                let observer = Self.reclaimedObserver(record)
+                let continues = observer != nil && observer == previous
+                previous = observer
+                if index == upper {
+                    if extending, continues, upper == end { found = earlier }
+                    break
                 }
-                index += 1
+                if continues {
+                    if extending { found?.index = index }
+                    continue
+                }
+                extending = false
+                guard Self.isLogLine(record), matching(record) else { continue }
+                earlier = found
+                found = (index, max(0, (record.time ?? firstTime) - firstTime))
+                extending = observer != nil
             }
             if let found { return found }
             upper = checkpoint.delivered
             stretch = current > 0 ? current - 1 : nil
         }
         return nil
+    }
+
+    /// The observer whose reclaim `record` reports, when it reports one.
+    private static func reclaimedObserver(_ record: FeedRecord) -> UInt64? {
+        guard case .lifecycle(let captured) = record, captured.change.kind == .reclaimed else { return nil }
+        return captured.change.observerID
     }
 
     /// Whether the log shows `record` as a line.

@@ -107,18 +107,21 @@ struct ReplayTimelineDashboardTests {
         // At 20 s, ChatScreen #43's two subscriptions are reclaimed, in two reports of which the
         // log makes one line, "ChatScreen #43 deallocated; ...": neither report has the word.
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        let reclaims = ["UserLoggedInEvent", "DataLoadedEvent"].map { type in
-            String(
-                FeedRecord.lifecycle(
-                    FeedLifecycle(
-                        time: 1_020.05,
-                        change: SubscriberLifecycleEvent(
-                            kind: .reclaimed, eventTypeName: type, observerTypeName: "ChatScreen",
-                            observerID: 43,
-                            reclaimedBy: .publish(eventTypeName: type)))
-                ).encodeLine().dropLast())
+        func reclaims(of observer: UInt64, at time: Double) -> [String] {
+            ["UserLoggedInEvent", "DataLoadedEvent"].map { type in
+                String(
+                    FeedRecord.lifecycle(
+                        FeedLifecycle(
+                            time: time,
+                            change: SubscriberLifecycleEvent(
+                                kind: .reclaimed, eventTypeName: type, observerTypeName: "ChatScreen",
+                                observerID: observer, reclaimedBy: .publish(eventTypeName: type)))
+                    ).encodeLine().dropLast())
+            }
         }
-        lines.insert(contentsOf: reclaims, at: 201)
+        // And ChatScreen #44's at 25 s.
+        lines.insert(contentsOf: reclaims(of: 43, at: 1_020.05), at: 201)
+        lines.insert(contentsOf: reclaims(of: 44, at: 1_025.05), at: 253)
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
 
         let dashboard = SourceDashboard(source: try ReplaySource(path: path, speed: 1))
@@ -138,8 +141,19 @@ struct ReplayTimelineDashboardTests {
             "\(dashboard.currentMessage(at: now) ?? "")")
         var grid = CellGrid(width: 120, height: 30)
         dashboard.render(into: &grid, now: now)
-        // The cursor stops at the first report: the line the log has made of what it read so far.
-        #expect(grid.text.contains("ChatScreen #43 deallocated; 1 subscription reclaimed"), "\(grid.text)")
+        // The cursor stops after the object's last report: the log's line for it, whole.
+        #expect(grid.text.contains("ChatScreen #43 deallocated; 2 subscriptions reclaimed"), "\(grid.text)")
+        // Its second report is no line of its own, on or back: n goes to the next object's,
+        // and N back from there to this one.
+        press("n")
+        #expect(dashboard.currentMessage(at: now) == "found at 00:25.0")
+        // A frame later than the log's pacing of ten moves a second.
+        grid = rendered(dashboard, width: 120, height: 30, now: now + 0.2)
+        #expect(grid.text.contains("ChatScreen #44 deallocated; 2 subscriptions reclaimed"), "\(grid.text)")
+        press("n")
+        #expect(dashboard.currentMessage(at: now) == "no later line matches")
+        press("N")
+        #expect(dashboard.currentMessage(at: now) == "found at 00:20.0")
         press("N")
         #expect(dashboard.currentMessage(at: now) == "no earlier line matches")
     }
