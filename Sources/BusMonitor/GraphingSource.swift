@@ -92,22 +92,27 @@ package final class GraphingSource: WrappingSource {
 
     /// Writes `text` beside `path` and renames it over `path`; returns why it could not.
     ///
-    /// The file beside it is made as a recording is (``RecordingWriter``): readable by its
-    /// owner only, never through a symbolic link another user planted in a shared folder.
+    /// The file beside it is made anew each time as a recording is (``RecordingWriter``),
+    /// readable by its owner only: one left by an earlier run of this user's is removed first,
+    /// and anything else found there (another user's file, link or FIFO, planted in a shared
+    /// folder) is refused, never written through or opened.
     private static func write(_ text: String, to path: String) -> String? {
         let temporary = path + ".partial"
+        _ = unlink(temporary)
         let writer: RecordingWriter
         do throws(RecordingError) {
-            writer = try RecordingWriter(path: temporary, what: "graph")
+            writer = try RecordingWriter(path: temporary, what: "graph", replacing: false)
         } catch {
-            if case .unwritable(_, let reason, _) = error { return reason }
-            return error.description
+            guard case .unwritable(_, let reason, _) = error else { return error.description }
+            // A file that is there names itself: it is what stands in the way.
+            return reason == RecordingWriter.alreadyExists
+                ? "\(temporary) already exists and is not this user's" : reason
         }
         writer.write(bytes: Array(text.utf8), lines: 1)
         writer.close()
-        if let error = writer.error {
+        if let reason = writer.failureReason {
             unlink(temporary)
-            return error
+            return reason
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -22,6 +22,9 @@ internal import Foundation
 /// let source = RecordingSource(wrapping: AttachSource(socketPath: path), writer: writer)
 /// ```
 package final class RecordingWriter: Sendable {
+    /// The reason given when a file is at the path and `replacing` is `false`.
+    package static let alreadyExists = "it already exists"
+
     /// The file being written.
     package let path: String
     /// What it holds, as messages name it: `recording`, `trace`.
@@ -31,6 +34,7 @@ package final class RecordingWriter: Sendable {
     private struct State {
         var descriptor: Int32
         var error: String?
+        var failureReason: String?
         var recordsWritten = 0
         var lastHello: FeedHello?
         var lines = RecordLines()
@@ -47,11 +51,17 @@ package final class RecordingWriter: Sendable {
     /// - Parameters:
     ///   - path: Where to write.
     ///   - what: What the file holds, as messages name it.
+    ///   - replacing: Whether a file already at `path` may be written (emptied if it is one of
+    ///     this user's); when `false`, only a new file is, so nothing planted there (a FIFO that
+    ///     would block the open) is ever opened.
     /// - Throws: ``RecordingError/unwritable(path:reason:what:)`` when the file cannot be opened,
-    ///   is a symbolic link, or belongs to another user.
-    package init(path: String, what: String = "recording") throws(RecordingError) {
+    ///   is a symbolic link, belongs to another user, or exists and may not be replaced.
+    package init(path: String, what: String = "recording", replacing: Bool = true) throws(RecordingError) {
         let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
         var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
+        if descriptor < 0 && errno == EEXIST && !replacing {
+            throw .unwritable(path: path, reason: Self.alreadyExists, what: what)
+        }
         if descriptor < 0 && errno == EEXIST {
             descriptor = open(path, flags)
             if descriptor >= 0 {
@@ -82,6 +92,10 @@ package final class RecordingWriter: Sendable {
     /// Why recording stopped, such as "recording to session.jsonl stopped: No space left on
     /// device"; nil while recording works.
     package var error: String? { state.withLock(\.error) }
+
+    /// Why writing stopped, without the file's name: the system's reason, such as `No space
+    /// left on device`; `nil` while it works.
+    package var failureReason: String? { state.withLock(\.failureReason) }
 
     /// Lines written so far.
     package var recordsWritten: Int { state.withLock(\.recordsWritten) }
@@ -128,6 +142,7 @@ package final class RecordingWriter: Sendable {
         if let code = bytes.withUnsafeBytes({ System.writeAll(state.descriptor, $0) }) {
             let reason = code == 0 ? "nothing written" : UnixSocket.errorText(code)
             state.error = "\(what) to \(path) stopped: \(reason)"
+            state.failureReason = reason
             System.closeDescriptor(state.descriptor)
             state.descriptor = -1
             return

@@ -324,6 +324,25 @@ struct RecordingTests {
         #expect(access(target, F_OK) != 0, "no file was created through the link")
     }
 
+    @Test("a writer that may not replace refuses whatever is at its path, a FIFO too, without opening it")
+    func aWriterThatMayNotReplace() throws {
+        let directory = TemporaryDirectory()
+        let fifo = directory.file("planted.partial")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Opening a FIFO for writing blocks until a reader comes: refused before any open.
+        #expect(
+            throws: RecordingError.unwritable(
+                path: fifo, reason: RecordingWriter.alreadyExists, what: "graph")
+        ) {
+            try RecordingWriter(path: fifo, what: "graph", replacing: false)
+        }
+        let fresh = directory.file("fresh.partial")
+        let writer = try RecordingWriter(path: fresh, what: "graph", replacing: false)
+        writer.write(bytes: Array("x\n".utf8), lines: 1)
+        writer.close()
+        #expect(try String(contentsOfFile: fresh, encoding: .utf8) == "x\n")
+    }
+
     @Test("an existing file of this user is emptied; one of another user is refused and left alone")
     func existingFiles() throws {
         let directory = TemporaryDirectory()
