@@ -51,9 +51,10 @@ struct DashboardLayout: Equatable {
                 let minimum = panes[index].minimumHeight(screenHeight: height, state: state), minimum < rows
             else { continue }
             var given = min(short, rows - minimum)
-            // Two rows of a table are its title and column titles, and no line: the title alone,
-            // whose note sums the rows, says as much, and the filling pane gets the other row.
-            if minimum == 1, rows - given == 2 { given += 1 }
+            // Rows that show no line (a table's title and column titles) say no more than the
+            // pane's minimum does: it keeps that, and the filling pane gets the rest.
+            let kept = Rect(x: 0, y: 0, width: width, height: rows - given)
+            if rows - given > minimum, panes[index].contentRows(in: kept) == 0 { given = rows - minimum }
             asked[index] = rows - given
             short -= given
         }

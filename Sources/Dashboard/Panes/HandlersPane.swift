@@ -40,8 +40,8 @@ struct HandlersPane: DashboardPane {
         2 + min(Self.listedRows, max(1, state.handlers.rows.count))
     }
 
-    /// On a short screen the pane keeps its title, whose note sums the handlers (slow, late,
-    /// failed), so that the log keeps its lines; a row or two when there is room.
+    /// On a short screen the pane keeps its title, whose note sums the handlers (failed, slow,
+    /// late), so that the log keeps its lines; a row or two when there is room.
     func minimumHeight(screenHeight: Int, state: DashboardState) -> Int? { 1 }
 
     func contentRows(in area: Rect) -> Int { max(0, area.height - 2) }
