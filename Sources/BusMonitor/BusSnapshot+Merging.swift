@@ -1,6 +1,32 @@
 package import EventBus
 
 extension BusSnapshot {
+    /// What a gone app's newest snapshot still counts in a fleet's sums: its totals so far
+    /// (publishes, deliveries, reclaims, handler calls and failures), and nothing it had live
+    /// (subscribers, observer objects, leak suspects, sticky events), which went with it.
+    package var retired: BusSnapshot {
+        BusSnapshot(
+            busName: busName,
+            eventTypes: eventTypes.map { type in
+                EventTypeStatistics(
+                    typeName: type.typeName, qualifiedTypeName: type.qualifiedTypeName,
+                    reclaimedSubscribers: type.reclaimedSubscribers,
+                    unsubscribedSubscribers: type.unsubscribedSubscribers,
+                    cancelledSubscribers: type.cancelledSubscribers,
+                    duplicateSubscriptions: type.duplicateSubscriptions, published: type.published,
+                    delivered: type.delivered, unheard: type.unheard, handlerFailures: type.handlerFailures,
+                    dropped: type.dropped)
+            },
+            wildcardObservers: 0, reclaimedWildcardObservers: reclaimedWildcardObservers,
+            wildcardDeliveries: wildcardDeliveries,
+            observers: observers.map { observer in
+                ObserverStatistics(
+                    className: observer.className, reclaimedInstances: observer.reclaimedInstances,
+                    handlerFailures: observer.handlerFailures)
+            },
+            handlers: handlers)
+    }
+
     /// The snapshots of several apps summed into one, as a monitor shows a fleet.
     ///
     /// Each event type's counters are summed by type name, each observer class's by class name,

@@ -19,8 +19,8 @@ package import Foundation
 /// ```
 ///
 /// (one line in the output). `published` is the bus's own total from the newest snapshot (of
-/// each app that is not gone, summed), and `leakSuspects` the number of suspects in it, or null
-/// before a snapshot arrived.
+/// each app, summed, those gone included), and `leakSuspects` the number of suspects in it
+/// (those of apps not gone), or null before a snapshot arrived.
 ///
 /// For a source that watches a fleet, each summary is led by a `fleet` line:
 ///
@@ -210,10 +210,13 @@ package final class HeadlessRunner: Sendable {
             if let status = batch.status { self.status = status }
         }
 
-        /// The newest snapshots of the apps that are not gone.
+        /// The newest snapshot of each app, a gone app's retired (``BusSnapshot/retired``): its
+        /// totals stay in the sums, what it had live does not.
         private var countedSnapshots: [BusSnapshot] {
             let gone = Set((fleet ?? []).filter { $0.presence == .gone }.map(\.origin))
-            return snapshots.filter { $0.key.map { !gone.contains($0) } ?? true }.map(\.value)
+            return snapshots.map { origin, snapshot in
+                origin.map(gone.contains) == true ? snapshot.retired : snapshot
+            }
         }
 
         /// For a fleet: a `fleet` line listing the members.

@@ -340,7 +340,11 @@ struct DashboardState {
     /// apps it counts are not the ones counted last time.
     private mutating func takeSnapshots(at now: Double, readingTime: Double) {
         let counted = countedOrigins
-        let snapshot = BusSnapshot.merged(counted.compactMap { memberSnapshots[$0] })
+        // A gone app's totals stay in the sums; what it had live went with it.
+        let snapshot = BusSnapshot.merged(
+            snapshotOrder.compactMap { origin in
+                memberSnapshots[origin].map { origin.map(goneMembers.contains) == true ? $0.retired : $0 }
+            })
         if isAwaitingBaseline || counted != countedMembers {
             countedMembers = counted
             let before = publishedByType()

@@ -117,6 +117,34 @@ struct HeadlessRunnerTests {
         #expect(summary.contains(#""snapshotsNotCounted":3"#), "\(summary)")
     }
 
+    @Test("the summary of a fleet whose app went keeps what it published, not its leak suspects")
+    func aGoneAppsTotalsStayInTheSummary() throws {
+        let origin = FeedOrigin(app: "a", host: "h", pid: 1)
+        let snapshot = FeedRecord.snapshot(
+            FeedSnapshot(
+                time: 1,
+                snapshot: BusSnapshot(
+                    busName: "a", eventTypes: [EventTypeStatistics(typeName: "T", published: 40)],
+                    wildcardObservers: 0,
+                    leakSuspects: [
+                        LeakSuspect(
+                            observerID: 3, className: "S", reason: "", overdue: .seconds(1), subscriptions: []
+                        )
+                    ]),
+                origin: origin))
+        let batches = [
+            SourceBatch(
+                records: [snapshot], fleet: [FleetMember(origin: origin, presence: .active, lastSeen: 1)]),
+            SourceBatch(fleet: [FleetMember(origin: origin, presence: .gone, lastSeen: 1)]),
+        ]
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(source: ScriptedSource(batches), output: output).run()
+        }
+        let summary = try #require(lines.last)
+        #expect(summary.contains(#""published":40"#), "\(summary)")
+        #expect(summary.contains(#""leakSuspects":0"#), "\(summary)")
+    }
+
     @Test("stop() ends a run from another thread")
     func stopFromAnotherThread() throws {
         let never = NeverEnding(ScriptedSource([]))

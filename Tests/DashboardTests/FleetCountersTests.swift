@@ -7,7 +7,7 @@ import Testing
 
 @testable import Dashboard
 
-/// The counters of a fleet: each app's snapshot, summed over the apps that are not gone.
+/// The counters of a fleet: each app's snapshot summed, a gone app's totals and not what it had live.
 @Suite("Fleet counters")
 struct FleetCountersTests {
     static func snapshot(of origin: EventOrigin, published: Int, at time: Double) -> FeedRecord {
@@ -27,8 +27,8 @@ struct FleetCountersTests {
         FleetMember(origin: origin, presence: presence, lastSeen: 0)
     }
 
-    @Test("an app that goes leaves the sum, and counts again when it is back")
-    func goneAppsLeaveTheSum() {
+    @Test("an app that goes keeps its totals in the sum and takes what it had live, until it is back")
+    func goneAppsKeepTheirTotals() {
         var state = DashboardState()
         state.apply(
             SourceBatch(
@@ -43,12 +43,61 @@ struct FleetCountersTests {
 
         state.apply(
             SourceBatch(fleet: [Self.member(checkout, .gone), Self.member(inventory, .active)]), at: 2)
-        #expect(state.busName == "inventory", "one app's snapshot, as it is")
-        #expect(state.rows.first { $0.name == "Tick" }?.published == 4)
+        // What it published stays counted; its subscriber went with it.
+        #expect(state.rows.first { $0.name == "Tick" }?.published == 7)
+        #expect(state.rows.first { $0.name == "Tick" }?.subscribers.counts.live == 1)
 
         state.apply(
             SourceBatch(fleet: [Self.member(checkout, .active), Self.member(inventory, .active)]), at: 3)
         #expect(state.rows.first { $0.name == "Tick" }?.published == 7)
+        #expect(state.rows.first { $0.name == "Tick" }?.subscribers.counts.live == 2)
+    }
+
+    @Test("a gone app's handler calls and reclaims stay; its objects, suspects and sticky events go")
+    func aGoneAppsHistoryStaysAndItsLiveStateGoes() throws {
+        var state = DashboardState()
+        let snapshot = BusSnapshot(
+            busName: "checkout",
+            eventTypes: [
+                EventTypeStatistics(typeName: "Tick", liveSubscribers: 2, published: 9, delivered: 18)
+            ],
+            wildcardObservers: 1,
+            observers: [
+                ObserverStatistics(
+                    className: "CartScreen", liveInstances: 2, liveSubscriptions: 2, reclaimedInstances: 5,
+                    leakSuspects: 1)
+            ],
+            leakSuspects: [
+                LeakSuspect(
+                    observerID: 7, className: "CartScreen", reason: "closed", overdue: .seconds(3),
+                    subscriptions: ["Tick"])
+            ],
+            handlers: [
+                HandlerStatistics(
+                    observerTypeName: "CartScreen", eventTypeName: "Tick", calls: 18, total: .milliseconds(2),
+                    maximum: .milliseconds(1), failures: 2)
+            ],
+            stickyEvents: [
+                StickyEvent(
+                    typeName: "Tick", event: UserLoggedInEvent(userId: "id-ada", userName: "ada"), version: 1)
+            ])
+        state.apply(
+            SourceBatch(
+                records: [.snapshot(FeedSnapshot(time: 1, snapshot: snapshot, origin: checkout))],
+                fleet: [Self.member(checkout, .active)]), at: 1)
+        #expect(state.observers.suspectCount == 1)
+        #expect(state.rows.first { $0.name == "Tick" }?.sticky != nil)
+
+        state.apply(SourceBatch(fleet: [Self.member(checkout, .gone)]), at: 2)
+        let row = try #require(state.rows.first { $0.name == "Tick" })
+        #expect(row.published == 9)
+        #expect(row.subscribers.counts.live == 0)
+        #expect(row.sticky == nil)
+        #expect(state.observers.suspectCount == 0)
+        let cart = try #require(state.observers.classes.first { $0.className == "CartScreen" })
+        #expect(cart.liveInstances == 0 && cart.reclaimedInstances == 5 && cart.leakSuspects == 0)
+        #expect(state.handlers.rows.map(\.calls) == [18])
+        #expect(state.handlers.failures == 2)
     }
 
     @Test("a presence change of an app that sent no snapshot leaves the counters alone")
