@@ -210,6 +210,12 @@ struct DashboardState {
     private(set) var snapshotsRefused = 0
     /// The apps of a fleet that are gone, whose snapshots no longer count.
     private var goneMembers: Set<EventOrigin> = []
+    /// Whether the source lists its fleet's members (``SourceBatch/fleet``); if not, and its
+    /// records name apps, ``heard`` makes the list.
+    private var sourceListsFleet = false
+    /// The apps the records named, for a source that lists no fleet, by origin: when each was
+    /// last heard from on the source's clock, and its events.
+    private var heard: [EventOrigin: (lastSeen: Double, events: Int)] = [:]
     /// The apps the counters shown sum, in order.
     private var countedMembers: [EventOrigin?] = []
 
@@ -243,29 +249,12 @@ struct DashboardState {
         if batch.countersRestarted { restartCounters() }
         var snapshotsChanged = false
         if let members = batch.fleet {
-            var tracker = fleet ?? FleetTracker()
-            tracker.take(members, previousReading: lastReadingTime)
-            fleet = tracker
-            hasOrigins = true
-            let gone = Set(members.filter { $0.presence == .gone }.map(\.origin))
-            if gone != goneMembers {
-                // The counters change only when an app whose snapshot they sum came or went.
-                let moved = gone.symmetricDifference(goneMembers)
-                goneMembers = gone
-                if moved.contains(where: { memberSnapshots[$0] != nil }) { snapshotsChanged = true }
-            }
-            // An app the fleet no longer lists (forgotten after it went) keeps no snapshot: it
-            // would count again once it is no longer among the gone, and hold a slot.
-            let listed = Set(members.map(\.origin))
-            let unlisted = snapshotOrder.filter { $0.map { !listed.contains($0) } ?? false }
-            if !unlisted.isEmpty {
-                for origin in unlisted { memberSnapshots[origin] = nil }
-                snapshotOrder.removeAll { $0.map { !listed.contains($0) } ?? false }
-                snapshotsChanged = true
-            }
+            sourceListsFleet = true
+            snapshotsChanged = takeFleet(members)
         }
 
         for record in batch.records {
+            if !sourceListsFleet { hear(record) }
             switch record {
             case .event(let event):
                 if snapshotsChanged {
@@ -299,6 +288,12 @@ struct DashboardState {
                 continue
             }
         }
+        // A source of several apps' records that lists no fleet (a recording of apps that
+        // dialled in, or of a NATS fleet): the fleet as the records tell it, each app active,
+        // quiet or gone by when it was last heard on the source's clock.
+        if !sourceListsFleet, !heard.isEmpty, takeFleet(heardFleet(at: readingTime)) {
+            snapshotsChanged = true
+        }
         if snapshotsChanged { takeSnapshots(at: now, readingTime: readingTime) }
 
         for index in rows.indices {
@@ -310,6 +305,67 @@ struct DashboardState {
         fleet?.record(at: readingTime)
         appendToLog(batch)
         lastReadingTime = readingTime
+    }
+
+    /// Takes the fleet's members, the source's list or the one the records tell.
+    ///
+    /// - Returns: Whether the snapshots to sum changed: an app whose snapshot they sum came or
+    ///   went, or was forgotten.
+    private mutating func takeFleet(_ members: [FleetMember]) -> Bool {
+        var snapshotsChanged = false
+        var tracker = fleet ?? FleetTracker()
+        tracker.take(members, previousReading: lastReadingTime)
+        fleet = tracker
+        hasOrigins = true
+        let gone = Set(members.filter { $0.presence == .gone }.map(\.origin))
+        if gone != goneMembers {
+            let moved = gone.symmetricDifference(goneMembers)
+            goneMembers = gone
+            if moved.contains(where: { memberSnapshots[$0] != nil }) { snapshotsChanged = true }
+        }
+        // An app the fleet no longer lists (forgotten after it went) keeps no snapshot: it
+        // would count again once it is no longer among the gone, and hold a slot.
+        let listed = Set(members.map(\.origin))
+        let unlisted = snapshotOrder.filter { $0.map { !listed.contains($0) } ?? false }
+        if !unlisted.isEmpty {
+            for origin in unlisted { memberSnapshots[origin] = nil }
+            snapshotOrder.removeAll { $0.map { !listed.contains($0) } ?? false }
+            snapshotsChanged = true
+        }
+        return snapshotsChanged
+    }
+
+    /// Notes the app `record` came from, for a source that lists no fleet: when it was last
+    /// heard from, and its events. As many apps as a fleet keeps; records of others are not
+    /// counted here (their snapshots are refused likewise).
+    private mutating func hear(_ record: FeedRecord) {
+        let origin: EventOrigin?
+        switch record {
+        case .event(let event): origin = event.origin
+        case .lifecycle(let captured): origin = captured.origin
+        case .snapshot(let snapshot): origin = snapshot.origin
+        case .hello, .dropped, .refused, .call: origin = nil
+        }
+        guard let origin, let time = record.time, time.isFinite else { return }
+        guard heard[origin] != nil || heard.count < FleetState.maximumMembers else { return }
+        var app = heard[origin] ?? (lastSeen: time, events: 0)
+        app.lastSeen = max(app.lastSeen, time)
+        if case .event = record { app.events.clampedAdd(1) }
+        heard[origin] = app
+    }
+
+    /// The fleet the records tell, at `time` on the source's clock, with the default times
+    /// after which a silent app is quiet, then gone.
+    private func heardFleet(at time: Double) -> [FleetMember] {
+        let times = FleetPresenceTimes()
+        return heard.map { origin, app in
+            let silence = time - app.lastSeen
+            let presence: FleetMember.Presence =
+                silence >= times.goneAfter ? .gone : silence >= times.quietAfter ? .quiet : .active
+            return FleetMember(
+                origin: origin, presence: presence, lastSeen: app.lastSeen, eventsReceived: app.events,
+                snapshot: memberSnapshots[origin])
+        }
     }
 
     /// Follows one lifecycle change.

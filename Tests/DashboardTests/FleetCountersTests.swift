@@ -100,6 +100,39 @@ struct FleetCountersTests {
         #expect(state.handlers.failures == 2)
     }
 
+    @Test("records of several apps from a source that lists no fleet (a recording) make the fleet")
+    func recordsMakeTheFleetOfASourceWithoutAList() throws {
+        var state = DashboardState()
+        func event(_ origin: EventOrigin, at time: Double) -> FeedRecord {
+            .event(
+                FeedEvent(
+                    sequence: 0, time: time, typeName: "Tick", payload: .description("1"), receivers: 1,
+                    origin: origin))
+        }
+        state.apply(
+            SourceBatch(
+                records: [
+                    event(checkout, at: 100), event(inventory, at: 100.5),
+                    Self.snapshot(of: checkout, published: 3, at: 100.6),
+                    Self.snapshot(of: inventory, published: 4, at: 100.6), event(checkout, at: 101),
+                ]), at: 101)
+        var fleet = try #require(state.fleet)
+        #expect(fleet.rows.count == 2)
+        #expect(fleet.rows.first { $0.member.origin == checkout }?.member.eventsReceived == 2)
+        #expect(fleet.rows.allSatisfy { $0.member.presence == .active })
+        // The apps' snapshots summed, 3 and 4, and the event after them.
+        #expect(state.rows.first { $0.name == "Tick" }?.published == 8)
+
+        // Silent on the source's clock, an app turns quiet, then gone, as a live fleet's would.
+        state.apply(SourceBatch(records: [event(checkout, at: 110)]), at: 110)
+        fleet = try #require(state.fleet)
+        #expect(fleet.rows.first { $0.member.origin == inventory }?.member.presence == .quiet)
+        state.apply(SourceBatch(records: [event(checkout, at: 140)]), at: 140)
+        fleet = try #require(state.fleet)
+        #expect(fleet.rows.first { $0.member.origin == inventory }?.member.presence == .gone)
+        #expect(fleet.rows.first { $0.member.origin == checkout }?.member.presence == .active)
+    }
+
     @Test("a presence change of an app that sent no snapshot leaves the counters alone")
     func appsWithoutSnapshotsDoNotTouchTheCounters() {
         var state = DashboardState()
