@@ -50,6 +50,9 @@ package final class GraphingSource: WrappingSource {
     /// The graph so far.
     package var graph: FlowGraph { state.withLock { $0.graph } }
 
+    /// Why the newest write of the graph failed, such as a full disk; `nil` once one works.
+    package var failure: String? { state.withLock { $0.error } }
+
     /// Drains the wrapped source, adds the batch to the graph, and returns it.
     package func drain() -> SourceBatch {
         take(wrapped.drain(), forceWrite: false)

@@ -55,6 +55,9 @@ package final class TracingSource: WrappingSource {
         source.requestHandlerCalls()
     }
 
+    /// Why writing the trace stopped, such as a full disk; `nil` while it works.
+    package var failure: String? { file.error }
+
     /// Drains the wrapped source, traces the batch, and returns it.
     package func drain() -> SourceBatch {
         take(wrapped.drain())

@@ -21,7 +21,7 @@ internal import TerminalUI
 /// an exit status.
 ///
 /// Exit status: 0 done (q or `--duration`); 1 cannot run (no terminal, unknown `TERM`, a mode
-/// this build lacks) or the recording stopped early (a full disk); 2 bad command line; 128 + the
+/// this build lacks) or a file it wrote stopped early (a full disk); 2 bad command line; 128 + the
 /// signal number after SIGINT (130), SIGTERM (143), SIGHUP (129) or another signal that would
 /// end it (``endingSignals``), as shells report a program killed by that signal.
 package enum Busmon {
@@ -289,9 +289,10 @@ package enum Busmon {
             printError("busmon: never reached the NATS server at \(fleet.url)")
             return 1
         }
-        if let failure = session.recordingFailure {
-            // The watching went on, but the recording is not whole: a script must hear of it.
-            printError("busmon: \(failure)")
+        let failures = session.outputFailures
+        if !failures.isEmpty {
+            // The watching went on, but a file it wrote is not whole: a script must hear of it.
+            for failure in failures { printError("busmon: \(failure)") }
             if outcome != .stopped { return 1 }
         }
         switch outcome {
@@ -323,16 +324,6 @@ package enum Busmon {
             return source
         }
 
-        /// The recording busmon writes, when `--record` was given.
-        var recording: RecordingSource? {
-            var source = self.source
-            while true {
-                if let recording = source as? RecordingSource { return recording }
-                guard let wrapping = source as? any WrappingSource else { return nil }
-                source = wrapping.wrapped
-            }
-        }
-
         /// The same session watched through `wrapper` (a recording, a trace, a graph around its
         /// source), which `finish` winds up once the session has stopped.
         func wrapped(in wrapper: any DashboardSource, finish: @escaping () -> Void) -> Session {
@@ -346,8 +337,25 @@ package enum Busmon {
                 runsMainActorWork: inner.runsMainActorWork)
         }
 
-        /// Why the recording stopped before busmon did, if it did: a full disk, a file too large.
-        var recordingFailure: String? { recording?.writer.error }
+        /// Why the files busmon writes (`--record`, `--trace`, `--graph`) are not whole, if one
+        /// is not: a full disk, a file too large.
+        var outputFailures: [String] {
+            var failures: [String] = []
+            var source = self.source
+            while true {
+                if let recording = source as? RecordingSource, let error = recording.writer.error {
+                    failures.append(error)
+                }
+                if let tracing = source as? TracingSource, let error = tracing.failure {
+                    failures.append(error)
+                }
+                if let graphing = source as? GraphingSource, let error = graphing.failure {
+                    failures.append(error)
+                }
+                guard let wrapping = source as? any WrappingSource else { return failures }
+                source = wrapping.wrapped
+            }
+        }
 
         /// Where the dashboard's data comes from.
         package let source: any DashboardSource
@@ -443,8 +451,9 @@ package enum Busmon {
         switch report.end {
         case .quit, .durationElapsed:
             printSummary(report, events: session.eventsPublished())
-            if let failure = session.recordingFailure {
-                printError("busmon: \(failure)")
+            let failures = session.outputFailures
+            if !failures.isEmpty {
+                for failure in failures { printError("busmon: \(failure)") }
                 return 1
             }
             return 0

@@ -213,6 +213,20 @@ struct TraceEndToEndTests {
         #expect(!trace.handlerSlices().isEmpty)
     }
 
+    @Test(
+        "a trace that stops on a full disk makes the exit status 1, as a recording does",
+        .enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))
+    func aFullDiskStopsTheTraceAndSaysSo() throws {
+        let device = try #require(TestHost.fullDevice)
+        let result = try ChildProcess.run(
+            try BusmonBinary.require(), ["--headless", "--duration", "1.5", "--trace", device],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.contains("busmon: trace to \(device) stopped: No space left on device"),
+            "\(result.standardError)")
+    }
+
     @Test func aTracePathThatCannotBeWrittenIsRefusedAtOnce() throws {
         let run = try ChildProcess.run(
             try BusmonBinary.require(),
