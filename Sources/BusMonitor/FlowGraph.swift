@@ -19,10 +19,10 @@ package struct FlowGraph: Sendable {
         /// Where it ends: an event type, or an observer class.
         package let to: String
 
-        /// An arrow from `from` to `to`.
+        /// An arrow from `from` to `to`, each name cut to ``FlowGraph/maximumNameLength``.
         package init(from: String, to: String) {
-            self.from = from
-            self.to = to
+            self.from = FlowGraph.kept(from)
+            self.to = FlowGraph.kept(to)
         }
     }
 
@@ -41,6 +41,10 @@ package struct FlowGraph: Sendable {
     package static let maximumEdges = 10_000
     /// Apps whose snapshots a graph sums, for the same reason.
     package static let maximumApps = 1_000
+    /// Characters of a name a graph keeps (a call site, an event type, an observer class): the
+    /// rest of a longer one is left out and an ellipsis says so. Real names are far shorter; a
+    /// stranger's are not, and each arrow and remembered event holds two.
+    package static let maximumNameLength = 256
     /// Records that would have made an arrow or an app past those limits, left out so far (a
     /// record per event, lifecycle change or snapshot row): said so in the graph.
     package private(set) var leftOut = 0
@@ -64,6 +68,12 @@ package struct FlowGraph: Sendable {
     /// An empty graph.
     package init() {}
 
+    /// `name`, or its first ``maximumNameLength`` characters and an ellipsis.
+    static func kept(_ name: String) -> String {
+        guard name.utf8.count > maximumNameLength, name.count > maximumNameLength else { return name }
+        return String(name.prefix(maximumNameLength - 1)) + "…"
+    }
+
     /// Whether nothing was gathered yet.
     package var isEmpty: Bool { publishes.isEmpty && handles.isEmpty && triggers.isEmpty }
 
@@ -81,17 +91,18 @@ package struct FlowGraph: Sendable {
 
     private mutating func take(_ event: FeedEvent) {
         let trace = event.trace
+        let typeName = Self.kept(event.typeName)
         if let site = trace.site {
-            add(1, at: Edge(from: site.description, to: event.typeName), in: \.publishes)
+            add(1, at: Edge(from: site.description, to: typeName), in: \.publishes)
         }
         if let cause = trace.causeID {
             let key = RecentEvent(origin: event.origin, eventID: cause)
             if let causeType = recent[key] ?? older[key] {
-                add(1, at: Edge(from: causeType, to: event.typeName), in: \.triggers)
+                add(1, at: Edge(from: causeType, to: typeName), in: \.triggers)
             }
         }
         if trace.eventID != 0 {
-            remember(RecentEvent(origin: event.origin, eventID: trace.eventID), event.typeName)
+            remember(RecentEvent(origin: event.origin, eventID: trace.eventID), typeName)
         }
     }
 
@@ -101,7 +112,9 @@ package struct FlowGraph: Sendable {
             guard change.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName else { return }
             let edge = Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token")
             add(0, at: edge, in: \.handles)
-        case .handlerFailed, .slowHandler, .slowDelivery:
+        // A late delivery waited on its queue or actor; its handler is not what failed or was
+        // slow, and the Handlers pane counts it apart (WAIT), so the graph does too.
+        case .handlerFailed, .slowHandler:
             add(
                 1, at: Edge(from: change.eventTypeName, to: change.observerTypeName ?? "token"),
                 in: \.troubles)
@@ -160,8 +173,11 @@ package struct FlowGraph: Sendable {
     /// observer classes (ellipses), and dashed red arrows from a type to the types its handlers
     /// publish; each arrow labelled with its count, and handlers that failed or were slow in red.
     package func dot(title: String) -> String {
+        // Names came from apps: control characters are written as visible escapes, so that
+        // `cat` of the file, or a label drawn by a terminal tool, cannot act on them.
         func quoted(_ text: String) -> String {
-            "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+            let safe = UntrustedText.escaped(text)
+            return "\"" + safe.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         }
         func id(_ kind: String, _ name: String) -> String { quoted(kind + ":" + name) }
         var lines = [

@@ -232,24 +232,81 @@ package struct JSONLineWriter {
     }
 
     /// Writes the UTF-8 text `utf8` as a JSON string, as ``appendString(_:)`` does.
+    ///
+    /// Besides what JSON requires (quotes, backslashes, C0 controls), DEL, the C1 controls and
+    /// the characters that move or reorder text on a terminal (the bidirectional overrides and
+    /// isolates, the line and paragraph separators) are written as `\u` escapes: JSON Lines
+    /// output is often read on a terminal (`--headless`, `cat` of a recording), where a C1 CSI
+    /// acts as `ESC [` does. The text reads back the same.
     package mutating func appendString(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
-        for index in 0..<utf8.count {
+        var index = 0
+        while index < utf8.count {
             let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+            // One comparison for the common case: printable ASCII other than `"` and `\`, and
+            // every lead or continuation byte that cannot start a sequence escaped below.
+            guard
+                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+                    || byte == 0xC2 || byte == 0xE2
+            else {
+                index += 1
+                continue
+            }
+            let (scalar, length) = Self.escapedScalar(at: index, in: utf8)
+            guard length > 0 else {
+                index += 1
                 continue
             }
             if runStart < index {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
-            appendEscape(byte)
-            runStart = index + 1
+            if length == 1 {
+                appendEscape(byte)
+            } else {
+                appendUnicodeEscape(scalar)
+            }
+            index += length
+            runStart = index
         }
         if runStart < utf8.count {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The scalar starting at `index` that is written escaped, and its length in bytes; a length
+    /// of 0 when it is written as it is.
+    private static func escapedScalar(at index: Int, in utf8: UnsafeBufferPointer<UInt8>) -> (UInt32, Int) {
+        let byte = utf8[index]
+        switch byte {
+        case 0xC2:
+            // U+0080-U+009F, the C1 controls: C2 80 to C2 9F.
+            guard index + 1 < utf8.count, (0x80...0x9F).contains(utf8[index + 1]) else { return (0, 0) }
+            return (UInt32(utf8[index + 1]), 2)
+        case 0xE2:
+            // U+2028-U+202E (E2 80 A8-AE) and U+2066-U+2069 (E2 81 A6-A9).
+            guard index + 2 < utf8.count else { return (0, 0) }
+            let second = utf8[index + 1]
+            let third = utf8[index + 2]
+            if second == 0x80, (0xA8...0xAE).contains(third) { return (0x2000 | UInt32(third & 0x3F), 3) }
+            if second == 0x81, (0xA6...0xA9).contains(third) { return (0x2040 | UInt32(third & 0x3F), 3) }
+            return (0, 0)
+        default:
+            return (UInt32(byte), 1)
+        }
+    }
+
+    /// Writes `\uXXXX` for a scalar of the Basic Multilingual Plane.
+    private mutating func appendUnicodeEscape(_ scalar: UInt32) {
+        let hex: StaticString = "0123456789abcdef"
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "u"))
+        hex.withUTF8Buffer { digits in
+            for shift in stride(from: 12, through: 0, by: -4) {
+                bytes.append(digits[Int((scalar >> UInt32(shift)) & 0x0F)])
+            }
+        }
     }
 
     private mutating func appendEscape(_ byte: UInt8) {

@@ -16,6 +16,32 @@ struct FlowGraphTests {
             trace: PublishTrace(eventID: id, causeID: cause, site: PublishSite(fileID: file, line: line)))
     }
 
+    @Test(
+        "names from apps are written without control characters and cut to a length; late deliveries are not failures"
+    )
+    func hostileNamesAndLateDeliveries() {
+        var graph = FlowGraph()
+        let evil = "Evil\u{1B}]0;PWNED\u{7}\u{1B}[2J\u{9B}\u{202E}\u{0}\r"
+        let long = String(repeating: "x", count: 400_000)
+        graph.take(
+            SourceBatch(
+                events: [event(evil, id: 1), event(long, id: 2, file: long)],
+                lifecycle: [
+                    FeedLifecycle(
+                        time: 1,
+                        change: SubscriberLifecycleEvent(
+                            kind: .slowDelivery, eventTypeName: evil, observerTypeName: "Screen",
+                            observerID: 1))
+                ]))
+        let dot = graph.dot(title: "app \u{1B}[31m")
+        #expect(!dot.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        #expect(!dot.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+        #expect(dot.contains(#"Evil\\u{1B}]0;PWNED\\u{7}"#), "shown as a visible escape")
+        #expect(dot.utf8.count < 4_000, "each name cut to \(FlowGraph.maximumNameLength) characters")
+        #expect(graph.publishes.keys.allSatisfy { $0.from.count <= FlowGraph.maximumNameLength })
+        #expect(graph.troubles.isEmpty, "a late delivery waited; its handler did not fail and was not slow")
+    }
+
     @Test("call sites publish types, classes handle them, and handlers' publishes link types")
     func edges() {
         var graph = FlowGraph()

@@ -481,4 +481,32 @@ struct WireFormatTests {
         #expect(MonitorRequest.take(from: &flood).isEmpty)
         #expect(flood.isEmpty, "a line longer than a request is dropped, not kept growing")
     }
+
+    @Test(
+        "strings are written with DEL, C1 controls and bidirectional overrides escaped, and read back the same"
+    )
+    func terminalControlsAreEscaped() throws {
+        // A type name as a stranger might send it: C1 CSI (U+009B), DEL, an override, an
+        // isolate, a line separator, and characters beside them that stay as they are.
+        let hostile = "a\u{9B}2J\u{7F}b\u{202E}c\u{2066}d\u{2028}e\u{85}é…→\u{2069}\u{A0}"
+        var writer = JSONLineWriter()
+        writer.appendString(hostile)
+        let written = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(written == #""a\u009b2J\u007fb\u202ec\u2066d\u2028e\u0085é…→\u2069"# + "\u{A0}\"")
+        for byte in writer.bytes {
+            #expect(byte >= 0x20 && byte != 0x7F, "a control byte written raw: \(byte)")
+        }
+        #expect(
+            !written.unicodeScalars.contains {
+                (0x80...0x9F).contains($0.value) || (0x2066...0x2069).contains($0.value)
+            })
+        let event = FeedEvent(
+            sequence: 1, time: 2, typeName: hostile, payload: .description(hostile), receivers: 0)
+        guard case .event(let decoded) = try FeedRecord.decode(line: FeedRecord.event(event).encodeLine())
+        else {
+            Issue.record("not an event")
+            return
+        }
+        #expect(decoded.typeName == hostile, "the escapes read back as the text sent")
+    }
 }
