@@ -119,6 +119,7 @@ package final class AttachSource: DashboardSource {
             batch.droppedLifecycle = state.droppedLifecycleBefore.clampedAdding(state.droppedLifecycleNow)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             state.records = []
+            state.recordBytes = 0
             state.notices = []
             state.countersRestarted = false
             return batch
@@ -142,6 +143,9 @@ package final class AttachSource: DashboardSource {
 struct AttachState {
     /// Events, lifecycle changes and snapshots, in the order they were read.
     var records: [FeedRecord] = []
+    /// Bytes of the lines `records` were read from: with the count, what bounds them, since a
+    /// line may be as long as ``FeedRecord/maximumLineLength``.
+    var recordBytes = 0
     var hello: FeedHello?
     /// The app's process name, pid and bus from its hello, as the dashboard's title.
     var title: String?
@@ -307,6 +311,10 @@ final class AttachReader: @unchecked Sendable {
     static let readPause = 0.04
     /// Bytes below which a read counts as small: a few events, not a busy app's stream.
     static let smallRead = 4096
+    /// Bytes read and not yet drained past which reading pauses, as it does at the buffer's
+    /// count of records: 10,000 lines of a stranger's megabyte each would be 10 GB. Far above
+    /// what a real app sends in a frame (at 100,000 events a second, about 1 MB).
+    static let byteCapacity = 32 << 20
 
     /// Seconds between attempts while the tap refuses, so as not to keep a full tap busy.
     static let refusedRetryInterval = 1.0
@@ -336,7 +344,7 @@ final class AttachReader: @unchecked Sendable {
             }
             // Backpressure: while the monitor has not drained, leave bytes in the socket so the
             // tap drops the excess cheaply instead of this thread decoding what it would drop.
-            let full = shared.withLock { $0.records.count >= capacity }
+            let full = shared.withLock { $0.records.count >= capacity || $0.recordBytes >= Self.byteCapacity }
             if full {
                 thread.sleep(seconds: 0.005)
                 continue
@@ -362,6 +370,7 @@ final class AttachReader: @unchecked Sendable {
             var incompatible = false
             shared.withLock { state in
                 state.malformedLines += malformed
+                state.recordBytes += count
                 for record in records {
                     switch record {
                     case .hello(let hello):

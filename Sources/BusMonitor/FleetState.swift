@@ -44,6 +44,11 @@ package struct FleetState: Sendable {
     package private(set) var bufferedEvents = 0
     /// Lifecycle changes among ``records``.
     private var bufferedLifecycle = 0
+    /// Apps with a snapshot among ``records``. A newer snapshot of one of them takes the older
+    /// one's place at the end: a snapshot holds an app's whole counts, so the newest says all
+    /// the older did, and an app that sends them faster than the dashboard drains (or a
+    /// stranger's megabyte-long ones) cannot grow the buffer past one per app.
+    private var bufferedSnapshots: Set<EventOrigin> = []
     private var notices: [SourceNotice] = []
     /// Events dropped since the start because the buffer was full (a running total).
     package private(set) var droppedEvents = 0
@@ -134,6 +139,11 @@ package struct FleetState: Sendable {
         case .snapshot(var snapshot, _):
             snapshot.origin = origin
             member.info.snapshot = snapshot.snapshot
+            if !bufferedSnapshots.insert(origin).inserted,
+                let older = records.lastIndex(where: { Self.isSnapshot($0, of: origin) })
+            {
+                records.remove(at: older)
+            }
             records.append(.snapshot(snapshot))
         case .call(var call, _):
             // Bounded with the events: a call is as frequent as a delivery.
@@ -249,9 +259,15 @@ package struct FleetState: Sendable {
         records = []
         bufferedEvents = 0
         bufferedLifecycle = 0
+        bufferedSnapshots = []
         notices = []
         fleetChanged = false
         return batch
+    }
+
+    private static func isSnapshot(_ record: FeedRecord, of origin: EventOrigin) -> Bool {
+        guard case .snapshot(let snapshot) = record else { return false }
+        return snapshot.origin == origin
     }
 
     /// Forgets the member that has been gone for longest, if any is gone, and says whether one

@@ -301,9 +301,13 @@ final class ListenLoop: @unchecked Sendable {
             for (index, connection) in connections.enumerated() {
                 let events = descriptors[index + 2].revents
                 let now = MonotonicClock.now()
-                if events != 0 {
-                    if let reason = read(connection, into: &chunk) { closing.append((connection, reason)) }
-                } else if let since = connection.closingSince {
+                if events != 0, let reason = read(connection, into: &chunk) {
+                    closing.append((connection, reason))
+                    continue
+                }
+                // Checked whether or not bytes came: a stranger trickling a byte at a time must
+                // not hold a dialling place past the dial's time, nor a refused one linger on.
+                if let since = connection.closingSince {
                     if now - since > ListenSource.refusalLinger { closing.append((connection, nil)) }
                 } else if connection.dial == nil, now - connection.opened > ListenSource.dialTimeout {
                     refuse(connection, reason: "no dial within \(Int(ListenSource.dialTimeout)) s")

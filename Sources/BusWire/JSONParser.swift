@@ -386,6 +386,18 @@ struct JSONParser {
     // MARK: - Strings
 
     private mutating func parseString() throws(FeedDecodingError) -> String {
+        let text = try parseWholeString()
+        guard text.utf8.count > Self.maximumStringLength else { return text }
+        return FeedPayload.truncated(text, limit: Self.maximumStringLength)
+    }
+
+    /// Bytes of a string value a reader keeps, ending in `…` when cut: a name, a reason or an
+    /// app's label is far shorter, and a monitor holds thousands of records at once (its log, the
+    /// batches between frames, a graph's arrows), so a stranger's megabyte-long type names would
+    /// otherwise decide its memory. As long as a payload's cut (``FeedPayload/maximumReadLength``).
+    package static let maximumStringLength = FeedPayload.maximumReadLength
+
+    private mutating func parseWholeString() throws(FeedDecodingError) -> String {
         position += 1  // the opening quote
         let start = position
         // Fast path: no escapes, so the text is the bytes between the quotes.

@@ -1,5 +1,6 @@
 import BusMonitor
 import BusWire
+import EventBus
 import Testing
 
 /// A fleet's apps are named by their messages: the apps it keeps are bounded.
@@ -32,5 +33,36 @@ struct FleetLimitTests {
         // An app already listed is still heard.
         fleet.receive(Self.event(from: FeedOrigin(app: "a", host: "h", pid: 7)), now: 3)
         #expect(fleet.takeBatch(now: 3).events.count == 1)
+    }
+    @Test("an app's snapshots between two drains are one: the newest, after what came before it")
+    func snapshotsBetweenDrainsAreTheNewest() {
+        var fleet = FleetState()
+        let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
+        let cart = FeedOrigin(app: "cart", host: "h", pid: 2)
+        func snapshot(_ time: Double, of origin: FeedOrigin) -> FleetMessage {
+            .snapshot(
+                FeedSnapshot(
+                    time: time,
+                    snapshot: BusSnapshot(busName: origin.app, eventTypes: [], wildcardObservers: 0)),
+                origin: origin)
+        }
+        for second in 1...1_000 {
+            fleet.receive(snapshot(Double(second), of: shop), now: Double(second))
+            fleet.receive(snapshot(Double(second), of: cart), now: Double(second))
+            if second == 500 { fleet.receive(Self.event(from: shop), now: 500) }
+        }
+        let records = fleet.takeBatch(now: 1_000).records
+        let kept: [(String, Double)] = records.compactMap {
+            guard case .snapshot(let snapshot) = $0 else { return nil }
+            return (snapshot.origin?.app ?? "", snapshot.time)
+        }
+        #expect(kept.map(\.0) == ["shop", "cart"] && kept.map(\.1) == [1_000, 1_000])
+        #expect(records.count == 3, "the event stays, before the snapshots that came after it")
+        guard case .event = records.first else {
+            Issue.record("the event is not first: \(records)")
+            return
+        }
+        fleet.receive(snapshot(1_001, of: shop), now: 1_001)
+        #expect(fleet.takeBatch(now: 1_001).records.count == 1, "a drain starts afresh")
     }
 }

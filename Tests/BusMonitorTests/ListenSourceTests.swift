@@ -18,7 +18,7 @@ import Testing
 #endif
 
 /// A plain TCP client for saying things to the listening port that no app would.
-private final class Stranger {
+private final class Stranger: Sendable {
     let descriptor: Int32
 
     init?(port: Int) {
@@ -199,6 +199,26 @@ struct ListenSourceTests {
         let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
         let silent = try #require(Stranger(port: port(of: source)))
         #expect(silent.answer().contains("no dial within 5 s"))
+        #expect(source.refusedConnections == 1)
+    }
+
+    @Test("a connection that trickles bytes and never dials is refused after the dial timeout too")
+    func tricklingConnectionTimesOut() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
+        let trickler = try #require(Stranger(port: port(of: source)))
+        let answered = LockedValue(false)
+        // A byte every 50 ms, no newline: busmon reads something in most of its rounds.
+        let writer = Thread {
+            let start = MonotonicClock.now()
+            while !answered.current, MonotonicClock.now() - start < 15 {
+                trickler.say([UInt8(ascii: "x")])
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        writer.start()
+        let answer = trickler.answer()
+        answered.withLock { $0 = true }
+        #expect(answer.contains("no dial within 5 s"))
         #expect(source.refusedConnections == 1)
     }
 

@@ -509,4 +509,17 @@ struct WireFormatTests {
         }
         #expect(decoded.typeName == hostile, "the escapes read back as the text sent")
     }
+    @Test("a string longer than a reader keeps is cut to it, ending in an ellipsis")
+    func longStringsAreCutWhenRead() throws {
+        let long = String(repeating: "é", count: 300_000)
+        let event = FeedEvent(sequence: 1, time: 2, typeName: long, payload: .description("p"), receivers: 0)
+        guard case .event(let decoded) = try FeedRecord.decode(line: FeedRecord.event(event).encodeLine())
+        else {
+            Issue.record("not an event")
+            return
+        }
+        #expect(decoded.typeName.utf8.count <= JSONParser.maximumStringLength)
+        #expect(decoded.typeName.utf8.count > JSONParser.maximumStringLength - 8)
+        #expect(decoded.typeName.hasSuffix("é…"), "cut at a character, and said so")
+    }
 }
