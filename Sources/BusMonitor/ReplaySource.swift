@@ -78,9 +78,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Seconds of recording replayed before the cursor when it moves back or jumps: as much as
     /// the sparklines show, so that rates and the log read as they did.
     static let warmUpSeconds = 60.0
-    /// Records replayed before the cursor at most when it moves: the log keeps 5,000 lines, and
-    /// a dense recording need not be replayed for a whole minute to fill it.
-    static let warmUpRecords = 20_000
+    /// Records replayed before the cursor at most when it moves, past ``minimumWarmUpSeconds``:
+    /// a dense recording (a burst, or every handler call traced) need not be replayed for a
+    /// whole minute; 60,000 records read in about a third of a second.
+    static let warmUpRecords = 60_000
+    /// Seconds of recording replayed before the cursor when it moves, however many records
+    /// they hold: the rates average the last two seconds, and a second more gives the window's
+    /// start a reading. With fewer, a jump into a burst showed every rate as 0, or absurd.
+    static let minimumWarmUpSeconds = 3.0
 
     /// A place playback can start again from: a record's line, with what playback had reached
     /// just before it.
@@ -801,7 +806,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     }
 
     /// Moves the cursor to `target`: forward by reading on when that is close, otherwise by
-    /// reading again from the checkpoint a minute (or 20,000 records) before it, the dashboard
+    /// reading again from the checkpoint a minute (or 60,000 records, but three seconds at
+    /// least) before it, the dashboard
     /// told to start over. The records up to the target come with the next drain.
     ///
     /// - Returns: Why the cursor could not move, or `nil`.
@@ -814,11 +820,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         case .offset(let offset):
             readsOn =
                 offset >= clock.latest && offset - clock.latest <= Self.warmUpSeconds
-                && targetRecords - clock.delivered <= Self.warmUpRecords
+                && (targetRecords - clock.delivered <= Self.warmUpRecords
+                    || offset - clock.latest <= Self.minimumWarmUpSeconds)
         case .record(let index):
             readsOn =
-                index >= clock.delivered && index - clock.delivered <= Self.warmUpRecords
-                && targetOffset - clock.latest <= Self.warmUpSeconds
+                index >= clock.delivered && targetOffset - clock.latest <= Self.warmUpSeconds
+                && (index - clock.delivered <= Self.warmUpRecords
+                    || targetOffset - clock.latest <= Self.minimumWarmUpSeconds)
         }
         // A move that reads again and has not been drained yet starts from where this one
         // needs, not from where it needed.
@@ -830,6 +838,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var start = checkpoints.lastIndex { $0.delivered <= targetRecords } ?? 0
         while start > 0, targetOffset - checkpoints[start].latest < Self.warmUpSeconds,
             targetRecords - checkpoints[start].delivered < Self.warmUpRecords
+                || targetOffset - checkpoints[start].latest < Self.minimumWarmUpSeconds
         {
             start -= 1
         }

@@ -94,6 +94,27 @@ struct ReplayTimelineTests {
         #expect(numbers == Array(first...1_500))
     }
 
+    @Test("a jump just past a burst of records still reads the three seconds before the cursor, for the rates")
+    func jumpsPastABurstReadTheRatesWindow() throws {
+        let directory = TemporaryDirectory()
+        // Ten a second for ten seconds, 70,000 in a third of a second, ten a second again.
+        let before = (0..<100).map { Double($0) / 10 }
+        let burst = (0..<70_000).map { 10 + Double($0) * 0.000_005 }
+        let after = (105..<200).map { Double($0) / 10 }
+        let path = try TimelineRecording.write(times: before + burst + after, in: directory)
+        let replay = try ReplaySource(path: path, speed: 1)
+        _ = replay.perform(.togglePlayback)
+        #expect(replay.perform(.goTo.with(value: "19")) == "at 00:19.0")
+        _ = replay.drainBatches()
+        #expect(replay.perform(.goTo.with(value: "12")) == "at 00:12.0")
+        let back = replay.drainBatches()
+        #expect(back.first?.replacesState == true)
+        let first = try #require(Self.numbers(back).first)
+        // Event 91 was published at 9.1 s, the first after three seconds before the cursor.
+        #expect(first <= 91, "read again from event \(first), inside the burst")
+        #expect(Self.numbers(back).last == 100 + 70_000 + 15, "up to 12.0 s")
+    }
+
     @Test("the timeline's keys are offered, and Space pauses the recording rather than the display")
     func commandsAreOffered() throws {
         let directory = TemporaryDirectory()
