@@ -78,6 +78,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Seconds of recording replayed before the cursor when it moves back or jumps: as much as
     /// the sparklines show, so that rates and the log read as they did.
     static let warmUpSeconds = 60.0
+    /// Kinds of line that `busmon --headless` writes beside the records it passes on.
+    static let headlessOnlyKinds: Set<String> = ["summary", "state"]
+
     /// Records replayed before the cursor at most when it moves, past ``minimumWarmUpSeconds``:
     /// a dense recording (a burst, or every handler call traced) need not be replayed for a
     /// whole minute; 60,000 records read in about a third of a second.
@@ -202,9 +205,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 if Self.isBlank(line.bytes) { continue }
                 record = try FeedRecord.decode(line: line.bytes)
             } catch {
-                if case .unknownKind = error {
+                if case .unknownKind(let kind) = error {
                     records += 1
-                    unknownKinds += 1
+                    // `--headless` output is a recording with busmon's own lines among the
+                    // records: its summaries and `--at` states are no news to a reader.
+                    if !Self.headlessOnlyKinds.contains(kind) { unknownKinds += 1 }
                     continue
                 }
                 if !line.endsWithNewline {
@@ -257,7 +262,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         self.checkpoints = checkpoints
         if unknownKinds > 0 {
-            warnings.append("\(path): skipped \(unknownKinds) lines of a kind this version does not know")
+            warnings.append(
+                "\(path): skipped \(unknownKinds) \(unknownKinds == 1 ? "line" : "lines") of a kind this version does not know"
+            )
         }
         self.warnings = warnings
         self.hello = hello
@@ -764,6 +771,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             pause(&clock, now: now)
             return move(&clock, to: seconds, now: now)
         }
+    }
+
+    /// Adds a warning to the notices of the next drain: in the dashboard's log, or on stderr
+    /// when headless.
+    package func warn(_ text: String) {
+        clock.withLock { $0.notices.append(SourceNotice(time: WallClock.now(), text: text, isWarning: true)) }
     }
 
     /// Moves the cursor to `seconds` into the recording (within it), playing on from there if it

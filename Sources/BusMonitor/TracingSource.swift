@@ -96,12 +96,13 @@ package final class TracingSource: WrappingSource {
             let fresh = state.taken.fresh(batch)
             if !state.announced {
                 state.announced = true
+                // A recording has the handler calls it has; a live app sends each from now on.
+                let calls =
+                    wrapped is ReplaySource
+                    ? "from the recording's handler calls" : "the app reports each handler call meanwhile"
                 batch.notices.insert(
                     SourceNotice(
-                        time: WallClock.now(),
-                        text:
-                            "tracing to \(UntrustedText.escaped(path)); the app reports each handler call meanwhile"
-                    ),
+                        time: WallClock.now(), text: "tracing to \(UntrustedText.escaped(path)); \(calls)"),
                     at: 0)
             }
             let before = state.trace.entriesWritten

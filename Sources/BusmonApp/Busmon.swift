@@ -124,13 +124,18 @@ package enum Busmon {
             if let at = options.at, let problem = replay.pause(at: at) {
                 throw RecordingError.unreadable(path: path, reason: problem)
             }
-            if let at = options.at, options.headless,
+            if let at = options.at,
                 ReplaySource.clockText(min(at, replay.duration)) != ReplaySource.clockText(at)
             {
-                // The state printed is the end's; a script should hear that it asked for more.
-                printError(
-                    "busmon: warning: --at \(ReplaySource.clockText(at)) is past the recording's end, "
-                        + "\(ReplaySource.clockText(replay.duration)): the state is at its end")
+                // What is shown is the end's; whoever asked for more should hear so.
+                let warning =
+                    "--at \(ReplaySource.clockText(at)) is past the recording's end, "
+                    + "\(ReplaySource.clockText(replay.duration)): the state is at its end"
+                if options.headless {
+                    printError("busmon: warning: " + warning)
+                } else {
+                    replay.warn(warning)
+                }
             }
             session = Session(source: replay, stop: {})
         }

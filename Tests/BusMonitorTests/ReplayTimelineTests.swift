@@ -94,7 +94,8 @@ struct ReplayTimelineTests {
         #expect(numbers == Array(first...1_500))
     }
 
-    @Test("a jump just past a burst of records still reads the three seconds before the cursor, for the rates")
+    @Test(
+        "a jump just past a burst of records still reads the three seconds before the cursor, for the rates")
     func jumpsPastABurstReadTheRatesWindow() throws {
         let directory = TemporaryDirectory()
         // Ten a second for ten seconds, 70,000 in a third of a second, ten a second again.

@@ -46,6 +46,28 @@ struct ReplayVersionTests {
         #expect(batches.last?.status == "replay finished")
     }
 
+    @Test(
+        "busmon's own --headless output replays without a warning for its summary and state lines; a kind it does not know is warned of"
+    )
+    func headlessOutputReplays() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("headless.jsonl")
+        let lines = [
+            #"{"kind":"hello","version":3,"pid":4242,"process":"simapp","bus":"shared","time":100.0}"#,
+            #"{"kind":"event","seq":1,"time":100.2,"typeName":"Ping","receivers":1,"payload":{"number":1}}"#,
+            #"{"kind":"summary","time":100.3,"elapsed":0.3,"status":"attached","events":1}"#,
+            #"{"kind":"state","at":0.3,"time":100.3}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try ReplaySource(path: path, speed: 0).warnings.isEmpty)
+        try (lines.joined(separator: "\n") + "\n" + #"{"kind":"tide","time":100.4}"# + "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(
+            try ReplaySource(path: path, speed: 0).warnings == [
+                "\(path): skipped 1 line of a kind this version does not know"
+            ])
+    }
+
     @Test("a recording of a wire version this does not read is refused, naming the line")
     func newerVersionRefused() throws {
         let directory = TemporaryDirectory()

@@ -30,6 +30,17 @@ struct ReplayTimelineInTmuxTests {
         #expect(try await pane.waitForExit().hasPrefix("EXIT=0"))
     }
 
+    @Test func atPastTheEndSaysSoInTheLog() async throws {
+        let directory = TemporaryDirectory()
+        let pane = try Self.replay(TimelineRecording.write(seconds: 30, in: directory), "--at", "99")
+        defer { pane.close() }
+        let screen = try await pane.waitForScreen(containing: "past the recording's end")
+        #expect(screen.contains("--at 01:39.0 is past the recording's end, 00:29.9"))
+        #expect(Self.count(on: screen) == 300)
+        try pane.press("q")
+        #expect(try await pane.waitForExit().hasPrefix("EXIT=0"))
+    }
+
     @Test func stepsAndJumpsMoveThePanesAndComeBack() async throws {
         let directory = TemporaryDirectory()
         let pane = try Self.replay(TimelineRecording.write(seconds: 60, in: directory), "--speed", "0.01")

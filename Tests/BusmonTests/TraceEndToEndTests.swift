@@ -118,6 +118,8 @@ struct TraceEndToEndTests {
             ["--replay", recording, "--speed", "50", "--headless", "--trace", replayTrace],
             environment: environment)
         #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(
+            replay.standardError.contains("from the recording's handler calls"), "a replay has no app to ask")
         let replayed = try TraceFile(path: replayTrace)
         #expect(replayed.problems.isEmpty, "\(replayed.problems.prefix(5))")
         #expect(replayed.handlerSlices().count == trace.handlerSlices().count)
