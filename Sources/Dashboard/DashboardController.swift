@@ -235,6 +235,8 @@ package class DashboardController {
         guard !hasChangesToShow, let lastFrameTime else { return true }
         // Held-back lines are due only where the log is drawn: a screen too small draws no panes.
         if layout?.isTooSmall != true, let due = pane(LogPane.self)?.heldBackUntil, now >= due { return true }
+        // Lines the filter has yet to check show in the frames that check them.
+        if filter != nil, filterCache?.hasBacklog == true { return true }
         return now.rounded(.down) != lastFrameTime.rounded(.down)
     }
 
@@ -594,48 +596,78 @@ enum VisibleLines {
 
 /// The lines matching a filter, extended as lines arrive, so each line is checked once.
 ///
-/// Checking a line may mean formatting its payload (microseconds each). At rates of many
-/// thousands of events a second more lines arrive per frame than are worth checking, and each
-/// stays in the log only a moment, so a catch-up checks at most ``linesPerCatchUp`` of the
-/// newest lines and leaves the older new ones unchecked (and unshown), counting them.
+/// Checking a line may mean formatting its payload (microseconds each). A catch-up checks at
+/// most ``linesPerCatchUp`` lines: the newest first, then, in later frames, those that came
+/// with them (a jump in a replay brings thousands at once). At rates of many thousands of
+/// events a second more lines arrive per frame than are worth checking, and each stays in the
+/// log only a moment: lines that leave the log before their turn are counted, never shown.
 struct FilterCache {
-    /// New lines checked per catch-up at most; a fresh cache checks the whole log once.
+    /// Lines checked per catch-up at most; a fresh cache checks the whole log once.
     static let linesPerCatchUp = 1_000
 
     let filter: LogFilter
     private(set) var matches: [Int] = []
-    /// Lines that arrived while the filter was on and were never checked.
+    /// Lines that arrived while the filter was on and left the log before they were checked.
     private(set) var unchecked = 0
     private var scannedUpTo: Int?
+    /// The log the lines are numbered in (a replay that reads again makes a new one).
+    private var epoch: Int?
+    /// Lines not checked yet, older than those checked since: each catch-up takes its newest.
+    private var backlog: Range<Int> = 0..<0
 
     init(filter: LogFilter) {
         self.filter = filter
     }
 
+    /// Whether lines still in the log wait to be checked: the next frame checks more of them.
+    var hasBacklog: Bool { !backlog.isEmpty }
+
     mutating func catchUp(with log: EventLog) {
         let first = log.firstSequence
-        if let scanned = scannedUpTo, scanned > log.nextSequence {
-            // Another log than before (the live one after a pause): start again.
+        if epoch != log.epoch || (scannedUpTo ?? 0) > log.nextSequence {
+            // Another log than before (a replay read again, the live one after a pause).
             matches.removeAll(keepingCapacity: true)
             scannedUpTo = nil
+            backlog = 0..<0
+            epoch = log.epoch
         }
         if let kept = matches.firstIndex(where: { $0 >= first }) {
             if kept > 0 { matches.removeFirst(kept) }
         } else {
             matches.removeAll(keepingCapacity: true)
         }
+        if backlog.lowerBound < first {
+            // Gone from the log before their turn: too fast to check.
+            let gone = min(first, backlog.upperBound) - backlog.lowerBound
+            unchecked += max(0, gone)
+            backlog = min(first, backlog.upperBound)..<backlog.upperBound
+        }
+        var budget = Self.linesPerCatchUp
         var start = max(scannedUpTo ?? first, first)
-        if scannedUpTo != nil, log.nextSequence - start > Self.linesPerCatchUp {
-            let skipped = log.nextSequence - Self.linesPerCatchUp - start
-            unchecked += skipped
-            start += skipped
+        if scannedUpTo != nil, log.nextSequence - start > budget {
+            // The newest now; the rest waits. An older backlog is given up: lines keep coming
+            // faster than they can be checked, and those are the first to leave the log.
+            let newStart = log.nextSequence - budget
+            unchecked += backlog.count
+            backlog = start..<newStart
+            start = newStart
         }
         for sequence in start..<log.nextSequence {
             guard let entry = log[sequence] else { continue }
-            if filter.shows(entry) {
-                matches.append(sequence)
-            }
+            if filter.shows(entry) { matches.append(sequence) }
         }
+        budget -= log.nextSequence - start
         scannedUpTo = log.nextSequence
+        guard !backlog.isEmpty, budget > 0 else { return }
+        // The newest of the backlog, placed among the matches in order.
+        let taken = max(backlog.lowerBound, backlog.upperBound - budget)..<backlog.upperBound
+        var found: [Int] = []
+        for sequence in taken {
+            guard let entry = log[sequence] else { continue }
+            if filter.shows(entry) { found.append(sequence) }
+        }
+        let insertAt = matches.firstIndex { $0 >= taken.upperBound } ?? matches.endIndex
+        matches.insert(contentsOf: found, at: insertAt)
+        backlog = backlog.lowerBound..<taken.lowerBound
     }
 }

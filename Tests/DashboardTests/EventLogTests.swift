@@ -43,4 +43,36 @@ struct EventLogTests {
         #expect(LogFilter("") == nil)
         #expect(LogFilter("!") == nil)
     }
+    @Test("a filter checks lines that came in thousands over the next catch-ups, and shows them all in order")
+    func filterChecksABurstOverCatchUps() throws {
+        let filter = try #require(LogFilter("grace"))
+        var log = EventLog(capacity: 5_000)
+        var cache = FilterCache(filter: filter)
+        cache.catchUp(with: log)
+        // 2,500 lines at once, as a jump on in a paused replay brings them; every tenth matches.
+        for index in 0..<2_500 {
+            log.append(time: Double(index), content: .event(login(index % 10 == 0 ? "grace" : "ada", at: 0)))
+        }
+        cache.catchUp(with: log)
+        #expect(cache.matches.count == 100 && cache.hasBacklog, "the newest 1,000 first")
+        cache.catchUp(with: log)
+        cache.catchUp(with: log)
+        #expect(!cache.hasBacklog)
+        #expect(cache.matches == Array(stride(from: 0, to: 2_500, by: 10)), "every match, in order, once")
+        #expect(cache.unchecked == 0)
+
+        // A flood: lines leave the log before their turn, and are counted.
+        for _ in 0..<3 {
+            for _ in 0..<4_000 { log.append(time: 0, content: .event(login("ada", at: 0))) }
+            cache.catchUp(with: log)
+        }
+        #expect(cache.unchecked > 0)
+        #expect(cache.matches.allSatisfy { log[$0] != nil })
+        #expect(cache.matches == cache.matches.sorted())
+        // A log made anew (a replay read again) is checked whole.
+        var fresh = EventLog(capacity: 5_000)
+        for _ in 0..<3_000 { fresh.append(time: 0, content: .event(login("grace", at: 0))) }
+        cache.catchUp(with: fresh)
+        #expect(cache.matches.count == 3_000 && !cache.hasBacklog)
+    }
 }
