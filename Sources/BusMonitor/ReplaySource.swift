@@ -659,9 +659,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// The first line from record `start` on, before record `end`, that `matching` accepts.
     ///
-    /// An object's reclaim, reported once per event type in adjacent records, is one line of the
-    /// log: its first report is judged, the others never alone, and the place found is its last
-    /// report, so that the line shows whole.
+    /// The reclaims of one moment (each object's reported once per event type, the objects'
+    /// reports interleaved when several died at once) are one place: each report is judged as
+    /// its object's line, and the place found is the moment's last report, so that every line
+    /// of it shows whole.
     private func firstLine(
         in file: RecordingLineReader, from start: Int, before end: Int,
         matching: (FeedRecord) -> Bool
@@ -669,19 +670,17 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let checkpoint = checkpoints.last { $0.delivered <= start } ?? checkpoints[0]
         let reader = try file.reread(from: checkpoint.position)
         var index = checkpoint.delivered
-        var previous: UInt64?
+        var previous: Double?
         var found: (index: Int, offset: Double)?
         while index < end, let record = try Self.nextItem(reader) {
             defer { index += 1 }
-            let observer = Self.reclaimedObserver(record)
-            let continues = observer != nil && observer == previous
-            previous = observer
+            let continues = Self.continuesReclaims(record, after: &previous)
             if let line = found {
                 guard continues else { return line }
                 found = (index, line.offset)
                 continue
             }
-            guard index >= start, !continues, Self.isLogLine(record), matching(record) else { continue }
+            guard index >= start, Self.isLogLine(record), matching(record) else { continue }
             found = (index, max(0, (record.time ?? firstTime) - firstTime))
         }
         return found
@@ -707,35 +706,41 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             let checkpoint = checkpoints[current]
             let reader = try file.reread(from: checkpoint.position)
             var index = checkpoint.delivered
-            var previous: UInt64?
+            var previous: Double?
             var found: (index: Int, offset: Double)?
             var earlier: (index: Int, offset: Double)?
             var extending = false
             // One record past the stretch: whether the last line found goes on into the cursor's.
             while index <= upper, let record = try Self.nextItem(reader) {
                 defer { index += 1 }
-                let observer = Self.reclaimedObserver(record)
-                let continues = observer != nil && observer == previous
-                previous = observer
+                let continues = Self.continuesReclaims(record, after: &previous)
                 if index == upper {
                     if extending, continues, upper == end { found = earlier }
                     break
                 }
-                if continues {
-                    if extending { found?.index = index }
+                if continues, extending {
+                    found?.index = index
                     continue
                 }
-                extending = false
+                if !continues { extending = false }
                 guard Self.isLogLine(record), matching(record) else { continue }
                 earlier = found
                 found = (index, max(0, (record.time ?? firstTime) - firstTime))
-                extending = observer != nil
+                extending = Self.reclaimedObserver(record) != nil
             }
             if let found { return found }
             upper = checkpoint.delivered
             stretch = current > 0 ? current - 1 : nil
         }
         return nil
+    }
+
+    /// Whether `record` is a reclaim report of the same moment as the reclaim report before it,
+    /// whose time `previous` holds (`nil` after any other record); updates it.
+    private static func continuesReclaims(_ record: FeedRecord, after previous: inout Double?) -> Bool {
+        let time = reclaimedObserver(record) != nil ? record.time : nil
+        defer { previous = time }
+        return time != nil && time == previous
     }
 
     /// The observer whose reclaim `record` reports, when it reports one.

@@ -122,6 +122,9 @@ struct ReplayTimelineDashboardTests {
         // And ChatScreen #44's at 25 s.
         lines.insert(contentsOf: reclaims(of: 43, at: 1_020.05), at: 201)
         lines.insert(contentsOf: reclaims(of: 44, at: 1_025.05), at: 253)
+        // And at 22 s #45 and #46 at once, their reports interleaved, as a sweep makes them.
+        let both = zip(reclaims(of: 45, at: 1_022.05), reclaims(of: 46, at: 1_022.05)).flatMap { [$0, $1] }
+        lines.insert(contentsOf: both, at: 223)
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
 
         let dashboard = SourceDashboard(source: try ReplaySource(path: path, speed: 1))
@@ -146,12 +149,21 @@ struct ReplayTimelineDashboardTests {
         // Its second report is no line of its own, on or back: n goes to the next object's,
         // and N back from there to this one.
         press("n")
+        #expect(dashboard.currentMessage(at: now) == "found at 00:22.0")
+        // One stop for the moment: both objects' lines whole.
+        grid = rendered(dashboard, width: 120, height: 30, now: now + 0.2)
+        #expect(grid.text.contains("ChatScreen #45 deallocated; 2 subscriptions reclaimed"), "\(grid.text)")
+        #expect(grid.text.contains("ChatScreen #46 deallocated; 2 subscriptions reclaimed"), "\(grid.text)")
+        now += 0.2  // the clock of that frame
+        press("n")
         #expect(dashboard.currentMessage(at: now) == "found at 00:25.0")
         // A frame later than the log's pacing of ten moves a second.
         grid = rendered(dashboard, width: 120, height: 30, now: now + 0.2)
         #expect(grid.text.contains("ChatScreen #44 deallocated; 2 subscriptions reclaimed"), "\(grid.text)")
         press("n")
         #expect(dashboard.currentMessage(at: now) == "no later line matches")
+        press("N")
+        #expect(dashboard.currentMessage(at: now) == "found at 00:22.0")
         press("N")
         #expect(dashboard.currentMessage(at: now) == "found at 00:20.0")
         press("N")
