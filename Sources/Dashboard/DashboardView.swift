@@ -451,12 +451,14 @@ extension DashboardView {
             for (index, cause) in lineage.causes.enumerated() {
                 lines.append(((index == 0 ? "cause     " : "          ") + describe(cause), canvas.style()))
             }
-            if !lineage.reachesTopLevel {
-                let missing = lineage.causes.last?.trace.causeID ?? trace.causeID ?? 0
-                lines.append(("          #\(missing), no longer in the log", canvas.style(dim: true)))
-            } else {
-                lines.append(("          (top-level publish)", canvas.style(dim: true)))
-            }
+            let end =
+                switch lineage.end {
+                case .topLevel: "(top-level publish)"
+                case .missing(let id): "#\(id), no longer in the log"
+                case .notEarlier(let id): "#\(id), not an earlier event: the app's numbers disagree"
+                case .limit: "and earlier causes"
+                }
+            lines.append(("          " + end, canvas.style(dim: true)))
         }
         if !lineage.setOff.isEmpty {
             let shown = lineage.setOff.prefix(10)

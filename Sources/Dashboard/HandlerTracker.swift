@@ -77,11 +77,24 @@ struct HandlerTracker: Equatable {
 
 /// The events of the log related to one event by cause: what led to it and what it set off.
 struct EventLineage {
+    /// Where following the causes stopped.
+    enum End: Equatable {
+        /// At a top-level publish: the last cause has none.
+        case topLevel
+        /// At a cause the log no longer holds.
+        case missing(UInt64)
+        /// At a cause that is no earlier event: a number the app sent twice, or a loop of
+        /// causes a stranger made up; following it would go round.
+        case notEarlier(UInt64)
+        /// At ``maximumCauses``, with more to follow.
+        case limit
+    }
+
     /// The event's causes, the direct one first, up to the top-level publish or the oldest line
     /// the log still holds.
     let causes: [FeedEvent]
-    /// Whether the chain reached a top-level publish (the last cause has none).
-    let reachesTopLevel: Bool
+    /// Where the causes stopped.
+    let end: End
     /// Events whose cause is this one.
     let setOff: [FeedEvent]
 
@@ -89,28 +102,44 @@ struct EventLineage {
     static let maximumCauses = 20
 
     /// The lineage of `event` among the events `log` holds; events of other apps in a fleet are
-    /// never taken for its causes, whose numbers are their own bus's.
+    /// never taken for its causes, whose numbers are their own bus's. A cause is published
+    /// before what it set off: each is looked for among the lines before the one citing it.
     init(of event: FeedEvent, in log: EventLog) {
-        var byID: [UInt64: FeedEvent] = [:]
+        var byID: [UInt64: (sequence: Int, event: FeedEvent)] = [:]
         var setOff: [FeedEvent] = []
         let id = event.trace.eventID
         for sequence in log.sequences {
             guard case .event(let other)? = log[sequence]?.content, other.origin == event.origin else {
                 continue
             }
-            if other.trace.eventID != 0 { byID[other.trace.eventID] = other }
+            if other.trace.eventID != 0, byID[other.trace.eventID] == nil {
+                byID[other.trace.eventID] = (sequence, other)
+            }
             if id != 0, other.trace.causeID == id { setOff.append(other) }
         }
         var causes: [FeedEvent] = []
+        var before = id == 0 ? Int.max : byID[id]?.sequence ?? Int.max
         var next = event.trace.causeID
-        var reachesTopLevel = next == nil
-        while let causeID = next, causes.count < Self.maximumCauses, let cause = byID[causeID] {
-            causes.append(cause)
-            next = cause.trace.causeID
-            if next == nil { reachesTopLevel = true }
+        var end = End.topLevel
+        while let causeID = next {
+            guard causes.count < Self.maximumCauses else {
+                end = .limit
+                break
+            }
+            guard let cause = byID[causeID] else {
+                end = .missing(causeID)
+                break
+            }
+            guard cause.sequence < before else {
+                end = .notEarlier(causeID)
+                break
+            }
+            causes.append(cause.event)
+            before = cause.sequence
+            next = cause.event.trace.causeID
         }
         self.causes = causes
-        self.reachesTopLevel = reachesTopLevel
+        self.end = end
         self.setOff = setOff
     }
 }

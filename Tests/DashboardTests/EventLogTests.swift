@@ -1,4 +1,5 @@
 import BusMonitor
+import BusWire
 import EventBus
 import Testing
 
@@ -74,5 +75,30 @@ struct EventLogTests {
         for _ in 0..<3_000 { fresh.append(time: 0, content: .event(login("grace", at: 0))) }
         cache.catchUp(with: fresh)
         #expect(cache.matches.count == 3_000 && !cache.hasBacklog)
+    }
+    @Test(
+        "causes are followed back through earlier lines only: a loop of causes or a reused number stops the chain, said so"
+    )
+    func lineageStopsAtCausesThatAreNotEarlier() {
+        func event(_ id: UInt64, cause: UInt64?) -> FeedEvent {
+            FeedEvent(
+                sequence: Int(id), time: 0, typeName: "E\(id)", payload: .description(""), receivers: 0,
+                trace: PublishTrace(eventID: id, causeID: cause))
+        }
+        var log = EventLog(capacity: 100)
+        // #1 and #2 name each other: made up, or numbers gone wrong.
+        log.append(time: 0, content: .event(event(1, cause: 2)))
+        log.append(time: 0, content: .event(event(2, cause: 1)))
+        let loop = EventLineage(of: event(2, cause: 1), in: log)
+        #expect(loop.causes.map(\.trace.eventID) == [1])
+        #expect(loop.end == .notEarlier(2))
+        // A chain longer than the limit says there is more, not that a cause is gone.
+        var chain = EventLog(capacity: 100)
+        chain.append(time: 0, content: .event(event(1, cause: nil)))
+        for id in 2...30 { chain.append(time: 0, content: .event(event(UInt64(id), cause: UInt64(id - 1)))) }
+        let long = EventLineage(of: event(30, cause: 29), in: chain)
+        #expect(long.causes.count == EventLineage.maximumCauses && long.end == .limit)
+        #expect(EventLineage(of: event(5, cause: 4), in: chain).end == .topLevel)
+        #expect(EventLineage(of: event(40, cause: 99), in: chain).end == .missing(99))
     }
 }
