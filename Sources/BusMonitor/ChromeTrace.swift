@@ -390,7 +390,11 @@ struct ChromeTrace: Sendable {
         for type in types { writer.field(named: type.typeName, type.liveSubscribers) }
         writer.endObject()
         end()
-        let published = Dictionary(types.map { ($0.typeName, $0.published) }, uniquingKeysWith: max)
+        // A protocol's row (`any AuthEvent`) publishes nothing of its own: its rate is of the
+        // deliveries to its subscribers, as the dashboard shows it.
+        let published = Dictionary(
+            types.map { ($0.typeName, $0.typeName.hasPrefix("any ") ? $0.delivered : $0.published) },
+            uniquingKeysWith: max)
         // A rate over at least a second, however often snapshots come.
         guard let previous = counts[process], record.time - previous.time >= 1 else {
             if counts[process] == nil || record.time < counts[process]!.time {
@@ -404,7 +408,7 @@ struct ChromeTrace: Sendable {
         field(process: process, thread: nil, time: time)
         writer.beginObject("args")
         for type in types {
-            let count = max(0, type.published - (previous.published[type.typeName] ?? 0))
+            let count = max(0, (published[type.typeName] ?? 0) - (previous.published[type.typeName] ?? 0))
             writer.field(named: type.typeName, (Double(count) / seconds * 10).rounded() / 10)
         }
         writer.endObject()

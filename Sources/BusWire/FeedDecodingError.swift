@@ -30,7 +30,8 @@ public enum FeedDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .lineTooLong(let length, let limit):
-            return "line of \(length) bytes is longer than the limit of \(limit) bytes"
+            // A reader stops at the limit's double: the line may be longer still.
+            return "line is longer than the limit of \(limit) bytes (at least \(length) bytes)"
         case .invalidUTF8:
             return "line is not valid UTF-8"
         case .malformedJSON(let reason, let offset):

@@ -128,11 +128,17 @@ struct ChromeTraceTests {
         let beta = FeedOrigin(app: "beta", host: "two", pid: 7)
         let snapshot = BusSnapshot(
             busName: "shared",
-            eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 10)],
+            eventTypes: [
+                EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 10),
+                EventTypeStatistics(typeName: "any Timed", liveSubscribers: 1, delivered: 4),
+            ],
             wildcardObservers: 0)
         let later = BusSnapshot(
             busName: "shared",
-            eventTypes: [EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 30)],
+            eventTypes: [
+                EventTypeStatistics(typeName: "Tick", liveSubscribers: 3, published: 30),
+                EventTypeStatistics(typeName: "any Timed", liveSubscribers: 1, delivered: 10),
+            ],
             wildcardObservers: 0)
         let trace = try Self.trace([
             Self.event(1, at: t, on: Self.main, origin: alpha),
@@ -155,6 +161,8 @@ struct ChromeTraceTests {
         #expect(trace.processNames[reclaimed["pid"] as? Int ?? 0] == "beta on two (pid 7)")
         let rate = try #require(trace.events("C").first { $0["name"] as? String == "events per second" })
         #expect((rate["args"] as? [String: Double])?["Tick"] == 10)
+        #expect(
+            (rate["args"] as? [String: Double])?["any Timed"] == 3, "a protocol's rate is of its deliveries")
         #expect(trace.counterNames == ["live subscribers", "events per second"])
     }
 
