@@ -50,6 +50,11 @@ final class RecordingLineReader {
     private let descriptor: Int32
     /// The copy of input that cannot be read twice, or -1 for a regular file.
     private let spool: Int32
+    /// Bytes copied to ``spool`` so far.
+    private var spooled = 0
+    /// Bytes of a pipe's input copied at most: a pipe that never ends (a FIFO a program keeps
+    /// writing) would fill the temporary folder's disk.
+    static let maximumSpoolBytes = 4 << 30
     /// Bytes from the file: `start..<end` is read but not yet returned.
     private var buffer = [UInt8](repeating: 0, count: RecordingLineReader.bufferSize)
     private var start = 0
@@ -180,6 +185,13 @@ final class RecordingLineReader {
         guard result.0 >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(result.1)) }
         if result.0 == 0 { atEnd = true }
         if spool >= 0, result.0 > 0 {
+            spooled += result.0
+            guard spooled <= Self.maximumSpoolBytes else {
+                throw .unreadable(
+                    path: path,
+                    reason: "input that is not a file is copied to replay it, up to \(Self.maximumSpoolBytes >> 30) GiB, "
+                        + "and this one goes on past that: save it to a file and replay the file")
+            }
             let failure = buffer.withUnsafeBytes { bytes in
                 System.writeAll(
                     spool, UnsafeRawBufferPointer(rebasing: bytes[self.end..<(self.end + result.0)]))

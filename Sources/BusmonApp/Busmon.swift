@@ -119,6 +119,11 @@ package enum Busmon {
                 statusNamesToken: !options.headless)
             session = Session(source: source, stop: { source.close() })
         case .replay(let path, let speed):
+            // Input that is not a file (a pipe, a FIFO) is read to its end before it plays, and
+            // nothing is on the screen meanwhile: say so, where the screen will be.
+            if System.isStream(path) {
+                printError("busmon: reading \(path) to its end before playing it (it is not a file); Ctrl-C stops")
+            }
             // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
             let replay = try ReplaySource(path: path, speed: speed)
             if let at = options.at, let problem = replay.pause(at: at) {

@@ -84,4 +84,12 @@ enum System {
         for signal in signals { sigaddset(&set, signal) }
         pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &set, nil)
     }
+    /// Whether `path` names a pipe, a FIFO, a character device or a socket: input read once, as
+    /// it comes, rather than a file.
+    static func isStream(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK
+    }
 }
