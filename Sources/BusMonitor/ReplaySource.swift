@@ -154,6 +154,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var countersStartOver = true
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
+        /// Whether playback said that the file ended before the records checked at the start.
+        var toldCutShort = false
         /// Whether playback is paused: the cursor stays where it is until it moves or plays.
         var isPaused = false
         /// Where the cursor is moving to, while the records up to it are read.
@@ -306,6 +308,15 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             }
             guard let line else {
                 clock.reader = nil
+                if clock.delivered < itemCount, !clock.toldCutShort {
+                    // The file was cut or written over while it played: say so, once.
+                    clock.toldCutShort = true
+                    clock.notices.append(
+                        SourceNotice(
+                            time: WallClock.now(),
+                            text: "\(path): the recording ended after \(clock.delivered) of its "
+                                + "\(itemCount) records: it changed while it played", isWarning: true))
+                }
                 return nil
             }
             // Lines the check skipped (or that changed since) are skipped here too.

@@ -116,6 +116,21 @@ struct ReplayTimelineTests {
         #expect(Self.numbers(back).last == 100 + 70_000 + 15, "up to 12.0 s")
     }
 
+    @Test("a recording cut short while it plays says so when playback reaches the cut")
+    func aRecordingCutWhilePlayingSaysSo() throws {
+        let directory = TemporaryDirectory()
+        let path = try TimelineRecording.write(seconds: 30, in: directory)
+        let replay = try ReplaySource(path: path, speed: 0)
+        // Cut to a third, at a line's end, after the replay checked the whole file.
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        try (lines.prefix(100).joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let batches = drainUntil(replay) { _ in replay.isFinished }
+        #expect(Self.numbers(batches).count == 100)
+        let warnings = batches.flatMap(\.notices).filter(\.isWarning).map(\.text)
+        #expect(warnings == ["\(path): the recording ended after 100 of its 300 records: it changed while it played"])
+    }
+
     @Test("the timeline's keys are offered, and Space pauses the recording rather than the display")
     func commandsAreOffered() throws {
         let directory = TemporaryDirectory()
