@@ -50,7 +50,8 @@ package struct FleetState: Sendable {
     /// stranger's megabyte-long ones) cannot grow the buffer past one per app.
     private var bufferedSnapshots: Set<EventOrigin> = []
     private var notices: [SourceNotice] = []
-    /// Events dropped since the start because the buffer was full (a running total).
+    /// Events lost since the start: the buffer was full, or an app's link lost them (a running
+    /// total).
     package private(set) var droppedEvents = 0
     /// Lifecycle changes lost since the start: the buffer was full, or an app's link lost them.
     package private(set) var droppedLifecycle = 0
@@ -65,6 +66,8 @@ package struct FleetState: Sendable {
         var info: FleetMember
         /// The bridge's reconnections as last reported.
         var reconnects: Int?
+        /// Events its link reported lost so far.
+        var eventsDroppedOnTheWay = 0
         /// Handler calls its link reported lost so far.
         var callsDroppedOnTheWay = 0
         /// Lifecycle changes its link reported lost, as last counted.
@@ -187,6 +190,12 @@ package struct FleetState: Sendable {
         // time (a dialler reconnecting while its old connection's lines are still read), so a
         // smaller total is not taken for a fresh start. At worst a restarted link's losses
         // count once they pass the old total.
+        // Lost on the way is lost to the monitor: counted with the events its buffer dropped,
+        // as an attached tap's losses are, so that every way of watching counts them alike.
+        if dropped > member.eventsDroppedOnTheWay {
+            droppedEvents.clampedAdd(dropped - member.eventsDroppedOnTheWay)
+            member.eventsDroppedOnTheWay = dropped
+        }
         if report.droppedCalls > member.callsDroppedOnTheWay {
             droppedCalls.clampedAdd(report.droppedCalls - member.callsDroppedOnTheWay)
             member.callsDroppedOnTheWay = report.droppedCalls

@@ -189,7 +189,8 @@ final class RecordingLineReader {
             guard spooled <= Self.maximumSpoolBytes else {
                 throw .unreadable(
                     path: path,
-                    reason: "input that is not a file is copied to replay it, up to \(Self.maximumSpoolBytes >> 30) GiB, "
+                    reason:
+                        "input that is not a file is copied to replay it, up to \(Self.maximumSpoolBytes >> 30) GiB, "
                         + "and this one goes on past that: save it to a file and replay the file")
             }
             let failure = buffer.withUnsafeBytes { bytes in

@@ -122,7 +122,8 @@ package enum Busmon {
             // Input that is not a file (a pipe, a FIFO) is read to its end before it plays, and
             // nothing is on the screen meanwhile: say so, where the screen will be.
             if System.isStream(path) {
-                printError("busmon: reading \(path) to its end before playing it (it is not a file); Ctrl-C stops")
+                printError(
+                    "busmon: reading \(path) to its end before playing it (it is not a file); Ctrl-C stops")
             }
             // Its warnings arrive as notices: in the dashboard's log, or on stderr when headless.
             let replay = try ReplaySource(path: path, speed: speed)

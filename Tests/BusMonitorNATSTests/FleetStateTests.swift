@@ -137,6 +137,9 @@ import Testing
         state.receive(bridge(alpha, state: "connected", dropped: 12, reconnects: 1), now: 1001)
         let batch = state.takeBatch(now: 1001)
         #expect(batch.fleet?.first?.bridgeDropped == 12)
+        #expect(batch.droppedEvents == 12, "lost on the way, counted with the monitor's losses")
+        state.receive(bridge(alpha, state: "connected", dropped: 15, reconnects: 1), now: 1002)
+        #expect(state.takeBatch(now: 1002).droppedEvents == 15, "a running total, each loss once")
         #expect(
             texts(batch) == [
                 "alpha@web-1:11 joined", "alpha@web-1:11: its bridge dropped 12 events (12 so far)",

@@ -124,11 +124,15 @@ struct ReplayTimelineTests {
         // Cut to a third, at a line's end, after the replay checked the whole file.
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        try (lines.prefix(100).joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try (lines.prefix(100).joined(separator: "\n") + "\n").write(
+            toFile: path, atomically: false, encoding: .utf8)
         let batches = drainUntil(replay) { _ in replay.isFinished }
         #expect(Self.numbers(batches).count == 100)
         let warnings = batches.flatMap(\.notices).filter(\.isWarning).map(\.text)
-        #expect(warnings == ["\(path): the recording ended after 100 of its 300 records: it changed while it played"])
+        #expect(
+            warnings == [
+                "\(path): the recording ended after 100 of its 300 records: it changed while it played"
+            ])
     }
 
     @Test("the timeline's keys are offered, and Space pauses the recording rather than the display")
