@@ -371,6 +371,12 @@ final class AttachReader: @unchecked Sendable {
             shared.withLock { state in
                 state.malformedLines += malformed
                 state.recordBytes += count
+                // Said as it happens, as --listen says it of an app: on stderr when headless.
+                if malformed > 0 {
+                    state.note(
+                        "skipped \(malformed) malformed \(malformed == 1 ? "line" : "lines") from the tap",
+                        isWarning: true)
+                }
                 for record in records {
                     switch record {
                     case .hello(let hello):

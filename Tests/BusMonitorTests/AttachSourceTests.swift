@@ -159,6 +159,11 @@ struct AttachSourceTests {
             source.malformedLineCount == 3,
             "garbage, invalid UTF-8 and the long line; unknown kinds are skipped")
         #expect(source.drain().status == "attached (3 malformed lines skipped)")
+        let said = batches.flatMap(\.notices).filter(\.isWarning).map(\.text)
+        #expect(
+            said.compactMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
+                == 3,
+            "each skipped line is said as a warning: \(said)")
     }
 }
 
