@@ -274,7 +274,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         self.lastLineCutOff = cutOff
         self.itemCount = items
         self.eventCount = events
-        self.firstTime = firstTime ?? 0
+        // A recording of a hello alone starts, and stays, at the hello's time.
+        self.firstTime = firstTime ?? hello?.time ?? 0
         // Offsets never go back (records that several threads stamped slightly out of order
         // still play in file order), so the last is the latest time after the first.
         self.duration = firstTime.map { max(0, latestTime - $0) } ?? 0
@@ -487,7 +488,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let cursor = cursor(clock, now: now)
         batches[batches.count - 1].status = status(clock, played: cursor)
         // The dashboard's rates and sparklines run on the cursor, and stand still with it.
-        if cursor.isFinite, itemCount > 0 {
+        // An empty recording too: its header shows where the cursor is, not a clock of its own.
+        if cursor.isFinite {
             batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
         }
         return batches
@@ -609,6 +611,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 clock.speed = min(max(clock.speed * (command == .increaseRate ? 2 : 0.5), 1.0 / 64), 1024)
                 return "replay speed \(Self.speedText(clock.speed))x"
             case .togglePlayback:
+                if clock.isPaused, itemCount > 0, clock.delivered >= itemCount,
+                    cursor(clock, now: now) >= duration
+                {
+                    // Paused at the end, play means from the start again, as a player's does.
+                    clock.isPaused = false
+                    if let problem = move(&clock, to: 0, now: now) { return problem }
+                    return "playing from the start"
+                }
                 if clock.isPaused {
                     clock.isPaused = false
                     clock.startedAt = now

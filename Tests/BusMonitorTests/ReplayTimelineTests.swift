@@ -116,6 +116,22 @@ struct ReplayTimelineTests {
         #expect(Self.numbers(back).last == 100 + 70_000 + 15, "up to 12.0 s")
     }
 
+    @Test("Space at the end plays the recording again from the start")
+    func playAtTheEndStartsAgain() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 5, in: directory), speed: 1)
+        _ = replay.perform(.togglePlayback)
+        #expect(replay.perform(.goTo.with(value: "10")) == "at 00:04.9")
+        #expect(Self.numbers(replay.drainBatches()).last == 49)
+        #expect(replay.perform(.togglePlayback) == "playing from the start")
+        let again = replay.drainBatches()
+        #expect(again.first?.replacesState == true)
+        #expect(replay.cursor < 1, "the cursor went back to the start")
+        #expect(
+            replay.perform(.togglePlayback)?.hasPrefix("paused at 00:0") == true,
+            "and Space pauses it as before")
+    }
+
     @Test("a recording cut short while it plays says so when playback reaches the cut")
     func aRecordingCutWhilePlayingSaysSo() throws {
         let directory = TemporaryDirectory()

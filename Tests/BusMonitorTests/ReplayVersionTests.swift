@@ -68,6 +68,17 @@ struct ReplayVersionTests {
             ])
     }
 
+    @Test(
+        "a recording of a hello alone stands at the hello's time, so the dashboard shows no clock of its own")
+    func aHelloAloneStandsAtItsTime() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("hello.jsonl")
+        try (#"{"kind":"hello","version":3,"pid":1,"process":"app","bus":"b","time":1700000000.5}"# + "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        #expect(replay.drainBatches().last?.sourceClock == 1_700_000_000.5)
+    }
+
     @Test("a recording of a wire version this does not read is refused, naming the line")
     func newerVersionRefused() throws {
         let directory = TemporaryDirectory()
