@@ -133,7 +133,7 @@ package struct JSONLineWriter {
     /// Writes `json`, which the caller knows is one valid JSON value without newlines, as is.
     package mutating func rawField(_ name: StaticString, _ json: String) {
         key(name)
-        bytes.append(contentsOf: json.utf8)
+        appendJSONText(json)
     }
 
     // MARK: - Values
@@ -158,9 +158,39 @@ package struct JSONLineWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    /// Appends text that is already JSON.
+    /// Appends text that is already JSON, as it is: literals and numbers this writer made.
     package mutating func appendRaw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Appends text that is already JSON, with DEL, the C1 controls and the bidirectional and
+    /// line-separator characters inside its strings written as `\u` escapes, as
+    /// ``appendString(utf8:escapingTerminalControls:)`` writes them: the JSON an app sent (a
+    /// payload) reaches terminals too. Outside strings JSON has none of them, so the text means
+    /// what it meant. Without any (as nearly always), one pass over the bytes.
+    package mutating func appendJSONText(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                guard byte == 0x7F || byte == 0xC2 || byte == 0xE2 else {
+                    index += 1
+                    continue
+                }
+                let (scalar, length) = Self.escapedScalar(at: index, in: utf8)
+                guard length > 0 else {
+                    index += 1
+                    continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendUnicodeEscape(scalar)
+                index += length
+                runStart = index
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
     }
 
     private mutating func appendASCII(_ text: StaticString) {
@@ -231,6 +261,13 @@ package struct JSONLineWriter {
         text.withUTF8 { appendString(utf8: $0) }
     }
 
+    /// Writes a string of an app's payload as `JSONEncoder` would, byte for byte: what JSON
+    /// requires escaped, nothing more (see ``appendString(utf8:escapingTerminalControls:)``).
+    package mutating func appendPayloadString(_ text: String) {
+        var text = text
+        text.withUTF8 { appendString(utf8: $0, escapingTerminalControls: false) }
+    }
+
     /// Writes the UTF-8 text `utf8` as a JSON string, as ``appendString(_:)`` does.
     ///
     /// Besides what JSON requires (quotes, backslashes, C0 controls), DEL, the C1 controls and
@@ -238,7 +275,13 @@ package struct JSONLineWriter {
     /// isolates, the line and paragraph separators) are written as `\u` escapes: JSON Lines
     /// output is often read on a terminal (`--headless`, `cat` of a recording), where a C1 CSI
     /// acts as `ESC [` does. The text reads back the same.
-    package mutating func appendString(utf8: UnsafeBufferPointer<UInt8>) {
+    ///
+    /// - Parameter escapingTerminalControls: `false` writes what JSON requires only, byte for
+    ///   byte as `JSONEncoder` does: for an app's payload, which a monitor writes out through
+    ///   ``appendJSONText(_:)``.
+    package mutating func appendString(
+        utf8: UnsafeBufferPointer<UInt8>, escapingTerminalControls: Bool = true
+    ) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
@@ -247,8 +290,8 @@ package struct JSONLineWriter {
             // One comparison for the common case: printable ASCII other than `"` and `\`, and
             // every lead or continuation byte that cannot start a sequence escaped below.
             guard
-                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
-                    || byte == 0xC2 || byte == 0xE2
+                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                    || (escapingTerminalControls && (byte == 0x7F || byte == 0xC2 || byte == 0xE2))
             else {
                 index += 1
                 continue

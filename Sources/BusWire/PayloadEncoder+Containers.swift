@@ -42,7 +42,7 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func redacted(_ key: Key) throws -> Bool {
         guard encoder.redaction.redacts(key.stringValue) else { return false }
         try member(key)
-        encoder.out.appendString(PayloadRedaction.placeholder)
+        encoder.out.appendPayloadString(PayloadRedaction.placeholder)
         return true
     }
 
@@ -59,7 +59,7 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: String, forKey key: Key) throws {
         if try redacted(key) { return }
         try member(key)
-        encoder.out.appendString(value)
+        encoder.out.appendPayloadString(value)
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         if try redacted(key) { return }
@@ -154,7 +154,7 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
     }
     mutating func encode(_ value: String) throws {
         try element()
-        encoder.out.appendString(value)
+        encoder.out.appendPayloadString(value)
     }
     mutating func encode(_ value: Double) throws {
         try element()
@@ -232,7 +232,7 @@ struct StreamSingleValueContainer: SingleValueEncodingContainer {
     }
     mutating func encode(_ value: String) throws {
         try self.value()
-        encoder.out.appendString(value)
+        encoder.out.appendPayloadString(value)
     }
     mutating func encode(_ value: Double) throws {
         try self.value()

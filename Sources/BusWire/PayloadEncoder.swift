@@ -124,7 +124,7 @@ package final class PayloadEncoder {
     /// than casting, since a cast costs more than encoding a small value.
     func encodeValue<T: Encodable>(_ value: T) throws {
         if T.self == String.self {
-            out.appendString(unsafeBitCast(value, to: String.self))
+            out.appendPayloadString(unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
             out.appendInteger(unsafeBitCast(value, to: Int.self))
         } else if T.self == Double.self {
@@ -132,9 +132,9 @@ package final class PayloadEncoder {
         } else if T.self == Bool.self {
             out.appendRaw(unsafeBitCast(value, to: Bool.self) ? "true" : "false")
         } else if T.self == Data.self, let data = value as? Data {
-            out.appendString(data.base64EncodedString())
+            out.appendPayloadString(data.base64EncodedString())
         } else if T.self == URL.self, let url = value as? URL {
-            out.appendString(url.absoluteString)
+            out.appendPayloadString(url.absoluteString)
         } else if T.self == Decimal.self, let decimal = value as? Decimal {
             out.appendRaw(decimal.description)
         } else {
@@ -278,7 +278,7 @@ package final class PayloadEncoder {
         let start = out.bytes.count
         var name = key.stringValue
         let escaped = name.withUTF8 { utf8 in
-            out.appendString(utf8: utf8)
+            out.appendString(utf8: utf8, escapingTerminalControls: false)
             return out.bytes.count - start != utf8.count + 2
         }
         // Keys are sorted by their bytes as written; a key that needed escaping would sort

@@ -522,4 +522,24 @@ struct WireFormatTests {
         #expect(decoded.typeName.utf8.count > JSONParser.maximumStringLength - 8)
         #expect(decoded.typeName.hasSuffix("é…"), "cut at a character, and said so")
     }
+    @Test("an app's payload JSON is written out with its terminal controls escaped, meaning what it meant")
+    func payloadJSONIsWrittenWithTerminalControlsEscaped() throws {
+        // As a stranger's tap may send it: raw C1 CSI, DEL and an override inside a string.
+        let line =
+            #"{"kind":"event","seq":1,"time":2,"typeName":"T","receivers":0,"payload":{"x":"a\#u{9B}2J\#u{7F}\#u{202E}b","y":[1,"\#u{2066}"]}}"#
+        guard case .event(let event) = try FeedRecord.decode(line: line) else {
+            Issue.record("not an event")
+            return
+        }
+        let written = FeedRecord.event(event).encodeLine()
+        #expect(written.contains(#""payload":{"x":"a\u009b2J\u007f\u202eb","y":[1,"\u2066"]}"#), "\(written)")
+        #expect(!written.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+        guard case .event(let again) = try FeedRecord.decode(line: written) else {
+            Issue.record("not an event")
+            return
+        }
+        let fields = try #require(
+            try JSONSerialization.jsonObject(with: Data(again.payload.text.utf8)) as? [String: Any])
+        #expect(fields["x"] as? String == "a\u{9B}2J\u{7F}\u{202E}b")
+    }
 }
