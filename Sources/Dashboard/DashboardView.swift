@@ -369,7 +369,7 @@ struct DashboardView {
                     ("origin    app \(origin.app), host \(origin.host), pid \(origin.pid)", canvas.style()))
             }
             lines.append(("receivers \(event.receivers)", canvas.style()))
-            lines += lineageLines(of: event, width: width)
+            lines += lineageLines(of: event, at: entry.sequence, width: width)
             lines.append(("", canvas.style()))
             for line in TextFormat.wrap(event.payload.text, width: width) {
                 lines.append((line, canvas.style()))
@@ -430,7 +430,7 @@ struct DashboardView {
 extension DashboardView {
     /// Where `event` was published, what led to it and what it set off, from the log, and the
     /// times of its type's handlers, from the newest snapshot: the lines of a detail view.
-    func lineageLines(of event: FeedEvent, width: Int) -> [(String, CellStyle)] {
+    func lineageLines(of event: FeedEvent, at sequence: Int?, width: Int) -> [(String, CellStyle)] {
         var lines: [(String, CellStyle)] = []
         let trace = event.trace
         if trace.eventID != 0 { lines.append(("event     #\(trace.eventID)", canvas.style())) }
@@ -440,7 +440,7 @@ extension DashboardView {
             lines.append(("sticky    " + sticky, canvas.style(color: .cyan)))
         }
         guard trace.eventID != 0 || trace.site != nil else { return lines }
-        let lineage = EventLineage(of: event, in: canvas.state.log)
+        let lineage = EventLineage(of: event, at: sequence, in: canvas.state.log)
         func describe(_ other: FeedEvent) -> String {
             let site = other.trace.site.map { " at \($0)" } ?? ""
             return "#\(other.trace.eventID) \(other.typeName)\(site)"

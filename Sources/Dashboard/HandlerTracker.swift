@@ -101,24 +101,29 @@ struct EventLineage {
     /// Causes followed at most, so that a runaway cascade does not make a detail view endless.
     static let maximumCauses = 20
 
-    /// The lineage of `event` among the events `log` holds; events of other apps in a fleet are
-    /// never taken for its causes, whose numbers are their own bus's. A cause is published
-    /// before what it set off: each is looked for among the lines before the one citing it.
-    init(of event: FeedEvent, in log: EventLog) {
-        var byID: [UInt64: (sequence: Int, event: FeedEvent)] = [:]
-        var setOff: [FeedEvent] = []
+    /// The lineage of `event`, the log's line `sequence` (`nil` for an event not in it), among
+    /// the events `log` holds; events of other apps in a fleet are never taken for its causes,
+    /// whose numbers are their own bus's. A cause is published before what it set off: each is
+    /// the newest line with its number before the line citing it, so that numbers an app used
+    /// again (it restarted behind the same socket) lead to the run they belong to.
+    init(of event: FeedEvent, at sequence: Int?, in log: EventLog) {
+        var byID: [UInt64: [(sequence: Int, event: FeedEvent)]] = [:]
+        var effects: [(sequence: Int, event: FeedEvent)] = []
         let id = event.trace.eventID
-        for sequence in log.sequences {
-            guard case .event(let other)? = log[sequence]?.content, other.origin == event.origin else {
+        let own = sequence ?? Int.max
+        for line in log.sequences {
+            guard case .event(let other)? = log[line]?.content, other.origin == event.origin else {
                 continue
             }
-            if other.trace.eventID != 0, byID[other.trace.eventID] == nil {
-                byID[other.trace.eventID] = (sequence, other)
-            }
-            if id != 0, other.trace.causeID == id { setOff.append(other) }
+            if other.trace.eventID != 0 { byID[other.trace.eventID, default: []].append((line, other)) }
+            if id != 0, other.trace.causeID == id { effects.append((line, other)) }
         }
+        // What it set off comes after it, and before the next event given its number.
+        let after = sequence ?? -1
+        let nextWithItsNumber = byID[id]?.first { $0.sequence > after }?.sequence ?? Int.max
+        let setOff = effects.filter { $0.sequence > after && $0.sequence < nextWithItsNumber }.map(\.event)
         var causes: [FeedEvent] = []
-        var before = id == 0 ? Int.max : byID[id]?.sequence ?? Int.max
+        var before = own
         var next = event.trace.causeID
         var end = End.topLevel
         while let causeID = next {
@@ -126,11 +131,11 @@ struct EventLineage {
                 end = .limit
                 break
             }
-            guard let cause = byID[causeID] else {
+            guard let lines = byID[causeID] else {
                 end = .missing(causeID)
                 break
             }
-            guard cause.sequence < before else {
+            guard let cause = lines.last(where: { $0.sequence < before }) else {
                 end = .notEarlier(causeID)
                 break
             }

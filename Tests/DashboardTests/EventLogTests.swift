@@ -89,16 +89,26 @@ struct EventLogTests {
         // #1 and #2 name each other: made up, or numbers gone wrong.
         log.append(time: 0, content: .event(event(1, cause: 2)))
         log.append(time: 0, content: .event(event(2, cause: 1)))
-        let loop = EventLineage(of: event(2, cause: 1), in: log)
+        let loop = EventLineage(of: event(2, cause: 1), at: 1, in: log)
         #expect(loop.causes.map(\.trace.eventID) == [1])
         #expect(loop.end == .notEarlier(2))
         // A chain longer than the limit says there is more, not that a cause is gone.
         var chain = EventLog(capacity: 100)
         chain.append(time: 0, content: .event(event(1, cause: nil)))
         for id in 2...30 { chain.append(time: 0, content: .event(event(UInt64(id), cause: UInt64(id - 1)))) }
-        let long = EventLineage(of: event(30, cause: 29), in: chain)
+        let long = EventLineage(of: event(30, cause: 29), at: 29, in: chain)
         #expect(long.causes.count == EventLineage.maximumCauses && long.end == .limit)
-        #expect(EventLineage(of: event(5, cause: 4), in: chain).end == .topLevel)
-        #expect(EventLineage(of: event(40, cause: 99), in: chain).end == .missing(99))
+        #expect(EventLineage(of: event(5, cause: 4), at: 4, in: chain).end == .topLevel)
+        #expect(EventLineage(of: event(40, cause: 99), at: nil, in: chain).end == .missing(99))
+        // An app that restarted numbers its events from 1 again: the causes are the new run's.
+        var restarted = EventLog(capacity: 100)
+        restarted.append(time: 0, content: .event(event(1, cause: nil)))
+        for id in 2...5 { restarted.append(time: 0, content: .event(event(UInt64(id), cause: UInt64(id - 1)))) }
+        restarted.append(time: 0, content: .event(event(1, cause: nil)))
+        restarted.append(time: 0, content: .event(event(2, cause: 1)))
+        restarted.append(time: 0, content: .event(event(3, cause: 2)))
+        let again = EventLineage(of: event(3, cause: 2), at: 7, in: restarted)
+        #expect(again.causes.count == 2 && again.end == .topLevel, "the new #2 and #1, not the old run's")
+        #expect(EventLineage(of: event(2, cause: 1), at: 1, in: restarted).setOff.count == 1, "the old #3 only")
     }
 }
