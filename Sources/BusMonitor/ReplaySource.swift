@@ -691,11 +691,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let checkpoint = checkpoints.last { $0.delivered <= start } ?? checkpoints[0]
         let reader = try file.reread(from: checkpoint.position)
         var index = checkpoint.delivered
-        var previous: Double?
+        var run = ReclaimRun()
         var found: (index: Int, offset: Double)?
         while index < end, let record = try Self.nextItem(reader) {
             defer { index += 1 }
-            let continues = Self.continuesReclaims(record, after: &previous)
+            let continues = run.continues(with: record)
             if let line = found {
                 guard continues else { return line }
                 found = (index, line.offset)
@@ -727,14 +727,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             let checkpoint = checkpoints[current]
             let reader = try file.reread(from: checkpoint.position)
             var index = checkpoint.delivered
-            var previous: Double?
+            var run = ReclaimRun()
             var found: (index: Int, offset: Double)?
             var earlier: (index: Int, offset: Double)?
             var extending = false
             // One record past the stretch: whether the last line found goes on into the cursor's.
             while index <= upper, let record = try Self.nextItem(reader) {
                 defer { index += 1 }
-                let continues = Self.continuesReclaims(record, after: &previous)
+                let continues = run.continues(with: record)
                 if index == upper {
                     if extending, continues, upper == end { found = earlier }
                     break
@@ -756,16 +756,34 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         return nil
     }
 
-    /// Whether `record` is a reclaim report of the same moment as the reclaim report before it,
-    /// whose time `previous` holds (`nil` after any other record); updates it.
-    private static func continuesReclaims(_ record: FeedRecord, after previous: inout Double?) -> Bool {
-        let time = reclaimedObserver(record) != nil ? record.time : nil
-        defer { previous = time }
-        return time != nil && time == previous
+    /// Reclaim reports in a row that make one place for `n` and `N`: those of one object, and
+    /// of objects reclaimed at one moment (within ``ReclaimRun/moment`` of the first report;
+    /// each report is stamped apart, a few microseconds from the one before).
+    struct ReclaimRun {
+        /// Seconds from a run's first report within which reports of other objects join it.
+        static let moment = 0.001
+        private var start: Double?
+        private var observers: Set<UInt64> = []
+
+        /// Whether `record` goes on the run the records before it made; takes it in.
+        mutating func continues(with record: FeedRecord) -> Bool {
+            guard let observer = ReplaySource.reclaimedObserver(record), let time = record.time else {
+                start = nil
+                observers = []
+                return false
+            }
+            if let start, observers.contains(observer) || abs(time - start) <= Self.moment {
+                observers.insert(observer)
+                return true
+            }
+            start = time
+            observers = [observer]
+            return false
+        }
     }
 
     /// The observer whose reclaim `record` reports, when it reports one.
-    private static func reclaimedObserver(_ record: FeedRecord) -> UInt64? {
+    fileprivate static func reclaimedObserver(_ record: FeedRecord) -> UInt64? {
         guard case .lifecycle(let captured) = record, captured.change.kind == .reclaimed else { return nil }
         return captured.change.observerID
     }

@@ -107,12 +107,13 @@ struct ReplayTimelineDashboardTests {
         // At 20 s, ChatScreen #43's two subscriptions are reclaimed, in two reports of which the
         // log makes one line, "ChatScreen #43 deallocated; ...": neither report has the word.
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        // Each report stamped apart, microseconds after the one before, as a tap stamps them.
         func reclaims(of observer: UInt64, at time: Double) -> [String] {
-            ["UserLoggedInEvent", "DataLoadedEvent"].map { type in
+            ["UserLoggedInEvent", "DataLoadedEvent"].enumerated().map { index, type in
                 String(
                     FeedRecord.lifecycle(
                         FeedLifecycle(
-                            time: time,
+                            time: time + Double(index) * 0.000_003 + Double(observer % 2) * 0.000_001,
                             change: SubscriberLifecycleEvent(
                                 kind: .reclaimed, eventTypeName: type, observerTypeName: "ChatScreen",
                                 observerID: observer, reclaimedBy: .publish(eventTypeName: type)))
@@ -120,10 +121,10 @@ struct ReplayTimelineDashboardTests {
             }
         }
         // And ChatScreen #44's at 25 s.
-        lines.insert(contentsOf: reclaims(of: 43, at: 1_020.05), at: 201)
-        lines.insert(contentsOf: reclaims(of: 44, at: 1_025.05), at: 253)
+        lines.insert(contentsOf: reclaims(of: 43, at: 1_020.04), at: 201)
+        lines.insert(contentsOf: reclaims(of: 44, at: 1_025.04), at: 253)
         // And at 22 s #45 and #46 at once, their reports interleaved, as a sweep makes them.
-        let both = zip(reclaims(of: 45, at: 1_022.05), reclaims(of: 46, at: 1_022.05)).flatMap { [$0, $1] }
+        let both = zip(reclaims(of: 45, at: 1_022.04), reclaims(of: 46, at: 1_022.04)).flatMap { [$0, $1] }
         lines.insert(contentsOf: both, at: 223)
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
 
