@@ -89,6 +89,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// they hold: the rates average the last two seconds, and a second more gives the window's
     /// start a reading. With fewer, a jump into a burst showed every rate as 0, or absurd.
     static let minimumWarmUpSeconds = 3.0
+    /// Records replayed before the cursor at most, whatever the seconds: three seconds of a
+    /// recording of every handler call at full speed could be a million records, seconds of
+    /// reading and hundreds of megabytes held in one move.
+    static let maximumWarmUpRecords = 200_000
 
     /// A place playback can start again from: a record's line, with what playback had reached
     /// just before it.
@@ -878,12 +882,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             readsOn =
                 offset >= clock.latest && offset - clock.latest <= Self.warmUpSeconds
                 && (targetRecords - clock.delivered <= Self.warmUpRecords
-                    || offset - clock.latest <= Self.minimumWarmUpSeconds)
+                    || (offset - clock.latest <= Self.minimumWarmUpSeconds
+                        && targetRecords - clock.delivered <= Self.maximumWarmUpRecords))
         case .record(let index):
             readsOn =
                 index >= clock.delivered && targetOffset - clock.latest <= Self.warmUpSeconds
                 && (index - clock.delivered <= Self.warmUpRecords
-                    || targetOffset - clock.latest <= Self.minimumWarmUpSeconds)
+                    || (targetOffset - clock.latest <= Self.minimumWarmUpSeconds
+                        && index - clock.delivered <= Self.maximumWarmUpRecords))
         }
         // A move that reads again and has not been drained yet starts from where this one
         // needs, not from where it needed.
@@ -895,7 +901,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var start = checkpoints.lastIndex { $0.delivered <= targetRecords } ?? 0
         while start > 0, targetOffset - checkpoints[start].latest < Self.warmUpSeconds,
             targetRecords - checkpoints[start].delivered < Self.warmUpRecords
-                || targetOffset - checkpoints[start].latest < Self.minimumWarmUpSeconds
+                || (targetOffset - checkpoints[start].latest < Self.minimumWarmUpSeconds
+                    && targetRecords - checkpoints[start].delivered < Self.maximumWarmUpRecords)
         {
             start -= 1
         }

@@ -235,8 +235,9 @@ package class DashboardController {
         guard !hasChangesToShow, let lastFrameTime else { return true }
         // Held-back lines are due only where the log is drawn: a screen too small draws no panes.
         if layout?.isTooSmall != true, let due = pane(LogPane.self)?.heldBackUntil, now >= due { return true }
-        // Lines the filter has yet to check show in the frames that check them.
-        if filter != nil, filterCache?.hasBacklog == true { return true }
+        // Lines the filter has yet to check show in the frames that check them, where the log
+        // is drawn (a screen too small draws no panes, and checks nothing).
+        if layout?.isTooSmall != true, filter != nil, filterCache?.hasBacklog == true { return true }
         return now.rounded(.down) != lastFrameTime.rounded(.down)
     }
 
@@ -612,8 +613,9 @@ struct FilterCache {
     private var scannedUpTo: Int?
     /// The log the lines are numbered in (a replay that reads again makes a new one).
     private var epoch: Int?
-    /// Lines not checked yet, older than those checked since: each catch-up takes its newest.
-    private var backlog: Range<Int> = 0..<0
+    /// Lines not checked yet, in ranges oldest first, all below those checked since each came:
+    /// each catch-up takes the newest. Never more than the log holds.
+    private var backlog: [Range<Int>] = []
 
     init(filter: LogFilter) {
         self.filter = filter
@@ -628,7 +630,7 @@ struct FilterCache {
             // Another log than before (a replay read again, the live one after a pause).
             matches.removeAll(keepingCapacity: true)
             scannedUpTo = nil
-            backlog = 0..<0
+            backlog = []
             epoch = log.epoch
         }
         if let kept = matches.firstIndex(where: { $0 >= first }) {
@@ -636,20 +638,25 @@ struct FilterCache {
         } else {
             matches.removeAll(keepingCapacity: true)
         }
-        if backlog.lowerBound < first {
-            // Gone from the log before their turn: too fast to check.
-            let gone = min(first, backlog.upperBound) - backlog.lowerBound
-            unchecked += max(0, gone)
-            backlog = min(first, backlog.upperBound)..<backlog.upperBound
+        // Lines gone from the log before their turn: too fast to check.
+        while let oldest = backlog.first, oldest.lowerBound < first {
+            unchecked += min(first, oldest.upperBound) - oldest.lowerBound
+            if oldest.upperBound <= first {
+                backlog.removeFirst()
+            } else {
+                backlog[0] = first..<oldest.upperBound
+            }
+        }
+        if let scanned = scannedUpTo, scanned < first {
+            // Came and went between two catch-ups.
+            unchecked += first - scanned
         }
         var budget = Self.linesPerCatchUp
         var start = max(scannedUpTo ?? first, first)
         if scannedUpTo != nil, log.nextSequence - start > budget {
-            // The newest now; the rest waits. An older backlog is given up: lines keep coming
-            // faster than they can be checked, and those are the first to leave the log.
+            // The newest now; the rest waits, right below them.
             let newStart = log.nextSequence - budget
-            unchecked += backlog.count
-            backlog = start..<newStart
+            backlog.append(start..<newStart)
             start = newStart
         }
         for sequence in start..<log.nextSequence {
@@ -658,16 +665,22 @@ struct FilterCache {
         }
         budget -= log.nextSequence - start
         scannedUpTo = log.nextSequence
-        guard !backlog.isEmpty, budget > 0 else { return }
-        // The newest of the backlog, placed among the matches in order.
-        let taken = max(backlog.lowerBound, backlog.upperBound - budget)..<backlog.upperBound
-        var found: [Int] = []
-        for sequence in taken {
-            guard let entry = log[sequence] else { continue }
-            if filter.shows(entry) { found.append(sequence) }
+        // The newest of the backlog, each placed among the matches in order.
+        while budget > 0, let newest = backlog.last {
+            let taken = max(newest.lowerBound, newest.upperBound - budget)..<newest.upperBound
+            var found: [Int] = []
+            for sequence in taken {
+                guard let entry = log[sequence] else { continue }
+                if filter.shows(entry) { found.append(sequence) }
+            }
+            let insertAt = matches.firstIndex { $0 >= taken.upperBound } ?? matches.endIndex
+            matches.insert(contentsOf: found, at: insertAt)
+            budget -= taken.count
+            if taken.lowerBound == newest.lowerBound {
+                backlog.removeLast()
+            } else {
+                backlog[backlog.count - 1] = newest.lowerBound..<taken.lowerBound
+            }
         }
-        let insertAt = matches.firstIndex { $0 >= taken.upperBound } ?? matches.endIndex
-        matches.insert(contentsOf: found, at: insertAt)
-        backlog = backlog.lowerBound..<taken.lowerBound
     }
 }

@@ -62,6 +62,21 @@ struct EventLogTests {
         #expect(cache.matches == Array(stride(from: 0, to: 2_500, by: 10)), "every match, in order, once")
         #expect(cache.unchecked == 0)
 
+        // Two bursts, the second before the first's backlog is done: both are checked whole.
+        for index in 0..<3_000 {
+            log.append(time: 0, content: .event(login(index % 10 == 0 ? "grace" : "ada", at: 0)))
+        }
+        cache.catchUp(with: log)
+        for index in 0..<1_200 {
+            log.append(time: 0, content: .event(login(index % 10 == 0 ? "grace" : "ada", at: 0)))
+        }
+        while cache.hasBacklog { cache.catchUp(with: log) }
+        let shown = cache.matches.filter { log[$0] != nil }
+        #expect(shown == cache.matches, "only lines the log holds")
+        #expect(cache.matches.count == log.sequences.filter { log[$0]?.detailText.contains("grace") == true }.count)
+        #expect(cache.matches == cache.matches.sorted() && Set(cache.matches).count == cache.matches.count)
+        #expect(cache.unchecked == 0, "the lines that left the log had been checked")
+
         // A flood: lines leave the log before their turn, and are counted.
         for _ in 0..<3 {
             for _ in 0..<4_000 { log.append(time: 0, content: .event(login("ada", at: 0))) }
