@@ -55,6 +55,8 @@ package enum FleetMessage: Sendable, Hashable {
 package struct FleetLinkReport: Sendable, Hashable {
     /// The state a link reports last, when it was closed; its app is gone at once.
     package static let closedState = "closed"
+    /// The ``kind`` of a NATS bridge's report, whose counts run from the bridge's start.
+    package static let bridgeKind = "bridge"
 
     /// Seconds since 1970 when the report was made.
     package var time: Double

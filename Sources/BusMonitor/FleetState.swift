@@ -192,7 +192,13 @@ package struct FleetState: Sendable {
         // count once they pass the old total.
         // Lost on the way is lost to the monitor: counted with the events its buffer dropped,
         // as an attached tap's losses are, so that every way of watching counts them alike.
-        if dropped > member.eventsDroppedOnTheWay {
+        if member.reconnects == nil, report.kind == FleetLinkReport.bridgeKind {
+            // A bridge counts from its own start: what it lost before busmon heard it is no
+            // loss of this run's (the Fleet pane shows its whole count).
+            member.eventsDroppedOnTheWay = dropped
+            member.callsDroppedOnTheWay = report.droppedCalls
+            member.lifecycleDroppedOnTheWay = report.droppedLifecycle
+        } else if dropped > member.eventsDroppedOnTheWay {
             droppedEvents.clampedAdd(dropped - member.eventsDroppedOnTheWay)
             member.eventsDroppedOnTheWay = dropped
         }

@@ -51,7 +51,7 @@ extension FleetLinkReport {
     package init(_ report: NATSBridgeReport) {
         self.init(
             time: report.time, origin: FeedOrigin(app: report.app, host: report.host, pid: report.pid),
-            kind: "bridge", state: report.state, dropped: report.statistics.dropped,
+            kind: FleetLinkReport.bridgeKind, state: report.state, dropped: report.statistics.dropped,
             reconnects: report.statistics.reconnects, peer: "the server")
         droppedCalls = report.callsDropped
         droppedLifecycle = report.lifecycleDropped

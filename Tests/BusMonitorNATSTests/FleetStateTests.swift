@@ -140,6 +140,14 @@ import Testing
         #expect(batch.droppedEvents == 12, "lost on the way, counted with the monitor's losses")
         state.receive(bridge(alpha, state: "connected", dropped: 15, reconnects: 1), now: 1002)
         #expect(state.takeBatch(now: 1002).droppedEvents == 15, "a running total, each loss once")
+        // A bridge first heard with losses behind it lost them before this run: shown per app,
+        // not as this run's.
+        var later = FleetState()
+        later.receive(bridge(alpha, state: "connected", dropped: 1_000), now: 1000)
+        #expect(later.takeBatch(now: 1000).droppedEvents == 0)
+        later.receive(bridge(alpha, state: "connected", dropped: 1_005), now: 1001)
+        let after = later.takeBatch(now: 1001)
+        #expect(after.droppedEvents == 5 && after.fleet?.first?.bridgeDropped == 1_005)
         #expect(
             texts(batch) == [
                 "alpha@web-1:11 joined", "alpha@web-1:11: its bridge dropped 12 events (12 so far)",
