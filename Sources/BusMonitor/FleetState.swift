@@ -19,7 +19,9 @@ internal import EventBus
 /// ## Records
 /// Every event, lifecycle change and snapshot goes on whole, in the order it arrived, with its
 /// app's origin: what reads the batch (the dashboard, which sums the apps' snapshots with
-/// ``BusSnapshot/merged(_:)``, a recording, headless output) sees each field the app sent.
+/// ``BusSnapshot/merged(_:)``, a recording, headless output) sees each field the app sent. Of an
+/// app's live snapshots between two drains only the newest is kept (see
+/// ``bufferedSnapshots``).
 package struct FleetState: Sendable {
     /// Members kept at most; beyond it the member gone for longest is forgotten.
     package static let maximumMembers = 1_000
@@ -39,16 +41,18 @@ package struct FleetState: Sendable {
     private var members: [EventOrigin: Member] = [:]
     /// Members in the order they were first heard from.
     private var order: [EventOrigin] = []
-    private var records: [FeedRecord] = []
+    /// `nil` where a snapshot was, that a newer one of its app replaced.
+    private var records: [FeedRecord?] = []
     /// Events among ``records``.
     package private(set) var bufferedEvents = 0
     /// Lifecycle changes among ``records``.
     private var bufferedLifecycle = 0
-    /// Apps with a snapshot among ``records``. A newer snapshot of one of them takes the older
-    /// one's place at the end: a snapshot holds an app's whole counts, so the newest says all
-    /// the older did, and an app that sends them faster than the dashboard drains (or a
-    /// stranger's megabyte-long ones) cannot grow the buffer past one per app.
-    private var bufferedSnapshots: Set<EventOrigin> = []
+    /// Where each app's live snapshot is among ``records``. A newer live snapshot of the app
+    /// goes at the end and the older one is removed: a snapshot holds an app's whole counts, so
+    /// the newest says all the older did, and an app that sends them faster than the dashboard
+    /// drains (or a stranger's megabyte-long ones) cannot grow the buffer past one per app.
+    /// Snapshots replayed from history are all kept, as the history has them.
+    private var bufferedSnapshots: [EventOrigin: Int] = [:]
     private var notices: [SourceNotice] = []
     /// Events lost since the start: the buffer was full, or an app's link lost them (a running
     /// total).
@@ -142,10 +146,9 @@ package struct FleetState: Sendable {
         case .snapshot(var snapshot, _):
             snapshot.origin = origin
             member.info.snapshot = snapshot.snapshot
-            if !bufferedSnapshots.insert(origin).inserted,
-                let older = records.lastIndex(where: { Self.isSnapshot($0, of: origin) })
-            {
-                records.remove(at: older)
+            if !replayed {
+                if let older = bufferedSnapshots[origin] { records[older] = nil }
+                bufferedSnapshots[origin] = records.count
             }
             records.append(.snapshot(snapshot))
         case .call(var call, _):
@@ -267,22 +270,17 @@ package struct FleetState: Sendable {
     package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
         var batch = SourceBatch(
-            records: records, droppedEvents: droppedEvents, notices: notices,
+            records: records.compactMap { $0 }, droppedEvents: droppedEvents, notices: notices,
             fleet: fleetChanged ? fleet : nil)
         batch.droppedCalls = droppedCalls
         batch.droppedLifecycle = droppedLifecycle
         records = []
         bufferedEvents = 0
         bufferedLifecycle = 0
-        bufferedSnapshots = []
+        bufferedSnapshots = [:]
         notices = []
         fleetChanged = false
         return batch
-    }
-
-    private static func isSnapshot(_ record: FeedRecord, of origin: EventOrigin) -> Bool {
-        guard case .snapshot(let snapshot) = record else { return false }
-        return snapshot.origin == origin
     }
 
     /// Forgets the member that has been gone for longest, if any is gone, and says whether one
