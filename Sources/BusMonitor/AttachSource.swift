@@ -118,6 +118,16 @@ package final class AttachSource: DashboardSource {
             batch.droppedCalls = state.droppedCallsBefore.clampedAdding(state.droppedCallsNow)
             batch.droppedLifecycle = state.droppedLifecycleBefore.clampedAdding(state.droppedLifecycleNow)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
+            // Said once a drain, as --listen says it of an app: on stderr when headless.
+            if state.malformedSinceDrain > 0 {
+                let count = state.malformedSinceDrain
+                batch.notices.append(
+                    SourceNotice(
+                        time: WallClock.now(),
+                        text: "skipped \(count) malformed \(count == 1 ? "line" : "lines") from the tap",
+                        isWarning: true))
+                state.malformedSinceDrain = 0
+            }
             state.records = []
             state.recordBytes = 0
             state.notices = []
@@ -146,6 +156,8 @@ struct AttachState {
     /// Bytes of the lines `records` were read from: with the count, what bounds them, since a
     /// line may be as long as ``FeedRecord/maximumLineLength``.
     var recordBytes = 0
+    /// Lines that could not be read since the last drain, said in its notices.
+    var malformedSinceDrain = 0
     var hello: FeedHello?
     /// The app's process name, pid and bus from its hello, as the dashboard's title.
     var title: String?
@@ -371,12 +383,7 @@ final class AttachReader: @unchecked Sendable {
             shared.withLock { state in
                 state.malformedLines += malformed
                 state.recordBytes += count
-                // Said as it happens, as --listen says it of an app: on stderr when headless.
-                if malformed > 0 {
-                    state.note(
-                        "skipped \(malformed) malformed \(malformed == 1 ? "line" : "lines") from the tap",
-                        isWarning: true)
-                }
+                state.malformedSinceDrain += malformed
                 for record in records {
                     switch record {
                     case .hello(let hello):

@@ -79,7 +79,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// the sparklines show, so that rates and the log read as they did.
     static let warmUpSeconds = 60.0
     /// Kinds of line that `busmon --headless` writes beside the records it passes on.
-    static let headlessOnlyKinds: Set<String> = ["summary", "state"]
+    static let headlessOnlyKinds: Set<String> = ["summary", "state", "fleet"]
 
     /// Records replayed before the cursor at most when it moves, past ``minimumWarmUpSeconds``:
     /// a dense recording (a burst, or every handler call traced) need not be replayed for a
@@ -319,8 +319,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     clock.notices.append(
                         SourceNotice(
                             time: WallClock.now(),
-                            text: "\(path): the recording ended after \(clock.delivered) of its "
-                                + "\(itemCount) records: it changed while it played", isWarning: true))
+                            text: "\(path): \(itemCount - clock.delivered) of its \(itemCount) records "
+                                + "could not be read again: the file changed while it played", isWarning: true
+                        ))
                 }
                 return nil
             }

@@ -97,8 +97,10 @@ package final class TracingSource: WrappingSource {
             if !state.announced {
                 state.announced = true
                 // A recording has the handler calls it has; a live app sends each from now on.
+                var innermost = wrapped
+                while let wrapping = innermost as? any WrappingSource { innermost = wrapping.wrapped }
                 let calls =
-                    wrapped is ReplaySource
+                    innermost is ReplaySource
                     ? "from the recording's handler calls" : "the app reports each handler call meanwhile"
                 batch.notices.insert(
                     SourceNotice(

@@ -175,7 +175,7 @@ package struct JSONLineWriter {
             var index = 0
             while index < utf8.count {
                 let byte = utf8[index]
-                guard byte == 0x7F || byte == 0xC2 || byte == 0xE2 else {
+                guard byte == 0x7F || byte == 0xC2 || byte == 0xD8 || byte == 0xE2 else {
                     index += 1
                     continue
                 }
@@ -271,8 +271,8 @@ package struct JSONLineWriter {
     /// Writes the UTF-8 text `utf8` as a JSON string, as ``appendString(_:)`` does.
     ///
     /// Besides what JSON requires (quotes, backslashes, C0 controls), DEL, the C1 controls and
-    /// the characters that move or reorder text on a terminal (the bidirectional overrides and
-    /// isolates, the line and paragraph separators) are written as `\u` escapes: JSON Lines
+    /// the characters that move or reorder text on a terminal (the bidirectional marks,
+    /// overrides and isolates, the line and paragraph separators) are written as `\u` escapes: JSON Lines
     /// output is often read on a terminal (`--headless`, `cat` of a recording), where a C1 CSI
     /// acts as `ESC [` does. The text reads back the same.
     ///
@@ -291,7 +291,8 @@ package struct JSONLineWriter {
             // every lead or continuation byte that cannot start a sequence escaped below.
             guard
                 byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                    || (escapingTerminalControls && (byte == 0x7F || byte == 0xC2 || byte == 0xE2))
+                    || (escapingTerminalControls
+                        && (byte == 0x7F || byte == 0xC2 || byte == 0xD8 || byte == 0xE2))
             else {
                 index += 1
                 continue
@@ -327,12 +328,19 @@ package struct JSONLineWriter {
             // U+0080-U+009F, the C1 controls: C2 80 to C2 9F.
             guard index + 1 < utf8.count, (0x80...0x9F).contains(utf8[index + 1]) else { return (0, 0) }
             return (UInt32(utf8[index + 1]), 2)
+        case 0xD8:
+            // U+061C, the Arabic letter mark: D8 9C.
+            guard index + 1 < utf8.count, utf8[index + 1] == 0x9C else { return (0, 0) }
+            return (0x061C, 2)
         case 0xE2:
-            // U+2028-U+202E (E2 80 A8-AE) and U+2066-U+2069 (E2 81 A6-A9).
+            // U+200E and U+200F (E2 80 8E-8F), U+2028-U+202E (E2 80 A8-AE) and U+2066-U+2069
+            // (E2 81 A6-A9).
             guard index + 2 < utf8.count else { return (0, 0) }
             let second = utf8[index + 1]
             let third = utf8[index + 2]
-            if second == 0x80, (0xA8...0xAE).contains(third) { return (0x2000 | UInt32(third & 0x3F), 3) }
+            if second == 0x80, (0xA8...0xAE).contains(third) || third == 0x8E || third == 0x8F {
+                return (0x2000 | UInt32(third & 0x3F), 3)
+            }
             if second == 0x81, (0xA6...0xA9).contains(third) { return (0x2040 | UInt32(third & 0x3F), 3) }
             return (0, 0)
         default:

@@ -8,8 +8,9 @@
 /// JSON output escapes them itself).
 package enum UntrustedText {
     /// `text` with each control character shown as a visible escape instead: C0 controls, DEL
-    /// and C1 controls as `\u{1B}` and the like, and the bidirectional overrides and isolates
-    /// (U+202A–U+202E, U+2066–U+2069) that reorder what a terminal shows.
+    /// and C1 controls as `\u{1B}` and the like, the bidirectional marks, overrides and isolates
+    /// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) that reorder what a terminal
+    /// shows, and the line and paragraph separators (U+2028, U+2029).
     ///
     /// - Parameters:
     ///   - text: What an app or a peer sent.
@@ -35,7 +36,7 @@ package enum UntrustedText {
     private static func needsEscape(_ scalar: Unicode.Scalar, keepingNewlines: Bool) -> Bool {
         switch scalar.value {
         case 0x0A: !keepingNewlines
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
         default: false
         }
     }

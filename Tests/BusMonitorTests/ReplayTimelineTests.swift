@@ -147,7 +147,7 @@ struct ReplayTimelineTests {
         let warnings = batches.flatMap(\.notices).filter(\.isWarning).map(\.text)
         #expect(
             warnings == [
-                "\(path): the recording ended after 100 of its 300 records: it changed while it played"
+                "\(path): 200 of its 300 records could not be read again: the file changed while it played"
             ])
     }
 

@@ -57,6 +57,7 @@ struct ReplayVersionTests {
             #"{"kind":"event","seq":1,"time":100.2,"typeName":"Ping","receivers":1,"payload":{"number":1}}"#,
             #"{"kind":"summary","time":100.3,"elapsed":0.3,"status":"attached","events":1}"#,
             #"{"kind":"state","at":0.3,"time":100.3}"#,
+            #"{"kind":"fleet","time":100.3,"members":[]}"#,
         ]
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         #expect(try ReplaySource(path: path, speed: 0).warnings.isEmpty)

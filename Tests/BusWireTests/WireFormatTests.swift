@@ -488,11 +488,12 @@ struct WireFormatTests {
     func terminalControlsAreEscaped() throws {
         // A type name as a stranger might send it: C1 CSI (U+009B), DEL, an override, an
         // isolate, a line separator, and characters beside them that stay as they are.
-        let hostile = "a\u{9B}2J\u{7F}b\u{202E}c\u{2066}d\u{2028}e\u{85}é…→\u{2069}\u{A0}"
+        let hostile = "a\u{9B}2J\u{7F}b\u{202E}c\u{2066}d\u{2028}e\u{85}é…→\u{2069}\u{200F}\u{61C}ب\u{A0}"
         var writer = JSONLineWriter()
         writer.appendString(hostile)
         let written = String(decoding: writer.bytes, as: UTF8.self)
-        #expect(written == #""a\u009b2J\u007fb\u202ec\u2066d\u2028e\u0085é…→\u2069"# + "\u{A0}\"")
+        #expect(
+            written == #""a\u009b2J\u007fb\u202ec\u2066d\u2028e\u0085é…→\u2069\u200f\u061cب"# + "\u{A0}\"")
         for byte in writer.bytes {
             #expect(byte >= 0x20 && byte != 0x7F, "a control byte written raw: \(byte)")
         }

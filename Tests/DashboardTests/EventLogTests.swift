@@ -73,7 +73,9 @@ struct EventLogTests {
         while cache.hasBacklog { cache.catchUp(with: log) }
         let shown = cache.matches.filter { log[$0] != nil }
         #expect(shown == cache.matches, "only lines the log holds")
-        #expect(cache.matches.count == log.sequences.filter { log[$0]?.detailText.contains("grace") == true }.count)
+        #expect(
+            cache.matches.count
+                == log.sequences.filter { log[$0]?.detailText.contains("grace") == true }.count)
         #expect(cache.matches == cache.matches.sorted() && Set(cache.matches).count == cache.matches.count)
         #expect(cache.unchecked == 0, "the lines that left the log had been checked")
 
@@ -118,12 +120,15 @@ struct EventLogTests {
         // An app that restarted numbers its events from 1 again: the causes are the new run's.
         var restarted = EventLog(capacity: 100)
         restarted.append(time: 0, content: .event(event(1, cause: nil)))
-        for id in 2...5 { restarted.append(time: 0, content: .event(event(UInt64(id), cause: UInt64(id - 1)))) }
+        for id in 2...5 {
+            restarted.append(time: 0, content: .event(event(UInt64(id), cause: UInt64(id - 1))))
+        }
         restarted.append(time: 0, content: .event(event(1, cause: nil)))
         restarted.append(time: 0, content: .event(event(2, cause: 1)))
         restarted.append(time: 0, content: .event(event(3, cause: 2)))
         let again = EventLineage(of: event(3, cause: 2), at: 7, in: restarted)
         #expect(again.causes.count == 2 && again.end == .topLevel, "the new #2 and #1, not the old run's")
-        #expect(EventLineage(of: event(2, cause: 1), at: 1, in: restarted).setOff.count == 1, "the old #3 only")
+        #expect(
+            EventLineage(of: event(2, cause: 1), at: 1, in: restarted).setOff.count == 1, "the old #3 only")
     }
 }
