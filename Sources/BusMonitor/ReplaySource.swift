@@ -318,7 +318,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     clock.toldCutShort = true
                     clock.notices.append(
                         SourceNotice(
-                            time: WallClock.now(),
+                            time: firstTime + clock.latest,
                             text: "\(path): \(itemCount - clock.delivered) of its \(itemCount) records "
                                 + "could not be read again: the file changed while it played", isWarning: true
                         ))
@@ -397,10 +397,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.withLock { clock in
             var batches = clock.held + take(&clock, now: MonotonicClock.now())
             clock.held = []
-            // Held batches were taken before the last: the last carries the state of now.
-            if batches.count > 1, batches[0].notices.isEmpty {
-                batches[0].notices = batches.dropFirst().flatMap(\.notices)
-                for index in batches.indices.dropFirst() { batches[index].notices = [] }
+            // Held batches were taken before the last: the last carries the state of now, and
+            // the notices, after the records a move read (a log holds 5,000 lines, and a
+            // warning before those read up to the cursor would be pushed out of it).
+            if batches.count > 1 {
+                let notices = batches.flatMap(\.notices)
+                for index in batches.indices { batches[index].notices = [] }
+                batches[batches.count - 1].notices = notices
             }
             return batches
         }
@@ -485,7 +488,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         batches.append(batch)
         batches[0].replacesState = clock.replacing
         clock.replacing = false
-        batches[0].notices = clock.notices
+        batches[batches.count - 1].notices = clock.notices
         clock.notices = []
         batches[batches.count - 1].droppedEvents = clock.dropped
         batches[batches.count - 1].droppedCalls = clock.droppedCalls
@@ -825,7 +828,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Adds a warning to the notices of the next drain: in the dashboard's log, or on stderr
     /// when headless.
     package func warn(_ text: String) {
-        clock.withLock { $0.notices.append(SourceNotice(time: WallClock.now(), text: text, isWarning: true)) }
+        clock.withLock { clock in
+            // Stamped with the recording's time at the cursor, among the lines around it.
+            let time = firstTime + min(cursor(clock, now: MonotonicClock.now()), duration)
+            clock.notices.append(SourceNotice(time: time, text: text, isWarning: true))
+        }
     }
 
     /// Moves the cursor to `seconds` into the recording (within it), playing on from there if it
