@@ -442,8 +442,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 break
             }
             if seeking != nil {
-                // One batch a second of recording: each batch is one reading of the rates.
-                let whole = Int(pending.offset.rounded(.down))
+                // One batch a second of recording: each batch is one reading of the rates. In
+                // the first two seconds one a tenth: the first reading is where the rates start
+                // from, and within seconds of the start there would be no other.
+                let whole =
+                    pending.offset < 2
+                    ? Int((pending.offset * 10).rounded(.down)) : 20 + Int(pending.offset.rounded(.down))
                 if let second, whole != second, batch.hasRecords {
                     batches.append(batch)
                     batch = SourceBatch()

@@ -21,6 +21,28 @@ struct ReplayTimelineDashboardTests {
         return (count, newest)
     }
 
+    @Test("a move to a moment in the recording's first second shows the rates it had there")
+    func ratesRightAfterTheStart() throws {
+        let directory = TemporaryDirectory()
+        // A hundred events a second from the start.
+        let path = try TimelineRecording.write(times: (0..<500).map { Double($0) / 100 }, in: directory)
+        let replay = try ReplaySource(path: path, speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        var now = 1_700_000_000.0
+        _ = dashboard.handle(.character(" "))
+        now += 0.04
+        dashboard.update(now: now)
+        #expect(replay.perform(.goTo.with(value: "3")) == "at 00:03.0")
+        now += 0.04
+        dashboard.update(now: now)
+        #expect(replay.perform(.goTo.with(value: "0.6")) == "at 00:00.6")
+        now += 0.04
+        dashboard.update(now: now)
+        let state = dashboard.shown
+        let rate = try #require(state.rows.first { $0.name == "T" }).meter.rate(at: state.sourceTime(at: now))
+        #expect((80...120).contains(rate), "T at \(rate) a second")
+    }
+
     @Test("stepping back undoes what stepping on did, and a jump back shows the bus as it was")
     func movesUndoEachOther() throws {
         let directory = TemporaryDirectory()
