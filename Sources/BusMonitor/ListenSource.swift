@@ -24,9 +24,11 @@ internal import Foundation
 /// ## The port is open to anyone who can reach it
 /// - A connection that does not dial within 5 seconds, sends something other than a dial, or a
 ///   dial longer than 4 KiB is refused and closed; an HTTP request gets an HTTP 400 answer.
-/// - A wrong token refuses its address for a while, doubling with each wrong token in a row
-///   from a quarter of a second to 30 seconds; its dials meanwhile are refused unread. A given
-///   token has at least ``minimumTokenLength`` characters.
+/// - A wrong token refuses its app at its address for a while, doubling with each wrong token
+///   in a row from a quarter of a second to 30 seconds; that app's dials from there meanwhile
+///   are refused unjudged, and all dials from an address with four apps refused. Another app at
+///   the address (the iOS Simulator's all come from 127.0.0.1) is judged as ever. A given token
+///   has at least ``minimumTokenLength`` characters.
 /// - At most 64 connections may be dialling at once (more are closed at once) and 256 apps
 ///   connected (more are refused with the reason); a line longer than the wire's limit is
 ///   skipped and counted; reading from the apps pauses while the monitor has not drained what
@@ -233,14 +235,23 @@ final class ListenLoop: @unchecked Sendable {
     // Thread only.
     private var connections: [Connection] = []
     private var acceptPausedUntil = 0.0
-    /// Wrong tokens from each address, in a row, and until when the address is refused.
+    /// Wrong tokens from each app (its name and process) at each address
+    /// (``penaltyKey(host:app:)``), in a row, and until when that app is refused there. By app
+    /// as well as address: the iOS Simulator's apps all come from 127.0.0.1, and one app with a
+    /// wrong token must not keep out another with the right one.
     private var penalties: [String: (failures: Int, until: Double)] = [:]
+    /// Wrong tokens from each address in a row, whatever the app, and until when the last one's
+    /// wait runs: the wait grows with these, so that made-up names do not make guessing quicker.
+    private var streaks: [String: (failures: Int, until: Double)] = [:]
 
-    /// The longest an address is refused after wrong tokens: 30 s. The wait doubles with each
-    /// wrong token in a row, from a quarter of a second, so a person who mistyped waits a
-    /// moment and a guesser gets a few tries a minute.
+    /// The longest an app at an address is refused after wrong tokens: 30 s. The wait doubles
+    /// with each wrong token in a row, from a quarter of a second, so a person who mistyped
+    /// waits a moment and a guesser gets a few tries a minute.
     static let longestPenalty = 30.0
-    /// Addresses remembered at most; the longest-expired are forgotten first beyond this.
+    /// App names refused at once at one address, at most: past them the address's other dials
+    /// are refused unjudged, so that a guesser gains nothing by making up names.
+    static let maximumPenalizedApps = 4
+    /// Apps at addresses remembered at most; the longest-expired are forgotten first beyond this.
     static let penaltyMemory = 4096
 
     private final class Connection {
@@ -341,18 +352,29 @@ final class ListenLoop: @unchecked Sendable {
             let connection = Connection(
                 descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now())
             connections.append(connection)
-            let now = MonotonicClock.now()
-            if let penalty = penalties[Self.host(of: connection.peer)], now < penalty.until {
-                // Its dial is not read: a guess made now would not count, right or wrong.
-                let wrong =
-                    penalty.failures == 1 ? "a wrong token" : "\(penalty.failures) wrong tokens in a row"
-                refuse(
-                    connection,
-                    reason:
-                        "\(wrong) from this address; try again in \(Int((penalty.until - now).rounded(.up))) s"
-                )
-            }
         }
+    }
+
+    /// The key of `app` at `host` among the penalties.
+    static func penaltyKey(host: String, app: String) -> String { host + "|" + app }
+
+    /// Why a dial of `app` from `peer` is refused without its token being judged: that app, or
+    /// too many apps, gave wrong tokens from the address lately. `nil` when it may be judged.
+    private func penaltyRefusal(of app: String, from peer: String) -> String? {
+        let now = MonotonicClock.now()
+        let host = Self.host(of: peer)
+        func seconds(until time: Double) -> Int { Int((time - now).rounded(.up)) }
+        if let penalty = penalties[Self.penaltyKey(host: host, app: app)], now < penalty.until {
+            // A guess made now would not count, right or wrong.
+            let wrong = penalty.failures == 1 ? "a wrong token" : "\(penalty.failures) wrong tokens in a row"
+            return "\(wrong) from this app at this address; try again in \(seconds(until: penalty.until)) s"
+        }
+        let prefix = Self.penaltyKey(host: host, app: "")
+        let active = penalties.filter { $0.key.hasPrefix(prefix) && now < $0.value.until }
+        guard active.count >= Self.maximumPenalizedApps else { return nil }
+        let soonest = active.values.map(\.until).min() ?? now
+        return
+            "wrong tokens from \(active.count) apps at this address; try again in \(seconds(until: soonest)) s"
     }
 
     /// The address without its port: `127.0.0.1` of `127.0.0.1:52114`, `::1` of `[::1]:52114`.
@@ -361,20 +383,28 @@ final class ListenLoop: @unchecked Sendable {
         return String(peer[..<colon]).trimmingCharacters(in: ["[", "]"])
     }
 
-    /// Counts a wrong token from `peer`, and refuses its address for longer each time.
-    private func penalize(_ peer: String) {
+    /// Counts a wrong token from `app` at `peer`, and refuses it there for longer each time.
+    private func penalize(_ app: String, from peer: String) {
         let host = Self.host(of: peer)
+        let key = Self.penaltyKey(host: host, app: app)
         let now = MonotonicClock.now()
-        let failures = (penalties[host]?.failures ?? 0) + 1
+        // A streak ends once its last wait is a wait's length behind.
+        let streak = streaks[host].flatMap { now < $0.until + Self.longestPenalty ? $0.failures : nil } ?? 0
+        let failures = streak + 1
         let wait = min(Self.longestPenalty, 0.25 * Double(1 << min(failures - 1, 20)))
-        penalties[host] = (failures, now + wait)
-        if penalties.count > Self.penaltyMemory {
-            // Forget those whose wait ended longest ago; keep the count bounded.
-            let expired = penalties.filter { $0.value.until < now }.sorted { $0.value.until < $1.value.until }
-            for (address, _) in expired.prefix(penalties.count - Self.penaltyMemory) {
-                penalties[address] = nil
-            }
-        }
+        streaks[host] = (failures, now + wait)
+        penalties[key] = ((penalties[key]?.failures ?? 0) + 1, now + wait)
+        Self.forgetExpired(&penalties, now: now)
+        Self.forgetExpired(&streaks, now: now - Self.longestPenalty)
+    }
+
+    /// Keeps `entries` within ``penaltyMemory``, forgetting those whose wait ended longest
+    /// before `now` first.
+    private static func forgetExpired(_ entries: inout [String: (failures: Int, until: Double)], now: Double)
+    {
+        guard entries.count > penaltyMemory else { return }
+        let expired = entries.filter { $0.value.until < now }.sorted { $0.value.until < $1.value.until }
+        for (key, _) in expired.prefix(entries.count - penaltyMemory) { entries[key] = nil }
     }
 
     /// Reads what the connection has; returns why it ended, or `nil` while it goes on.
@@ -452,12 +482,20 @@ final class ListenLoop: @unchecked Sendable {
                 reason: "dial version \(version), this busmon speaks \(MonitorLinkHandshake.version)")
             return nil
         case .success(let dial):
+            // An app is its name and process: two processes of one app (two Simulators) are two.
+            let app = "\(dial.app)|\(dial.pid)"
+            if let refusal = penaltyRefusal(of: app, from: connection.peer) {
+                refuse(connection, reason: refusal, app: dial.app)
+                return nil
+            }
             guard MonitorLinkHandshake.tokensMatch(dial.token, token) else {
-                penalize(connection.peer)
+                penalize(app, from: connection.peer)
                 refuse(connection, reason: "wrong token", app: dial.app)
                 return nil
             }
-            penalties[Self.host(of: connection.peer)] = nil
+            let host = Self.host(of: connection.peer)
+            penalties[Self.penaltyKey(host: host, app: app)] = nil
+            streaks[host] = nil
             let apps = connections.count { $0.dial != nil }
             guard apps < ListenSource.maximumApps else {
                 refuse(connection, reason: "\(ListenSource.maximumApps) apps connected", app: dial.app)

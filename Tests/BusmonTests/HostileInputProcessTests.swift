@@ -414,13 +414,30 @@ import Testing
             "/bin/bash", ["-c", script, "guess", guess], environment: environment)
         let lines = answers.standardOutput.split(separator: "\n")
         let judged = lines.count { $0.contains(#""wrong token""#) }
-        let refusedUnread = lines.count { $0.contains("from this address; try again") }
+        let refusedUnjudged = lines.count { $0.contains("from this app at this address; try again") }
         #expect(judged >= 2 && judged <= 6, "tokens judged: \(judged) of \(lines.count) answers")
-        #expect(refusedUnread > 0)
-        // The right token, from the same address, waits its turn too.
-        let right = #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"ok","host":"h","pid":2}"#
-        let late = try answer(to: right, port: port)
-        #expect(late.contains("from this address; try again"), "\(late)")
+        #expect(refusedUnjudged > 0)
+        // The right token under the guesser's name waits its turn too...
+        let guessed = #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"g","host":"h","pid":2}"#
+        let late = try answer(to: guessed, port: port)
+        #expect(late.contains("from this app at this address; try again"), "\(late)")
+        // ...but another app at the address (the Simulator's all share 127.0.0.1) gets in.
+        let right = #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"ok","host":"h","pid":3}"#
+        let welcomed = try answer(to: right, port: port)
+        #expect(welcomed.contains(#""kind":"welcome""#), "\(welcomed)")
+        // A guesser that makes up a name for each guess is slowed as much: the waits grow with
+        // the address's wrong tokens, and four names refused at once refuse the address.
+        let namesScript = script.replacing(
+            #"printf '%s\n' "$1" >&3"#, with: #"printf '%s\n' "${1/\"app\":\"g\"/\"app\":\"n$RANDOM\"}" >&3"#)
+        #expect(namesScript != script)
+        let named = try ChildProcess.run(
+            "/bin/bash", ["-c", namesScript, "guess", guess], environment: environment)
+        let namedLines = named.standardOutput.split(separator: "\n")
+        let namedJudged = namedLines.count { $0.contains(#""wrong token""#) }
+        #expect(
+            namedJudged >= 2 && namedJudged <= 10,
+            "tokens judged: \(namedJudged) of \(namedLines.count) answers")
+        #expect(namedLines.contains { $0.contains("apps at this address; try again") })
     }
 
     @Test(
