@@ -417,8 +417,8 @@ import Testing
         let refusedUnjudged = lines.count { $0.contains("from this app at this address; try again") }
         #expect(judged >= 2 && judged <= 6, "tokens judged: \(judged) of \(lines.count) answers")
         #expect(refusedUnjudged > 0)
-        // The right token under the guesser's name waits its turn too...
-        let guessed = #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"g","host":"h","pid":2}"#
+        // The right token from the guesser's app (name and process) waits its turn too...
+        let guessed = #"{"kind":"dial","version":1,"token":"s3cret-token-42","app":"g","host":"h","pid":1}"#
         let late = try answer(to: guessed, port: port)
         #expect(late.contains("from this app at this address; try again"), "\(late)")
         // ...but another app at the address (the Simulator's all share 127.0.0.1) gets in.
