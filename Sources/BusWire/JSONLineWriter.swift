@@ -287,12 +287,11 @@ package struct JSONLineWriter {
         var index = 0
         while index < utf8.count {
             let byte = utf8[index]
-            // One comparison for the common case: printable ASCII other than `"` and `\`, and
-            // every lead or continuation byte that cannot start a sequence escaped below.
+            // Printable ASCII other than `"` and `\` goes on after four comparisons, one more
+            // than JSON alone needs; a byte from DEL up is looked at only to escape controls.
             guard
                 byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                    || (escapingTerminalControls
-                        && (byte == 0x7F || byte == 0xC2 || byte == 0xD8 || byte == 0xE2))
+                    || (byte >= 0x7F && escapingTerminalControls)
             else {
                 index += 1
                 continue
@@ -324,6 +323,8 @@ package struct JSONLineWriter {
     private static func escapedScalar(at index: Int, in utf8: UnsafeBufferPointer<UInt8>) -> (UInt32, Int) {
         let byte = utf8[index]
         switch byte {
+        case 0x80...0xC1, 0xC3...0xD7, 0xD9...0xE1, 0xE3...0xFF:
+            return (0, 0)
         case 0xC2:
             // U+0080-U+009F, the C1 controls: C2 80 to C2 9F.
             guard index + 1 < utf8.count, (0x80...0x9F).contains(utf8[index + 1]) else { return (0, 0) }
