@@ -170,27 +170,7 @@ package struct JSONLineWriter {
     /// what it meant. Without any (as nearly always), one pass over the bytes.
     package mutating func appendJSONText(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            while index < utf8.count {
-                let byte = utf8[index]
-                guard byte == 0x7F || byte == 0xC2 || byte == 0xD8 || byte == 0xE2 else {
-                    index += 1
-                    continue
-                }
-                let (scalar, length) = Self.escapedScalar(at: index, in: utf8)
-                guard length > 0 else {
-                    index += 1
-                    continue
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                appendUnicodeEscape(scalar)
-                index += length
-                runStart = index
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
+        text.withUTF8 { appendEscaping($0, jsonSyntax: false, terminalControls: true) }
     }
 
     private mutating func appendASCII(_ text: StaticString) {
@@ -283,6 +263,16 @@ package struct JSONLineWriter {
         utf8: UnsafeBufferPointer<UInt8>, escapingTerminalControls: Bool = true
     ) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaping(utf8, jsonSyntax: true, terminalControls: escapingTerminalControls)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8` with what must be escaped escaped: quotes, backslashes and C0 controls when
+    /// `jsonSyntax` (text going into a string), and DEL, C1 and the characters that reorder
+    /// text when `terminalControls`.
+    private mutating func appendEscaping(
+        _ utf8: UnsafeBufferPointer<UInt8>, jsonSyntax: Bool, terminalControls: Bool
+    ) {
         var runStart = 0
         var index = 0
         while index < utf8.count {
@@ -290,8 +280,8 @@ package struct JSONLineWriter {
             // Printable ASCII other than `"` and `\` goes on after four comparisons, one more
             // than JSON alone needs; a byte from DEL up is looked at only to escape controls.
             guard
-                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                    || (byte >= 0x7F && escapingTerminalControls)
+                (jsonSyntax && (byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")))
+                    || (byte >= 0x7F && terminalControls)
             else {
                 index += 1
                 continue
@@ -315,7 +305,6 @@ package struct JSONLineWriter {
         if runStart < utf8.count {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The scalar starting at `index` that is written escaped, and its length in bytes; a length
