@@ -177,7 +177,16 @@ package final class ListenSource: DashboardSource {
             }
             batch.notices.insert(contentsOf: state.notices, at: 0)
             batch.notices.sort { $0.time < $1.time }
+            if state.noticesLeftOut > 0 {
+                batch.notices.append(
+                    SourceNotice(
+                        time: now,
+                        text: "\(state.noticesLeftOut) more notices left out: too many between two frames",
+                        isWarning: true))
+                state.noticesLeftOut = 0
+            }
             state.notices = []
+            state.bytesSinceDrain = 0
             // The token in the state, which the header keeps when it gives way, so that it can
             // always be read off the screen.
             // (The header counts the apps already, from the fleet.)
@@ -210,6 +219,12 @@ struct ListenState {
     /// Whether the monitor has drained once.
     var drainedOnce = false
 
+    /// Notices past ``FleetState/maximumNotices`` since the last drain, said in its place.
+    var noticesLeftOut = 0
+    /// Bytes read from the apps since the last drain: with the fleet's count of events, what
+    /// pauses reading (``AttachReader/byteCapacity``), since a line may be a megabyte.
+    var bytesSinceDrain = 0
+
     mutating func noteRefusal(_ text: String, now: Double) {
         refused += 1
         let second = Int(now)
@@ -219,8 +234,21 @@ struct ListenState {
         }
         refusalNoticesThisSecond += 1
         guard refusalNoticesThisSecond <= 5 else { return }
-        notices.append(SourceNotice(time: now, text: text, isWarning: true))
+        note(SourceNotice(time: now, text: text, isWarning: true))
     }
+
+    /// Adds a notice for the next drain, up to ``FleetState/maximumNotices``: apps and
+    /// strangers make them, as fast as they like while the monitor does not drain.
+    mutating func note(_ notice: SourceNotice) {
+        guard notices.count < FleetState.maximumNotices else {
+            noticesLeftOut += 1
+            return
+        }
+        notices.append(notice)
+    }
+
+    /// Whether the apps may be read: the monitor has room for what they send.
+    var hasRoom: Bool { fleet.bufferedEvents < fleet.capacity && bytesSinceDrain < AttachReader.byteCapacity }
 }
 
 /// The listening thread: accepts, checks dials, reads apps' records into the fleet.
@@ -293,7 +321,7 @@ final class ListenLoop: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while !thread.isStopRequested {
             let now = MonotonicClock.now()
-            let roomForEvents = shared.withLock { $0.fleet.bufferedEvents < $0.fleet.capacity }
+            let roomForEvents = shared.withLock(\.hasRoom)
             var descriptors = [
                 pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: descriptor, events: now < acceptPausedUntil ? 0 : Int16(POLLIN), revents: 0),
@@ -411,13 +439,15 @@ final class ListenLoop: @unchecked Sendable {
     private func read(_ connection: Connection, into chunk: inout [UInt8]) -> String? {
         var messages: [FleetMessage] = []
         var malformed = 0
+        var bytesRead = 0
         defer {
-            if !messages.isEmpty || malformed > 0 {
+            if !messages.isEmpty || malformed > 0 || bytesRead > 0 {
                 let now = WallClock.now()
                 shared.withLock { state in
+                    state.bytesSinceDrain += bytesRead
                     for message in messages { state.fleet.receive(message, now: now) }
                     if malformed > 0, let origin = connection.origin {
-                        state.notices.append(
+                        state.note(
                             SourceNotice(
                                 time: now, text: "\(origin): skipped \(malformed) malformed lines",
                                 isWarning: true))
@@ -448,6 +478,7 @@ final class ListenLoop: @unchecked Sendable {
                     return ended
                 }
             } else {
+                bytesRead += count
                 split(chunk[0..<count], of: connection, messages: &messages, malformed: &malformed)
             }
         }
@@ -581,7 +612,7 @@ final class ListenLoop: @unchecked Sendable {
                         dropped: connection.tapDrops)),
                 now: now)
             if let reason, !reason.isEmpty {
-                state.notices.append(SourceNotice(time: now, text: "\(origin): \(reason)"))
+                state.note(SourceNotice(time: now, text: "\(origin): \(reason)"))
             }
         }
     }

@@ -65,4 +65,14 @@ struct FleetLimitTests {
         fleet.receive(snapshot(1_001, of: shop), now: 1_001)
         #expect(fleet.takeBatch(now: 1_001).records.count == 1, "a drain starts afresh")
     }
+    @Test("notices between two drains are bounded, and what was left out is said")
+    func noticesAreBounded() {
+        var fleet = FleetState()
+        for index in 0..<(FleetState.maximumNotices + 500) { fleet.note("notice \(index)", now: 1) }
+        let notices = fleet.takeBatch(now: 1).notices
+        #expect(notices.count == FleetState.maximumNotices + 1)
+        #expect(notices.last?.text == "500 more notices left out: too many between two frames")
+        fleet.note("after", now: 2)
+        #expect(fleet.takeBatch(now: 2).notices.map(\.text) == ["after"])
+    }
 }
