@@ -53,9 +53,7 @@ package struct FleetState: Sendable {
     /// drains (or a stranger's megabyte-long ones) cannot grow the buffer past one per app.
     /// Snapshots replayed from history are all kept, as the history has them.
     private var bufferedSnapshots: [EventOrigin: Int] = [:]
-    private var notices: [SourceNotice] = []
-    /// Notices past ``maximumNotices`` since the last drain, said in its place.
-    private var noticesLeftOut = 0
+    private var notices = BoundedNotices()
     /// Events lost since the start: the buffer was full, or an app's link lost them (a running
     /// total).
     package private(set) var droppedEvents = 0
@@ -261,16 +259,8 @@ package struct FleetState: Sendable {
     ///   - isWarning: Whether it is a problem rather than news.
     ///   - now: Seconds since 1970.
     package mutating func note(_ text: String, isWarning: Bool = false, now: Double) {
-        guard notices.count < Self.maximumNotices else {
-            noticesLeftOut += 1
-            return
-        }
         notices.append(SourceNotice(time: now, text: text, isWarning: isWarning))
     }
-
-    /// Notices kept between two drains: apps' messages make them (a bridge's report of what it
-    /// dropped, an app that goes), and anyone on the subject can send those as fast as it likes.
-    package static let maximumNotices = 1_000
 
     /// Advances presence to `now`, and hands over everything gathered since the last call.
     ///
@@ -279,15 +269,8 @@ package struct FleetState: Sendable {
     ///   about them changed. The status is left for the source to set.
     package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
-        if noticesLeftOut > 0 {
-            notices.append(
-                SourceNotice(
-                    time: now, text: "\(noticesLeftOut) more notices left out: too many between two frames",
-                    isWarning: true))
-            noticesLeftOut = 0
-        }
         var batch = SourceBatch(
-            records: records.compactMap { $0 }, droppedEvents: droppedEvents, notices: notices,
+            records: records.compactMap { $0 }, droppedEvents: droppedEvents, notices: notices.take(now: now),
             fleet: fleetChanged ? fleet : nil)
         batch.droppedCalls = droppedCalls
         batch.droppedLifecycle = droppedLifecycle
@@ -295,7 +278,6 @@ package struct FleetState: Sendable {
         bufferedEvents = 0
         bufferedLifecycle = 0
         bufferedSnapshots = [:]
-        notices = []
         fleetChanged = false
         return batch
     }

@@ -125,7 +125,7 @@ package final class ListenSource: DashboardSource {
             "listening on \(self.address), token \(self.token)"
             + (tokenIsGenerated ? " (made up; set one with --token or BUSMON_TOKEN)" : "")
             + "; apps dial in with BusTap(bus:monitor:token:) or simapp --connect ADDRESS --token \(self.token)"
-        state.notices.append(SourceNotice(time: WallClock.now(), text: instructions))
+        state.note(SourceNotice(time: WallClock.now(), text: instructions))
         shared = LockedValue(state)
         listener = ListenLoop(descriptor: descriptor, token: self.token, shared: shared)
         listener.start()
@@ -175,17 +175,8 @@ package final class ListenSource: DashboardSource {
                 state.drainedOnce = true
                 batch.fleet = batch.fleet ?? state.fleet.fleet
             }
-            batch.notices.insert(contentsOf: state.notices, at: 0)
+            batch.notices.insert(contentsOf: state.notices.take(now: now), at: 0)
             batch.notices.sort { $0.time < $1.time }
-            if state.noticesLeftOut > 0 {
-                batch.notices.append(
-                    SourceNotice(
-                        time: now,
-                        text: "\(state.noticesLeftOut) more notices left out: too many between two frames",
-                        isWarning: true))
-                state.noticesLeftOut = 0
-            }
-            state.notices = []
             state.bytesSinceDrain = 0
             // The token in the state, which the header keeps when it gives way, so that it can
             // always be read off the screen.
@@ -208,7 +199,7 @@ package final class ListenSource: DashboardSource {
 /// What the listening thread hands to the monitor's thread.
 struct ListenState {
     var fleet: FleetState
-    var notices: [SourceNotice] = []
+    var notices = BoundedNotices()
     var connected = 0
     /// Apps welcomed so far.
     var welcomed = 0
@@ -219,8 +210,6 @@ struct ListenState {
     /// Whether the monitor has drained once.
     var drainedOnce = false
 
-    /// Notices past ``FleetState/maximumNotices`` since the last drain, said in its place.
-    var noticesLeftOut = 0
     /// Bytes read from the apps since the last drain: with the fleet's count of events, what
     /// pauses reading (``AttachReader/byteCapacity``), since a line may be a megabyte.
     var bytesSinceDrain = 0
@@ -237,13 +226,8 @@ struct ListenState {
         note(SourceNotice(time: now, text: text, isWarning: true))
     }
 
-    /// Adds a notice for the next drain, up to ``FleetState/maximumNotices``: apps and
-    /// strangers make them, as fast as they like while the monitor does not drain.
+    /// Adds a notice for the next drain (see ``BoundedNotices``).
     mutating func note(_ notice: SourceNotice) {
-        guard notices.count < FleetState.maximumNotices else {
-            noticesLeftOut += 1
-            return
-        }
         notices.append(notice)
     }
 

@@ -68,9 +68,9 @@ struct FleetLimitTests {
     @Test("notices between two drains are bounded, and what was left out is said")
     func noticesAreBounded() {
         var fleet = FleetState()
-        for index in 0..<(FleetState.maximumNotices + 500) { fleet.note("notice \(index)", now: 1) }
+        for index in 0..<(BoundedNotices.maximum + 500) { fleet.note("notice \(index)", now: 1) }
         let notices = fleet.takeBatch(now: 1).notices
-        #expect(notices.count == FleetState.maximumNotices + 1)
+        #expect(notices.count == BoundedNotices.maximum + 1)
         #expect(notices.last?.text == "500 more notices left out: too many between two frames")
         fleet.note("after", now: 2)
         #expect(fleet.takeBatch(now: 2).notices.map(\.text) == ["after"])
