@@ -76,6 +76,10 @@ package struct FleetLinkReport: Sendable, Hashable {
     package var droppedLifecycle = 0
     /// What the link reconnects to, for the log: `the server` for a NATS bridge.
     package var peer: String
+    /// Which of the app's links made the report, when one app may have several in turn (a
+    /// dialler that reconnects opens a new connection, whose counts start again at 0); `nil`
+    /// for a NATS bridge, whose counts run from its start across its reconnections.
+    package var link: Int?
 
     /// Creates a report.
     ///
@@ -87,11 +91,13 @@ package struct FleetLinkReport: Sendable, Hashable {
     ///   - dropped: Events dropped so far.
     ///   - reconnects: Reconnections so far.
     ///   - peer: What the link reconnects to.
+    ///   - link: Which of the app's links made it, when its counts start again with each link.
     package init(
         time: Double, origin: FeedOrigin, kind: String, state: String, dropped: Int = 0, reconnects: Int = 0,
-        peer: String = "the monitor"
+        peer: String = "the monitor", link: Int? = nil
     ) {
         self.peer = peer
+        self.link = link
         self.time = time
         self.origin = origin
         self.kind = kind

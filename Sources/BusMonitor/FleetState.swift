@@ -70,12 +70,16 @@ package struct FleetState: Sendable {
         var info: FleetMember
         /// The bridge's reconnections as last reported.
         var reconnects: Int?
-        /// Events its link reported lost so far.
-        var eventsDroppedOnTheWay = 0
-        /// Handler calls its link reported lost so far.
-        var callsDroppedOnTheWay = 0
-        /// Lifecycle changes its link reported lost, as last counted.
-        var lifecycleDroppedOnTheWay = 0
+        /// What each of its open links reported lost so far, by ``FleetLinkReport/link`` (a
+        /// bridge's under `nil`); a link's entry goes when it closes.
+        var losses: [Int?: LinkLosses] = [:]
+    }
+
+    /// The running totals one link reported lost.
+    private struct LinkLosses: Sendable {
+        var events = 0
+        var calls = 0
+        var lifecycle = 0
     }
 
     /// Creates an empty fleet.
@@ -181,43 +185,52 @@ package struct FleetState: Sendable {
         let origin = member.info.origin
         let previous = member.info.bridgeState
         member.info.bridgeState = report.state
-        let dropped = report.dropped
-        if dropped > member.info.bridgeDropped {
-            let more = dropped - member.info.bridgeDropped
+        // Counted as they grow, link by link: each link's totals run from its own start, and an
+        // app's reports may come from two links at a time (a dialler reconnecting while its old
+        // connection's lines are still read), so neither link's total stands for the other's.
+        var losses = member.losses[report.link] ?? LinkLosses()
+        let moreEvents = max(0, report.dropped - losses.events)
+        if report.kind == FleetLinkReport.bridgeKind {
+            // A bridge's count is its whole life's, which the Fleet pane shows.
+            member.info.bridgeDropped = report.dropped
+        } else {
+            member.info.bridgeDropped.clampedAdd(moreEvents)
+        }
+        if moreEvents > 0 {
             note(
-                "\(origin): its \(report.kind) dropped \(more) \(more == 1 ? "event" : "events") (\(dropped) so far)",
+                "\(origin): its \(report.kind) dropped \(moreEvents) \(moreEvents == 1 ? "event" : "events") "
+                    + "(\(member.info.bridgeDropped) so far)",
                 isWarning: true, now: now)
         }
-        member.info.bridgeDropped = dropped
-        // Counted as they grow, by app: an app's reports may come from more than one link at a
-        // time (a dialler reconnecting while its old connection's lines are still read), so a
-        // smaller total is not taken for a fresh start. At worst a restarted link's losses
-        // count once they pass the old total.
         // Lost on the way is lost to the monitor: counted with the events its buffer dropped,
         // as an attached tap's losses are, so that every way of watching counts them alike.
         if member.reconnects == nil, report.kind == FleetLinkReport.bridgeKind {
             // A bridge counts from its own start: what it lost before busmon heard it is no
             // loss of this run's (the Fleet pane shows its whole count).
-            member.eventsDroppedOnTheWay = dropped
-            member.callsDroppedOnTheWay = report.droppedCalls
-            member.lifecycleDroppedOnTheWay = report.droppedLifecycle
-        } else if dropped > member.eventsDroppedOnTheWay {
-            droppedEvents.clampedAdd(dropped - member.eventsDroppedOnTheWay)
-            member.eventsDroppedOnTheWay = dropped
+            losses = LinkLosses(
+                events: report.dropped, calls: report.droppedCalls, lifecycle: report.droppedLifecycle)
+        } else {
+            droppedEvents.clampedAdd(moreEvents)
+            losses.events = max(losses.events, report.dropped)
+            droppedCalls.clampedAdd(max(0, report.droppedCalls - losses.calls))
+            losses.calls = max(losses.calls, report.droppedCalls)
+            droppedLifecycle.clampedAdd(max(0, report.droppedLifecycle - losses.lifecycle))
+            losses.lifecycle = max(losses.lifecycle, report.droppedLifecycle)
         }
-        if report.droppedCalls > member.callsDroppedOnTheWay {
-            droppedCalls.clampedAdd(report.droppedCalls - member.callsDroppedOnTheWay)
-            member.callsDroppedOnTheWay = report.droppedCalls
-        }
-        if report.droppedLifecycle > member.lifecycleDroppedOnTheWay {
-            droppedLifecycle.clampedAdd(report.droppedLifecycle - member.lifecycleDroppedOnTheWay)
-            member.lifecycleDroppedOnTheWay = report.droppedLifecycle
-        }
+        // A closed link reports no more: its entry goes, so that an app reconnecting all day
+        // keeps one entry, not one per connection.
+        member.losses[report.link] = report.state == Self.closedState ? nil : losses
         if let reconnects = member.reconnects, report.reconnects > reconnects {
             note("\(origin): its \(report.kind) reconnected to \(report.peer)", now: now)
         }
         member.reconnects = report.reconnects
         if report.state == Self.closedState {
+            // An app that dialled in again before its old connection was seen to close is still
+            // here, on its new link.
+            if !member.losses.isEmpty {
+                member.info.bridgeState = previous
+                return
+            }
             if member.info.presence != .gone {
                 member.info.presence = .gone
                 note("\(origin) left (its \(report.kind) closed)", now: now)

@@ -246,6 +246,8 @@ final class ListenLoop: @unchecked Sendable {
 
     // Thread only.
     private var connections: [Connection] = []
+    /// The number the next connection gets, for its app's losses (``FleetLinkReport/link``).
+    private var nextLinkNumber = 1
     private var acceptPausedUntil = 0.0
     /// Wrong tokens from each app (its name and process) at each address
     /// (``penaltyKey(host:app:)``), in a row, and until when that app is refused there. By app
@@ -275,15 +277,18 @@ final class ListenLoop: @unchecked Sendable {
         var origin: FeedOrigin?
         var decoder = RecordStreamDecoder()
         var tapDrops = 0
+        /// Which connection this is, for its reports: its tap's counts start again at 0.
+        let link: Int
         /// Whether the app was asked for its handler calls.
         var askedForCalls = false
         /// Since when a refused connection waits for the stranger to hang up, its refusal sent.
         var closingSince: Double?
 
-        init(descriptor: Int32, peer: String, opened: Double) {
+        init(descriptor: Int32, peer: String, opened: Double, link: Int) {
             self.descriptor = descriptor
             self.peer = peer
             self.opened = opened
+            self.link = link
         }
     }
 
@@ -362,7 +367,9 @@ final class ListenLoop: @unchecked Sendable {
                 return
             }
             let connection = Connection(
-                descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now())
+                descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now(),
+                link: nextLinkNumber)
+            nextLinkNumber &+= 1
             connections.append(connection)
         }
     }
@@ -528,7 +535,8 @@ final class ListenLoop: @unchecked Sendable {
             messages.append(
                 .link(
                     FleetLinkReport(
-                        time: WallClock.now(), origin: origin, kind: "connection", state: "connected")))
+                        time: WallClock.now(), origin: origin, kind: "connection", state: "connected",
+                        link: connection.link)))
             let rest = connection.dialBuffer[(newline + 1)...]
             connection.dialBuffer = []
             if !rest.isEmpty { split(rest, of: connection, messages: &messages, malformed: &malformed) }
@@ -553,7 +561,7 @@ final class ListenLoop: @unchecked Sendable {
                 connection.tapDrops = drops.events
                 var report = FleetLinkReport(
                     time: drops.time, origin: origin, kind: "connection", state: "connected",
-                    dropped: drops.events)
+                    dropped: drops.events, link: connection.link)
                 report.droppedCalls = drops.calls
                 report.droppedLifecycle = drops.lifecycle
                 messages.append(.link(report))
@@ -593,7 +601,7 @@ final class ListenLoop: @unchecked Sendable {
                 .link(
                     FleetLinkReport(
                         time: now, origin: origin, kind: "connection", state: FleetLinkReport.closedState,
-                        dropped: connection.tapDrops)),
+                        dropped: connection.tapDrops, link: connection.link)),
                 now: now)
             if let reason, !reason.isEmpty {
                 state.note(SourceNotice(time: now, text: "\(origin): \(reason)"))

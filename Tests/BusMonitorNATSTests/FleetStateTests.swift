@@ -73,6 +73,44 @@ import Testing
         #expect(state.takeBatch(now: 1002).droppedLifecycle == 8)
     }
 
+    @Test("a dialler's losses count connection by connection, and its old connection closing leaves it here")
+    func lossesCountByLink() {
+        var state = FleetState()
+        func connection(
+            _ link: Int, state: String = "connected", dropped: Int, calls: Int = 0
+        ) -> FleetMessage {
+            var report = FleetLinkReport(
+                time: 100, origin: alpha, kind: "connection", state: state, dropped: dropped, link: link)
+            report.droppedCalls = calls
+            return .link(report)
+        }
+        // Given an app whose first connection's tap lost 5 events and 2 calls
+        state.receive(connection(1, dropped: 5, calls: 2), now: 1000)
+        var batch = state.takeBatch(now: 1000)
+        #expect(batch.droppedEvents == 5)
+        #expect(batch.droppedCalls == 2)
+        // When it dials in again with a fresh tap, whose counts start at 0, before the old
+        // connection is seen to close
+        state.receive(connection(2, dropped: 0), now: 1001)
+        state.receive(connection(2, dropped: 3, calls: 1), now: 1002)
+        // Then the new connection's losses count from its own start
+        batch = state.takeBatch(now: 1002)
+        #expect(batch.droppedEvents == 8)
+        #expect(batch.droppedCalls == 3)
+        #expect(texts(batch).contains { $0.contains("dropped 3 events (8 so far)") })
+        // And the old connection closing leaves the app here, on its new one
+        state.receive(connection(1, state: FleetLinkReport.closedState, dropped: 5), now: 1003)
+        batch = state.takeBatch(now: 1003)
+        #expect(state.fleet.first { $0.origin == alpha }?.presence == .active)
+        #expect(!texts(batch).contains { $0.contains("left") })
+        #expect(batch.droppedEvents == 8)
+        // Until the new one closes too
+        state.receive(connection(2, state: FleetLinkReport.closedState, dropped: 3), now: 1004)
+        batch = state.takeBatch(now: 1004)
+        #expect(state.fleet.first { $0.origin == alpha }?.presence == .gone)
+        #expect(texts(batch).contains { $0.contains("left (its connection closed)") })
+    }
+
     @Test func eventsCarryTheirOriginAndMembersJoinOnce() {
         var state = FleetState()
         state.receive(event("Tick", from: alpha), now: 1000)
