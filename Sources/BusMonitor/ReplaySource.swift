@@ -78,6 +78,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Seconds of recording replayed before the cursor when it moves back or jumps: as much as
     /// the sparklines show, so that rates and the log read as they did.
     static let warmUpSeconds = 60.0
+    /// Seconds with no record from which a replay says, when it opens the recording, that
+    /// playing will wait that long: a recording left running over a quiet night, or a record
+    /// stamped decades off, would otherwise stall with nothing but the header's length to show
+    /// why.
+    static let longPause = 60.0
     /// Kinds of line that `busmon --headless` writes beside the records it passes on.
     static let headlessOnlyKinds: Set<String> = ["summary", "state", "fleet"]
 
@@ -205,6 +210,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var lastEvent: Int?
         var lastLine: Int?
         var drops = FeedDrops(time: 0, events: 0)
+        var longestPause: (after: Double, length: Double, line: Int)?
+        var longPauses = 0
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
@@ -263,8 +270,23 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 break
             }
             items += 1
+            if let firstTime, time - latestTime >= Self.longPause {
+                longPauses += 1
+                if time - latestTime > longestPause?.length ?? 0 {
+                    longestPause = (latestTime - firstTime, time - latestTime, line.number)
+                }
+            }
             if firstTime == nil { firstTime = time }
             latestTime = max(latestTime, time)
+        }
+        if let longestPause {
+            let others = longPauses - 1
+            warnings.append(
+                "\(path):\(longestPause.line): nothing happens for \(Self.pauseText(longestPause.length)) after "
+                    + "\(Self.clockText(longestPause.after)) of the recording, and playing waits as long"
+                    + " (in the dashboard t jumps to a time, n to the next line)"
+                    + (others > 0
+                        ? "; \(others) more \(others == 1 ? "pause" : "pauses") of a minute or longer" : ""))
         }
         self.checkpoints = checkpoints
         if unknownKinds > 0 {
@@ -573,6 +595,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             return "\(hours):\(minute / 10)\(minute % 10):" + secondsText
         }
         return "\(minutes / 10)\(minutes % 10):" + secondsText
+    }
+
+    /// A long stretch of time in words: `3 minutes`, `5 hours`, `12 days`, `79 years`.
+    static func pauseText(_ seconds: Double) -> String {
+        let (count, unit): (Double, String) =
+            switch seconds {
+            case ..<7_200: (seconds / 60, "minute")
+            case ..<172_800: (seconds / 3_600, "hour")
+            case ..<63_072_000: (seconds / 86_400, "day")
+            default: (seconds / 31_557_600, "year")
+            }
+        let whole = Int(count.rounded(.down))
+        return "\(whole) \(unit)\(whole == 1 ? "" : "s")"
     }
 
     /// `[###-------]`: how far `position` is into `length`, in ten cells.

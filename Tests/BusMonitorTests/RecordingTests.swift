@@ -185,6 +185,38 @@ struct RecordingTests {
         #expect(replay.warnings.first?.hasPrefix("\(path):3: the last line is incomplete") == true)
     }
 
+    @Test("a long pause in a recording is told when it opens: where, how long, and how many more")
+    func longPausesAreTold() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("pauses.jsonl")
+        func ping(_ time: Double) -> String {
+            FeedRecord.event(
+                FeedEvent(sequence: 1, time: time, typeName: "Ping", payload: .description("p"), receivers: 1)
+            ).encodeLine()
+        }
+        // A quiet night (8 hours) after 2 s, a quiet minute and a half later, and a record
+        // stamped in 2106, whose clock a test rig never set.
+        let start = 1_800_000_000.0
+        let times = [start, start + 2, start + 2 + 8 * 3_600, start + 2 + 8 * 3_600 + 90, 4_294_967_295]
+        try times.map(ping).joined().write(
+            toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+        #expect(
+            replay.warnings == [
+                "\(path):5: nothing happens for 79 years after 8:01:32.0 of the recording, and playing "
+                    + "waits as long (in the dashboard t jumps to a time, n to the next line); 2 more pauses "
+                    + "of a minute or longer"
+            ])
+        #expect(replay.drain().notices.map(\.text) == replay.warnings)
+        // Under a minute is no pause worth telling.
+        try [start, start + 59, start + 118].map(ping).joined().write(
+            toFile: path, atomically: false, encoding: .utf8)
+        #expect(try ReplaySource(path: path, speed: 0).warnings.isEmpty)
+        #expect(ReplaySource.pauseText(90) == "1 minute")
+        #expect(ReplaySource.pauseText(8 * 3_600) == "8 hours")
+        #expect(ReplaySource.pauseText(3 * 86_400) == "3 days")
+    }
+
     @Test("a cut-off last line is a warning in the first batch and a mark on the final status")
     func truncatedLastLineShownWhileRunning() throws {
         let directory = TemporaryDirectory()
