@@ -103,11 +103,14 @@ package final class HeadlessRunner: Sendable {
     package func run() -> Outcome {
         let start = MonotonicClock.now()
         var totals = Totals()
+        // Written as a recording writes it, so that this output replays as one, restarts included.
+        let hello = WatchedHello(of: source)
         var nextSummary = start + summaryInterval
         while true {
             let batch = source.drain()
             batch.notices.forEach(onNotice)
             var writer = JSONLineWriter(reservingCapacity: 256 * (batch.records.count + 2))
+            _ = hello.write(before: batch, into: &writer)
             totals.add(batch, into: &writer)
             let now = MonotonicClock.now()
             let finished = (source as? any FiniteSource)?.isFinished ?? false
@@ -119,6 +122,7 @@ package final class HeadlessRunner: Sendable {
                 stopPublishing()
                 let last = source.drainLast()
                 last.notices.forEach(onNotice)
+                _ = hello.write(before: last, into: &writer)
                 totals.add(last, into: &writer)
             }
             if now >= nextSummary || outcome != nil {

@@ -32,7 +32,11 @@ package final class RecordingSource: WrappingSource {
     package init(wrapping source: any DashboardSource, writer: RecordingWriter) {
         wrapped = source
         self.writer = writer
+        hello = WatchedHello(of: source)
     }
+
+    /// Who is being recorded, written before the first records and again when it changes.
+    let hello: WatchedHello
 
     /// Drains the wrapped source, records the batch, and returns it.
     package func drain() -> SourceBatch {
@@ -62,9 +66,7 @@ package final class RecordingSource: WrappingSource {
 
     private func record(_ drained: SourceBatch) -> SourceBatch {
         var batch = drained
-        if batch.hasRecords || writer.recordsWritten > 0 {
-            writer.record(batch, hello: hello(busName: batch.newestSnapshot?.snapshot.busName))
-        }
+        if batch.hasRecords || writer.recordsWritten > 0 { writer.record(batch, hello: hello) }
         if let error = writer.error { batch.appendToStatus(error) }
         return batch
     }
@@ -78,22 +80,5 @@ package final class RecordingSource: WrappingSource {
         guard !drainedLast.current else { return }
         let batch = drainLast()
         leftover.withLock { $0 = batch }
-    }
-
-    /// The hello made up for a source that has none, fixed once made.
-    private let madeUpHello = LockedValue<FeedHello?>(nil)
-
-    /// Who is being recorded: the app's own hello when the source has one, else this process
-    /// under the source's title.
-    private func hello(busName: String?) -> FeedHello {
-        if let attach = wrapped as? AttachSource, let hello = attach.hello { return hello }
-        if let replay = wrapped as? ReplaySource, let hello = replay.hello { return hello }
-        return madeUpHello.withLock { hello in
-            if let hello { return hello }
-            let made = FeedHello(
-                pid: Int(getpid()), process: wrapped.title, bus: busName ?? "unknown", time: WallClock.now())
-            hello = made
-            return made
-        }
     }
 }

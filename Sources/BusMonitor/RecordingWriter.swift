@@ -1,4 +1,4 @@
-package import BusWire
+internal import BusWire
 internal import EventBus
 internal import Foundation
 
@@ -36,7 +36,6 @@ package final class RecordingWriter: Sendable {
         var error: String?
         var failureReason: String?
         var recordsWritten = 0
-        var lastHello: FeedHello?
         var lines = RecordLines()
     }
 
@@ -115,16 +114,11 @@ package final class RecordingWriter: Sendable {
     ///   - batch: What a source delivered.
     ///   - hello: Who was watched; written first, and again whenever it changes (the source
     ///     reattached to another process).
-    package func record(_ batch: SourceBatch, hello: FeedHello) {
+    func record(_ batch: SourceBatch, hello: WatchedHello) {
         state.withLock { state in
             guard state.error == nil, state.descriptor >= 0 else { return }
             var writer = JSONLineWriter(reservingCapacity: 256 * (batch.records.count + 2))
-            var lines = 0
-            if state.lastHello != hello {
-                writer.write(hello)
-                state.lastHello = hello
-                lines += 1
-            }
+            var lines = hello.write(before: batch, into: &writer)
             lines += state.lines.write(batch, into: &writer)
             append(writer.bytes, lines: lines, &state)
         }

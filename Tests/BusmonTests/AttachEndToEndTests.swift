@@ -158,11 +158,12 @@ struct AttachEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: recording) }
         let run = try recordHeadless(seed: 5, rate: 300, to: recording)
         let recorded = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
-            .filter { !$0.hasPrefix(#"{"kind":"hello""#) }
-        // Headless output adds summaries (and, for a fleet, its members) between the records.
+        // Headless output adds summaries (and, for a fleet, its members) between the records;
+        // it starts with the same hello, so that it replays as the recording does.
         let output = run.standardOutput.split(separator: "\n")
             .filter { !$0.hasPrefix(#"{"kind":"summary""#) && !$0.hasPrefix(#"{"kind":"fleet""#) }
         #expect(recorded.count > 100)
+        #expect(recorded.first?.hasPrefix(#"{"kind":"hello""#) == true)
         #expect(recorded.contains { $0.hasPrefix(#"{"kind":"lifecycle""#) })
         #expect(recorded.contains { $0.hasPrefix(#"{"kind":"snapshot""#) })
         #expect(output == recorded)

@@ -1,0 +1,62 @@
+internal import BusWire
+internal import EventBus
+
+#if canImport(Darwin)
+    internal import Darwin
+#elseif canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
+/// Who a source watches, as the `hello` line that a recording and headless output begin with,
+/// and write again when it changes (the source attached to a new process): both write the same
+/// lines, so that either can be replayed, restarts included.
+final class WatchedHello: Sendable {
+    private let source: any DashboardSource
+    /// The hello made up for a source that has none, fixed once made.
+    private let madeUp = LockedValue<FeedHello?>(nil)
+    /// The hello last written, and whether anything was.
+    private let written = LockedValue<(hello: FeedHello?, anything: Bool)>((nil, false))
+
+    /// Follows `source`, or the source it wraps, through any number of wrappers.
+    init(of source: any DashboardSource) {
+        self.source = source
+    }
+
+    /// The app's own hello when the innermost source has one (an attached tap's, a
+    /// recording's), else this process under the source's title.
+    func current(busName: String?) -> FeedHello {
+        var innermost = source
+        while let wrapping = innermost as? any WrappingSource {
+            // A recording on the way made its hello already: output and recording say the same.
+            if let recording = wrapping as? RecordingSource, recording.hello !== self {
+                return recording.hello.current(busName: busName)
+            }
+            innermost = wrapping.wrapped
+        }
+        if let attach = innermost as? AttachSource, let hello = attach.hello { return hello }
+        if let replay = innermost as? ReplaySource, let hello = replay.hello { return hello }
+        return madeUp.withLock { hello in
+            if let hello { return hello }
+            let made = FeedHello(
+                pid: Int(getpid()), process: source.title, bus: busName ?? "unknown", time: WallClock.now())
+            hello = made
+            return made
+        }
+    }
+
+    /// Writes the hello before `batch`'s lines when it is the first or another than the last
+    /// written; nothing before the first batch with records. Returns the lines written.
+    func write(before batch: SourceBatch, into writer: inout JSONLineWriter) -> Int {
+        let hello = current(busName: batch.newestSnapshot?.snapshot.busName)
+        return written.withLock { written in
+            guard batch.hasRecords || written.anything else { return 0 }
+            written.anything = true
+            guard written.hello != hello else { return 0 }
+            written.hello = hello
+            writer.write(hello)
+            return 1
+        }
+    }
+}
