@@ -116,6 +116,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// The losses the recording's newest `dropped` line before it counts, which a move that
         /// reads again from here shows until a later one comes.
         var drops = FeedDrops(time: 0, events: 0)
+        /// The newest hello before it: who was watched there.
+        var hello: FeedHello?
     }
 
     /// Where a move of the cursor ends.
@@ -161,6 +163,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var droppedLifecycle = 0
         /// Whether the next snapshot's counters start over: true at the start, and after a hello.
         var countersStartOver = true
+        /// The newest hello read: who was watched where the replay reads, which the title names.
+        var hello: FeedHello?
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
         /// Whether playback said that the file ended before the records checked at the start.
@@ -210,6 +214,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var lastEvent: Int?
         var lastLine: Int?
         var drops = FeedDrops(time: 0, events: 0)
+        var newestHello: FeedHello?
         var longestPause: (after: Double, length: Double, line: Int)?
         var longPauses = 0
         while let line = try reader.next() {
@@ -241,7 +246,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 throw .unreadableVersion(path: path, line: line.number, version: found.version)
             }
             guard let time = record.time else {
-                if case .hello(let found) = record, hello == nil { hello = found }
+                if case .hello(let found) = record {
+                    if hello == nil { hello = found }
+                    newestHello = found
+                }
                 continue
             }
             let latest = firstTime.map { max(0, latestTime - $0) } ?? 0
@@ -252,10 +260,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     checkpoints.append(
                         Checkpoint(
                             position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
-                            lastLine: lastLine, drops: drops))
+                            lastLine: lastLine, drops: drops, hello: newestHello))
                 }
             } else {
-                checkpoints.append(Checkpoint(position: line.position, latest: 0, delivered: 0))
+                checkpoints.append(
+                    Checkpoint(position: line.position, latest: 0, delivered: 0, hello: newestHello))
             }
             switch record {
             case .event:
@@ -350,7 +359,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // Lines the check skipped (or that changed since) are skipped here too.
             guard let record = try? FeedRecord.decode(line: line.bytes) else { continue }
             guard let time = record.time else {
-                if case .hello = record { clock.countersStartOver = true }
+                if case .hello(let found) = record {
+                    clock.countersStartOver = true
+                    noteAttach(of: found, &clock)
+                }
                 continue
             }
             clock.latest = max(clock.latest, time - firstTime)
@@ -361,6 +373,23 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             }
             return (item, clock.latest, line.bytes.count)
         }
+    }
+
+    /// Says that the recording goes on with `found`, as the live monitor said when it attached:
+    /// a new process (or bus) whose counters restart, or the same one again; nothing for the
+    /// hello already in effect.
+    private func noteAttach(of found: FeedHello, _ clock: inout Clock) {
+        defer { clock.hello = found }
+        guard let previous = clock.hello, previous != found else { return }
+        let name = "\(found.process) (pid \(found.pid))"
+        let text: String
+        if previous.pid == found.pid, previous.bus == found.bus {
+            text = "attached again to \(name)"
+        } else {
+            text =
+                "attached to \(name): \(previous.pid == found.pid ? "a new bus" : "a new process"), counters restart"
+        }
+        clock.notices.append(SourceNotice(time: firstTime + clock.latest, text: text))
     }
 
     /// The whole of the file at `path`, for readers of recordings and wire input.
@@ -384,7 +413,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// "replay of simapp (pid 4242) from recording.jsonl".
     package var title: String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
-        if let hello { return "replay of \(hello.process) (pid \(hello.pid)) from \(file)" }
+        if let hello = clock.withLock({ $0.hello }) ?? hello {
+            return "replay of \(hello.process) (pid \(hello.pid)) from \(file)"
+        }
         return "replay of \(file)"
     }
 
@@ -969,6 +1000,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.droppedCalls = checkpoint.drops.calls
         clock.droppedLifecycle = checkpoint.drops.lifecycle
         clock.countersStartOver = true
+        clock.hello = checkpoint.hello ?? hello
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine
         clock.replacing = true

@@ -329,6 +329,14 @@ struct RecordingTests {
         let batches = drainUntil(replay) { _ in replay.isFinished }.filter { $0.snapshot != nil }
         #expect(batches.count == 3)
         #expect(batches.map(\.countersRestarted) == [true, false, true])
+        // And the new process is said, as the live monitor said it, and named in the title
+        let notices = batches.flatMap(\.notices).map(\.text)
+        #expect(notices == ["attached to app (pid 2): a new process, counters restart"])
+        #expect(replay.title == "replay of app (pid 2) from two.jsonl")
+        // Until the cursor moves back before it
+        _ = replay.pause(at: 0.5)
+        _ = replay.drain()
+        #expect(replay.title == "replay of app (pid 1) from two.jsonl")
     }
 
     @Test("an unreadable file or a negative speed is a clear error")
