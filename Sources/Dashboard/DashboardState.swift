@@ -487,6 +487,7 @@ struct DashboardState {
         }
         wildcard = SubscriberTracker()
         observers.restart()
+        handlers.restartReports()
         memberSnapshots = [:]
         snapshotOrder = []
         countedMembers = []

@@ -56,6 +56,17 @@ struct HandlerTracker: Equatable {
         }
     }
 
+    /// Starts the reported counts again, with a new process whose counters restart: the header
+    /// then agrees with the rows its snapshots bring.
+    mutating func restartReports() {
+        cascadesStopped = 0
+        failuresReported = 0
+        slowCallsReported = 0
+        slowDeliveriesReported = 0
+        rows = []
+        rowTotals = RowTotals()
+    }
+
     /// Takes the handler rows of `snapshot`.
     mutating func take(_ snapshot: BusSnapshot) {
         rows = snapshot.handlers.sorted { $0.isWorse(than: $1) }

@@ -177,6 +177,53 @@ struct DashboardStateTests {
         #expect(grid.text.contains("• attached to simapp (pid 13377)"))
     }
 
+    @Test("after a new process, the header's failed and slow counts are the new process's, as its rows are")
+    func handlerCountsRestartWithANewProcess() throws {
+        func handlers(failures: Int, slow: Int) -> BusSnapshot {
+            BusSnapshot(
+                busName: "app", eventTypes: [statistics("DataLoadedEvent", live: 4, published: 10)],
+                wildcardObservers: 1,
+                handlers: [
+                    HandlerStatistics(
+                        observerTypeName: "PhotoCache", eventTypeName: "DataLoadedEvent", calls: 10,
+                        slowCalls: slow, failures: failures)
+                ])
+        }
+        func reports(failures: Int, slow: Int, at time: Double) -> [FeedLifecycle] {
+            [
+                FeedLifecycle(
+                    time: time,
+                    change: SubscriberLifecycleEvent(
+                        kind: .handlerFailed, eventTypeName: "DataLoadedEvent", count: failures)),
+                FeedLifecycle(
+                    time: time,
+                    change: SubscriberLifecycleEvent(
+                        kind: .slowHandler, eventTypeName: "DataLoadedEvent", count: slow)),
+            ]
+        }
+        // Given a process whose handlers failed 5 times and were slow 3 times
+        let source = ScriptedSource(supportedCommands: [])
+        let dashboard = SourceDashboard(source: source)
+        let now = startTime + 1
+        source.enqueue(
+            SourceBatch(
+                lifecycle: reports(failures: 5, slow: 3, at: now - 0.5),
+                snapshot: handlers(failures: 5, slow: 3)))
+        dashboard.update(now: now)
+        #expect(render(dashboard, now: now).row(0).contains("5 failed"))
+        // When a new process takes its place, whose handlers failed twice and were slow once
+        source.enqueue(
+            SourceBatch(
+                lifecycle: reports(failures: 2, slow: 1, at: now + 0.5),
+                snapshot: handlers(failures: 2, slow: 1),
+                countersRestarted: true))
+        dashboard.update(now: now + 1)
+        // Then the header counts the new process's, as the Handlers pane does
+        let header = render(dashboard, now: now + 1).row(0)
+        #expect(header.contains("2 failed"), "\(header)")
+        #expect(header.contains("1 slow"), "\(header)")
+    }
+
     @Test func noticesJoinTheLogInTimeOrderAndWarningsShowInTheHeader() throws {
         // Given a batch with events, a detach between them, and a warning after them
         let source = ScriptedSource(supportedCommands: [])
