@@ -226,21 +226,7 @@ package final class HeadlessRunner: Sendable {
         /// For a fleet: a `fleet` line listing the members.
         func writeFleet(into writer: inout JSONLineWriter) {
             guard let fleet else { return }
-            writer.beginRecord("fleet")
-            writer.field("time", WallClock.now())
-            writer.beginArray("members")
-            for member in fleet {
-                writer.beginObject(nil)
-                writer.field(origin: member.origin)
-                writer.field("presence", member.presence.rawValue)
-                writer.field("lastSeen", member.lastSeen)
-                writer.field("events", member.eventsReceived)
-                writer.field("bridgeState", member.bridgeState)
-                writer.field("bridgeDropped", member.bridgeDropped)
-                writer.endObject()
-            }
-            writer.endArray()
-            writer.endRecord()
+            FleetLine.write(fleet, time: WallClock.now(), into: &writer)
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {

@@ -22,6 +22,8 @@ struct RecordLines {
     /// a replay keeps the replay's clock.
     private var lastRecordTime: Double?
     private var lastRecordClock = 0.0
+    /// The fleet as the last `fleet` line listed it (see ``FleetLine/shape(of:)``).
+    private var lastFleet: [FleetLine.FleetShape]?
 
     /// Appends the lines of `batch` to `writer`.
     ///
@@ -44,6 +46,14 @@ struct RecordLines {
             lines += 1
         }
         recordsWritten += lines
+        if let fleet = batch.fleet {
+            let shape = FleetLine.shape(of: fleet)
+            if shape != lastFleet {
+                lastFleet = shape
+                FleetLine.write(fleet, time: currentTime(), into: &writer)
+                lines += 1
+            }
+        }
         if batch.droppedEvents != lastDropped || batch.droppedCalls != lastDroppedCalls
             || batch.droppedLifecycle != lastDroppedLifecycle
         {

@@ -84,7 +84,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// why.
     static let longPause = 60.0
     /// Kinds of line that `busmon --headless` writes beside the records it passes on.
-    static let headlessOnlyKinds: Set<String> = ["summary", "state", "fleet"]
+    static let headlessOnlyKinds: Set<String> = ["summary", "state"]
 
     /// Records replayed before the cursor at most when it moves, past ``minimumWarmUpSeconds``:
     /// a dense recording (a burst, or every handler call traced) need not be replayed for a
@@ -118,6 +118,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var drops = FeedDrops(time: 0, events: 0)
         /// The newest hello before it: who was watched there.
         var hello: FeedHello?
+        /// The fleet as the newest `fleet` line before it listed it, if any came.
+        var fleet: [FleetMember]?
     }
 
     /// Where a move of the cursor ends.
@@ -128,6 +130,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         case record(Int)
         /// The records up to and including the next event.
         case throughNextEvent
+    }
+
+    /// What a replay's records said of one app of a fleet.
+    private struct HeardApp {
+        var lastSeen: Double
+        var events = 0
+        var snapshot: BusSnapshot?
     }
 
     /// One record ready to hand over, and whether the counters start over with it: the first
@@ -165,6 +174,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var countersStartOver = true
         /// The newest hello read: who was watched where the replay reads, which the title names.
         var hello: FeedHello?
+        /// The fleet as the newest `fleet` line read listed it: each app's presence as the
+        /// monitor that recorded saw it (an app that left is gone when it left). `nil` until
+        /// one is read; a recording of one app has none.
+        var recordedFleet: [FleetMember]?
+        /// What the records handed over since playback (re)started said of each app.
+        var heard: [EventOrigin: HeardApp] = [:]
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
         /// Whether playback said that the file ended before the records checked at the start.
@@ -215,6 +230,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var lastLine: Int?
         var drops = FeedDrops(time: 0, events: 0)
         var newestHello: FeedHello?
+        var newestFleet: [FleetMember]?
+        var unreadableFleetLines = 0
         var longestPause: (after: Double, length: Double, line: Int)?
         var longPauses = 0
         while let line = try reader.next() {
@@ -223,6 +240,15 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 if Self.isBlank(line.bytes) { continue }
                 record = try FeedRecord.decode(line: line.bytes)
             } catch {
+                if case .unknownKind(FleetLine.kind) = error {
+                    records += 1
+                    if let fleet = FleetLine.decode(line.bytes) {
+                        newestFleet = fleet.members
+                    } else {
+                        unreadableFleetLines += 1
+                    }
+                    continue
+                }
                 if case .unknownKind(let kind) = error {
                     records += 1
                     // `--headless` output is a recording with busmon's own lines among the
@@ -260,11 +286,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     checkpoints.append(
                         Checkpoint(
                             position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
-                            lastLine: lastLine, drops: drops, hello: newestHello))
+                            lastLine: lastLine, drops: drops, hello: newestHello, fleet: newestFleet))
                 }
             } else {
                 checkpoints.append(
-                    Checkpoint(position: line.position, latest: 0, delivered: 0, hello: newestHello))
+                    Checkpoint(
+                        position: line.position, latest: 0, delivered: 0, hello: newestHello,
+                        fleet: newestFleet))
             }
             switch record {
             case .event:
@@ -298,6 +326,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         ? "; \(others) more \(others == 1 ? "pause" : "pauses") of a minute or longer" : ""))
         }
         self.checkpoints = checkpoints
+        if unreadableFleetLines > 0 {
+            warnings.append(
+                "\(path): skipped \(unreadableFleetLines) `fleet` \(unreadableFleetLines == 1 ? "line" : "lines") "
+                    + "that could not be read: apps there show as their records tell")
+        }
         if unknownKinds > 0 {
             warnings.append(
                 "\(path): skipped \(unknownKinds) \(unknownKinds == 1 ? "line" : "lines") of a kind this version does not know"
@@ -356,8 +389,17 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 }
                 return nil
             }
-            // Lines the check skipped (or that changed since) are skipped here too.
-            guard let record = try? FeedRecord.decode(line: line.bytes) else { continue }
+            // Lines the check skipped (or that changed since) are skipped here too; a fleet
+            // line says who is there from now on.
+            let record: FeedRecord
+            do throws(FeedDecodingError) {
+                record = try FeedRecord.decode(line: line.bytes)
+            } catch {
+                if case .unknownKind(FleetLine.kind) = error, let fleet = FleetLine.decode(line.bytes) {
+                    clock.recordedFleet = fleet.members
+                }
+                continue
+            }
             guard let time = record.time else {
                 if case .hello(let found) = record {
                     clock.countersStartOver = true
@@ -525,6 +567,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 batch.records.append(pending.item.record)
             }
             if pending.item.restartsCounters { batch.countersRestarted = true }
+            Self.hear(pending.item.record, &clock)
             clock.handedOver = pending.offset
             clock.pending = nil
             clock.delivered += 1
@@ -557,7 +600,61 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         if cursor.isFinite {
             batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
         }
+        if clock.recordedFleet != nil {
+            batches[batches.count - 1].fleet = Self.fleet(
+                clock, at: firstTime + min(cursor.isFinite ? cursor : clock.handedOver, duration))
+        }
         return batches
+    }
+
+    /// Notes the app `record` came from, for the fleet list: as many apps as a fleet keeps.
+    private static func hear(_ record: FeedRecord, _ clock: inout Clock) {
+        let origin: EventOrigin?
+        switch record {
+        case .event(let event): origin = event.origin
+        case .lifecycle(let change): origin = change.origin
+        case .snapshot(let snapshot): origin = snapshot.origin
+        case .hello, .dropped, .refused, .call: origin = nil
+        }
+        guard let origin, let time = record.time else { return }
+        guard clock.heard[origin] != nil || clock.heard.count < FleetState.maximumMembers else { return }
+        var app = clock.heard[origin] ?? HeardApp(lastSeen: time)
+        app.lastSeen = max(app.lastSeen, time)
+        switch record {
+        case .event: app.events.clampedAdd(1)
+        case .snapshot(let snapshot): app.snapshot = snapshot.snapshot
+        default: break
+        }
+        clock.heard[origin] = app
+    }
+
+    /// The fleet at `time` (seconds since 1970 on the recording's clock): the apps of the newest
+    /// `fleet` line with the presence it gave them, as the recording monitor saw them, and
+    /// their events and snapshots as the records handed over tell; an app only the records
+    /// name is active, quiet or gone by how long it has been silent.
+    private static func fleet(_ clock: Clock, at time: Double) -> [FleetMember] {
+        var members: [FleetMember] = []
+        var listed: Set<EventOrigin> = []
+        for recorded in clock.recordedFleet ?? [] {
+            var member = recorded
+            let heard = clock.heard[recorded.origin]
+            member.lastSeen = max(recorded.lastSeen, heard?.lastSeen ?? recorded.lastSeen)
+            member.eventsReceived = heard?.events ?? 0
+            member.snapshot = heard?.snapshot
+            members.append(member)
+            listed.insert(recorded.origin)
+        }
+        let times = FleetPresenceTimes()
+        for (origin, app) in clock.heard where !listed.contains(origin) {
+            let silence = time - app.lastSeen
+            let presence: FleetMember.Presence =
+                silence >= times.goneAfter ? .gone : silence >= times.quietAfter ? .quiet : .active
+            members.append(
+                FleetMember(
+                    origin: origin, presence: presence, lastSeen: app.lastSeen, eventsReceived: app.events,
+                    snapshot: app.snapshot))
+        }
+        return members
     }
 
     /// Whether a record at `pending` (seconds of recording), read when `delivered` records were
@@ -1001,6 +1098,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.droppedLifecycle = checkpoint.drops.lifecycle
         clock.countersStartOver = true
         clock.hello = checkpoint.hello ?? hello
+        clock.recordedFleet = checkpoint.fleet
+        clock.heard = [:]
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine
         clock.replacing = true

@@ -557,14 +557,49 @@ package struct JSONLineMembers {
     let members: [(key: String, value: JSONValue)]
 
     /// Parses `line` (without its `\n`); `nil` when it is not one JSON object.
-    package init?(_ line: ArraySlice<UInt8>) {
+    ///
+    /// - Parameter kind: Builds the arrays and objects inside the line when its `kind` member,
+    ///   written before them, is this; they are checked and left unbuilt otherwise.
+    package init?(_ line: ArraySlice<UInt8>, buildingContainersFor kind: String? = nil) {
         let text = Array(line)
         let members = try? text.withUnsafeBufferPointer { buffer throws(FeedDecodingError) in
             var parser = JSONParser(buffer)
-            return try parser.parseRecord()
+            return try parser.parseRecord(buildingContainersFor: kind)
         }
         guard let members else { return nil }
         self.members = members
+    }
+
+    private init(members: [(key: String, value: JSONValue)]) {
+        self.members = members
+    }
+
+    /// The member `name`'s value when it is a finite number.
+    package func double(_ name: String) -> Double? {
+        guard case .number(let number)? = Self.find(name, in: members), number.double.isFinite else {
+            return nil
+        }
+        return number.double
+    }
+
+    /// Whether the member `name` is there and `null`.
+    package func isNull(_ name: String) -> Bool {
+        guard case .null? = Self.find(name, in: members) else { return false }
+        return true
+    }
+
+    /// The member `name`'s value when it is an array of objects (built: see
+    /// ``init(_:buildingContainersFor:)``), each looked up as a line's members are; `nil` when
+    /// it is anything else, or holds anything but objects.
+    package func objects(_ name: String) -> [JSONLineMembers]? {
+        guard case .array(let values)? = Self.find(name, in: members) else { return nil }
+        var objects: [JSONLineMembers] = []
+        objects.reserveCapacity(values.count)
+        for value in values {
+            guard case .object(let members) = value else { return nil }
+            objects.append(JSONLineMembers(members: members))
+        }
+        return objects
     }
 
     /// The member `name`'s value when it is a string.

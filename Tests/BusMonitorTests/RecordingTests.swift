@@ -100,6 +100,56 @@ struct RecordingTests {
         #expect(replayed.last?.status == "replay finished")
     }
 
+    @Test(
+        "a fleet's apps replay active or gone as the monitor that recorded saw them, not as long silence tells"
+    )
+    func fleetPresenceIsRecorded() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fleet.jsonl")
+        let start = 1_800_000_000.0
+        let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
+        let cart = FeedOrigin(app: "cart", host: "h", pid: 2)
+        func tick(from origin: FeedOrigin, at time: Double) -> FeedEvent {
+            FeedEvent(
+                sequence: 0, time: time, typeName: "Tick", payload: .description("t"), receivers: 1,
+                origin: origin)
+        }
+        func fleet(shop presence: FleetMember.Presence, at time: Double) -> [FleetMember] {
+            [
+                FleetMember(origin: shop, presence: presence, lastSeen: start, eventsReceived: 1),
+                FleetMember(origin: cart, lastSeen: time, eventsReceived: 1),
+            ]
+        }
+        // Given a monitor of two apps that saw shop leave a second in, while cart went on
+        let batches = [
+            SourceBatch(
+                events: [tick(from: shop, at: start), tick(from: cart, at: start)],
+                fleet: fleet(shop: .active, at: start)),
+            SourceBatch(events: [tick(from: cart, at: start + 1)], fleet: fleet(shop: .gone, at: start + 1)),
+            SourceBatch(events: [tick(from: cart, at: start + 2)], fleet: fleet(shop: .gone, at: start + 2)),
+        ]
+        let writer = try RecordingWriter(path: path)
+        let recording = RecordingSource(wrapping: ScriptedSource(batches), writer: writer)
+        for _ in batches { _ = recording.drain() }
+        writer.close()
+        // Then the recording holds a fleet line where the fleet changed, not one per batch
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix(#"{"kind":"fleet""#) }.count == 2)
+
+        // And a replay shows shop gone from then on, with cart's events counted
+        let replay = try ReplaySource(path: path, speed: 0)
+        #expect(replay.warnings.isEmpty)
+        let replayed = drainUntil(replay) { _ in replay.isFinished }
+        let last = try #require(replayed.last?.fleet)
+        #expect(last.first { $0.origin == shop }?.presence == .gone)
+        #expect(last.first { $0.origin == cart }?.presence == .active)
+        #expect(last.first { $0.origin == cart }?.eventsReceived == 3)
+        // And where the cursor is before shop left, shop is active again
+        _ = replay.pause(at: 0.5)
+        let before = try #require(replay.drain().fleet)
+        #expect(before.first { $0.origin == shop }?.presence == .active)
+    }
+
     @Test("a tap, attached and recorded, replays with the totals the app published")
     func tapRecordReplay() throws {
         let directory = TemporaryDirectory()
