@@ -349,7 +349,11 @@ package class DashboardController {
             case .lifecycle(let captured): content = .lifecycle(captured.change)
             default: return false
             }
-            return filter?.shows(LogEntry(sequence: 0, time: record.time ?? 0, content: content)) ?? true
+            let origin: EventOrigin? =
+                if case .lifecycle(let captured) = record { captured.origin } else { nil }
+            return filter?.shows(
+                LogEntry(sequence: 0, time: record.time ?? 0, content: content, origin: origin))
+                ?? true
         }
     }
 

@@ -185,7 +185,7 @@ struct DashboardState {
     /// Observers the log has said were deallocated, and when: a later reclaim of the same
     /// object's other subscriptions says "more", not "deallocated" again. Bounded by
     /// ``reclaimMemory``.
-    private var announcedReclaims: [UInt64: Double] = [:]
+    private var announcedReclaims: [ReclaimedObject: Double] = [:]
     /// Observers remembered in ``announcedReclaims`` at most.
     static let reclaimMemory = 2_000
     var totalMeter = RateMeter()
@@ -546,10 +546,12 @@ struct DashboardState {
     ) -> (lines: [Int: ObjectReclaim], merged: Set<Int>) {
         var lines: [Int: ObjectReclaim] = [:]
         var merged: Set<Int> = []
-        var first: [UInt64: Int] = [:]
+        var first: [ReclaimedObject: Int] = [:]
         for (index, captured) in changes {
             let change = captured.change
-            guard change.kind == .reclaimed, let id = change.observerID else { continue }
+            guard change.kind == .reclaimed, let number = change.observerID else { continue }
+            // Each app numbers its observers: two apps' #4 are two objects.
+            let id = ReclaimedObject(origin: captured.origin, observerID: number)
             if let start = first[id] {
                 lines[start]?.add(change)
                 merged.insert(index)
@@ -630,9 +632,10 @@ struct DashboardState {
                 guard index >= firstKeptChange else { continue }
                 appendNotices(before: captured.time)
                 if let reclaim = reclaims.lines[index] {
-                    log.append(time: captured.time, content: .reclaim(reclaim))
+                    log.append(time: captured.time, content: .reclaim(reclaim), origin: captured.origin)
                 } else if !reclaims.merged.contains(index) {
-                    log.append(time: captured.time, content: .lifecycle(captured.change))
+                    log.append(
+                        time: captured.time, content: .lifecycle(captured.change), origin: captured.origin)
                 }
             default:
                 continue
@@ -640,4 +643,10 @@ struct DashboardState {
         }
         appendNotices(before: .infinity)
     }
+}
+
+/// An object whose reclaim the log reports: its number within its app, and the app.
+struct ReclaimedObject: Hashable {
+    let origin: EventOrigin?
+    let observerID: UInt64
 }

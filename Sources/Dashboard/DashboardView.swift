@@ -361,13 +361,13 @@ struct DashboardView {
         var lines: [(String, CellStyle)] = [
             ("time      " + TextFormat.clock(entry.time), canvas.style())
         ]
+        let originLine = entry.origin.map {
+            ("origin    app \($0.app), host \($0.host), pid \($0.pid)", canvas.style())
+        }
         switch entry.content {
         case .event(let event):
             lines.append(("type      " + event.typeName, canvas.style(bold: true, color: .cyan)))
-            if let origin = event.origin {
-                lines.append(
-                    ("origin    app \(origin.app), host \(origin.host), pid \(origin.pid)", canvas.style()))
-            }
+            if let originLine { lines.append(originLine) }
             lines.append(("receivers \(event.receivers)", canvas.style()))
             lines += lineageLines(of: event, at: entry.sequence, width: width)
             lines.append(("", canvas.style()))
@@ -376,6 +376,7 @@ struct DashboardView {
             }
         case .lifecycle(let change):
             lines.append(("type      " + change.eventTypeName, canvas.style(bold: true, color: .cyan)))
+            if let originLine { lines.append(originLine) }
             lines.append(("change    " + change.kind.rawValue + ", \(change.count)", canvas.style()))
             if let observer = change.observerTypeName {
                 lines.append(("observer  " + observer, canvas.style()))
@@ -386,6 +387,7 @@ struct DashboardView {
             }
         case .reclaim(let reclaim):
             lines.append(("change    reclaimed, \(reclaim.count)", canvas.style(bold: true, color: .cyan)))
+            if let originLine { lines.append(originLine) }
             lines.append(("", canvas.style()))
             for line in TextFormat.wrap(reclaim.description, width: width) {
                 lines.append((line, canvas.lifecycleStyle(.reclaimed)))

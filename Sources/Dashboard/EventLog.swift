@@ -35,10 +35,25 @@ struct LogEntry {
         }
     }
 
-    /// The process that published the line's event, for a source that watches several.
+    /// The process the line's event or change came from, for a source that watches several.
     var origin: EventOrigin? {
-        if case .event(let event) = content { return event.origin }
-        return nil
+        switch content {
+        case .event(let event): return event.origin
+        case .lifecycle, .reclaim: return changeOrigin
+        case .notice: return nil
+        }
+    }
+
+    /// The origin of a lifecycle change or a reclaim, which their content does not hold.
+    let changeOrigin: EventOrigin?
+
+    /// A line at `time` showing `content`; `origin` is where a change came from (an event
+    /// holds its own).
+    init(sequence: Int, time: Double, content: Content, origin: EventOrigin? = nil) {
+        self.sequence = sequence
+        self.time = time
+        self.content = content
+        changeOrigin = origin
     }
 
     /// The text after the type: the payload of an event, the account of a change.
@@ -91,8 +106,8 @@ struct EventLog {
     }
 
     /// Appends a line, dropping the oldest when full.
-    mutating func append(time: Double, content: LogEntry.Content) {
-        let entry = LogEntry(sequence: nextSequence, time: time, content: content)
+    mutating func append(time: Double, content: LogEntry.Content, origin: EventOrigin? = nil) {
+        let entry = LogEntry(sequence: nextSequence, time: time, content: content, origin: origin)
         nextSequence += 1
         if entries.count < capacity {
             entries.append(entry)

@@ -27,6 +27,40 @@ struct FleetCountersTests {
         FleetMember(origin: origin, presence: presence, lastSeen: 0)
     }
 
+    @Test("a fleet's lifecycle lines name their app, and two apps' objects of one number are two reclaims")
+    func changesNameTheirApp() throws {
+        func change(
+            _ kind: SubscriberLifecycleEvent.Kind, _ type: String, observer: UInt64, from origin: EventOrigin
+        ) -> FeedRecord {
+            .lifecycle(
+                FeedLifecycle(
+                    time: 2,
+                    change: SubscriberLifecycleEvent(
+                        kind: kind, eventTypeName: type, observerTypeName: "Screen", observerID: observer),
+                    origin: origin))
+        }
+        // Given two apps, each of which reclaims its own Screen #4, and one that subscribes
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        source.enqueue(
+            SourceBatch(
+                records: [
+                    change(.reclaimed, "Tick", observer: 4, from: checkout),
+                    change(.reclaimed, "Tick", observer: 4, from: inventory),
+                    change(.reclaimed, "Tock", observer: 4, from: checkout),
+                    change(.subscribed, "Tock", observer: 5, from: inventory),
+                ],
+                fleet: [Self.member(checkout, .active), Self.member(inventory, .active)]))
+        dashboard.update(now: 2)
+        // Then each line names its app, and each app's object is a line of its own
+        let lines = rendered(dashboard, width: 150, height: 45, now: 2).text.split(separator: "\n")
+        let reclaims = lines.filter { $0.contains("Screen #4 deallocated") }
+        #expect(reclaims.count == 2, "\(reclaims)")
+        #expect(reclaims.contains { $0.contains("checkout") && $0.contains("2 subscriptions reclaimed") })
+        #expect(reclaims.contains { $0.contains("inventory") && $0.contains("1 subscription reclaimed") })
+        #expect(lines.contains { $0.contains("inventory") && $0.contains("subscribed to Tock by Screen #5") })
+    }
+
     @Test("an app that goes keeps its totals in the sum and takes what it had live, until it is back")
     func goneAppsKeepTheirTotals() {
         var state = DashboardState()

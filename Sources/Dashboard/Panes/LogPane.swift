@@ -227,6 +227,20 @@ struct LogView: Equatable {
 }
 
 extension LogPane {
+    /// Writes the app a line came from in the log's app column, when the log has one and the
+    /// line names an app; returns where the line's text starts: after the column then, at `x`
+    /// otherwise (a change of a single app's bus, a notice).
+    private func putApp(
+        of entry: LogEntry, x: Int, y: Int, into grid: inout CellGrid, canvas: PaneCanvas
+    ) -> Int {
+        guard canvas.logAppWidth > 0, let origin = entry.origin else { return x }
+        let label = canvas.state.fleet?.label(for: origin) ?? origin.app
+        grid.put(
+            TextFormat.truncate(label, width: canvas.logAppWidth - 1, ellipsis: canvas.glyphs.ellipsis),
+            x: x, y: y, style: canvas.style(color: .magenta))
+        return x + canvas.logAppWidth
+    }
+
     /// Draws the log into `area`: a title rule with the log's state, then lines.
     func draw(into grid: inout CellGrid, area: Rect, canvas: PaneCanvas, focusedPart: Int?) {
         let focused = focusedPart != nil
@@ -278,13 +292,7 @@ extension LogPane {
             grid.put(TextFormat.clock(entry.time), x: 0, y: y, style: canvas.style(dim: true))
             switch entry.content {
             case .event(let event):
-                if canvas.logAppWidth > 0, let origin = event.origin {
-                    let label = canvas.state.fleet?.label(for: origin) ?? origin.app
-                    grid.put(
-                        TextFormat.truncate(
-                            label, width: canvas.logAppWidth - 1, ellipsis: canvas.glyphs.ellipsis),
-                        x: appX, y: y, style: canvas.style(color: .magenta))
-                }
+                _ = putApp(of: entry, x: appX, y: y, into: &grid, canvas: canvas)
                 grid.put(
                     TextFormat.truncate(
                         event.typeName, width: columns.name - 1, ellipsis: canvas.glyphs.ellipsis),
@@ -301,17 +309,19 @@ extension LogPane {
                     y: y, style: event.receivers == 0 ? canvas.style(color: .yellow) : canvas.style(dim: true)
                 )
             case .lifecycle(let change):
+                let x = putApp(of: entry, x: appX, y: y, into: &grid, canvas: canvas)
                 let text = canvas.glyphs.bullet + " " + change.description
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: canvas.glyphs.ellipsis),
-                    x: appX,
+                    TextFormat.truncate(text, width: grid.width - x, ellipsis: canvas.glyphs.ellipsis),
+                    x: x,
                     y: y,
                     style: canvas.lifecycleStyle(change.kind))
             case .reclaim(let reclaim):
+                let x = putApp(of: entry, x: appX, y: y, into: &grid, canvas: canvas)
                 let text = canvas.glyphs.bullet + " " + reclaim.description
                 grid.put(
-                    TextFormat.truncate(text, width: grid.width - appX, ellipsis: canvas.glyphs.ellipsis),
-                    x: appX,
+                    TextFormat.truncate(text, width: grid.width - x, ellipsis: canvas.glyphs.ellipsis),
+                    x: x,
                     y: y, style: canvas.lifecycleStyle(.reclaimed))
             case .notice(let notice):
                 let text = canvas.glyphs.bullet + " " + notice.text
