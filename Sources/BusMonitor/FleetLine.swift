@@ -37,11 +37,14 @@ package enum FleetLine {
             let time = fields.double("time"), let objects = fields.objects("members")
         else { return nil }
         var members: [FleetMember] = []
+        var listed: Set<EventOrigin> = []
         for object in objects.prefix(FleetState.maximumMembers) {
             guard let app = object.string("app"), let host = object.string("host"),
-                let pid = object.integer("pid"),
+                let pid = object.integer("pid"), pid >= 0,
                 let presence = object.string("presence").flatMap(FleetMember.Presence.init(rawValue:))
             else { return nil }
+            // One row an app: a made-up line that lists one twice keeps the first.
+            guard listed.insert(EventOrigin(app: app, host: host, pid: pid)).inserted else { continue }
             members.append(
                 FleetMember(
                     origin: EventOrigin(app: app, host: host, pid: pid), presence: presence,
@@ -54,13 +57,10 @@ package enum FleetLine {
     }
 
     /// What a recording compares to tell whether a fleet changed enough for a line: who is in
-    /// it, their presence and their links, not what moves with every event.
+    /// it, their presence and their links' states, not what moves with every event or loss (a
+    /// link that keeps losing would write a line a batch; its losses have `dropped` lines).
     static func shape(of members: [FleetMember]) -> [FleetShape] {
-        members.map {
-            FleetShape(
-                origin: $0.origin, presence: $0.presence, bridgeState: $0.bridgeState,
-                bridgeDropped: $0.bridgeDropped)
-        }
+        members.map { FleetShape(origin: $0.origin, presence: $0.presence, bridgeState: $0.bridgeState) }
     }
 
     /// One member as ``shape(of:)`` compares it.
@@ -68,6 +68,5 @@ package enum FleetLine {
         let origin: EventOrigin
         let presence: FleetMember.Presence
         let bridgeState: String?
-        let bridgeDropped: Int
     }
 }

@@ -116,10 +116,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// The losses the recording's newest `dropped` line before it counts, which a move that
         /// reads again from here shows until a later one comes.
         var drops = FeedDrops(time: 0, events: 0)
-        /// The newest hello before it: who was watched there.
-        var hello: FeedHello?
-        /// The fleet as the newest `fleet` line before it listed it, if any came.
-        var fleet: [FleetMember]?
+        /// Where the newest hello before it is: who was watched there. A place in the file,
+        /// read again when a move starts here, rather than the hello itself: a recording may
+        /// hold one before every checkpoint, and checkpoints stay a few words each.
+        var helloLine: RecordingLineReader.Position?
+        /// Where the newest `fleet` line before it is, if one came, likewise.
+        var fleetLine: RecordingLineReader.Position?
     }
 
     /// Where a move of the cursor ends.
@@ -147,6 +149,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var restartsCounters = false
     }
 
+    /// What the next line of the file holds for playback: a record that plays, or a line that
+    /// says who is watched from its time on (a hello, a fleet line), which plays no record.
+    private enum Pending {
+        case item(Item)
+        case hello(FeedHello)
+        case fleet([FleetMember])
+    }
+
     // `@unchecked Sendable`: the reader (a file and its buffer) is reached only under the
     // lock that guards the whole clock.
     private struct Clock: @unchecked Sendable {
@@ -159,7 +169,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// The file as the check read it, which playback reads again from a checkpoint.
         var file: RecordingLineReader?
         /// The next record, decoded but not yet due, its offset, and its length in the file.
-        var pending: (item: Item, offset: Double, length: Int)?
+        var pending: (next: Pending, offset: Double, length: Int)?
         /// The offset of the latest record read, so offsets never go back.
         var latest = 0.0
         /// Records handed over so far.
@@ -180,6 +190,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var recordedFleet: [FleetMember]?
         /// What the records handed over since playback (re)started said of each app.
         var heard: [EventOrigin: HeardApp] = [:]
+        /// Whether the fleet list changed since the last batch handed it over.
+        var fleetChanged = false
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
         /// Whether playback said that the file ended before the records checked at the start.
@@ -229,8 +241,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var lastEvent: Int?
         var lastLine: Int?
         var drops = FeedDrops(time: 0, events: 0)
-        var newestHello: FeedHello?
-        var newestFleet: [FleetMember]?
+        var newestHelloLine: RecordingLineReader.Position?
+        var newestFleetLine: RecordingLineReader.Position?
         var unreadableFleetLines = 0
         var longestPause: (after: Double, length: Double, line: Int)?
         var longPauses = 0
@@ -242,8 +254,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             } catch {
                 if case .unknownKind(FleetLine.kind) = error {
                     records += 1
-                    if let fleet = FleetLine.decode(line.bytes) {
-                        newestFleet = fleet.members
+                    if FleetLine.decode(line.bytes) != nil {
+                        newestFleetLine = line.position
                     } else {
                         unreadableFleetLines += 1
                     }
@@ -274,7 +286,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             guard let time = record.time else {
                 if case .hello(let found) = record {
                     if hello == nil { hello = found }
-                    newestHello = found
+                    newestHelloLine = line.position
                 }
                 continue
             }
@@ -286,13 +298,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     checkpoints.append(
                         Checkpoint(
                             position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
-                            lastLine: lastLine, drops: drops, hello: newestHello, fleet: newestFleet))
+                            lastLine: lastLine, drops: drops, helloLine: newestHelloLine,
+                            fleetLine: newestFleetLine))
                 }
             } else {
                 checkpoints.append(
                     Checkpoint(
-                        position: line.position, latest: 0, delivered: 0, hello: newestHello,
-                        fleet: newestFleet))
+                        position: line.position, latest: 0, delivered: 0, helloLine: newestHelloLine,
+                        fleetLine: newestFleetLine))
             }
             switch record {
             case .event:
@@ -320,7 +333,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             let others = longPauses - 1
             warnings.append(
                 "\(path):\(longestPause.line): nothing happens for \(Self.pauseText(longestPause.length)) after "
-                    + "\(Self.clockText(longestPause.after)) of the recording, and playing waits as long"
+                    + "\(Self.clockText(longestPause.after)) of the recording, which playing at its pace waits out"
                     + " (in the dashboard t jumps to a time, n to the next line)"
                     + (others > 0
                         ? "; \(others) more \(others == 1 ? "pause" : "pauses") of a minute or longer" : ""))
@@ -364,8 +377,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 
-    /// The next record that plays, with its offset, read from the file; nil at the end.
-    private func readItem(_ clock: inout Clock) -> (item: Item, offset: Double, length: Int)? {
+    /// The next line that plays, with its offset, read from the file; nil at the end. A hello
+    /// or a fleet line plays at its own time (no earlier than the records before it, no later
+    /// than the recording's end), not when it is read ahead of the next record.
+    private func readNext(_ clock: inout Clock) -> (next: Pending, offset: Double, length: Int)? {
         guard let reader = clock.reader else { return nil }
         while true {
             let line: RecordingLineReader.Line?
@@ -389,21 +404,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 }
                 return nil
             }
-            // Lines the check skipped (or that changed since) are skipped here too; a fleet
-            // line says who is there from now on.
+            // Lines the check skipped (or that changed since) are skipped here too.
             let record: FeedRecord
             do throws(FeedDecodingError) {
                 record = try FeedRecord.decode(line: line.bytes)
             } catch {
                 if case .unknownKind(FleetLine.kind) = error, let fleet = FleetLine.decode(line.bytes) {
-                    clock.recordedFleet = fleet.members
+                    return (.fleet(fleet.members), sideOffset(fleet.time, clock), line.bytes.count)
                 }
                 continue
             }
             guard let time = record.time else {
                 if case .hello(let found) = record {
-                    clock.countersStartOver = true
-                    noteAttach(of: found, &clock)
+                    return (.hello(found), sideOffset(found.time, clock), line.bytes.count)
                 }
                 continue
             }
@@ -413,25 +426,49 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 item.restartsCounters = clock.countersStartOver
                 clock.countersStartOver = false
             }
-            return (item, clock.latest, line.bytes.count)
+            return (.item(item), clock.latest, line.bytes.count)
+        }
+    }
+
+    /// Where a hello or a fleet line stamped `time` plays: at its time, but not before the
+    /// records read so far (offsets never go back) nor past the recording's end (a line stamped
+    /// far off must not hold up the records after it).
+    private func sideOffset(_ time: Double, _ clock: Clock) -> Double {
+        max(clock.latest, min(time - firstTime, duration))
+    }
+
+    /// Plays a hello or a fleet line read by ``readNext(_:)``, at `offset`.
+    private func play(_ next: Pending, at offset: Double, _ clock: inout Clock) {
+        switch next {
+        case .hello(let found): noteAttach(of: found, at: offset, &clock)
+        case .fleet(let members):
+            clock.recordedFleet = members
+            clock.fleetChanged = true
+        case .item: break
         }
     }
 
     /// Says that the recording goes on with `found`, as the live monitor said when it attached:
     /// a new process (or bus) whose counters restart, or the same one again; nothing for the
     /// hello already in effect.
-    private func noteAttach(of found: FeedHello, _ clock: inout Clock) {
+    private func noteAttach(of found: FeedHello, at offset: Double, _ clock: inout Clock) {
         defer { clock.hello = found }
-        guard let previous = clock.hello, previous != found else { return }
+        guard let previous = clock.hello else {
+            clock.countersStartOver = true
+            return
+        }
+        guard previous != found else { return }
         let name = "\(found.process) (pid \(found.pid))"
         let text: String
         if previous.pid == found.pid, previous.bus == found.bus {
+            // The same bus again: its counters go on, as the live monitor's did.
             text = "attached again to \(name)"
         } else {
             text =
                 "attached to \(name): \(previous.pid == found.pid ? "a new bus" : "a new process"), counters restart"
+            clock.countersStartOver = true
         }
-        clock.notices.append(SourceNotice(time: firstTime + clock.latest, text: text))
+        clock.notices.append(SourceNotice(time: firstTime + offset, text: text))
     }
 
     /// The whole of the file at `path`, for readers of recordings and wire input.
@@ -452,10 +489,15 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
     }
 
+    /// The hello in effect where the replay reads: who was watched there.
+    var currentHello: FeedHello? {
+        clock.withLock { $0.hello } ?? hello
+    }
+
     /// "replay of simapp (pid 4242) from recording.jsonl".
     package var title: String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
-        if let hello = clock.withLock({ $0.hello }) ?? hello {
+        if let hello = currentHello {
             return "replay of \(hello.process) (pid \(hello.pid)) from \(file)"
         }
         return "replay of \(file)"
@@ -531,11 +573,17 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             !(seeking == .throughNextEvent && taken >= Self.warmUpRecords),
             seeking != nil || (taken < Self.maximumRecordsPerDrain && bytes < Self.maximumBytesPerDrain)
         {
-            if clock.pending == nil { clock.pending = readItem(&clock) }
-            guard let pending = clock.pending else { break }
-            if Self.isPast(seeking, pending: pending.offset, delivered: clock.delivered, played: played) {
+            if clock.pending == nil { clock.pending = readNext(&clock) }
+            guard let (next, offset, length) = clock.pending else { break }
+            if Self.isPast(seeking, pending: offset, delivered: clock.delivered, played: played) {
                 break
             }
+            guard case .item(let item) = next else {
+                play(next, at: offset, &clock)
+                clock.pending = nil
+                continue
+            }
+            let pending = (item: item, offset: offset, length: length)
             if seeking != nil {
                 // One batch a second of recording: each batch is one reading of the rates. In
                 // the first two seconds one a tenth: the first reading is where the rates start
@@ -583,8 +631,15 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             }
             clock.startedAt = clock.isPaused ? nil : now
         }
-        // Close the file once everything has played.
-        if clock.delivered >= itemCount { clock.reader = nil }
+        // Close the file once everything has played; a hello or a fleet line after the last
+        // record plays with it.
+        if clock.delivered >= itemCount {
+            while let (next, offset, _) = clock.pending ?? readNext(&clock) {
+                play(next, at: offset, &clock)
+                clock.pending = nil
+            }
+            clock.reader = nil
+        }
         batches.append(batch)
         batches[0].replacesState = clock.replacing
         clock.replacing = false
@@ -600,11 +655,22 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         if cursor.isFinite {
             batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
         }
-        if clock.recordedFleet != nil {
+        if clock.recordedFleet != nil, clock.fleetChanged {
+            clock.fleetChanged = false
             batches[batches.count - 1].fleet = Self.fleet(
                 clock, at: firstTime + min(cursor.isFinite ? cursor : clock.handedOver, duration))
         }
         return batches
+    }
+
+    /// What `decode` makes of the line at `position` of `file`, read again; `nil` when it cannot
+    /// be read or decoded (the file changed since it was checked).
+    private static func readLine<Value>(
+        at position: RecordingLineReader.Position, of file: RecordingLineReader,
+        _ decode: (ArraySlice<UInt8>) -> Value?
+    ) -> Value? {
+        guard let reader = try? file.reread(from: position), let line = try? reader.next() else { return nil }
+        return decode(line.bytes)
     }
 
     /// Notes the app `record` came from, for the fleet list: as many apps as a fleet keeps.
@@ -618,6 +684,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         guard let origin, let time = record.time else { return }
         guard clock.heard[origin] != nil || clock.heard.count < FleetState.maximumMembers else { return }
+        clock.fleetChanged = true
         var app = clock.heard[origin] ?? HeardApp(lastSeen: time)
         app.lastSeen = max(app.lastSeen, time)
         switch record {
@@ -938,7 +1005,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// Seconds from a run's first report within which reports of other objects join it.
         static let moment = 0.001
         private var start: Double?
-        private var observers: Set<UInt64> = []
+        private var observers: Set<ReclaimedObserver> = []
 
         /// Whether `record` goes on the run the records before it made; takes it in.
         mutating func continues(with record: FeedRecord) -> Bool {
@@ -957,10 +1024,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
     }
 
-    /// The observer whose reclaim `record` reports, when it reports one.
-    fileprivate static func reclaimedObserver(_ record: FeedRecord) -> UInt64? {
-        guard case .lifecycle(let captured) = record, captured.change.kind == .reclaimed else { return nil }
-        return captured.change.observerID
+    /// The observer whose reclaim `record` reports, when it reports one: its number within its
+    /// app (two apps' #4 are two objects), and the app.
+    fileprivate static func reclaimedObserver(_ record: FeedRecord) -> ReclaimedObserver? {
+        guard case .lifecycle(let captured) = record, captured.change.kind == .reclaimed,
+            let number = captured.change.observerID
+        else { return nil }
+        return ReclaimedObserver(origin: captured.origin, number: number)
+    }
+
+    /// An observer of one app, by its number there.
+    fileprivate struct ReclaimedObserver: Hashable {
+        let origin: EventOrigin?
+        let number: UInt64
     }
 
     /// Whether the log shows `record` as a line.
@@ -1097,9 +1173,17 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.droppedCalls = checkpoint.drops.calls
         clock.droppedLifecycle = checkpoint.drops.lifecycle
         clock.countersStartOver = true
-        clock.hello = checkpoint.hello ?? hello
-        clock.recordedFleet = checkpoint.fleet
+        clock.hello =
+            checkpoint.helloLine.flatMap {
+                Self.readLine(at: $0, of: file) { line in
+                    if case .hello(let found)? = try? FeedRecord.decode(line: line) { found } else { nil }
+                }
+            } ?? hello
+        clock.recordedFleet = checkpoint.fleetLine.flatMap {
+            Self.readLine(at: $0, of: file) { FleetLine.decode($0)?.members }
+        }
         clock.heard = [:]
+        clock.fleetChanged = true
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine
         clock.replacing = true

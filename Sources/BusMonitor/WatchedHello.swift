@@ -36,7 +36,7 @@ final class WatchedHello: Sendable {
             innermost = wrapping.wrapped
         }
         if let attach = innermost as? AttachSource, let hello = attach.hello { return hello }
-        if let replay = innermost as? ReplaySource, let hello = replay.hello { return hello }
+        if let replay = innermost as? ReplaySource, let hello = replay.currentHello { return hello }
         return madeUp.withLock { hello in
             if let hello { return hello }
             let made = FeedHello(

@@ -582,12 +582,6 @@ package struct JSONLineMembers {
         return number.double
     }
 
-    /// Whether the member `name` is there and `null`.
-    package func isNull(_ name: String) -> Bool {
-        guard case .null? = Self.find(name, in: members) else { return false }
-        return true
-    }
-
     /// The member `name`'s value when it is an array of objects (built: see
     /// ``init(_:buildingContainersFor:)``), each looked up as a line's members are; `nil` when
     /// it is anything else, or holds anything but objects.

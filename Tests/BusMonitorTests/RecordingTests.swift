@@ -150,6 +150,49 @@ struct RecordingTests {
         #expect(before.first { $0.origin == shop }?.presence == .active)
     }
 
+    @Test("a fleet line and a hello play at their own time, not when they are read ahead of the next record")
+    func fleetAndHelloLinesPlayAtTheirTime() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("late.jsonl")
+        let start = 1_800_000_000.0
+        func tick(_ app: String, pid: Int, at time: Double) -> String {
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: 1, time: time, typeName: "Tick", payload: .description("t"), receivers: 1,
+                    origin: FeedOrigin(app: app, host: "h", pid: pid))
+            ).encodeLine()
+        }
+        func fleet(shop: String, at time: Double) -> String {
+            #"{"kind":"fleet","time":\#(time),"members":[{"app":"shop","host":"h","pid":1,"presence":"\#(shop)","lastSeen":\#(start),"events":1,"bridgeState":null,"bridgeDropped":0},{"app":"cart","host":"h","pid":2,"presence":"active","lastSeen":\#(time),"events":1,"bridgeState":null,"bridgeDropped":0}]}"#
+                + "\n"
+        }
+        // Given shop's last record at 0 s, the monitor seeing it leave at 50 s, and cart's next
+        // record at 100 s; and a hello of a new process at 50 s, before a record at 100 s
+        let lines = [
+            FeedRecord.hello(FeedHello(pid: 7, process: "monitor", bus: "b", time: start)).encodeLine(),
+            tick("shop", pid: 1, at: start), tick("cart", pid: 2, at: start),
+            fleet(shop: "active", at: start),
+            fleet(shop: "gone", at: start + 50),
+            FeedRecord.hello(FeedHello(pid: 8, process: "monitor", bus: "b", time: start + 50)).encodeLine(),
+            tick("cart", pid: 2, at: start + 100),
+        ]
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        // When the cursor stands at 30 s, then at 60 s
+        _ = replay.pause(at: 30)
+        let at30 = drainUntil(replay) { batches in batches.contains { $0.fleet != nil } }
+        let shopAt30 = at30.compactMap(\.fleet).last?.first { $0.origin.app == "shop" }
+        #expect(shopAt30?.presence == .active)
+        #expect(replay.title.hasPrefix("replay of monitor (pid 7)"))
+        _ = replay.pause(at: 60)
+        let at60 = drainUntil(replay) { batches in batches.contains { $0.fleet != nil } }
+        // Then shop is active until 50 s and gone after, and the new process shows from 50 s
+        #expect(at60.compactMap(\.fleet).last?.first { $0.origin.app == "shop" }?.presence == .gone)
+        #expect(replay.title.hasPrefix("replay of monitor (pid 8)"))
+        let notice = at60.flatMap(\.notices).first { $0.text.contains("a new process") }
+        #expect(notice.map { abs($0.time - (start + 50)) < 0.001 } == true, "\(String(describing: notice))")
+    }
+
     @Test("a tap, attached and recorded, replays with the totals the app published")
     func tapRecordReplay() throws {
         let directory = TemporaryDirectory()
@@ -253,8 +296,8 @@ struct RecordingTests {
         let replay = try ReplaySource(path: path, speed: 0)
         #expect(
             replay.warnings == [
-                "\(path):5: nothing happens for 79 years after 8:01:32.0 of the recording, and playing "
-                    + "waits as long (in the dashboard t jumps to a time, n to the next line); 2 more pauses "
+                "\(path):5: nothing happens for 79 years after 8:01:32.0 of the recording, which playing "
+                    + "at its pace waits out (in the dashboard t jumps to a time, n to the next line); 2 more pauses "
                     + "of a minute or longer"
             ])
         #expect(replay.drain().notices.map(\.text) == replay.warnings)
