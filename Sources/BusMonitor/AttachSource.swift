@@ -65,8 +65,15 @@ package final class AttachSource: DashboardSource {
     ///   - retryInterval: Seconds between attempts to (re)attach.
     ///   - bufferCapacity: Records held for the monitor between drains; beyond it reading
     ///     pauses and the tap counts drops.
-    package init(socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000) {
+    ///   - quietAfter: Seconds without a line from the attached tap (and at least three of its
+    ///     snapshots' intervals) after which the app is said to be quiet, and back when a line
+    ///     comes.
+    package init(
+        socketPath: String, retryInterval: Double = 0.25, bufferCapacity: Int = 10_000,
+        quietAfter: Double = FleetPresenceTimes().quietAfter
+    ) {
         self.socketPath = socketPath
+        self.quietAfter = quietAfter.isFinite ? max(0.01, quietAfter) : FleetPresenceTimes().quietAfter
         waitingTitle = "tap at \(socketPath)"
         shared = LockedValue(AttachState())
         reader = AttachReader(
@@ -91,6 +98,8 @@ package final class AttachSource: DashboardSource {
 
     /// The title before any app said hello.
     private let waitingTitle: String
+    /// Seconds without a line from an attached tap after which the app is said to be quiet.
+    private let quietAfter: Double
 
     /// Whether the source is attached now.
     package var state: State { shared.withLock(\.state) }
@@ -112,6 +121,7 @@ package final class AttachSource: DashboardSource {
     /// there are any.
     package func drain() -> SourceBatch {
         shared.withLock { state in
+            state.noteSilence(quietAfter: quietAfter, now: MonotonicClock.now())
             var batch = SourceBatch(
                 records: state.records, droppedEvents: state.droppedBefore.clampedAdding(state.droppedNow),
                 status: state.statusText, notices: state.notices, countersRestarted: state.countersRestarted)
@@ -188,6 +198,46 @@ struct AttachState {
     var awaitingFirstSnapshot = false
     /// The tap's own counters from its newest snapshot.
     var tapCounters: FeedTapCounters?
+    /// When the tap last sent anything, on the monotonic clock: it sends snapshots at its own
+    /// pace (twice a second unless the app chose otherwise) even while its app publishes
+    /// nothing, so a silence of several of those is an app that stopped (suspended, or stuck in
+    /// a debugger), said as a fleet says it of a quiet app.
+    var lastHeard: Double?
+    /// When the newest snapshot came, and the longest time between two so far: silence is
+    /// judged only once the tap's pace is known, and against it.
+    var lastSnapshotAt: Double?
+    var longestSnapshotGap: Double?
+    /// Whether the silence was said, so that the tap's next line says the app is back.
+    var saidQuiet = false
+
+    /// Notes a snapshot's arrival, for the tap's pace.
+    mutating func heardSnapshot() {
+        let now = lastHeard ?? MonotonicClock.now()
+        if let lastSnapshotAt { longestSnapshotGap = max(longestSnapshotGap ?? 0, now - lastSnapshotAt) }
+        lastSnapshotAt = now
+    }
+
+    /// Notes that the tap sent something now; says the app is back after a silence.
+    mutating func heard() {
+        lastHeard = MonotonicClock.now()
+        guard saidQuiet else { return }
+        saidQuiet = false
+        if state == .attached, let hello { note("\(hello.process) (pid \(hello.pid)) is back") }
+    }
+
+    /// Says once that the attached app has sent nothing for `quietAfter` seconds as of `now`.
+    mutating func noteSilence(quietAfter: Double, now: Double) {
+        guard state == .attached, !saidQuiet, let lastHeard, let hello, let gap = longestSnapshotGap else {
+            return
+        }
+        // Three of the tap's snapshots missed, and never less than a fleet waits.
+        let threshold = max(quietAfter, 3 * gap)
+        guard now - lastHeard >= threshold else { return }
+        saidQuiet = true
+        // Whole seconds past a fleet's wait: the tap's pace is measured, not set.
+        let said = threshold > quietAfter ? threshold.rounded(.up) : threshold
+        note("\(hello.process) (pid \(hello.pid)) is quiet: nothing from it for \(FleetState.format(said))")
+    }
 
     var statusText: String {
         var text: String
@@ -213,6 +263,9 @@ extension AttachState {
     /// The tap said hello: a first attach, the same process again, or a new one whose counters
     /// start over.
     mutating func attach(_ hello: FeedHello) {
+        saidQuiet = false
+        lastSnapshotAt = nil
+        longestSnapshotGap = nil
         let name = "\(hello.process) (pid \(hello.pid))"
         if let previous = self.hello, previous.pid == hello.pid, previous.bus == hello.bus {
             note("attached again to \(name)")
@@ -381,6 +434,7 @@ final class AttachReader: @unchecked Sendable {
             decoder.decode(chunk[0..<count], malformed: &malformed) { records.append($0) }
             var incompatible = false
             shared.withLock { state in
+                state.heard()
                 state.malformedLines += malformed
                 state.recordBytes += count
                 state.malformedSinceDrain += malformed
@@ -396,6 +450,7 @@ final class AttachReader: @unchecked Sendable {
                     case .event, .lifecycle, .call:
                         state.records.append(record)
                     case .snapshot(let snapshot):
+                        state.heardSnapshot()
                         state.records.append(record)
                         if state.awaitingFirstSnapshot {
                             state.awaitingFirstSnapshot = false

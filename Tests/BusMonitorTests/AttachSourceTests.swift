@@ -292,6 +292,32 @@ struct AttachSourceNoticeTests {
         #expect(batches.allSatisfy { $0.notices.allSatisfy { !$0.isWarning } })
     }
 
+    @Test(
+        "an attached app that sends nothing for several of its snapshots' intervals is said to be quiet, then back"
+    )
+    func quietThenBack() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02, quietAfter: 0.3)
+        defer { source.close() }
+        // Given a tap that sends a snapshot every 50 ms
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 12943), FakeTap.snapshot])
+        _ = drain(source, untilNotice: "attached to simapp (pid 12943)", snapshot: true)
+        for _ in 0..<3 {
+            usleep(50_000)
+            tap.send([FakeTap.snapshot])
+        }
+        // When it stops sending, its connection open (a suspended app)
+        var batches = drain(source, untilNotice: "simapp (pid 12943) is quiet: nothing from it for 0.3 s")
+        #expect(batches.last?.status == "attached")
+        // Then the next line it sends says it is back, once
+        tap.send([FakeTap.snapshot])
+        batches = drain(source, untilNotice: "simapp (pid 12943) is back")
+        #expect(batches.flatMap(\.notices).filter { $0.text.contains("is quiet") }.isEmpty)
+    }
+
     @Test("a refusal becomes the status and one warning, and the source attaches once there is room")
     func refused() throws {
         let directory = TemporaryDirectory()
