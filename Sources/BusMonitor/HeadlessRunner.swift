@@ -175,6 +175,8 @@ package final class HeadlessRunner: Sendable {
         /// The fleet's members as the source last sent them, for a source that watches several
         /// processes; `nil` for one app.
         var fleet: [FleetMember]?
+        /// The source's own clock as its newest batch set it (a replay's), in seconds since 1970.
+        var sourceClock: Double?
 
         mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
             if let fleet = batch.fleet {
@@ -212,6 +214,7 @@ package final class HeadlessRunner: Sendable {
             dropped = batch.droppedEvents
             lifecycleDropped = batch.droppedLifecycle
             if let status = batch.status { self.status = status }
+            if let clock = batch.sourceClock { sourceClock = clock }
         }
 
         /// The newest snapshot of each app, a gone app's retired (``BusSnapshot/retired``): its
@@ -226,7 +229,8 @@ package final class HeadlessRunner: Sendable {
         /// For a fleet: a `fleet` line listing the members.
         func writeFleet(into writer: inout JSONLineWriter) {
             guard let fleet else { return }
-            FleetLine.write(fleet, time: WallClock.now(), into: &writer)
+            // A replay's on its clock, among the records it stands with.
+            FleetLine.write(fleet, time: sourceClock ?? WallClock.now(), into: &writer)
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {

@@ -39,14 +39,18 @@ struct RecordLines {
                 writer.write(event)
             case .lifecycle, .snapshot, .call:
                 writer.write(record)
-            case .hello, .dropped, .refused:
+            case .hello:
+                // A replay hands over the recording's hellos where they were.
+                writer.write(record)
+            case .dropped, .refused:
                 continue  // not part of a batch
             }
             if let time = record.time { stamp(time) }
             lines += 1
         }
         recordsWritten += lines
-        if let fleet = batch.fleet {
+        // An empty fleet before anything was written (busmon listening, no app yet) is no news.
+        if let fleet = batch.fleet, lastFleet != nil || !fleet.isEmpty {
             let shape = FleetLine.shape(of: fleet)
             if shape != lastFleet {
                 lastFleet = shape

@@ -66,7 +66,7 @@ package final class RecordingSource: WrappingSource {
 
     private func record(_ drained: SourceBatch) -> SourceBatch {
         var batch = drained
-        if batch.hasRecords || writer.recordsWritten > 0 { writer.record(batch, hello: hello) }
+        if WatchedHello.writesLines(batch) || writer.recordsWritten > 0 { writer.record(batch, hello: hello) }
         if let error = writer.error { batch.appendToStatus(error) }
         return batch
     }

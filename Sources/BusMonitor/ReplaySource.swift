@@ -122,6 +122,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var helloLine: RecordingLineReader.Position?
         /// Where the newest `fleet` line before it is, if one came, likewise.
         var fleetLine: RecordingLineReader.Position?
+        /// The offset of its own record: past ``latest`` by the pause before it, if any.
+        var offset = 0.0
     }
 
     /// Where a move of the cursor ends.
@@ -299,7 +301,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         Checkpoint(
                             position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
                             lastLine: lastLine, drops: drops, helloLine: newestHelloLine,
-                            fleetLine: newestFleetLine))
+                            fleetLine: newestFleetLine, offset: max(latest, time - (firstTime ?? time))))
                 }
             } else {
                 checkpoints.append(
@@ -579,6 +581,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 break
             }
             guard case .item(let item) = next else {
+                // A hello goes on in the batch, where it was: a recording or headless output of
+                // the replay writes it there.
+                if case .hello(let found) = next, clock.hello != found { batch.records.append(.hello(found)) }
                 play(next, at: offset, &clock)
                 clock.pending = nil
                 continue
@@ -657,8 +662,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         if clock.recordedFleet != nil, clock.fleetChanged {
             clock.fleetChanged = false
-            batches[batches.count - 1].fleet = Self.fleet(
-                clock, at: firstTime + min(cursor.isFinite ? cursor : clock.handedOver, duration))
+            batches[batches.count - 1].fleet = Self.fleet(clock)
         }
         return batches
     }
@@ -695,33 +699,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.heard[origin] = app
     }
 
-    /// The fleet at `time` (seconds since 1970 on the recording's clock): the apps of the newest
-    /// `fleet` line with the presence it gave them, as the recording monitor saw them, and
-    /// their events and snapshots as the records handed over tell; an app only the records
-    /// name is active, quiet or gone by how long it has been silent.
-    private static func fleet(_ clock: Clock, at time: Double) -> [FleetMember] {
-        var members: [FleetMember] = []
-        var listed: Set<EventOrigin> = []
-        for recorded in clock.recordedFleet ?? [] {
+    /// The fleet: the apps of the newest `fleet` line with the presence it gave them, as the
+    /// monitor that recorded saw them, and their events and snapshots as the records handed
+    /// over tell. An app the line leaves out is not listed, as the live list had forgotten it
+    /// (an app that joins is in the line written with its first records).
+    private static func fleet(_ clock: Clock) -> [FleetMember] {
+        (clock.recordedFleet ?? []).map { recorded in
             var member = recorded
             let heard = clock.heard[recorded.origin]
             member.lastSeen = max(recorded.lastSeen, heard?.lastSeen ?? recorded.lastSeen)
             member.eventsReceived = heard?.events ?? 0
             member.snapshot = heard?.snapshot
-            members.append(member)
-            listed.insert(recorded.origin)
+            return member
         }
-        let times = FleetPresenceTimes()
-        for (origin, app) in clock.heard where !listed.contains(origin) {
-            let silence = time - app.lastSeen
-            let presence: FleetMember.Presence =
-                silence >= times.goneAfter ? .gone : silence >= times.quietAfter ? .quiet : .active
-            members.append(
-                FleetMember(
-                    origin: origin, presence: presence, lastSeen: app.lastSeen, eventsReceived: app.events,
-                    snapshot: app.snapshot))
-        }
-        return members
     }
 
     /// Whether a record at `pending` (seconds of recording), read when `delivered` records were
@@ -1150,6 +1140,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         guard let file = clock.file else { return "replay: the recording cannot be read again" }
         var start = checkpoints.lastIndex { $0.delivered <= targetRecords } ?? 0
+        // Its first record no later than the target: a target in a long pause lies after the
+        // last checkpoint before the pause, not before the first after it.
+        while start > 0, checkpoints[start].offset > targetOffset + 1e-6 { start -= 1 }
+        // A checkpoint right after a long pause reads from the stretch before the pause too: the
+        // bus as it was when the pause began (its last snapshot) is what the cursor shows.
+        if start > 0, checkpoints[start].offset - checkpoints[start].latest >= Self.minimumWarmUpSeconds {
+            start -= 1
+        }
         while start > 0, targetOffset - checkpoints[start].latest < Self.warmUpSeconds,
             targetRecords - checkpoints[start].delivered < Self.warmUpRecords
                 || (targetOffset - checkpoints[start].latest < Self.minimumWarmUpSeconds

@@ -24,9 +24,10 @@ final class WatchedHello: Sendable {
         self.source = source
     }
 
-    /// The app's own hello when the innermost source has one (an attached tap's, a
-    /// recording's), else this process under the source's title.
-    func current(busName: String?) -> FeedHello {
+    /// The app's own hello when the innermost source has one (an attached tap's), else this
+    /// process under the source's title; `nil` for a replay, whose batches hand over the
+    /// recording's hellos where they were.
+    func current(busName: String?) -> FeedHello? {
         var innermost = source
         while let wrapping = innermost as? any WrappingSource {
             // A recording on the way made its hello already: output and recording say the same.
@@ -36,7 +37,7 @@ final class WatchedHello: Sendable {
             innermost = wrapping.wrapped
         }
         if let attach = innermost as? AttachSource, let hello = attach.hello { return hello }
-        if let replay = innermost as? ReplaySource, let hello = replay.currentHello { return hello }
+        if innermost is ReplaySource { return nil }
         return madeUp.withLock { hello in
             if let hello { return hello }
             let made = FeedHello(
@@ -46,12 +47,18 @@ final class WatchedHello: Sendable {
         }
     }
 
+    /// Whether `batch` makes lines of a recording before anything else did: records, or a fleet
+    /// with members (busmon listening with no app yet makes none).
+    static func writesLines(_ batch: SourceBatch) -> Bool {
+        batch.hasRecords || !(batch.fleet ?? []).isEmpty
+    }
+
     /// Writes the hello before `batch`'s lines when it is the first or another than the last
-    /// written; nothing before the first batch with records. Returns the lines written.
+    /// written; nothing before the first batch with lines. Returns the lines written.
     func write(before batch: SourceBatch, into writer: inout JSONLineWriter) -> Int {
-        let hello = current(busName: batch.newestSnapshot?.snapshot.busName)
+        guard let hello = current(busName: batch.newestSnapshot?.snapshot.busName) else { return 0 }
         return written.withLock { written in
-            guard batch.hasRecords || written.anything else { return 0 }
+            guard Self.writesLines(batch) || written.anything else { return 0 }
             written.anything = true
             guard written.hello != hello else { return 0 }
             written.hello = hello

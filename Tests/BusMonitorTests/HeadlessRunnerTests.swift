@@ -25,6 +25,63 @@ struct HeadlessRunnerTests {
         return (outcome, text.split(separator: "\n").map(String.init))
     }
 
+    @Test("a replay's headless output holds the recording's hellos where they were, and replays alike")
+    func replayedHellosStayInPlace() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("two.jsonl")
+        func snapshot(_ time: Double) -> String {
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
+            ).encodeLine()
+        }
+        let first = FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine()
+        let second = FeedRecord.hello(FeedHello(pid: 2, process: "app", bus: "b", time: 3)).encodeLine()
+        try [first, snapshot(1), snapshot(2), second, snapshot(3)].joined().write(
+            toFile: path, atomically: false, encoding: .utf8)
+        // When a replay at full speed is written as headless output
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(
+                source: try! ReplaySource(path: path, speed: 0), output: output, drainInterval: 0.01
+            ).run()
+        }
+        // Then its records are the recording's, hellos in their places
+        let records = lines.filter { !$0.hasPrefix(#"{"kind":"summary""#) }
+        #expect(records.map { $0 + "\n" } == [first, snapshot(1), snapshot(2), second, snapshot(3)])
+    }
+
+    @Test("listening with no app yet writes nothing; the first app's hello comes first, then its fleet line")
+    func firstLinesOfAFleet() throws {
+        let origin = FeedOrigin(app: "shop", host: "h", pid: 1)
+        let member = FleetMember(origin: origin, lastSeen: 1)
+        let event = FeedEvent(
+            sequence: 0, time: 1, typeName: "Tick", payload: .description("t"), receivers: 1, origin: origin)
+        let batches = [
+            SourceBatch(fleet: []), SourceBatch(fleet: [member]),
+            SourceBatch(events: [event], fleet: [member]),
+        ]
+        let directory = TemporaryDirectory()
+        let writer = try RecordingWriter(path: directory.file("fleet.jsonl"))
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(
+                source: RecordingSource(wrapping: ScriptedSource(batches), writer: writer), output: output,
+                drainInterval: 0.01, summaryInterval: 1_000
+            ).run()
+        }
+        writer.close()
+        let kinds = lines.map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["kind"] as? String
+                ?? "?"
+        }
+        #expect(Array(kinds.prefix(3)) == ["hello", "fleet", "event"], "\(lines)")
+        // The recording holds the same lines (a fleet line stamped as each writer wrote it).
+        let recorded = try String(contentsOfFile: writer.path, encoding: .utf8).split(separator: "\n")
+        #expect(recorded.count == 3)
+        #expect(recorded.first.map(String.init) == lines.first)
+        #expect(recorded.last.map(String.init) == lines[2])
+        #expect(recorded[1].hasPrefix(#"{"kind":"fleet""#))
+    }
+
     @Test("replaying to JSON Lines: every line parses, events and a final summary with totals")
     func replayToJSONLines() throws {
         let directory = TemporaryDirectory()

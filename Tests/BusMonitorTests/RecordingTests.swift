@@ -150,6 +150,46 @@ struct RecordingTests {
         #expect(before.first { $0.origin == shop }?.presence == .active)
     }
 
+    @Test("a jump into a long pause, or just past it, shows the bus as the pause found it")
+    func jumpsIntoALongPause() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("pause.jsonl")
+        let start = 1_800_000_000.0
+        func snapshot(published: Int, at time: Double) -> String {
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: time,
+                    snapshot: BusSnapshot(
+                        busName: "b",
+                        eventTypes: [EventTypeStatistics(typeName: "Tick", published: published)],
+                        wildcardObservers: 1))
+            ).encodeLine()
+        }
+        func tick(at time: Double) -> String {
+            FeedRecord.event(
+                FeedEvent(sequence: 1, time: time, typeName: "Tick", payload: .description("t"), receivers: 1)
+            ).encodeLine()
+        }
+        // Given 12 s of ticks and snapshots, an hour of nothing, then more
+        var lines: [String] = []
+        for tenth in 0..<120 {
+            let time = start + Double(tenth) / 10
+            lines.append(tick(at: time))
+            if tenth % 5 == 4 { lines.append(snapshot(published: tenth + 1, at: time)) }
+        }
+        lines.append(tick(at: start + 3_612))
+        lines.append(snapshot(published: 121, at: start + 3_612.1))
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        // When the cursor jumps from the start into the pause, or to just after it
+        for (target, expected) in [(72.0, 120), (3_612.05, 120)] {
+            let replay = try ReplaySource(path: path, speed: 1)
+            _ = replay.pause(at: target)
+            let batches = drainUntil(replay) { batches in batches.contains { $0.snapshot != nil } }
+            // Then the bus is the one the pause found, not an empty one
+            #expect(batches.compactMap(\.snapshot).last?.totalPublished == expected, "at \(target)")
+        }
+    }
+
     @Test("a fleet line and a hello play at their own time, not when they are read ahead of the next record")
     func fleetAndHelloLinesPlayAtTheirTime() throws {
         let directory = TemporaryDirectory()
