@@ -1,14 +1,6 @@
 internal import BusWire
 internal import EventBus
 
-#if canImport(Darwin)
-    internal import Darwin
-#elseif canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Musl)
-    internal import Musl
-#endif
-
 /// Records everything another source delivers, and passes it on unchanged.
 ///
 /// ```swift

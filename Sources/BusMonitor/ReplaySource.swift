@@ -679,14 +679,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// Notes the app `record` came from, for the fleet list: as many apps as a fleet keeps.
     private static func hear(_ record: FeedRecord, _ clock: inout Clock) {
-        let origin: EventOrigin?
-        switch record {
-        case .event(let event): origin = event.origin
-        case .lifecycle(let change): origin = change.origin
-        case .snapshot(let snapshot): origin = snapshot.origin
-        case .hello, .dropped, .refused, .call: origin = nil
-        }
-        guard let origin, let time = record.time else { return }
+        guard let origin = record.origin, let time = record.time else { return }
         guard clock.heard[origin] != nil || clock.heard.count < FleetState.maximumMembers else { return }
         clock.fleetChanged = true
         var app = clock.heard[origin] ?? HeardApp(lastSeen: time)

@@ -1,13 +1,6 @@
 internal import BusWire
 internal import EventBus
-
-#if canImport(Darwin)
-    internal import Darwin
-#elseif canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Musl)
-    internal import Musl
-#endif
+internal import Foundation
 
 /// Who a source watches, as the `hello` line that a recording and headless output begin with,
 /// and write again when it changes (the source attached to a new process): both write the same
@@ -41,7 +34,8 @@ final class WatchedHello: Sendable {
         return madeUp.withLock { hello in
             if let hello { return hello }
             let made = FeedHello(
-                pid: Int(getpid()), process: source.title, bus: busName ?? "unknown", time: WallClock.now())
+                pid: Int(ProcessInfo.processInfo.processIdentifier), process: source.title,
+                bus: busName ?? "unknown", time: WallClock.now())
             hello = made
             return made
         }

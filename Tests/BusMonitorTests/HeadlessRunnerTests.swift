@@ -29,12 +29,7 @@ struct HeadlessRunnerTests {
     func replayedHellosStayInPlace() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("two.jsonl")
-        func snapshot(_ time: Double) -> String {
-            FeedRecord.snapshot(
-                FeedSnapshot(
-                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
-            ).encodeLine()
-        }
+        let snapshot = { (time: Double) in RecordingTests.snapshotLine(at: time) }
         let first = FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine()
         let second = FeedRecord.hello(FeedHello(pid: 2, process: "app", bus: "b", time: 3)).encodeLine()
         try [first, snapshot(1), snapshot(2), second, snapshot(3)].joined().write(

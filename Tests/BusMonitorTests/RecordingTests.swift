@@ -31,6 +31,20 @@ final class ScriptedSource: FiniteSource {
 
 @Suite("Recording and replay")
 struct RecordingTests {
+    /// A snapshot line of a bus `b` stamped `time`, with one type `Tick` published `published`
+    /// times when given.
+    static func snapshotLine(at time: Double, published: Int? = nil) -> String {
+        FeedRecord.snapshot(
+            FeedSnapshot(
+                time: time,
+                snapshot: BusSnapshot(
+                    busName: "b",
+                    eventTypes: published.map { [EventTypeStatistics(typeName: "Tick", published: $0)] }
+                        ?? [],
+                    wildcardObservers: 1))
+        ).encodeLine()
+    }
+
     static func sampleBatches(start: Double = 1_700_000_000) -> [SourceBatch] {
         let snapshot = BusSnapshot(
             busName: "shared",
@@ -156,14 +170,7 @@ struct RecordingTests {
         let path = directory.file("pause.jsonl")
         let start = 1_800_000_000.0
         func snapshot(published: Int, at time: Double) -> String {
-            FeedRecord.snapshot(
-                FeedSnapshot(
-                    time: time,
-                    snapshot: BusSnapshot(
-                        busName: "b",
-                        eventTypes: [EventTypeStatistics(typeName: "Tick", published: published)],
-                        wildcardObservers: 1))
-            ).encodeLine()
+            Self.snapshotLine(at: time, published: published)
         }
         func tick(at time: Double) -> String {
             FeedRecord.event(
@@ -444,12 +451,7 @@ struct RecordingTests {
     func countersRestart() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("two.jsonl")
-        func snapshot(_ time: Double) -> String {
-            FeedRecord.snapshot(
-                FeedSnapshot(
-                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
-            ).encodeLine()
-        }
+        let snapshot = { (time: Double) in Self.snapshotLine(at: time) }
         let lines = [
             FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine(),
             snapshot(1), snapshot(2),
