@@ -222,7 +222,7 @@ struct AttachState {
         lastHeard = MonotonicClock.now()
         guard saidQuiet else { return }
         saidQuiet = false
-        if state == .attached, let hello { note("\(hello.process) (pid \(hello.pid)) is back") }
+        if state == .attached, let hello { note("\(hello.processName) is back") }
     }
 
     /// Says once that the attached app has sent nothing for `quietAfter` seconds as of `now`.
@@ -236,7 +236,7 @@ struct AttachState {
         saidQuiet = true
         // Whole seconds past a fleet's wait: the tap's pace is measured, not set.
         let said = threshold > quietAfter ? threshold.rounded(.up) : threshold
-        note("\(hello.process) (pid \(hello.pid)) is quiet: nothing from it for \(FleetState.format(said))")
+        note("\(hello.processName) is quiet: nothing from it for \(FleetState.format(said))")
     }
 
     var statusText: String {
@@ -266,16 +266,9 @@ extension AttachState {
         saidQuiet = false
         lastSnapshotAt = nil
         longestSnapshotGap = nil
-        let name = "\(hello.process) (pid \(hello.pid))"
-        if let previous = self.hello, previous.pid == hello.pid, previous.bus == hello.bus {
-            note("attached again to \(name)")
-        } else {
-            if let previous = self.hello {
-                let what = previous.pid == hello.pid ? "a new bus" : "a new process"
-                note("attached to \(name): \(what), counters restart")
-            } else {
-                note("attached to \(name)")
-            }
+        let notice = hello.attachNotice(after: self.hello)
+        note(notice.text)
+        if notice.restartsCounters {
             awaitingFirstSnapshot = true
             tapCounters = nil
         }
@@ -347,7 +340,7 @@ final class AttachReader: @unchecked Sendable {
                     if state.state == .attached {
                         state.state = .detached
                         if let hello = state.hello {
-                            state.note("detached from \(hello.process) (pid \(hello.pid))")
+                            state.note("detached from \(hello.processName)")
                         }
                     }
                     state.droppedBefore.clampedAdd(state.droppedNow)

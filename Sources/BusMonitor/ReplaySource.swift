@@ -460,17 +460,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             return
         }
         guard previous != found else { return }
-        let name = "\(found.process) (pid \(found.pid))"
-        let text: String
-        if previous.pid == found.pid, previous.bus == found.bus {
-            // The same bus again: its counters go on, as the live monitor's did.
-            text = "attached again to \(name)"
-        } else {
-            text =
-                "attached to \(name): \(previous.pid == found.pid ? "a new bus" : "a new process"), counters restart"
-            clock.countersStartOver = true
-        }
-        clock.notices.append(SourceNotice(time: firstTime + offset, text: text))
+        let notice = found.attachNotice(after: previous)
+        if notice.restartsCounters { clock.countersStartOver = true }
+        clock.notices.append(SourceNotice(time: firstTime + offset, text: notice.text))
     }
 
     /// The whole of the file at `path`, for readers of recordings and wire input.

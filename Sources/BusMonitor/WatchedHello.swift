@@ -61,3 +61,18 @@ final class WatchedHello: Sendable {
         }
     }
 }
+
+extension FeedHello {
+    /// `simapp (pid 4242)`, as notices name the process.
+    var processName: String { "\(process) (pid \(pid))" }
+
+    /// What a monitor says when the process it watches says this hello after `previous`: a
+    /// first attach, the same bus again (its counters go on), or a new process or bus (its
+    /// counters restart). The live monitor and a replay of its recording say it alike.
+    func attachNotice(after previous: FeedHello?) -> (text: String, restartsCounters: Bool) {
+        guard let previous else { return ("attached to \(processName)", true) }
+        if previous.pid == pid, previous.bus == bus { return ("attached again to \(processName)", false) }
+        let what = previous.pid == pid ? "a new bus" : "a new process"
+        return ("attached to \(processName): \(what), counters restart", true)
+    }
+}
