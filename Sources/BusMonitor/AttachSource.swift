@@ -268,6 +268,9 @@ extension AttachState {
         longestSnapshotGap = nil
         let notice = hello.attachNotice(after: self.hello)
         note(notice.text)
+        // Among the records, where it came: a recording and headless output write it there, so
+        // that records read before it are never taken for the new process's.
+        records.append(.hello(hello))
         if notice.restartsCounters {
             awaitingFirstSnapshot = true
             tapCounters = nil
@@ -340,7 +343,10 @@ final class AttachReader: @unchecked Sendable {
                     if state.state == .attached {
                         state.state = .detached
                         if let hello = state.hello {
-                            state.note("detached from \(hello.processName)")
+                            let detach = FeedDetached(from: hello, at: WallClock.now())
+                            state.note(detach.notice)
+                            // After the connection's last records, for a recording to replay.
+                            state.records.append(.detached(detach))
                         }
                     }
                     state.droppedBefore.clampedAdd(state.droppedNow)
@@ -440,6 +446,9 @@ final class AttachReader: @unchecked Sendable {
                             return
                         }
                         state.attach(hello)
+                    case .detached:
+                        // A monitor's own note, which no tap sends: nothing to believe.
+                        break
                     case .event, .lifecycle, .call:
                         state.records.append(record)
                     case .snapshot(let snapshot):

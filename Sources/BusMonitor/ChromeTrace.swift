@@ -187,7 +187,7 @@ struct ChromeTrace: Sendable {
                 heldEvents.append((event, process))
             case .lifecycle(let change): add(change)
             case .snapshot(let snapshot): add(snapshot)
-            case .hello, .dropped, .refused: break
+            case .hello, .dropped, .refused, .detached: break
             }
         }
         releaseHeldEvents(all: false)

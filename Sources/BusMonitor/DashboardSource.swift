@@ -7,7 +7,10 @@ package struct SourceBatch: Sendable {
     /// `lifecycle` and `snapshot` records of the wire format, each naming its app (``FeedOrigin``)
     /// when the source watches several. Every source hands the same records, so whatever reads
     /// them (the dashboard, a recording, headless output, a graph) sees every field the wire
-    /// carries, however the app is connected. Other kinds are not part of a batch.
+    /// carries, however the app is connected. A source that watches one app at a time (an
+    /// attached tap, a replay of its recording) also hands over a `hello` where a process came
+    /// and a `detached` note where it went, among the records, for a recording to keep in
+    /// place. Other kinds are not part of a batch.
     package var records: [FeedRecord]
     /// Events the source had to drop so far because the monitor fell behind (a running total).
     package var droppedEvents: Int

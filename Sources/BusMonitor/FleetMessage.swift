@@ -25,7 +25,7 @@ package enum FleetMessage: Sendable, Hashable {
         case .lifecycle(let change): self = .lifecycle(change, origin: origin)
         case .snapshot(let snapshot): self = .snapshot(snapshot, origin: origin)
         case .call(let call): self = .call(call, origin: origin)
-        case .hello, .dropped, .refused: return nil
+        case .hello, .dropped, .refused, .detached: return nil
         }
     }
 

@@ -84,7 +84,7 @@ package struct FlowGraph: Sendable {
             case .event(let event): take(event)
             case .lifecycle(let change): take(change.change)
             case .snapshot(let snapshot): take(snapshot.snapshot, of: snapshot.origin)
-            case .hello, .dropped, .refused, .call: break
+            case .hello, .dropped, .refused, .call, .detached: break
             }
         }
     }

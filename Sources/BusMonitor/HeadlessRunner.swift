@@ -206,7 +206,7 @@ package final class HeadlessRunner: Sendable {
                     } else {
                         snapshots[snapshot.origin] = snapshot.snapshot
                     }
-                case .hello, .dropped, .refused, .call:
+                case .hello, .dropped, .refused, .call, .detached:
                     break
                 }
             }

@@ -39,8 +39,8 @@ struct RecordLines {
                 writer.write(event)
             case .lifecycle, .snapshot, .call:
                 writer.write(record)
-            case .hello:
-                // A replay hands over the recording's hellos where they were.
+            case .hello, .detached:
+                // An attached app's hellos and detaches, and a replay's, go where they were.
                 writer.write(record)
             case .dropped, .refused:
                 continue  // not part of a batch

@@ -122,6 +122,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var helloLine: RecordingLineReader.Position?
         /// Where the newest `fleet` line before it is, if one came, likewise.
         var fleetLine: RecordingLineReader.Position?
+        /// Whether the app of that hello had gone away there (a `detached` line came after it).
+        var detached = false
         /// The offset of its own record: past ``latest`` by the pause before it, if any.
         var offset = 0.0
     }
@@ -186,6 +188,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var countersStartOver = true
         /// The newest hello read: who was watched where the replay reads, which the title names.
         var hello: FeedHello?
+        /// Whether the app of ``hello`` went away where the replay reads, as the recording's
+        /// `detached` line says: the status says so until the next hello.
+        var detached = false
         /// The fleet as the newest `fleet` line read listed it: each app's presence as the
         /// monitor that recorded saw it (an app that left is gone when it left). `nil` until
         /// one is read; a recording of one app has none.
@@ -245,6 +250,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var drops = FeedDrops(time: 0, events: 0)
         var newestHelloLine: RecordingLineReader.Position?
         var newestFleetLine: RecordingLineReader.Position?
+        var detached = false
         var unreadableFleetLines = 0
         var longestPause: (after: Double, length: Double, line: Int)?
         var longPauses = 0
@@ -289,6 +295,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 if case .hello(let found) = record {
                     if hello == nil { hello = found }
                     newestHelloLine = line.position
+                    detached = false
                 }
                 continue
             }
@@ -301,7 +308,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         Checkpoint(
                             position: line.position, latest: latest, delivered: items, lastEvent: lastEvent,
                             lastLine: lastLine, drops: drops, helloLine: newestHelloLine,
-                            fleetLine: newestFleetLine, offset: max(latest, time - (firstTime ?? time))))
+                            fleetLine: newestFleetLine, detached: detached,
+                            offset: max(latest, time - (firstTime ?? time))))
                 }
             } else {
                 checkpoints.append(
@@ -318,6 +326,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 lastLine = items
             case .dropped(let found):
                 drops = found
+            case .detached:
+                detached = true
             default:
                 break
             }
@@ -454,7 +464,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// a new process (or bus) whose counters restart, or the same one again; nothing for the
     /// hello already in effect.
     private func noteAttach(of found: FeedHello, at offset: Double, _ clock: inout Clock) {
-        defer { clock.hello = found }
+        defer {
+            clock.hello = found
+            clock.detached = false
+        }
         guard let previous = clock.hello else {
             clock.countersStartOver = true
             return
@@ -608,6 +621,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             case .lifecycle:
                 clock.lastLine = clock.delivered
                 batch.records.append(pending.item.record)
+            case .detached(let detach):
+                // Said when the live monitor said it; the status says so until the next hello.
+                clock.detached = true
+                clock.notices.append(SourceNotice(time: firstTime + pending.offset, text: detach.notice))
+                batch.records.append(pending.item.record)
             default:
                 batch.records.append(pending.item.record)
             }
@@ -725,6 +743,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let shown = Self.isAsFastAsPossible(clock.speed) && !clock.isPaused ? next : min(played, duration)
         var status =
             "replay \(Self.clockText(shown)) / \(Self.clockText(duration)) \(Self.bar(shown, of: duration))"
+        if clock.detached { status += " detached" }
         if clock.isPaused {
             status += " paused"
         } else if clock.speed != 1 {
@@ -1162,6 +1181,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     if case .hello(let found)? = try? FeedRecord.decode(line: line) { found } else { nil }
                 }
             } ?? hello
+        clock.detached = checkpoint.detached
         clock.recordedFleet = checkpoint.fleetLine.flatMap {
             Self.readLine(at: $0, of: file) { FleetLine.decode($0)?.members }
         }

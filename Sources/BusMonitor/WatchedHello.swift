@@ -3,8 +3,10 @@ internal import EventBus
 internal import Foundation
 
 /// Who a source watches, as the `hello` line that a recording and headless output begin with,
-/// and write again when it changes (the source attached to a new process): both write the same
-/// lines, so that either can be replayed, restarts included.
+/// for a source whose batches carry no hellos of their own (a simulated app, a fleet): this
+/// process under the source's title. Both write the same line, so that either can be replayed.
+/// An attached tap's batches, and a replay's, hold the app's hellos (and `detached` notes)
+/// among their records, where they came, restarts included.
 final class WatchedHello: Sendable {
     private let source: any DashboardSource
     /// The hello made up for a source that has none, fixed once made.
@@ -17,9 +19,9 @@ final class WatchedHello: Sendable {
         self.source = source
     }
 
-    /// The app's own hello when the innermost source has one (an attached tap's), else this
-    /// process under the source's title; `nil` for a replay, whose batches hand over the
-    /// recording's hellos where they were.
+    /// This process under the source's title, for a source whose batches have no hellos; `nil`
+    /// for an attached tap and a replay, whose batches hold the app's hellos (and the recording's)
+    /// where they came.
     func current(busName: String?) -> FeedHello? {
         var innermost = source
         while let wrapping = innermost as? any WrappingSource {
@@ -29,8 +31,8 @@ final class WatchedHello: Sendable {
             }
             innermost = wrapping.wrapped
         }
-        if let attach = innermost as? AttachSource, let hello = attach.hello { return hello }
-        if innermost is ReplaySource { return nil }
+        // Their batches hand over their hellos where they came.
+        if innermost is AttachSource || innermost is ReplaySource { return nil }
         return madeUp.withLock { hello in
             if let hello { return hello }
             let made = FeedHello(
@@ -60,6 +62,12 @@ final class WatchedHello: Sendable {
             return 1
         }
     }
+}
+
+extension FeedDetached {
+    /// `detached from simapp (pid 4242)`: what a monitor says when the app goes away, live
+    /// and in a replay of its recording alike.
+    var notice: String { "detached from \(process) (pid \(pid))" }
 }
 
 extension FeedHello {

@@ -32,7 +32,7 @@ extension FleetMessage {
             return .failure(.unreadable)
         }
         switch record {
-        case .hello, .dropped, .refused:
+        case .hello, .dropped, .refused, .detached:
             return .failure(.ignored)
         case .event, .lifecycle, .snapshot, .call:
             // A record of a process's own must name its sender.

@@ -112,6 +112,11 @@ extension FeedRecord {
                     version: try fields.count("version"), pid: try fields.count("pid"),
                     process: try fields.string("process"), bus: try fields.string("bus"),
                     time: try fields.time("time")))
+        case "detached":
+            return .detached(
+                FeedDetached(
+                    time: try fields.time("time"), pid: try fields.count("pid"),
+                    process: try fields.string("process"), bus: try fields.string("bus")))
         case "event":
             return .event(
                 FeedEvent(

@@ -28,7 +28,18 @@ extension JSONLineWriter {
         case .dropped(let drops): write(drops)
         case .refused(let refusal): write(refusal)
         case .call(let call): write(call)
+        case .detached(let detach): write(detach)
         }
+    }
+
+    /// Appends a monitor's note of a detach as one `detached` line.
+    package mutating func write(_ detach: FeedDetached) {
+        beginRecord("detached")
+        field("time", detach.time)
+        field("pid", detach.pid)
+        field("process", detach.process)
+        field("bus", detach.bus)
+        endRecord()
     }
 
     /// Appends a handler call as one `call` line.

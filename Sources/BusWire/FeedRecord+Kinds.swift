@@ -8,6 +8,7 @@ extension FeedRecord {
         case .snapshot(let snapshot): return snapshot.time
         case .dropped(let drops): return drops.time
         case .call(let call): return call.time
+        case .detached(let detach): return detach.time
         case .hello, .refused: return nil
         }
     }
@@ -19,7 +20,7 @@ extension FeedRecord {
         case .lifecycle(let change): return change.origin
         case .snapshot(let snapshot): return snapshot.origin
         case .call(let call): return call.origin
-        case .hello, .dropped, .refused: return nil
+        case .hello, .dropped, .refused, .detached: return nil
         }
     }
 }

@@ -25,6 +25,10 @@ public enum FeedRecord: Sendable, Hashable {
     case refused(FeedRefusal)
     /// One handler call, sent only to a monitor that asked for calls because it writes a trace.
     case call(FeedHandlerCall)
+    /// The monitor lost the app it was attached to (the app exited or closed its tap). A tap
+    /// never sends it; a monitor writes it into its recordings and headless output, where the
+    /// connection ended, so that a replay says the detach when the live monitor did.
+    case detached(FeedDetached)
 
     /// The version of the wire format this library writes.
     ///
@@ -85,6 +89,7 @@ public enum FeedRecord: Sendable, Hashable {
         case .dropped: return "dropped"
         case .refused: return "refused"
         case .call: return "call"
+        case .detached: return "detached"
         }
     }
 }
@@ -109,6 +114,37 @@ public struct FeedHello: Sendable, Hashable {
         self.process = process
         self.bus = bus
         self.time = time
+    }
+}
+
+/// A monitor's note that the app it was attached to went away: the app's `hello` fields, and
+/// when the connection ended.
+public struct FeedDetached: Sendable, Hashable {
+    /// Seconds since 1970 when the monitor saw the connection end.
+    public var time: Double
+    /// The process id of the app, from its hello.
+    public var pid: Int
+    /// The app's process name, from its hello.
+    public var process: String
+    /// The name of the bus that was tapped, from its hello.
+    public var bus: String
+
+    /// Creates a note of a detach.
+    public init(time: Double, pid: Int, process: String, bus: String) {
+        self.time = time
+        self.pid = pid
+        self.process = process
+        self.bus = bus
+    }
+
+    /// The detach from the app that said `hello`, at `time`.
+    public init(from hello: FeedHello, at time: Double) {
+        self.init(time: time, pid: hello.pid, process: hello.process, bus: hello.bus)
+    }
+
+    /// Whether it is the app that said `hello` that went away.
+    public func isDetach(from hello: FeedHello) -> Bool {
+        pid == hello.pid && process == hello.process && bus == hello.bus
     }
 }
 

@@ -284,7 +284,7 @@ struct DashboardState {
                 }
                 memberSnapshots[snapshot.origin] = snapshot.snapshot
                 snapshotsChanged = true
-            case .hello, .dropped, .refused, .call:
+            case .hello, .dropped, .refused, .call, .detached:
                 continue
             }
         }
@@ -344,7 +344,7 @@ struct DashboardState {
         case .event(let event): origin = event.origin
         case .lifecycle(let captured): origin = captured.origin
         case .snapshot(let snapshot): origin = snapshot.origin
-        case .hello, .dropped, .refused, .call: origin = nil
+        case .hello, .dropped, .refused, .call, .detached: origin = nil
         }
         guard let origin, let time = record.time, time.isFinite else { return }
         guard heard[origin] != nil || heard.count < FleetState.maximumMembers else { return }

@@ -240,6 +240,102 @@ struct RecordingTests {
         #expect(notice.map { abs($0.time - (start + 50)) < 0.001 } == true, "\(String(describing: notice))")
     }
 
+    @Test(
+        "a detach is recorded where the connection ended, and a replay says it then, as the live monitor did")
+    func detachIsRecordedAndReplayed() throws {
+        let directory = TemporaryDirectory()
+        let socket = directory.file("t.sock")
+        let first = EventBus(name: "first")
+        var tap: BusTap? = try BusTap(bus: first, socketPath: socket, processName: "simapp")
+        let writer = try RecordingWriter(path: directory.file("rec.jsonl"))
+        let attach = AttachSource(socketPath: socket, retryInterval: 0.02)
+        defer { attach.close() }
+        let source = RecordingSource(wrapping: attach, writer: writer)
+        #expect(eventually { first.snapshot().wildcardObservers == 1 })
+        // Given ten events of the first bus, its tap closed, and five of a second bus at the path
+        for number in 1...10 { first.publish(Ping(number: number, note: "")) }
+        var live = drainUntil(source) { $0.reduce(0) { $0 + $1.events.count } >= 10 }
+        tap?.close()
+        tap = nil
+        live += drainUntil(source) { $0.contains { $0.status == "detached" } }
+        let second = EventBus(name: "second")
+        let secondTap = try BusTap(bus: second, socketPath: socket, processName: "simapp")
+        defer { secondTap.close() }
+        #expect(eventually { second.snapshot().wildcardObservers == 1 })
+        for number in 1...5 { second.publish(Opaque(number: number)) }
+        live += drainUntil(source) { $0.flatMap(\.events).filter { $0.typeName == "Opaque" }.count >= 5 }
+        writer.close()
+
+        // Then the recording holds the first hello, its events, the detach, the second hello
+        // and its events, in that order
+        let kinds = try String(contentsOfFile: writer.path, encoding: .utf8).split(separator: "\n").map {
+            line -> String in
+            let record = try FeedRecord.decode(line: String(line))
+            if case .event(let event) = record { return event.typeName }
+            if case .hello(let hello) = record { return "hello \(hello.bus)" }
+            if case .detached(let detach) = record { return "detached \(detach.bus)" }
+            return record.kind
+        }.filter { $0 != "snapshot" && $0 != "lifecycle" }
+        #expect(
+            kinds
+                == ["hello first"] + Array(repeating: "Ping", count: 10) + ["detached first", "hello second"]
+                + Array(repeating: "Opaque", count: 5), "\(kinds)")
+        // And the live monitor's notices are the replay's, in the same order
+        let name = "simapp (pid \(getpid()))"
+        let said = [
+            "attached to \(name)", "detached from \(name)",
+            "attached to \(name): a new bus, counters restart",
+        ]
+        #expect(live.flatMap(\.notices).map(\.text) == said)
+        let replay = try ReplaySource(path: writer.path, speed: 0)
+        let replayed = drainUntil(replay) { _ in replay.isFinished }
+        #expect(replayed.flatMap(\.notices).map(\.text) == Array(said.dropFirst()))
+        // And a replay paused between the detach and the new hello says the app is detached
+        let lines = try String(contentsOfFile: writer.path, encoding: .utf8).split(separator: "\n")
+        let times = try lines.compactMap { line -> (String, Double)? in
+            switch try FeedRecord.decode(line: String(line)) {
+            case .detached(let detach): ("detached", detach.time)
+            case .hello(let hello) where hello.bus == "second": ("hello", hello.time)
+            default: nil
+            }
+        }
+        let detachedAt = try #require(times.first { $0.0 == "detached" }?.1)
+        let firstTime = try #require(
+            try lines.lazy.compactMap { try FeedRecord.decode(line: String($0)).time }.first)
+        let again = try ReplaySource(path: writer.path, speed: 0)
+        _ = again.pause(at: detachedAt - firstTime + 0.0001)
+        let paused = drainUntil(again) { $0.contains { $0.status?.contains("paused") == true } }
+        #expect(paused.last?.status?.contains(" detached paused") == true, "\(paused.last?.status ?? "")")
+    }
+
+    @Test("a jump far past a detach, with only drop counts after it, still says the app is detached")
+    func detachHoldsAcrossCheckpoints() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("gone.jsonl")
+        let start = 1_800_000_000.0
+        let hello = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
+        let lines = [
+            FeedRecord.hello(hello).encodeLine(),
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: 1, time: start, typeName: "Tick", payload: .description("t"), receivers: 1)
+            ).encodeLine(),
+            FeedRecord.detached(FeedDetached(from: hello, at: start + 1)).encodeLine(),
+            FeedRecord.dropped(FeedDrops(time: start + 100, events: 1)).encodeLine(),
+            FeedRecord.dropped(FeedDrops(time: start + 200, events: 2)).encodeLine(),
+            FeedRecord.dropped(FeedDrops(time: start + 300, events: 3)).encodeLine(),
+        ]
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        // When the cursor jumps to 250 s, long after the detach's minute of warm-up, then to 0.5 s
+        _ = replay.pause(at: 250)
+        let late = drainUntil(replay) { $0.contains { $0.status?.contains("paused") == true } }
+        #expect(late.last?.status?.contains(" detached paused") == true, "\(late.last?.status ?? "")")
+        _ = replay.pause(at: 0.5)
+        let early = drainUntil(replay) { $0.contains { $0.status?.contains("paused") == true } }
+        #expect(early.last?.status?.contains("detached") == false, "\(early.last?.status ?? "")")
+    }
+
     @Test("a tap, attached and recorded, replays with the totals the app published")
     func tapRecordReplay() throws {
         let directory = TemporaryDirectory()

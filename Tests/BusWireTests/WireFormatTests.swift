@@ -87,6 +87,7 @@ struct WireFormatTests {
                     time: 4, snapshot: BusSnapshot(busName: "tapped", eventTypes: [], wildcardObservers: 1),
                     tap: FeedTapCounters(monitors: 2, maximumMonitors: 64, refused: 3, disconnectedIdle: 1))),
             .refused(FeedRefusal(time: 5, reason: "64 monitors attached")),
+            .detached(FeedDetached(time: 6, pid: 4242, process: "simapp \u{1B}[2J", bus: "shared")),
         ] + observerSamples
 
     /// Records with every field version 2 added, each cause of a reclaim, and both leak kinds.
@@ -221,6 +222,14 @@ struct WireFormatTests {
         #expect(line.dropLast().contains("\n") == false, "one record, one line")
         #expect(try FeedRecord.decode(line: line) == record)
         #expect(try FeedRecord.decode(line: Array(line.utf8)) == record)
+    }
+
+    @Test("a detach is written with the documented fields")
+    func detachedFields() {
+        let line = FeedRecord.detached(FeedDetached(time: 6, pid: 4242, process: "simapp", bus: "shared"))
+            .encodeLine()
+        #expect(
+            line == #"{"kind":"detached","time":6.0,"pid":4242,"process":"simapp","bus":"shared"}"# + "\n")
     }
 
     @Test("encoded lines are JSON that Foundation reads too, with the documented field names")
