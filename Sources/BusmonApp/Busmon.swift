@@ -51,6 +51,12 @@ package enum Busmon {
             return 2
         }
 
+        if let clash = fileClash(options) {
+            printError("busmon: \(clash)")
+            writeToStandardError("usage: busmon [options]; busmon --help lists them")
+            return 2
+        }
+
         // Its output would go nowhere (/dev/null holds the descriptor's place): a mistake, unless
         // a file takes what is watched and stdout was closed to keep only that.
         let writesAFile = options.recordPath != nil || options.tracePath != nil || options.graphPath != nil
@@ -407,6 +413,26 @@ package enum Busmon {
     }
 
     /// The value of `--token` on the command line (`--token T` or `--token=T`), if any.
+    /// Why two of the files named on the command line cannot be used together: an output that
+    /// is the recording `--replay` reads (writing it empties the recording as it plays), or two
+    /// outputs in one file (their lines interleaved, neither readable); `nil` when none clash.
+    package static func fileClash(_ options: BusmonOptions) -> String? {
+        let outputs = [
+            ("--record", options.recordPath), ("--graph", options.graphPath), ("--trace", options.tracePath),
+        ].compactMap { flag, path in path.map { (flag, $0) } }
+        if let input = options.replayPath {
+            for (flag, path) in outputs where System.areOneFile(path, input) {
+                return "\(flag) \(path) is the recording --replay reads; writing it would destroy it"
+            }
+        }
+        for (index, (flag, path)) in outputs.enumerated() {
+            for (otherFlag, otherPath) in outputs[(index + 1)...] where System.areOneFile(path, otherPath) {
+                return "\(flag) and \(otherFlag) name one file, \(path): each needs its own"
+            }
+        }
+        return nil
+    }
+
     static func commandLineToken(_ arguments: [String]) -> String? {
         for (index, argument) in arguments.enumerated() {
             if argument == "--token", index + 1 < arguments.count { return arguments[index + 1] }

@@ -84,6 +84,23 @@ enum System {
         for signal in signals { sigaddset(&set, signal) }
         pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &set, nil)
     }
+    /// Whether `first` and `second` name one file that writing through one would destroy for the
+    /// other: the same path however spelled (`./a` and `a`), or one existing file (a hard link,
+    /// a symbolic link read through). A character device (`/dev/null`, `/dev/full`) takes any
+    /// number of writers and is never one.
+    static func areOneFile(_ first: String, _ second: String) -> Bool {
+        var firstInfo = stat()
+        var secondInfo = stat()
+        let firstExists = stat(first, &firstInfo) == 0
+        let secondExists = stat(second, &secondInfo) == 0
+        if firstExists, firstInfo.st_mode & S_IFMT == S_IFCHR { return false }
+        if firstExists, secondExists {
+            return firstInfo.st_dev == secondInfo.st_dev && firstInfo.st_ino == secondInfo.st_ino
+        }
+        let standardized = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
+        return standardized(first) == standardized(second)
+    }
+
     /// Whether `path` names a pipe, a FIFO, a character device or a socket: input read once, as
     /// it comes, rather than a file.
     static func isStream(_ path: String) -> Bool {

@@ -5,6 +5,14 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 @Suite("Building busmon's session from its options")
 struct SessionTests {
     @Test("a replay session reads the recording it is given")
@@ -50,6 +58,40 @@ struct SessionTests {
             try Busmon.checkAttachable("/nosuch-folder/app.sock")
         }
         #expect(throws: Never.self) { try Busmon.checkAttachable(directory.file("later.sock")) }
+    }
+
+    @Test("an output that is the recording being replayed, or another output, is refused, however spelled")
+    func outputsThatClash() throws {
+        let directory = TemporaryDirectory()
+        let recording = directory.file("in.jsonl")
+        try "{}\n".write(toFile: recording, atomically: true, encoding: .utf8)
+        #expect(link(recording, directory.file("hard.jsonl")) == 0)
+        #expect(symlink(recording, directory.file("soft.jsonl")) == 0)
+        let spelledOtherwise = directory.path + "/./sub/../in.jsonl"
+        func clash(_ arguments: [String]) throws -> String? {
+            try Self.options(arguments).flatMap(Busmon.fileClash)
+        }
+        // The recording itself, as any output, and through a hard link or a symbolic link
+        for flag in ["--trace", "--graph"] {
+            let said = try clash(["--replay", recording, flag, spelledOtherwise])
+            #expect(
+                said
+                    == "\(flag) \(spelledOtherwise) is the recording --replay reads; writing it would destroy it"
+            )
+        }
+        #expect(
+            try clash(["--replay", directory.file("soft.jsonl"), "--trace", directory.file("hard.jsonl")])
+                != nil)
+        // Two outputs in one file, before it exists
+        let both = directory.file("out.json")
+        #expect(
+            try clash(["--record", both, "--trace", both])
+                == "--record and --trace name one file, \(both): each needs its own")
+        // Devices take any number of writers, and different files do not clash
+        #expect(try clash(["--record", "/dev/null", "--trace", "/dev/null", "--graph", "/dev/null"]) == nil)
+        #expect(
+            try clash(["--replay", recording, "--trace", directory.file("t.json"), "--graph", both]) == nil)
+        #expect(FileManager.default.fileExists(atPath: both) == false)
     }
 
     private static func options(_ arguments: [String]) throws -> BusmonOptions? {
