@@ -164,7 +164,8 @@ struct ChromeTrace: Sendable {
             ] where count > 0 {
                 begin("i", name: "\(count) \(what)", category: "monitor")
                 writer.field("s", "g")
-                field(process: process, thread: nil, time: zero ?? 0)
+                // At the end, where the reader of the trace looks for what it misses.
+                field(process: process, thread: nil, time: newest != Int.min ? newest : zero ?? 0)
                 end()
             }
         }

@@ -177,8 +177,24 @@ struct ChromeTraceTests {
 
     @Test("calls lost on the way are said at the end; a trace cut short still reads")
     func lossesAreToldAndCutTracesRead() throws {
-        let trace = try Self.trace([Self.event(1, at: Self.second, on: Self.main)], dropped: 12)
-        #expect(trace.events("i").contains { $0["name"] as? String == "12 handler calls lost on the way" })
+        let trace = try Self.trace(
+            [
+                Self.event(1, at: Self.second, on: Self.main),
+                Self.event(2, at: Self.second + 5_000_000_000, on: Self.main),
+            ],
+            dropped: 12)
+        let lost = try #require(
+            trace.events("i").first { $0["name"] as? String == "12 handler calls lost on the way" })
+        // At the newest record's time (the trace's zero is a minute before the first), not at 0
+        let publishedAt =
+            trace.events("X").compactMap { $0["ts"] as? Double }
+            + trace.events("i").compactMap {
+                $0["name"] as? String == "12 handler calls lost on the way" ? nil : $0["ts"] as? Double
+            }
+        #expect(publishedAt.count >= 2)
+        #expect(
+            (lost["ts"] as? Double).map { $0 >= (publishedAt.max() ?? .infinity) - 1 } == true,
+            "\(lost) \(publishedAt)")
         var cut = ChromeTrace { ChromeTrace.AppName(name: "app", pid: 42) }
         cut.add(SourceBatch(records: [Self.call(1, at: Self.second, for: 10, on: Self.main)]))
         let partial = try TraceFile(data: Data(cut.take()))
