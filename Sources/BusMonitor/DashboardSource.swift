@@ -23,6 +23,10 @@ package struct SourceBatch: Sendable {
     package var droppedLifecycle = 0
     /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?
+    /// What stopped working on the monitor's own side, in every batch while it lasts, such as
+    /// `recording to session.jsonl stopped: No space left on device`: a file busmon writes that
+    /// will not be whole. The batch that first carries one also has it as a warning notice.
+    package var problems: [String] = []
     /// What happened to the source itself since the last batch, oldest first, for the log: an
     /// attach, a detach, a new process behind the socket, a recording's cut-off last line.
     package var notices: [SourceNotice]

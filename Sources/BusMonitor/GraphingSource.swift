@@ -30,6 +30,8 @@ package final class GraphingSource: WrappingSource {
         var graph = FlowGraph()
         var lastWrite = -Double.infinity
         var error: String?
+        /// Whether ``error`` was told, as a warning, once.
+        var toldError = false
         var taken = RecordsTakenOnce()
     }
 
@@ -89,7 +91,9 @@ package final class GraphingSource: WrappingSource {
             return forceWrite || now - state.lastWrite >= Self.writeInterval
         }
         if due { writeNow() }
-        if let error = state.withLock({ $0.error }) { batch.appendToStatus(error) }
+        state.withLock { state in
+            if let error = state.error { batch.add(problem: error, told: &state.toldError) }
+        }
         return batch
     }
 

@@ -172,6 +172,8 @@ package final class HeadlessRunner: Sendable {
         /// Snapshots of apps past ``FleetState/maximumMembers``, not kept, so far.
         var snapshotsNotCounted = 0
         var status: String?
+        /// What stopped on busmon's side, as the newest batch said it.
+        var problems: [String] = []
         /// The fleet's members as the source last sent them, for a source that watches several
         /// processes; `nil` for one app.
         var fleet: [FleetMember]?
@@ -213,7 +215,9 @@ package final class HeadlessRunner: Sendable {
             _ = lines.write(batch, into: &writer)
             dropped = batch.droppedEvents
             lifecycleDropped = batch.droppedLifecycle
+            // A file that stopped is said after the source's state, as one status.
             if let status = batch.status { self.status = status }
+            problems = batch.problems
             if let clock = batch.sourceClock { sourceClock = clock }
         }
 
@@ -238,7 +242,9 @@ package final class HeadlessRunner: Sendable {
             writer.beginRecord("summary")
             writer.field("time", WallClock.now())
             writer.field("elapsed", (elapsed * 1000).rounded() / 1000)
-            writer.field("status", status)
+            var withProblems = SourceBatch(status: status)
+            withProblems.problems = problems
+            writer.field("status", withProblems.statusWithProblems)
             writer.field("events", events)
             writer.field("lifecycle", lifecycle)
             writer.field("dropped", dropped)

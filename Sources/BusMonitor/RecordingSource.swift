@@ -52,6 +52,9 @@ package final class RecordingSource: WrappingSource {
     /// trace) to take with its own last drain.
     private let leftover = LockedValue<SourceBatch?>(nil)
 
+    /// Whether the writer's failure was told, as a warning, once.
+    private let toldFailure = LockedValue(false)
+
     /// Whether ``drainLast()`` was called: what feeds the source has stopped and everything
     /// was recorded.
     private let drainedLast = LockedValue(false)
@@ -59,7 +62,7 @@ package final class RecordingSource: WrappingSource {
     private func record(_ drained: SourceBatch) -> SourceBatch {
         var batch = drained
         if WatchedHello.writesLines(batch) || writer.recordsWritten > 0 { writer.record(batch, hello: hello) }
-        if let error = writer.error { batch.appendToStatus(error) }
+        if let error = writer.error { toldFailure.withLock { batch.add(problem: error, told: &$0) } }
         return batch
     }
 

@@ -35,6 +35,8 @@ package final class TracingSource: WrappingSource {
     }
 
     private let file: RecordingWriter
+    /// Whether the file's failure was told, as a warning, once.
+    private let toldFailure = LockedValue(false)
     private let state: LockedValue<State>
 
     /// Wraps `source`, creating the file at once, so that a path that cannot be written is
@@ -112,7 +114,7 @@ package final class TracingSource: WrappingSource {
             return (state.trace.take(), state.trace.entriesWritten - before)
         }
         if !bytes.isEmpty { file.write(bytes: bytes, lines: entries) }
-        if let error = file.error { batch.appendToStatus(error) }
+        if let error = file.error { toldFailure.withLock { batch.add(problem: error, told: &$0) } }
         return batch
     }
 

@@ -164,6 +164,8 @@ struct DashboardState {
 
     var busName: String?
     var status: String?
+    /// What stopped on busmon's side (a recording on a full disk), as the newest batch said it.
+    var problems: [String] = []
     /// The newest warning from the source, shown in the header until a later notice says the
     /// source has moved on.
     private(set) var warning: SourceNotice?
@@ -240,6 +242,7 @@ struct DashboardState {
         if isFirst { startTime = now }
         if batch.sourceClock != nil { hasSourceClock = true }
         if let status = batch.status { self.status = status }
+        problems = batch.problems
         if let newest = batch.notices.last {
             warning = newest.isWarning ? newest : nil
         }

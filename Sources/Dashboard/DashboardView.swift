@@ -97,6 +97,9 @@ struct DashboardView {
     /// filter and PAUSED. When room is short the least needed go first (a long filter or warning
     /// is shortened), so the uptime, the state, the drops and the suspects stay while a filter is
     /// typed or applied.
+    /// The fewest columns a shortened header text keeps, its ellipsis included.
+    static let shortestHeaderText = 8
+
     private func drawHeader(_ grid: inout CellGrid) {
         let state = canvas.state
         let now = canvas.now
@@ -124,7 +127,14 @@ struct DashboardView {
         if let status = state.status {
             items.append(HeaderItem(order: 3, priority: 2, text: status, style: canvas.style(color: .green)))
         }
-        if let warning = state.warning {
+        if !state.problems.isEmpty {
+            // A file that will not be whole: as loud as drops, and shortened rather than left out.
+            items.append(
+                HeaderItem(
+                    order: 4, priority: 1, text: "! " + state.problems.joined(separator: "; "),
+                    style: canvas.style(bold: true, reverse: true, color: .red), canShorten: true))
+        }
+        if let warning = state.warning, !state.problems.contains(warning.text) {
             items.append(
                 HeaderItem(
                     order: 4, priority: 6, text: "! " + warning.text, style: canvas.warningStyle,
@@ -215,20 +225,28 @@ struct DashboardView {
         // Keep at least 20 columns for the title; each item takes two columns of space before it.
         // Items of one order or priority keep the order they were listed in (failed, slow, late,
         // as the Handlers pane says them), whatever the sort, frame after frame.
+        // A text that may be shortened first takes no more than its shortest, so that a long
+        // warning or filter never pushes out the items after it; what room is left then
+        // lengthens those texts again, in the same order.
         var room = grid.width - 20
-        var kept: [(position: Int, item: HeaderItem)] = []
+        var kept: [(position: Int, item: HeaderItem, width: Int)] = []
         let byPriority = items.enumerated().sorted {
             ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset)
         }
-        for (position, var item) in byPriority {
-            let needed = item.text.count + 2
-            if needed <= room {
-                room -= needed
-                kept.append((position, item))
-            } else if item.canShorten, room - 2 >= 8 {
-                item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: canvas.glyphs.ellipsis)
-                room -= item.text.count + 2
-                kept.append((position, item))
+        for (position, item) in byPriority {
+            let width = item.canShorten ? min(item.text.count, Self.shortestHeaderText) : item.text.count
+            if width + 2 <= room {
+                room -= width + 2
+                kept.append((position, item, width))
+            }
+        }
+        for index in kept.indices where kept[index].item.canShorten {
+            let grown = min(kept[index].item.text.count, kept[index].width + room)
+            room -= grown - kept[index].width
+            kept[index].width = grown
+            if grown < kept[index].item.text.count {
+                kept[index].item.text = TextFormat.truncate(
+                    kept[index].item.text, width: grown, ellipsis: canvas.glyphs.ellipsis)
             }
         }
         var x = grid.width

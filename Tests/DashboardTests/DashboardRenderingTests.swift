@@ -168,6 +168,41 @@ struct DashboardRenderingTests {
         #expect(!title.contains("G follows"))
     }
 
+    @Test(
+        "a file that stopped is said in the header and the log, and never pushes out the state, drops or suspects"
+    )
+    func stoppedFilesKeepTheHeaderReadable() throws {
+        let source = ScriptedSource(title: "simapp (pid 4527, bus simapp)")
+        let dashboard = SourceDashboard(source: source)
+        let stopped = [
+            "recording to /dev/full stopped: No space left on device",
+            "trace to /dev/full stopped: No space left on device",
+        ]
+        var batch = SourceBatch(
+            events: [login("ada", at: startTime)],
+            snapshot: BusSnapshot(
+                busName: "simapp", eventTypes: [statistics("UserLoggedInEvent", live: 2, published: 1)],
+                wildcardObservers: 1),
+            droppedEvents: 3, status: "attached")
+        var told = false
+        for problem in stopped { batch.add(problem: problem, told: &told) }
+        source.enqueue(batch)
+        dashboard.update(now: startTime)
+        for width in [100, 120, 150] {
+            let header = rendered(dashboard, width: width, height: 30, now: startTime + 1).row(0)
+            #expect(header.contains("attached"), "\(width): \(header)")
+            #expect(header.contains("3 dropped"), "\(width): \(header)")
+            #expect(header.contains("ev/s"), "\(width): \(header)")
+            #expect(header.contains("! recording to"), "\(width): \(header)")
+        }
+        // Wide enough, every word of both
+        let wide = rendered(dashboard, width: 240, height: 30, now: startTime + 1).row(0)
+        #expect(wide.contains("! " + stopped.joined(separator: "; ")), "\(wide)")
+        // And the first of them is a warning line in the log
+        let text = rendered(dashboard, width: 150, height: 30, now: startTime + 1).text
+        #expect(text.contains(stopped[0]))
+    }
+
     @Test func filterPromptAndIndicatorShow() {
         let (dashboard, _, now) = scriptedDashboard()
         _ = dashboard.handle(.character("/"))
