@@ -299,11 +299,14 @@ struct DashboardState {
         }
         if snapshotsChanged { takeSnapshots(at: now, readingTime: readingTime) }
 
+        // Changes are highlighted on the source's clock, as rates run: a replay's cursor that
+        // moved reads a minute of recording in one frame, and each change stands at its own
+        // time, not all of them at once.
         for index in rows.indices {
-            rows[index].subscribers.noteChanges(at: now)
+            rows[index].subscribers.noteChanges(at: readingTime)
             rows[index].meter.record(total: rows[index].published, at: readingTime)
         }
-        wildcard.noteChanges(at: now)
+        wildcard.noteChanges(at: readingTime)
         totalMeter.record(total: totalPublished, at: readingTime)
         fleet?.record(at: readingTime)
         appendToLog(batch)

@@ -43,6 +43,46 @@ struct ReplayTimelineDashboardTests {
         #expect((80...120).contains(rate), "T at \(rate) a second")
     }
 
+    @Test(
+        "after a jump, only the changes of the seconds before the cursor are highlighted, as when it played")
+    func highlightsAfterAJumpAreTheRecordings() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("reclaims.jsonl")
+        let start = 1_700_000_000.0
+        // One subscriber of T reclaimed every second for 20 s, a snapshot saying so each time
+        var lines = [FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: start)).encodeLine()]
+        for second in 0...20 {
+            let statistics = EventTypeStatistics(
+                typeName: "T", liveSubscribers: 30 - second, reclaimedSubscribers: second, published: second)
+            lines.append(
+                FeedRecord.snapshot(
+                    FeedSnapshot(
+                        time: start + Double(second),
+                        snapshot: BusSnapshot(busName: "b", eventTypes: [statistics], wildcardObservers: 1))
+                ).encodeLine())
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        var now = 1_800_000_000.0
+        _ = dashboard.handle(.character(" "))
+        dashboard.update(now: now)
+        // When the cursor jumps to 15 s, reading the 15 s before it in one frame
+        #expect(replay.perform(.goTo.with(value: "15")) == "at 00:15.0")
+        now += 0.04
+        dashboard.update(now: now)
+        // Then the change shown is that of the last three seconds of recording, not all 15
+        let state = dashboard.shown
+        let tracker = try #require(state.rows.first { $0.name == "T" }).subscribers
+        let sourceNow = state.sourceTime(at: now)
+        let live = try #require(tracker.liveChange)
+        #expect(live.isRecent(at: sourceNow))
+        #expect((1...3).contains(-live.delta), "\(live)")
+        #expect(
+            tracker.recentDead.map { (1...3).contains($0.delta) } == true,
+            "\(String(describing: tracker.recentDead))")
+    }
+
     @Test("stepping back undoes what stepping on did, and a jump back shows the bus as it was")
     func movesUndoEachOther() throws {
         let directory = TemporaryDirectory()

@@ -243,8 +243,10 @@ extension TablePane {
         now: Double
     ) {
         let counts = tracker.counts
-        let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: now) ? $0 : nil }
-        let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: now) } ?? false
+        // Noted on the source's clock (a replay's recording time), and judged on it.
+        let sourceNow = canvas.state.sourceTime(at: now)
+        let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: sourceNow) ? $0 : nil }
+        let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: sourceNow) } ?? false
         let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
         var x = columns.subscribersX + 1
         var column = 0
@@ -265,7 +267,7 @@ extension TablePane {
         number(counts.live, liveStyle)
         if counts.dead > 0 {
             number(counts.dead, canvas.style(bold: true, color: .yellow))
-        } else if let recent = tracker.recentDead, recent.isRecent(at: now) {
+        } else if let recent = tracker.recentDead, recent.isRecent(at: sourceNow) {
             // Cleaned up a moment ago: the count seen last, dim.
             number(recent.delta, canvas.style(dim: true, color: .yellow))
         } else {
