@@ -234,13 +234,19 @@ package enum Busmon {
 
     /// Prints the state of a replay paused at `--at` as one JSON line: the records up to the
     /// cursor taken in as the dashboard takes them, then ``DashboardState/reportLine(cursor:now:)``.
-    private static func printState(of replay: ReplaySource) -> Int32 {
+    /// They pass through the session's files on the way (`--trace`, `--graph`), which then hold
+    /// what the state was built from, and are closed before busmon says whether they are whole.
+    private static func printState(of replay: ReplaySource, session: Session) -> Int32 {
         replay.warnings.forEach { printError("busmon: warning: \($0)") }
-        let dashboard = SourceDashboard(source: replay)
+        let dashboard = SourceDashboard(source: session.source)
         dashboard.update(now: WallClock.now())
         let cursor = replay.cursor
         let line = dashboard.stateReport(cursor: cursor, now: replay.recordingTime(at: cursor))
-        return writeToStandardOutput(line, what: "the state", isClosed: false)
+        let written = writeToStandardOutput(line, what: "the state", isClosed: false)
+        session.stop()
+        let failures = session.outputFailures
+        for failure in failures { printError("busmon: \(failure)") }
+        return failures.isEmpty ? written : 1
     }
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
@@ -252,7 +258,7 @@ package enum Busmon {
             return 1
         }
         if options.at != nil, let replay = session.watchedSource as? ReplaySource {
-            return printState(of: replay)
+            return printState(of: replay, session: session)
         }
         // Notices (attached, detached, a recording's warnings) go to stderr, beside the output.
         let runner = HeadlessRunner(
@@ -345,9 +351,16 @@ package enum Busmon {
         /// source), which `finish` winds up once the session has stopped.
         func wrapped(in wrapper: any DashboardSource, finish: @escaping () -> Void) -> Session {
             let inner = self
+            // Once: a run that stops early to say what its files hold stops again on its way out.
+            let stopped = LockedValue(false)
             return Session(
                 source: wrapper,
                 stop: {
+                    let wasStopped = stopped.withLock { wasStopped in
+                        defer { wasStopped = true }
+                        return wasStopped
+                    }
+                    guard !wasStopped else { return }
                     inner.stop()
                     finish()
                 }, eventsPublished: inner.eventsPublished, stopPublishing: inner.stopPublishing,

@@ -49,6 +49,38 @@ import Testing
         #expect(log.last?["payload"] as? String == "120")
     }
 
+    @Test(
+        "--at with --headless writes --trace and --graph of what the state was built from, and says when one stopped"
+    )
+    func atAMomentHeadlessWritesItsFiles() throws {
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(
+            seconds: 30, publishedAt: "App/Tick.swift", line: 3, in: directory)
+        let trace = directory.file("t.json")
+        let graph = directory.file("g.dot")
+        let result = try ChildProcess.run(
+            BusmonBinary.require(),
+            ["--replay", recording, "--at", "0:12", "--headless", "--trace", trace, "--graph", graph],
+            environment: environment)
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let events = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace)))
+                as? [[String: Any]])
+        // The publishes of the twelve seconds read, each on the track of unrecorded threads
+        let publishes = events.filter { $0["ph"] as? String == "i" && $0["cat"] as? String != "monitor" }
+        #expect(publishes.count == 121, "\(events.prefix(5))")
+        #expect(try String(contentsOfFile: graph, encoding: .utf8).contains("Tick.swift:3"))
+        if let full = TestHost.fullDevice {
+            let stopped = try ChildProcess.run(
+                BusmonBinary.require(),
+                ["--replay", recording, "--at", "0:12", "--headless", "--trace", full],
+                environment: environment)
+            #expect(stopped.status == 1)
+            #expect(
+                stopped.standardError.contains("busmon: trace to \(full) stopped: No space left on device"))
+        }
+    }
+
     @Test("--at past the end prints the end's state and says so on stderr")
     func atPastTheEndSaysSo() throws {
         let directory = TemporaryDirectory()

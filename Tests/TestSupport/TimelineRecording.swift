@@ -10,6 +10,17 @@ package enum TimelineRecording {
         try write(times: (0..<(seconds * 10)).map { Double($0) / 10 }, in: directory)
     }
 
+    /// ``write(seconds:in:)`` with every event published at `fileID`:`line`, for a graph to
+    /// show a call site.
+    package static func write(
+        seconds: Int, publishedAt fileID: String, line: Int, in directory: TemporaryDirectory
+    ) throws -> String {
+        try write(
+            times: (0..<(seconds * 10)).map { Double($0) / 10 },
+            site: PublishSite(fileID: fileID, line: line),
+            in: directory)
+    }
+
     /// Writes an event of type `T` at each of `times` (seconds from 1,000 on the recording's
     /// clock), numbered from 0 in its payload and published at `site` when one is given; then,
     /// until `quietUntil`, drop counts ten a second (records that are no log lines).
