@@ -339,8 +339,11 @@ final class AttachReader: @unchecked Sendable {
             case .connected(let descriptor):
                 let delay = serve(descriptor)
                 close(descriptor)
+                // Closed by busmon itself (it quits): the app did not go away, and a recording
+                // must not say it did.
+                let stopping = isStopping
                 shared.withLock { state in
-                    if state.state == .attached {
+                    if state.state == .attached, !stopping {
                         state.state = .detached
                         if let hello = state.hello {
                             let detach = FeedDetached(from: hello, at: WallClock.now())

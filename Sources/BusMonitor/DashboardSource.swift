@@ -26,7 +26,7 @@ package struct SourceBatch: Sendable {
     /// What stopped working on the monitor's own side, in every batch while it lasts, such as
     /// `recording to session.jsonl stopped: No space left on device`: a file busmon writes that
     /// will not be whole. The batch that first carries one also has it as a warning notice.
-    package var problems: [String] = []
+    package var problems: [SourceProblem] = []
     /// What happened to the source itself since the last batch, oldest first, for the log: an
     /// attach, a detach, a new process behind the socket, a recording's cut-off last line.
     package var notices: [SourceNotice]
@@ -69,6 +69,21 @@ package struct SourceBatch: Sendable {
 
     /// Whether the batch holds any record.
     package var hasRecords: Bool { !records.isEmpty }
+}
+
+/// Something that stopped working on the monitor's own side: a file it writes that will not be
+/// whole.
+package struct SourceProblem: Sendable, Hashable {
+    /// A few words for a narrow header, such as `recording stopped`.
+    package var brief: String
+    /// The whole of it, such as `recording to session.jsonl stopped: No space left on device`.
+    package var text: String
+
+    /// Creates a problem.
+    package init(brief: String, text: String) {
+        self.brief = brief
+        self.text = text
+    }
 }
 
 /// Something that happened to a source itself rather than on the bus, such as

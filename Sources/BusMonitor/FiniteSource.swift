@@ -37,17 +37,17 @@ extension WrappingSource {
 extension SourceBatch {
     /// Adds `problem` (a file that could not be written, say) to ``problems``; the first time
     /// (`told` was false, and is now true) also as a warning for the log, or stderr when headless.
-    package mutating func add(problem: String, told: inout Bool) {
+    package mutating func add(problem: SourceProblem, told: inout Bool) {
         problems.append(problem)
         guard !told else { return }
         told = true
-        notices.append(SourceNotice(time: WallClock.now(), text: problem, isWarning: true))
+        notices.append(SourceNotice(time: WallClock.now(), text: problem.text, isWarning: true))
     }
 
     /// The status with the monitor's own problems after it, as one line: `attached; recording
     /// to session.jsonl stopped: No space left on device`.
     package var statusWithProblems: String? {
-        let parts = (status.map { [$0] } ?? []) + problems
+        let parts = (status.map { [$0] } ?? []) + problems.map(\.text)
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }

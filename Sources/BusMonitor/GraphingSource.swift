@@ -17,7 +17,8 @@ internal import EventBus
 /// ```
 ///
 /// The file is replaced whole each time (written beside it, then renamed), so a reader never
-/// sees half a graph. When writing fails, the batch's status says so and the monitor goes on.
+/// sees half a graph. When writing fails, the batches say so in ``SourceBatch/problems`` and the
+/// monitor goes on.
 package final class GraphingSource: WrappingSource {
     /// The source being graphed.
     package let wrapped: any DashboardSource
@@ -92,7 +93,10 @@ package final class GraphingSource: WrappingSource {
         }
         if due { writeNow() }
         state.withLock { state in
-            if let error = state.error { batch.add(problem: error, told: &state.toldError) }
+            if let error = state.error {
+                batch.add(
+                    problem: SourceProblem(brief: "graph not written", text: error), told: &state.toldError)
+            }
         }
         return batch
     }

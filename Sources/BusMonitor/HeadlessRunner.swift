@@ -173,7 +173,7 @@ package final class HeadlessRunner: Sendable {
         var snapshotsNotCounted = 0
         var status: String?
         /// What stopped on busmon's side, as the newest batch said it.
-        var problems: [String] = []
+        var problems: [SourceProblem] = []
         /// The fleet's members as the source last sent them, for a source that watches several
         /// processes; `nil` for one app.
         var fleet: [FleetMember]?

@@ -8,8 +8,9 @@ internal import EventBus
 /// let source = RecordingSource(wrapping: AttachSource(socketPath: "/tmp/app.bus"), writer: writer)
 /// ```
 ///
-/// When recording fails, the batch's status says so (such as `attached; recording to
-/// session.jsonl stopped: No space left on device`) and the monitor goes on without recording.
+/// When recording fails, every batch says so in ``SourceBatch/problems`` (such as `recording to
+/// session.jsonl stopped: No space left on device`), the first also as a warning notice, and the
+/// monitor goes on without recording.
 package final class RecordingSource: WrappingSource {
     /// The source being recorded.
     package let wrapped: any DashboardSource
@@ -62,7 +63,10 @@ package final class RecordingSource: WrappingSource {
     private func record(_ drained: SourceBatch) -> SourceBatch {
         var batch = drained
         if WatchedHello.writesLines(batch) || writer.recordsWritten > 0 { writer.record(batch, hello: hello) }
-        if let error = writer.error { toldFailure.withLock { batch.add(problem: error, told: &$0) } }
+        if let error = writer.error {
+            let problem = SourceProblem(brief: "\(writer.what) stopped", text: error)
+            toldFailure.withLock { batch.add(problem: problem, told: &$0) }
+        }
         return batch
     }
 

@@ -114,7 +114,10 @@ package final class TracingSource: WrappingSource {
             return (state.trace.take(), state.trace.entriesWritten - before)
         }
         if !bytes.isEmpty { file.write(bytes: bytes, lines: entries) }
-        if let error = file.error { toldFailure.withLock { batch.add(problem: error, told: &$0) } }
+        if let error = file.error {
+            let problem = SourceProblem(brief: "trace stopped", text: error)
+            toldFailure.withLock { batch.add(problem: problem, told: &$0) }
+        }
         return batch
     }
 

@@ -142,10 +142,6 @@ public struct FeedDetached: Sendable, Hashable {
         self.init(time: time, pid: hello.pid, process: hello.process, bus: hello.bus)
     }
 
-    /// Whether it is the app that said `hello` that went away.
-    public func isDetach(from hello: FeedHello) -> Bool {
-        pid == hello.pid && process == hello.process && bus == hello.bus
-    }
 }
 
 /// A payload as it travels: the fields of an `Encodable` event, or the description of another;

@@ -425,7 +425,6 @@ package enum Busmon {
             stopPublishing: { app.stop() }, runsMainActorWork: true)
     }
 
-    /// The value of `--token` on the command line (`--token T` or `--token=T`), if any.
     /// Why two of the files named on the command line cannot be used together: an output that
     /// is the recording `--replay` reads (writing it empties the recording as it plays), or two
     /// outputs in one file (their lines interleaved, neither readable); `nil` when none clash.
@@ -443,8 +442,17 @@ package enum Busmon {
                 return "\(flag) and \(otherFlag) name one file, \(path): each needs its own"
             }
         }
+        if options.headless {
+            // `busmon --headless > out.json --trace out.json`: two writers in one file.
+            for (flag, path) in outputs where System.isStandardOutput(path) {
+                return
+                    "\(flag) \(path) is where --headless writes its output (stdout): each needs its own file"
+            }
+        }
         return nil
     }
+
+    /// The value of `--token` on the command line (`--token T` or `--token=T`), if any.
 
     static func commandLineToken(_ arguments: [String]) -> String? {
         for (index, argument) in arguments.enumerated() {

@@ -97,8 +97,27 @@ enum System {
         if firstExists, secondExists {
             return firstInfo.st_dev == secondInfo.st_dev && firstInfo.st_ino == secondInfo.st_ino
         }
-        let standardized = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
-        return standardized(first) == standardized(second)
+        return resolvedPath(first) == resolvedPath(second)
+    }
+
+    /// Whether `path` is the regular file that stdout writes to (`busmon > out.json`).
+    static func isStandardOutput(_ path: String) -> Bool {
+        var output = stat()
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &output) == 0, output.st_mode & S_IFMT == S_IFREG,
+            stat(path, &info) == 0
+        else { return false }
+        return output.st_dev == info.st_dev && output.st_ino == info.st_ino
+    }
+
+    /// `path` made absolute, with its folder's symbolic links, `.` and `..` resolved: the file
+    /// need not exist, its folder should.
+    private static func resolvedPath(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let folder = url.deletingLastPathComponent().path
+        guard let resolved = realpath(folder, nil) else { return url.path }
+        defer { free(resolved) }
+        return String(cString: resolved) + "/" + url.lastPathComponent
     }
 
     /// Whether `path` names a pipe, a FIFO, a character device or a socket: input read once, as

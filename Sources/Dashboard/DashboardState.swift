@@ -165,7 +165,7 @@ struct DashboardState {
     var busName: String?
     var status: String?
     /// What stopped on busmon's side (a recording on a full disk), as the newest batch said it.
-    var problems: [String] = []
+    var problems: [SourceProblem] = []
     /// The newest warning from the source, shown in the header until a later notice says the
     /// source has moved on.
     private(set) var warning: SourceNotice?
@@ -299,14 +299,12 @@ struct DashboardState {
         }
         if snapshotsChanged { takeSnapshots(at: now, readingTime: readingTime) }
 
-        // Changes are highlighted on the source's clock, as rates run: a replay's cursor that
-        // moved reads a minute of recording in one frame, and each change stands at its own
-        // time, not all of them at once.
+        let changeTime = highlightTime(now: now, readingTime: readingTime)
         for index in rows.indices {
-            rows[index].subscribers.noteChanges(at: readingTime)
+            rows[index].subscribers.noteChanges(at: changeTime)
             rows[index].meter.record(total: rows[index].published, at: readingTime)
         }
-        wildcard.noteChanges(at: readingTime)
+        wildcard.noteChanges(at: changeTime)
         totalMeter.record(total: totalPublished, at: readingTime)
         fleet?.record(at: readingTime)
         appendToLog(batch)
@@ -426,6 +424,14 @@ struct DashboardState {
     /// The time on the source's clock at `now` on the wall clock: the time stamps of the events
     /// it hands over. For a live source the two are the same but for a frame's lag; a replay
     /// runs on the recording's time, at the speed it plays.
+    /// The clock that changes are highlighted on: a replay's, whose cursor may read a minute
+    /// of recording in one frame, each change at its own time; for a live source the wall
+    /// clock, which no record stamped in the future (a phone's clock ahead, a stranger's
+    /// record) can hold still.
+    func highlightTime(now: Double, readingTime: Double? = nil) -> Double {
+        hasSourceClock ? readingTime ?? sourceTime(at: now) : now
+    }
+
     func sourceTime(at now: Double) -> Double {
         max(lastReadingTime ?? -.infinity, now + (clockOffset ?? 0))
     }

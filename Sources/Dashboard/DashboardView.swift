@@ -90,16 +90,19 @@ struct DashboardView {
         let style: CellStyle
         /// Whether the text may be shortened (to no less than 8 characters) rather than left out.
         var canShorten = false
+        /// A longer text to show instead, as far as the room left once every item is placed
+        /// allows.
+        var whole: String?
     }
 
-    /// The title on the left; on the right, as room allows, the uptime, the rate, a fleet's size
-    /// (`3 apps, 1 quiet`), the source's state, its newest warning, drops, leak suspects, the
-    /// filter and PAUSED. When room is short the least needed go first (a long filter or warning
-    /// is shortened), so the uptime, the state, the drops and the suspects stay while a filter is
-    /// typed or applied.
     /// The fewest columns a shortened header text keeps, its ellipsis included.
     static let shortestHeaderText = 8
 
+    /// The title on the left; on the right, as room allows, the uptime, the rate, a fleet's size
+    /// (`3 apps, 1 quiet`), the source's state, files that stopped, its newest warning, drops,
+    /// leak suspects, the filter and PAUSED. When room is short the least needed go first (a
+    /// long filter or warning is shortened, a stopped file is said in a few words), so the
+    /// uptime, the state, the drops and the suspects stay while a filter is typed or applied.
     private func drawHeader(_ grid: inout CellGrid) {
         let state = canvas.state
         let now = canvas.now
@@ -128,13 +131,15 @@ struct DashboardView {
             items.append(HeaderItem(order: 3, priority: 2, text: status, style: canvas.style(color: .green)))
         }
         if !state.problems.isEmpty {
-            // A file that will not be whole: as loud as drops, and shortened rather than left out.
+            // A file that will not be whole: as loud as drops, in a few words; the whole of it
+            // (which file, why) when the room is left over, and in the log.
             items.append(
                 HeaderItem(
-                    order: 4, priority: 1, text: "! " + state.problems.joined(separator: "; "),
-                    style: canvas.style(bold: true, reverse: true, color: .red), canShorten: true))
+                    order: 4, priority: 1, text: "! " + state.problems.map(\.brief).joined(separator: ", "),
+                    style: canvas.style(bold: true, reverse: true, color: .red),
+                    whole: "! " + state.problems.map(\.text).joined(separator: "; ")))
         }
-        if let warning = state.warning, !state.problems.contains(warning.text) {
+        if let warning = state.warning, !state.problems.contains(where: { $0.text == warning.text }) {
             items.append(
                 HeaderItem(
                     order: 4, priority: 6, text: "! " + warning.text, style: canvas.warningStyle,
@@ -225,29 +230,31 @@ struct DashboardView {
         // Keep at least 20 columns for the title; each item takes two columns of space before it.
         // Items of one order or priority keep the order they were listed in (failed, slow, late,
         // as the Handlers pane says them), whatever the sort, frame after frame.
-        // A text that may be shortened first takes no more than its shortest, so that a long
-        // warning or filter never pushes out the items after it; what room is left then
-        // lengthens those texts again, in the same order.
         var room = grid.width - 20
-        var kept: [(position: Int, item: HeaderItem, width: Int)] = []
+        var kept: [(position: Int, item: HeaderItem)] = []
         let byPriority = items.enumerated().sorted {
             ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset)
         }
-        for (position, item) in byPriority {
-            let width = item.canShorten ? min(item.text.count, Self.shortestHeaderText) : item.text.count
-            if width + 2 <= room {
-                room -= width + 2
-                kept.append((position, item, width))
+        for (position, var item) in byPriority {
+            let needed = item.text.count + 2
+            if needed <= room {
+                room -= needed
+                kept.append((position, item))
+            } else if item.canShorten, room - 2 >= Self.shortestHeaderText {
+                item.text = TextFormat.truncate(item.text, width: room - 2, ellipsis: canvas.glyphs.ellipsis)
+                room -= item.text.count + 2
+                kept.append((position, item))
             }
         }
-        for index in kept.indices where kept[index].item.canShorten {
-            let grown = min(kept[index].item.text.count, kept[index].width + room)
-            room -= grown - kept[index].width
-            kept[index].width = grown
-            if grown < kept[index].item.text.count {
-                kept[index].item.text = TextFormat.truncate(
-                    kept[index].item.text, width: grown, ellipsis: canvas.glyphs.ellipsis)
-            }
+        // The room every item left: a brief text grows towards its whole, so that it never
+        // pushes out what comes after it.
+        for index in kept.indices {
+            guard let whole = kept[index].item.whole else { continue }
+            let brief = kept[index].item.text.count
+            let width = min(whole.count, brief + room)
+            guard width > brief else { continue }
+            kept[index].item.text = TextFormat.truncate(whole, width: width, ellipsis: canvas.glyphs.ellipsis)
+            room -= kept[index].item.text.count - brief
         }
         var x = grid.width
         var rightStart = grid.width

@@ -122,6 +122,25 @@ struct AttachSourceTests {
         #expect(after.flatMap(\.events).map(\.payload.text) == [#"{"note":"after","number":2}"#])
     }
 
+    @Test("closing the source while attached is no detach: the app is still there")
+    func closingIsNoDetach() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus(name: "kept")
+        let tap = try BusTap(bus: bus, socketPath: directory.file("t.sock"), processName: "app")
+        defer { tap.close() }
+        let source = AttachSource(socketPath: tap.socketPath, retryInterval: 0.05)
+        #expect(eventually { source.state == .attached && tap.connectedClients == 1 })
+        let attached = drainUntil(source) { $0.contains { $0.records.contains { $0.kind == "hello" } } }
+        #expect(attached.flatMap(\.notices).map(\.text) == ["attached to app (pid \(getpid()))"])
+        // When busmon quits (the session closes its source) and takes what is left
+        source.close()
+        let last = source.drain()
+        // Then nothing says the app went away
+        #expect(!last.records.contains { $0.kind == "detached" })
+        #expect(last.notices.isEmpty)
+        #expect(source.state == .attached)
+    }
+
     @Test("says connecting while nothing listens, and counts malformed lines without stopping")
     func malformedLines() throws {
         let directory = TemporaryDirectory()

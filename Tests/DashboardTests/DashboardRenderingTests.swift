@@ -185,7 +185,9 @@ struct DashboardRenderingTests {
                 wildcardObservers: 1),
             droppedEvents: 3, status: "attached")
         var told = false
-        for problem in stopped { batch.add(problem: problem, told: &told) }
+        for (brief, problem) in zip(["recording stopped", "trace stopped"], stopped) {
+            batch.add(problem: SourceProblem(brief: brief, text: problem), told: &told)
+        }
         source.enqueue(batch)
         dashboard.update(now: startTime)
         for width in [100, 120, 150] {
@@ -193,7 +195,9 @@ struct DashboardRenderingTests {
             #expect(header.contains("attached"), "\(width): \(header)")
             #expect(header.contains("3 dropped"), "\(width): \(header)")
             #expect(header.contains("ev/s"), "\(width): \(header)")
-            #expect(header.contains("! recording to"), "\(width): \(header)")
+            #expect(
+                header.contains("! recording stopped, trace stopped") || header.contains("! recording to"),
+                "\(width): \(header)")
         }
         // Wide enough, every word of both
         let wide = rendered(dashboard, width: 240, height: 30, now: startTime + 1).row(0)
@@ -201,6 +205,16 @@ struct DashboardRenderingTests {
         // And the first of them is a warning line in the log
         let text = rendered(dashboard, width: 150, height: 30, now: startTime + 1).text
         #expect(text.contains(stopped[0]))
+        // And a filter typed keeps its words beside them: the problem's whole text takes only
+        // the room every other item left
+        _ = dashboard.handle(.character("/"))
+        for character in "UserLoggedInEvent" { _ = dashboard.handle(.character(character)) }
+        _ = dashboard.handle(.enter)
+        let filtered = rendered(dashboard, width: 130, height: 30, now: startTime + 1).row(0)
+        #expect(filtered.contains("! recording stopped, trace stopped  "), "\(filtered)")
+        #expect(filtered.contains("filter: User"), "\(filtered)")
+        #expect(filtered.contains("attached") && filtered.contains("3 dropped"), "\(filtered)")
+        #expect(filtered.contains("ev/s"), "\(filtered)")
     }
 
     @Test func filterPromptAndIndicatorShow() {

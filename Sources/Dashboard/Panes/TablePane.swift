@@ -243,8 +243,8 @@ extension TablePane {
         now: Double
     ) {
         let counts = tracker.counts
-        // Noted on the source's clock (a replay's recording time), and judged on it.
-        let sourceNow = canvas.state.sourceTime(at: now)
+        // Judged on the clock they were noted on (a replay's recording time).
+        let sourceNow = canvas.state.highlightTime(now: now)
         let liveChange = tracker.liveChange.flatMap { $0.isRecent(at: sourceNow) ? $0 : nil }
         let reclaimed = tracker.reclaimChange.map { $0.isRecent(at: sourceNow) } ?? false
         let widths = columns.wide ? TableColumns.wideSubscriberWidths : TableColumns.narrowSubscriberWidths
