@@ -69,7 +69,27 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     private let firstTime: Double
     /// Places playback can start again from, in file order (see ``seek(to:)``).
     private let checkpoints: [Checkpoint]
+    /// What the records before some of the checkpoints said of each app of a fleet, in file
+    /// order; empty for a recording of one app.
+    private let fleetTallies: [FleetTally]
     private let clock: LockedValue<Clock>
+
+    /// Each app's events and when it was last heard, as the records before a checkpoint tell
+    /// them: where a move that reads again from there starts counting, so that the Fleet pane
+    /// counts from the recording's start, not from the minute read again.
+    private struct FleetTally {
+        /// The index of the checkpoint, in ``checkpoints``.
+        var checkpoint: Int
+        var apps: [EventOrigin: HeardApp]
+    }
+
+    /// Seconds of recording between two fleet tallies at least, and records at most: a move
+    /// reads again from the tally before its checkpoint, up to this much more.
+    static let fleetTallyInterval = 60.0
+    static let fleetTallyRecords = 60_000
+    /// Fleet tallies kept at most; past it every other is dropped and the spacing doubles, so
+    /// that a long recording of many apps costs at most this many copies of the app list.
+    static let maximumFleetTallies = 256
 
     /// Seconds of recording between two checkpoints at most.
     static let checkpointInterval = 1.0
@@ -252,6 +272,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var newestFleetLine: RecordingLineReader.Position?
         var detached = false
         var unreadableFleetLines = 0
+        var fleetTallies: [FleetTally] = []
+        var heardApps: [EventOrigin: HeardApp] = [:]
+        var tallySpacing = (seconds: Self.fleetTallyInterval, records: Self.fleetTallyRecords)
         var longestPause: (after: Double, length: Double, line: Int)?
         var longPauses = 0
         while let line = try reader.next() {
@@ -300,6 +323,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 continue
             }
             let latest = firstTime.map { max(0, latestTime - $0) } ?? 0
+            let checkpointsBefore = checkpoints.count
             if let last = checkpoints.last {
                 if time - (firstTime ?? time) - last.latest >= Self.checkpointInterval
                     || items - last.delivered >= Self.checkpointRecords
@@ -316,6 +340,24 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     Checkpoint(
                         position: line.position, latest: 0, delivered: 0, helloLine: newestHelloLine,
                         fleetLine: newestFleetLine))
+            }
+            // At a checkpoint just made, before its own record: what a move from there starts with.
+            if !heardApps.isEmpty, checkpoints.count > checkpointsBefore {
+                let tallied = fleetTallies.last.map { checkpoints[$0.checkpoint] }
+                let offset = checkpoints[checkpoints.count - 1].latest
+                if tallied.map({
+                    offset - $0.latest >= tallySpacing.seconds || items - $0.delivered >= tallySpacing.records
+                }) ?? true {
+                    fleetTallies.append(FleetTally(checkpoint: checkpoints.count - 1, apps: heardApps))
+                    if fleetTallies.count > Self.maximumFleetTallies {
+                        // Every other, the first kept: memory stays bounded, moves read twice as far.
+                        fleetTallies = fleetTallies.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+                        tallySpacing = (tallySpacing.seconds * 2, tallySpacing.records * 2)
+                    }
+                }
+            }
+            if let origin = record.origin {
+                Self.tally(record, from: origin, at: time, into: &heardApps, keepingSnapshots: false)
             }
             switch record {
             case .event:
@@ -351,6 +393,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         ? "; \(others) more \(others == 1 ? "pause" : "pauses") of a minute or longer" : ""))
         }
         self.checkpoints = checkpoints
+        self.fleetTallies = fleetTallies
         if unreadableFleetLines > 0 {
             warnings.append(
                 "\(path): skipped \(unreadableFleetLines) `fleet` \(unreadableFleetLines == 1 ? "line" : "lines") "
@@ -602,6 +645,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     pending.offset < 2
                     ? Int((pending.offset * 10).rounded(.down)) : 20 + Int(pending.offset.rounded(.down))
                 if let second, whole != second, batch.hasRecords {
+                    // With the fleet as that second left it, so that each app's rate is read
+                    // once a second as it played, not once at the end of the move.
+                    if clock.recordedFleet != nil, clock.fleetChanged {
+                        clock.fleetChanged = false
+                        batch.fleet = Self.fleet(clock)
+                    }
                     batches.append(batch)
                     batch = SourceBatch()
                 }
@@ -690,16 +739,27 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Notes the app `record` came from, for the fleet list: as many apps as a fleet keeps.
     private static func hear(_ record: FeedRecord, _ clock: inout Clock) {
         guard let origin = record.origin, let time = record.time else { return }
-        guard clock.heard[origin] != nil || clock.heard.count < FleetState.maximumMembers else { return }
-        clock.fleetChanged = true
-        var app = clock.heard[origin] ?? HeardApp(lastSeen: time)
+        if tally(record, from: origin, at: time, into: &clock.heard) { clock.fleetChanged = true }
+    }
+
+    /// Counts `record` for the app it came from in `apps`, keeping its snapshot: as many apps
+    /// as a fleet keeps. Returns whether it was counted.
+    @discardableResult
+    private static func tally(
+        _ record: FeedRecord, from origin: EventOrigin, at time: Double,
+        into apps: inout [EventOrigin: HeardApp],
+        keepingSnapshots: Bool = true
+    ) -> Bool {
+        guard apps[origin] != nil || apps.count < FleetState.maximumMembers else { return false }
+        var app = apps[origin] ?? HeardApp(lastSeen: time)
         app.lastSeen = max(app.lastSeen, time)
         switch record {
         case .event: app.events.clampedAdd(1)
-        case .snapshot(let snapshot): app.snapshot = snapshot.snapshot
+        case .snapshot(let snapshot) where keepingSnapshots: app.snapshot = snapshot.snapshot
         default: break
         }
-        clock.heard[origin] = app
+        apps[origin] = app
+        return true
     }
 
     /// The fleet: the apps of the newest `fleet` line with the presence it gave them, as the
@@ -1159,6 +1219,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         {
             start -= 1
         }
+        // A fleet's apps are counted from the tally before it: the Fleet pane's counts are the
+        // recording's, not those of the minute read again.
+        var heard: [EventOrigin: HeardApp] = [:]
+        if !fleetTallies.isEmpty {
+            let tally = fleetTallies.last { $0.checkpoint <= start }
+            start = tally?.checkpoint ?? 0
+            heard = tally?.apps ?? [:]
+        }
         let checkpoint = checkpoints[start]
         do {
             clock.reader = try file.reread(from: checkpoint.position)
@@ -1185,7 +1253,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.recordedFleet = checkpoint.fleetLine.flatMap {
             Self.readLine(at: $0, of: file) { FleetLine.decode($0)?.members }
         }
-        clock.heard = [:]
+        clock.heard = heard
         clock.fleetChanged = true
         clock.lastEvent = checkpoint.lastEvent
         clock.lastLine = checkpoint.lastLine

@@ -54,6 +54,8 @@ extension DashboardState {
                 writer.field("host", row.member.origin.host)
                 writer.field("pid", row.member.origin.pid)
                 writer.field("presence", row.member.presence.rawValue)
+                // As the Fleet pane's EVENTS: received from it since the recording began.
+                writer.field("events", row.member.eventsReceived)
                 writer.field("rate", (row.meter.rate(at: now) * 10).rounded() / 10)
                 writer.endObject()
             }

@@ -336,6 +336,41 @@ struct RecordingTests {
         #expect(early.last?.status?.contains("detached") == false, "\(early.last?.status ?? "")")
     }
 
+    @Test("after a jump, each app of a fleet counts the events of the whole recording, a second at a time")
+    func fleetCountsAfterAJump() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fleet.jsonl")
+        let start = 1_800_000_000.0
+        let origin = FeedOrigin(app: "shop", host: "h", pid: 1)
+        // Given ten events a second from one app for 400 s, its fleet line at the start
+        var lines = [
+            FeedRecord.hello(FeedHello(pid: 7, process: "listening", bus: "b", time: start)).encodeLine(),
+            #"{"kind":"fleet","time":\#(start),"members":[{"app":"shop","host":"h","pid":1,"presence":"active","lastSeen":\#(start),"events":0,"bridgeState":null,"bridgeDropped":0}]}"#
+                + "\n",
+        ]
+        for index in 0..<4000 {
+            lines.append(
+                FeedRecord.event(
+                    FeedEvent(
+                        sequence: index + 1, time: start + Double(index) / 10, typeName: "Tick",
+                        payload: .description("\(index)"), receivers: 1, origin: origin)
+                ).encodeLine())
+        }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        for target in [350.0, 100.0, 250.05] {
+            // When the cursor jumps there
+            _ = replay.pause(at: target)
+            let batches = replay.drainBatches()
+            // Then the app counts every event up to the cursor, not the minute read again
+            let fleets = batches.compactMap(\.fleet)
+            let member = try #require(fleets.last?.first)
+            #expect(member.eventsReceived == Int((target * 10).rounded(.down)) + 1, "at \(target)")
+            // And the list comes once a second of what was read, for the rates
+            #expect(fleets.count >= 50, "at \(target): \(fleets.count) lists")
+        }
+    }
+
     @Test("a tap, attached and recorded, replays with the totals the app published")
     func tapRecordReplay() throws {
         let directory = TemporaryDirectory()
