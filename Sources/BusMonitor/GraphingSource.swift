@@ -106,8 +106,29 @@ package final class GraphingSource: WrappingSource {
     /// The file beside it is made anew each time as a recording is (``RecordingWriter``),
     /// readable by its owner only: one left by an earlier run of this user's is removed first,
     /// and anything else found there (another user's file, link or FIFO, planted in a shared
-    /// folder) is refused, never written through or opened.
+    /// folder) is refused, never written through or opened. A device at `path` (`/dev/null`)
+    /// is written as it is: renamed over, it would be replaced by a file for everyone (root may
+    /// rename in `/dev`). Anything else there that is not a file (a FIFO, a socket, a folder) is
+    /// refused, not replaced.
     private static func write(_ text: String, to path: String) -> String? {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG, S_IFLNK:
+                break
+            case S_IFCHR:
+                do throws(RecordingError) {
+                    let device = try RecordingWriter(path: path, what: "graph")
+                    device.write(bytes: Array(text.utf8), lines: 1)
+                    device.close()
+                    return device.failureReason
+                } catch {
+                    return error.description
+                }
+            default:
+                return "it is not a regular file"
+            }
+        }
         let temporary = path + ".partial"
         _ = unlink(temporary)
         let writer: RecordingWriter

@@ -87,9 +87,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// reads again from the tally before its checkpoint, up to this much more.
     static let fleetTallyInterval = 60.0
     static let fleetTallyRecords = 60_000
-    /// Fleet tallies kept at most; past it every other is dropped and the spacing doubles, so
-    /// that a long recording of many apps costs at most this many copies of the app list.
-    static let maximumFleetTallies = 256
+    /// Apps counted over all fleet tallies at most (some 100 bytes each): past it every other
+    /// tally is dropped and the spacing doubles, so that memory stays bounded however long the
+    /// recording and however many its apps. A fleet of ten apps keeps 20,000 tallies (a
+    /// fortnight of minutes), one of the most apps a fleet keeps (1,000), 200.
+    static let maximumTalliedApps = 200_000
 
     /// Seconds of recording between two checkpoints at most.
     static let checkpointInterval = 1.0
@@ -349,7 +351,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     offset - $0.latest >= tallySpacing.seconds || items - $0.delivered >= tallySpacing.records
                 }) ?? true {
                     fleetTallies.append(FleetTally(checkpoint: checkpoints.count - 1, apps: heardApps))
-                    if fleetTallies.count > Self.maximumFleetTallies {
+                    if fleetTallies.count > 2, fleetTallies.count * heardApps.count > Self.maximumTalliedApps
+                    {
                         // Every other, the first kept: memory stays bounded, moves read twice as far.
                         fleetTallies = fleetTallies.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
                         tallySpacing = (tallySpacing.seconds * 2, tallySpacing.records * 2)

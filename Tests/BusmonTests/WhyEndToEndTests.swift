@@ -100,6 +100,31 @@ import Testing
         #expect(try String(contentsOfFile: graph, encoding: .utf8).hasPrefix("digraph busmon {"))
     }
 
+    @Test(
+        "a graph to a device is written to it, never renamed over it; a FIFO there is refused and left alone")
+    func aGraphNeverReplacesWhatIsNotAFile() throws {
+        let directory = TemporaryDirectory()
+        let fifo = directory.file("pipe.dot")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let refused = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", fifo],
+            environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("cannot write the graph to \(fifo): it is not a regular file"))
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still there")
+        // A device of its own, as /dev/null is (making one needs root; skipped otherwise)
+        let device = directory.file("null")
+        var null = stat()
+        guard stat("/dev/null", &null) == 0, mknod(device, S_IFCHR | 0o666, null.st_rdev) == 0 else { return }
+        let written = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", device],
+            environment: environment)
+        #expect(written.status == 0, "\(written.standardError)")
+        #expect(lstat(device, &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "still a device, not a file")
+        #expect(access(device + ".partial", F_OK) != 0)
+    }
+
     @Test func aReplayDrawsTheSameGraph() throws {
         let directory = TemporaryDirectory()
         let recording = directory.file("run.jsonl")
