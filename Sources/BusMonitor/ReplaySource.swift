@@ -273,6 +273,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var newestHelloLine: RecordingLineReader.Position?
         var newestFleetLine: RecordingLineReader.Position?
         var detached = false
+        var newestHello: FeedHello?
         var unreadableFleetLines = 0
         var fleetTallies: [FleetTally] = []
         var heardApps: [EventOrigin: HeardApp] = [:]
@@ -319,6 +320,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             guard let time = record.time else {
                 if case .hello(let found) = record {
                     if hello == nil { hello = found }
+                    newestHello = found
                     newestHelloLine = line.position
                     detached = false
                 }
@@ -371,8 +373,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 lastLine = items
             case .dropped(let found):
                 drops = found
-            case .detached:
-                detached = true
+            case .detached(let detach):
+                if let newestHello, detach.isDetach(from: newestHello) { detached = true }
             default:
                 break
             }
@@ -654,6 +656,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         clock.fleetChanged = false
                         batch.fleet = Self.fleet(clock)
                     }
+                    // On the replay's clock from the first batch on: the dashboard times what
+                    // changed by it, each second where it played.
+                    batch.sourceClock = firstTime + clock.handedOver
                     batches.append(batch)
                     batch = SourceBatch()
                 }
@@ -675,8 +680,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 batch.records.append(pending.item.record)
             case .detached(let detach):
                 // Said when the live monitor said it; the status says so until the next hello.
-                clock.detached = true
-                clock.notices.append(SourceNotice(time: firstTime + pending.offset, text: detach.notice))
+                // One that names another app than the hello in effect (written by hand, or a
+                // stranger's) is passed on but says nothing.
+                if let hello = clock.hello, detach.isDetach(from: hello) {
+                    clock.detached = true
+                    clock.notices.append(SourceNotice(time: firstTime + pending.offset, text: detach.notice))
+                }
                 batch.records.append(pending.item.record)
             default:
                 batch.records.append(pending.item.record)

@@ -68,6 +68,11 @@ extension FeedDetached {
     /// `detached from simapp (pid 4242)`: what a monitor says when the app goes away, live
     /// and in a replay of its recording alike.
     var notice: String { "detached from \(process) (pid \(pid))" }
+
+    /// Whether it is the app that said `hello` that went away.
+    func isDetach(from hello: FeedHello) -> Bool {
+        pid == hello.pid && process == hello.process && bus == hello.bus
+    }
 }
 
 extension FeedHello {

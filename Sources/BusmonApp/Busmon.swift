@@ -448,6 +448,10 @@ package enum Busmon {
                 return
                     "\(flag) \(path) is where --headless writes its output (stdout): each needs its own file"
             }
+            // `busmon --replay r.jsonl --headless >> r.jsonl`: the replay would read its own output.
+            if let input = options.replayPath, System.isStandardOutput(input) {
+                return "--headless writes its output (stdout) to \(input), the recording --replay reads"
+            }
         }
         return nil
     }

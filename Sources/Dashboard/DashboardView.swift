@@ -134,8 +134,11 @@ struct DashboardView {
             // A file that will not be whole: as loud as drops, in a few words; the whole of it
             // (which file, why) when the room is left over, and in the log.
             items.append(
+                // After the state and the uptime, which stay first when the room is short.
                 HeaderItem(
-                    order: 4, priority: 1, text: "! " + state.problems.map(\.brief).joined(separator: ", "),
+                    order: 4, priority: 3,
+                    text: state.problems.count == 1
+                        ? "! " + state.problems[0].brief : "! \(state.problems.count) files failed",
                     style: canvas.style(bold: true, reverse: true, color: .red),
                     whole: "! " + state.problems.map(\.text).joined(separator: "; ")))
         }
@@ -246,15 +249,14 @@ struct DashboardView {
                 kept.append((position, item))
             }
         }
-        // The room every item left: a brief text grows towards its whole, so that it never
-        // pushes out what comes after it.
+        // The room every item left: a brief text is said whole when all of it fits there, so
+        // that it never pushes out what comes after it, nor loses its point to an ellipsis.
         for index in kept.indices {
             guard let whole = kept[index].item.whole else { continue }
-            let brief = kept[index].item.text.count
-            let width = min(whole.count, brief + room)
-            guard width > brief else { continue }
-            kept[index].item.text = TextFormat.truncate(whole, width: width, ellipsis: canvas.glyphs.ellipsis)
-            room -= kept[index].item.text.count - brief
+            let extra = whole.count - kept[index].item.text.count
+            guard extra > 0, extra <= room else { continue }
+            kept[index].item.text = whole
+            room -= extra
         }
         var x = grid.width
         var rightStart = grid.width

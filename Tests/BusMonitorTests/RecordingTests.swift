@@ -320,6 +320,9 @@ struct RecordingTests {
                 FeedEvent(
                     sequence: 1, time: start, typeName: "Tick", payload: .description("t"), receivers: 1)
             ).encodeLine(),
+            // One naming another process (written by hand), which says nothing
+            FeedRecord.detached(FeedDetached(time: start + 0.5, pid: 99, process: "ghost", bus: "b"))
+                .encodeLine(),
             FeedRecord.detached(FeedDetached(from: hello, at: start + 1)).encodeLine(),
             FeedRecord.dropped(FeedDrops(time: start + 100, events: 1)).encodeLine(),
             FeedRecord.dropped(FeedDrops(time: start + 200, events: 2)).encodeLine(),
@@ -331,9 +334,10 @@ struct RecordingTests {
         _ = replay.pause(at: 250)
         let late = drainUntil(replay) { $0.contains { $0.status?.contains("paused") == true } }
         #expect(late.last?.status?.contains(" detached paused") == true, "\(late.last?.status ?? "")")
-        _ = replay.pause(at: 0.5)
+        _ = replay.pause(at: 0.7)
         let early = drainUntil(replay) { $0.contains { $0.status?.contains("paused") == true } }
         #expect(early.last?.status?.contains("detached") == false, "\(early.last?.status ?? "")")
+        #expect(!early.flatMap(\.notices).contains { $0.text.contains("ghost") })
     }
 
     @Test("after a jump, each app of a fleet counts the events of the whole recording, a second at a time")

@@ -49,11 +49,14 @@ struct ReplayTimelineDashboardTests {
         let directory = TemporaryDirectory()
         let path = directory.file("reclaims.jsonl")
         let start = 1_700_000_000.0
-        // One subscriber of T reclaimed every second for 20 s, a snapshot saying so each time
+        // A snapshot a second for 20 s, and one subscriber of T reclaimed every fourth second
+        // (at 1, 5, 9, 13 and 17 s): each a change of its own, since a change stays marked 3 s
         var lines = [FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: start)).encodeLine()]
         for second in 0...20 {
+            let reclaimed = (second + 3) / 4
             let statistics = EventTypeStatistics(
-                typeName: "T", liveSubscribers: 30 - second, reclaimedSubscribers: second, published: second)
+                typeName: "T", liveSubscribers: 30 - reclaimed, reclaimedSubscribers: reclaimed,
+                published: second)
             lines.append(
                 FeedRecord.snapshot(
                     FeedSnapshot(
@@ -62,25 +65,32 @@ struct ReplayTimelineDashboardTests {
                 ).encodeLine())
         }
         try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
-        let replay = try ReplaySource(path: path, speed: 1)
-        let dashboard = SourceDashboard(source: replay)
-        var now = 1_800_000_000.0
-        _ = dashboard.handle(.character(" "))
-        dashboard.update(now: now)
-        // When the cursor jumps to 15 s, reading the 15 s before it in one frame
-        #expect(replay.perform(.goTo.with(value: "15")) == "at 00:15.0")
-        now += 0.04
-        dashboard.update(now: now)
-        // Then the change shown is that of the last three seconds of recording, not all 15
-        let state = dashboard.shown
-        let tracker = try #require(state.rows.first { $0.name == "T" }).subscribers
-        let sourceNow = state.sourceTime(at: now)
-        let live = try #require(tracker.liveChange)
-        #expect(live.isRecent(at: sourceNow))
-        #expect((1...3).contains(-live.delta), "\(live)")
-        #expect(
-            tracker.recentDead.map { (1...3).contains($0.delta) } == true,
-            "\(String(describing: tracker.recentDead))")
+        // When the cursor jumps to 15 s, reading the 15 s before it in one frame: in a replay
+        // already shown, and in one that starts there (`--at`)
+        for startsThere in [false, true] {
+            let replay = try ReplaySource(path: path, speed: 1)
+            let dashboard = SourceDashboard(source: replay)
+            var now = 1_800_000_000.0
+            if startsThere {
+                #expect(replay.pause(at: 15) == nil)
+            } else {
+                _ = dashboard.handle(.character(" "))
+                dashboard.update(now: now)
+                #expect(replay.perform(.goTo.with(value: "15")) == "at 00:15.0")
+            }
+            now += 0.04
+            dashboard.update(now: now)
+            // Then what shows is the reclaim at 13 s, as when it played: not the four since 0
+            let state = dashboard.shown
+            let tracker = try #require(state.rows.first { $0.name == "T" }).subscribers
+            let highlightNow = state.highlightTime(now: now)
+            let live = try #require(tracker.liveChange)
+            #expect(live.isRecent(at: highlightNow), "starts there: \(startsThere)")
+            #expect(live.delta == -1, "\(live), starts there: \(startsThere)")
+            #expect(
+                tracker.recentDead?.delta == 1,
+                "\(String(describing: tracker.recentDead)), starts there: \(startsThere)")
+        }
     }
 
     @Test("stepping back undoes what stepping on did, and a jump back shows the bus as it was")
