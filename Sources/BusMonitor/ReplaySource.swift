@@ -656,9 +656,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         clock.fleetChanged = false
                         batch.fleet = Self.fleet(clock)
                     }
-                    // On the replay's clock from the first batch on: the dashboard times what
-                    // changed by it, each second where it played.
-                    batch.sourceClock = firstTime + clock.handedOver
+                    // On the replay's clock from the first batch on, read where the next record's
+                    // second begins (nothing happened between): the dashboard times changes by
+                    // it, and a rate's window then starts on the second, as when it played.
+                    let unitStart = whole < 20 ? Double(whole) / 10 : Double(whole - 20)
+                    batch.sourceClock = firstTime + max(clock.handedOver, unitStart)
                     batches.append(batch)
                     batch = SourceBatch()
                 }

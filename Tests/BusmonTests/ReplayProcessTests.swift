@@ -43,7 +43,9 @@ import Testing
         let types = try #require(state["types"] as? [[String: Any]])
         // The events of the first twelve seconds, 0 to 120, and ten a second.
         #expect(types.first { $0["typeName"] as? String == "T" }?["published"] as? Int == 121)
-        #expect(types.first { $0["typeName"] as? String == "T" }?["rate"] as? Double == 10)
+        // 10.0 s to 12.0 s, both ends' events included (21), over two seconds: read from where
+        // second 10 began, as the dashboard reads it while playing
+        #expect(types.first { $0["typeName"] as? String == "T" }?["rate"] as? Double == 10.5)
         let log = try #require(state["log"] as? [[String: Any]])
         #expect(log.count == 20)
         #expect(log.last?["payload"] as? String == "120")
