@@ -101,21 +101,25 @@ package final class GraphingSource: WrappingSource {
         return batch
     }
 
-    /// Writes `text` beside `path` and renames it over `path`; returns why it could not.
+    /// Writes `text` beside `path` and renames it over `path` (or into a device at `path`);
+    /// returns why it could not.
     ///
     /// The file beside it is made anew each time as a recording is (``RecordingWriter``),
     /// readable by its owner only: one left by an earlier run of this user's is removed first,
     /// and anything else found there (another user's file, link or FIFO, planted in a shared
     /// folder) is refused, never written through or opened. A device at `path` (`/dev/null`)
     /// is written as it is: renamed over, it would be replaced by a file for everyone (root may
-    /// rename in `/dev`). Anything else there that is not a file (a FIFO, a socket, a folder) is
-    /// refused, not replaced.
+    /// rename in `/dev`). Anything else there that is not a file (a symbolic link such as
+    /// `/dev/stdout`, a FIFO, a socket, a folder) is refused, not replaced, as the other files
+    /// busmon writes refuse links.
     private static func write(_ text: String, to path: String) -> String? {
         var info = stat()
         if lstat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
-            case S_IFREG, S_IFLNK:
+            case S_IFREG:
                 break
+            case S_IFLNK:
+                return "it is a symbolic link"
             case S_IFCHR:
                 do throws(RecordingError) {
                     let device = try RecordingWriter(path: path, what: "graph")

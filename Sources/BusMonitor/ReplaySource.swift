@@ -84,7 +84,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     }
 
     /// Seconds of recording between two fleet tallies at least, and records at most: a move
-    /// reads again from the tally before its checkpoint, up to this much more.
+    /// reads again from the tally before its checkpoint, up to this much more (never past
+    /// ``maximumWarmUpRecords`` in all: a tally further back is passed over).
     static let fleetTallyInterval = 60.0
     static let fleetTallyRecords = 60_000
     /// Apps counted over all fleet tallies at most (some 100 bytes each): past it every other
@@ -362,6 +363,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 }
             }
             if let origin = record.origin {
+                // Before the first app's first record, an empty tally: a move to before it
+                // counts from nothing, exactly, and one after it from here at the latest.
+                if fleetTallies.isEmpty {
+                    fleetTallies.append(FleetTally(checkpoint: checkpoints.count - 1, apps: [:]))
+                }
                 Self.tally(record, from: origin, at: time, into: &heardApps, keepingSnapshots: false)
             }
             switch record {
@@ -579,6 +585,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         merged.records = batches.flatMap(\.records)
         merged.notices = batches.flatMap(\.notices)
         merged.countersRestarted = batches.contains { $0.countersRestarted }
+        // The newest fleet list, whichever batch had it: a later one need not.
+        merged.fleet = batches.last { $0.fleet != nil }?.fleet
         merged.replacesState = batches[0].replacesState
         return merged
     }
@@ -656,11 +664,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                         clock.fleetChanged = false
                         batch.fleet = Self.fleet(clock)
                     }
-                    // On the replay's clock from the first batch on, read where the next record's
-                    // second begins (nothing happened between): the dashboard times changes by
-                    // it, and a rate's window then starts on the second, as when it played.
-                    let unitStart = whole < 20 ? Double(whole) / 10 : Double(whole - 20)
-                    batch.sourceClock = firstTime + max(clock.handedOver, unitStart)
+                    // On the replay's clock from the first batch on, read at the end of its own
+                    // second (nothing happened after its last record): the dashboard times
+                    // changes by it and counts them in that second, and a rate's window then
+                    // starts on a second, as when it played.
+                    let unitEnd = second < 20 ? Double(second + 1) / 10 : Double(second - 19)
+                    // (A millisecond before the end: the dashboard adds and subtracts the wall
+                    // clock's seconds since 1970, which a smaller step would not survive.)
+                    batch.sourceClock = firstTime + max(clock.handedOver, unitEnd - 0.001)
                     batches.append(batch)
                     batch = SourceBatch()
                 }
@@ -1235,11 +1246,16 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         // A fleet's apps are counted from the tally before it: the Fleet pane's counts are the
         // recording's, not those of the minute read again.
+        // A tally further back than a move reads at most (a long recording of many apps,
+        // thinned) is passed over: the counts then start with the records read, as the bound
+        // on a move's reading matters more.
         var heard: [EventOrigin: HeardApp] = [:]
-        if !fleetTallies.isEmpty {
-            let tally = fleetTallies.last { $0.checkpoint <= start }
-            start = tally?.checkpoint ?? 0
-            heard = tally?.apps ?? [:]
+        if let tally = fleetTallies.last(where: { $0.checkpoint <= start }),
+            checkpoints[start].delivered - checkpoints[tally.checkpoint].delivered
+                <= Self.maximumWarmUpRecords
+        {
+            start = tally.checkpoint
+            heard = tally.apps
         }
         let checkpoint = checkpoints[start]
         do {

@@ -90,8 +90,8 @@ struct DashboardView {
         let style: CellStyle
         /// Whether the text may be shortened (to no less than 8 characters) rather than left out.
         var canShorten = false
-        /// A longer text to show instead, as far as the room left once every item is placed
-        /// allows.
+        /// A longer text to show instead when all of it fits in the room left once every item
+        /// is placed.
         var whole: String?
     }
 
@@ -131,7 +131,7 @@ struct DashboardView {
             items.append(HeaderItem(order: 3, priority: 2, text: status, style: canvas.style(color: .green)))
         }
         if !state.problems.isEmpty {
-            // A file that will not be whole: as loud as drops, in a few words; the whole of it
+            // A file that will not be whole: in the drops' red, in a few words; the whole of it
             // (which file, why) when the room is left over, and in the log.
             items.append(
                 // After the state and the uptime, which stay first when the room is short.

@@ -113,6 +113,15 @@ import Testing
         #expect(refused.standardError.contains("cannot write the graph to \(fifo): it is not a regular file"))
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still there")
+        // A symbolic link (as /dev/stdout is) is refused too, and stays a link
+        let link = directory.file("link.dot")
+        #expect(symlink(directory.file("elsewhere.dot"), link) == 0)
+        let linked = try ChildProcess.run(
+            BusmonBinary.require(), ["--headless", "--duration", "1", "--graph", link],
+            environment: environment)
+        #expect(linked.status == 1)
+        #expect(linked.standardError.contains("cannot write the graph to \(link): it is a symbolic link"))
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
         // A device of its own, as /dev/null is (making one needs root; skipped otherwise)
         let device = directory.file("null")
         var null = stat()

@@ -98,18 +98,23 @@ struct ReplayTimelineDashboardTests {
     )
     func sparseRatesAfterAJump() throws {
         let directory = TemporaryDirectory()
-        // Three events a second, at .0, .3 and .6 of each second, for 30 s
-        let times = (0..<30).flatMap { second in [0.0, 0.3, 0.6].map { Double(second) + $0 } }
+        // One, two or three events a second in turn (at .0, .3 and .6), for 30 s
+        let times = (0..<30).flatMap { second in
+            [0.0, 0.3, 0.6].prefix(second % 3 + 1).map { Double(second) + $0 }
+        }
         let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 1)
         let dashboard = SourceDashboard(source: replay)
         #expect(replay.pause(at: 11) == nil)
         let now = 1_800_000_000.0
         dashboard.update(now: now)
-        // Then the rate counts 9.0 to 11.0 (seven events) over two seconds: a reading where
+        // Then the rate counts 9.0 to 11.0 (four events) over two seconds: a reading where
         // second 9 began, not at 8.6, the last event before it
         let state = dashboard.shown
-        let rate = try #require(state.rows.first { $0.name == "T" }).meter.rate(at: state.sourceTime(at: now))
-        #expect(abs(rate - 3.5) < 0.01, "T at \(rate) a second")
+        let meter = try #require(state.rows.first { $0.name == "T" }).meter
+        let rate = meter.rate(at: state.sourceTime(at: now))
+        #expect(abs(rate - 2) < 0.01, "T at \(rate) a second")
+        // And each second's events are in that second's column of the sparkline
+        #expect(meter.history(seconds: 5, at: state.sourceTime(at: now)) == [1, 2, 3, 1, 2])
     }
 
     @Test("stepping back undoes what stepping on did, and a jump back shows the bus as it was")
