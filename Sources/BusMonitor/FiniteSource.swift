@@ -46,7 +46,10 @@ extension SourceBatch {
 
     /// The status with the monitor's own problems after it, as one line: `attached; recording
     /// to session.jsonl stopped: No space left on device`.
-    package var statusWithProblems: String? {
+    package var statusWithProblems: String? { Self.statusLine(status, problems) }
+
+    /// `status` and then `problems`, as one line; `nil` when there is neither.
+    package static func statusLine(_ status: String?, _ problems: [SourceProblem]) -> String? {
         let parts = (status.map { [$0] } ?? []) + problems.map(\.text)
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }

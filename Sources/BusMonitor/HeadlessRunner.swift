@@ -242,9 +242,7 @@ package final class HeadlessRunner: Sendable {
             writer.beginRecord("summary")
             writer.field("time", WallClock.now())
             writer.field("elapsed", (elapsed * 1000).rounded() / 1000)
-            var withProblems = SourceBatch(status: status)
-            withProblems.problems = problems
-            writer.field("status", withProblems.statusWithProblems)
+            writer.field("status", SourceBatch.statusLine(status, problems))
             writer.field("events", events)
             writer.field("lifecycle", lifecycle)
             writer.field("dropped", dropped)

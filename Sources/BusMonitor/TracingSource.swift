@@ -115,7 +115,7 @@ package final class TracingSource: WrappingSource {
         }
         if !bytes.isEmpty { file.write(bytes: bytes, lines: entries) }
         if let error = file.error {
-            let problem = SourceProblem(brief: "trace stopped", text: error)
+            let problem = SourceProblem(brief: "\(file.what) stopped", text: error)
             toldFailure.withLock { batch.add(problem: problem, told: &$0) }
         }
         return batch
