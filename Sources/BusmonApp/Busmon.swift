@@ -457,7 +457,6 @@ package enum Busmon {
     }
 
     /// The value of `--token` on the command line (`--token T` or `--token=T`), if any.
-
     static func commandLineToken(_ arguments: [String]) -> String? {
         for (index, argument) in arguments.enumerated() {
             if argument == "--token", index + 1 < arguments.count { return arguments[index + 1] }

@@ -84,6 +84,7 @@ enum System {
         for signal in signals { sigaddset(&set, signal) }
         pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &set, nil)
     }
+
     /// Whether `first` and `second` name one file that writing through one would destroy for the
     /// other: the same path however spelled (`./a` and `a`), or one existing file (a hard link,
     /// a symbolic link read through). A character device (`/dev/null`, `/dev/full`) takes any

@@ -421,9 +421,6 @@ struct DashboardState {
         handlers.take(snapshot)
     }
 
-    /// The time on the source's clock at `now` on the wall clock: the time stamps of the events
-    /// it hands over. For a live source the two are the same but for a frame's lag; a replay
-    /// runs on the recording's time, at the speed it plays.
     /// The clock that changes are highlighted on: a replay's, whose cursor may read a minute
     /// of recording in one frame, each change at its own time; for a live source the wall
     /// clock, which no record stamped in the future (a phone's clock ahead, a stranger's
@@ -432,6 +429,9 @@ struct DashboardState {
         hasSourceClock ? readingTime ?? sourceTime(at: now) : now
     }
 
+    /// The time on the source's clock at `now` on the wall clock: the time stamps of the events
+    /// it hands over. For a live source the two are the same but for a frame's lag; a replay
+    /// runs on the recording's time, at the speed it plays.
     func sourceTime(at now: Double) -> Double {
         max(lastReadingTime ?? -.infinity, now + (clockOffset ?? 0))
     }
