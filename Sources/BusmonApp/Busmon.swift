@@ -261,9 +261,12 @@ package enum Busmon {
             return printState(of: replay, session: session)
         }
         // Notices (attached, detached, a recording's warnings) go to stderr, beside the output.
+        // The warnings told are remembered, so that a file that stopped is not told twice.
+        let toldWarnings = LockedValue(Set<String>())
         let runner = HeadlessRunner(
             source: session.source, duration: options.duration,
             onNotice: { notice in
+                if notice.isWarning { toldWarnings.withLock { _ = $0.insert(notice.text) } }
                 // A notice names apps and sockets that strangers choose: printError escapes it.
                 printError("busmon: \(notice.isWarning ? "warning: " : "")\(notice.text)")
             }, stopPublishing: session.stopPublishing)
@@ -314,8 +317,10 @@ package enum Busmon {
         }
         let failures = session.outputFailures
         if !failures.isEmpty {
-            // The watching went on, but a file it wrote is not whole: a script must hear of it.
-            for failure in failures { printError("busmon: \(failure)") }
+            // The watching went on, but a file it wrote is not whole: a script must hear of it,
+            // once (a failure seen while running was told then, as a warning).
+            let told = toldWarnings.withLock { $0 }
+            for failure in failures where !told.contains(failure) { printError("busmon: \(failure)") }
             if outcome != .stopped { return 1 }
         }
         switch outcome {

@@ -30,8 +30,26 @@ final class EntrySnapshot: @unchecked Sendable {
         storage[index]
     }
 
+    /// The entries, unretained, where the snapshot keeps them.
+    @inline(__always)
+    var entries: UnsafeBufferPointer<UnsafeReference<SubscriberEntry>> {
+        UnsafeBufferPointer(start: storage, count: count)
+    }
+
     /// The addresses of the entries the snapshot holds, to compare with retired entries.
     var entryAddresses: [UnsafeMutableRawPointer] {
         (0..<count).map { storage[$0].opaque }
+    }
+}
+
+extension Array where Element == SubscriberEntry {
+    /// Calls `body` with the entries, unretained, in the array's own storage, which the array
+    /// keeps (and the entries alive) until `body` returns.
+    @inline(__always)
+    func withUnretainedEntries<Result>(
+        _ body: (UnsafeBufferPointer<UnsafeReference<SubscriberEntry>>) -> Result
+    ) -> Result {
+        // A strong reference and an `UnsafeReference` (an `Unmanaged`) are one pointer each.
+        withUnsafeBufferPointer { $0.withMemoryRebound(to: UnsafeReference<SubscriberEntry>.self, body) }
     }
 }

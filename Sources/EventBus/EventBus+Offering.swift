@@ -1,5 +1,10 @@
 /// Offering an event to the entries of a list, in order, timed or not.
 extension EventBus {
+    /// A list of entries to offer an event to, unretained, in contiguous memory: a snapshot's
+    /// storage or an array's. A buffer rather than a function from index to entry: the out-of-line
+    /// timed loops called such a function for every entry.
+    typealias EntryList = UnsafeBufferPointer<UnsafeReference<SubscriberEntry>>
+
     /// What offering one event to a list came to.
     ///
     /// Two words, so that the two tallies of a publish come back from the function that offers
@@ -41,7 +46,7 @@ extension EventBus {
         }
     }
 
-    /// Offers `payload` to the `count` entries `entry(_:)` returns, in order; while something
+    /// Offers `payload` to `entries`, in order; while something
     /// watches the bus (`timer` is not `nil`), times each handler call.
     ///
     /// The entries are borrowed, not retained: a retain and a release around each call would
@@ -55,8 +60,7 @@ extension EventBus {
     /// another module runs.
     @inline(__always)
     static func offer<Payload: Sendable>(
-        _ payload: Payload, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer?,
-        entry: (Int) -> UnsafeReference<SubscriberEntry>
+        _ payload: Payload, to entries: EntryList, marker: DeliveryMarker?, timer: HandlerTimer?
     ) -> DeliveryTally {
         var payload = payload
         return withUnsafeMutablePointer(to: &payload) {
@@ -65,25 +69,24 @@ extension EventBus {
             // small as it was.
             if let timer {
                 if timer.traced {
-                    return offerTraced(at: address, to: count, marker: marker, timer: timer, entry: entry)
+                    return offerTraced(at: address, to: entries, marker: marker, timer: timer)
                 }
-                return offerTimed(at: address, to: count, marker: marker, timer: timer, entry: entry)
+                return offerTimed(at: address, to: entries, marker: marker, timer: timer)
             }
-            return offer(at: address, to: count, marker: marker, entry: entry)
+            return offer(at: address, to: entries, marker: marker)
         }
     }
 
-    /// The untimed loop of ``offer(_:to:marker:timer:entry:)``.
+    /// The untimed loop of ``offer(_:to:marker:timer:)``.
     @inline(__always)
     static func offer(
-        at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?,
-        entry: (Int) -> UnsafeReference<SubscriberEntry>
+        at payload: UnsafeMutableRawPointer, to entries: EntryList, marker: DeliveryMarker?
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         var mainActor = MainActorPass()
-        for index in 0..<count {
-            let outcome = entry(index).borrow {
+        for reference in entries {
+            let outcome = reference.borrow {
                 $0.offer(at: payload, marker: marker, timer: nil, mainActor: &mainActor)
             }
             tally.add(outcome)
@@ -91,21 +94,20 @@ extension EventBus {
         return tally
     }
 
-    /// The timed loop of ``offer(_:to:marker:timer:entry:)``: a lap of ``HandlerClock`` after
+    /// The timed loop of ``offer(_:to:marker:timer:)``: a lap of ``HandlerClock`` after
     /// each call, the previous one its start. A delivery handed to a queue or an actor is timed
     /// where it runs.
     @inline(never)
     static func offerTimed(
-        at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer,
-        entry: (Int) -> UnsafeReference<SubscriberEntry>
+        at payload: UnsafeMutableRawPointer, to entries: EntryList, marker: DeliveryMarker?,
+        timer: HandlerTimer
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         var mainActor = MainActorPass()
         let clock = HandlerClock.shared
         var laps = HandlerClock.Laps(clock)
-        for index in 0..<count {
-            let reference = entry(index)
+        for reference in entries {
             let outcome = reference.borrow {
                 $0.offer(at: payload, marker: marker, timer: timer, mainActor: &mainActor)
             }
@@ -116,23 +118,22 @@ extension EventBus {
         return tally
     }
 
-    /// The loop of ``offer(_:to:marker:timer:entry:)`` while someone observes handler calls:
+    /// The loop of ``offer(_:to:marker:timer:)`` while someone observes handler calls:
     /// each call is timed on the real-time clock, from its own start to its own end, and
     /// reported.
     @inline(never)
     static func offerTraced(
-        at payload: UnsafeMutableRawPointer, to count: Int, marker: DeliveryMarker?, timer: HandlerTimer,
-        entry: (Int) -> UnsafeReference<SubscriberEntry>
+        at payload: UnsafeMutableRawPointer, to entries: EntryList, marker: DeliveryMarker?,
+        timer: HandlerTimer
     ) -> DeliveryTally {
         // Cancelled since the publish began: timed as usual.
         guard let observers = timer.bus.callTracing.current() else {
-            return offerTimed(at: payload, to: count, marker: marker, timer: timer, entry: entry)
+            return offerTimed(at: payload, to: entries, marker: marker, timer: timer)
         }
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
         var mainActor = MainActorPass()
-        for index in 0..<count {
-            let reference = entry(index)
+        for reference in entries {
             let start = System.wallClockNanoseconds()
             let outcome = reference.borrow {
                 $0.offer(at: payload, marker: marker, timer: timer, mainActor: &mainActor)

@@ -199,12 +199,8 @@ final class ProtocolRoute<P: Sendable>: ProtocolRouting {
         // The list is copied, not read through a marker's snapshot as a type's list is: the
         // thread's marker announces the type's list already.
         let entries = slot.copyEntries()
-        let tally = withExtendedLifetime(entries) {
-            let entry = { (index: Int) in UnsafeReference(unretained: entries[index]) }
-            return EventBus.offer(
-                payload, to: entries.count, marker: nil,
-                timer: timer?.forProtocol(slot),
-                entry: entry)
+        let tally = entries.withUnretainedEntries { entries in
+            EventBus.offer(payload, to: entries, marker: nil, timer: timer?.forProtocol(slot))
         }
         // Only handler calls: the event was published, and is counted, under its own type.
         if tally.delivered > 0 { slot.counters.recordDeliveries(tally.delivered) }

@@ -401,10 +401,9 @@ public final class EventBus: Sendable {
         // path (see docs/publish-path.md).
         @inline(__always)
         func offer(
-            typedCount: Int, typedEntry: (Int) -> UnsafeReference<SubscriberEntry>, watcherCount: Int,
-            watcher: (Int) -> UnsafeReference<SubscriberEntry>, marker: DeliveryMarker?
+            typed entries: EntryList, watchers: EntryList, marker: DeliveryMarker?
         ) -> (typed: DeliveryTally, wildcards: DeliveryTally) {
-            var typed = Self.offer(event, to: typedCount, marker: marker, timer: timer, entry: typedEntry)
+            var typed = Self.offer(event, to: entries, marker: marker, timer: timer)
             // Subscribers of protocols the type conforms to come next; two relaxed loads tell
             // that the type has none (see ``ProtocolRoutes``).
             if protocolRoutes.generation.load(ordering: .relaxed)
@@ -412,7 +411,7 @@ public final class EventBus: Sendable {
             {
                 typed.addRouted(deliverToProtocols(event, of: slot, timer: timer))
             }
-            guard watcherCount > 0, !Self.everyWatcherTurnsAway(count: watcherCount, watcher: watcher) else {
+            guard !watchers.isEmpty, !Self.everyWatcherTurnsAway(watchers) else {
                 return (typed, DeliveryTally())
             }
             let record = DeliveryRecord(
@@ -420,7 +419,7 @@ public final class EventBus: Sendable {
                 trace: thread.currentOrigin.trace(on: thread))
             // Wildcard observers are monitors, whose calls a trace leaves out.
             let wildcards = Self.offer(
-                record, to: watcherCount, marker: marker, timer: timer?.untraced, entry: watcher)
+                record, to: watchers, marker: marker, timer: timer?.untraced)
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -433,10 +432,9 @@ public final class EventBus: Sendable {
                 // are withdrawn, so the snapshots are borrowed, not retained (UnsafeReference,
                 // invariants 4 and 5).
                 let tallies = offer(
-                    typedCount: entries.borrow { $0.count },
-                    typedEntry: { index in entries.borrow { $0[index] } },
-                    watcherCount: watchers?.borrow { $0.count } ?? 0,
-                    watcher: { index in watchers!.borrow { $0[index] } }, marker: marker)
+                    typed: entries.borrow { $0.entries },
+                    watchers: watchers?.borrow { $0.entries } ?? EntryList(start: nil, count: 0),
+                    marker: marker)
                 if hasWildcards { marker.wildcardSnapshot.withdraw() }
                 marker.typedSnapshot.withdraw()
                 return tallies
@@ -445,11 +443,10 @@ public final class EventBus: Sendable {
             let entries = slot.copyEntries()
             let watchers = hasWildcards ? wildcardSlot.copyEntries() : []
             // The copies hold every entry until the end of the delivery.
-            tallies = withExtendedLifetime((entries, watchers)) {
-                offer(
-                    typedCount: entries.count, typedEntry: { UnsafeReference(unretained: entries[$0]) },
-                    watcherCount: watchers.count, watcher: { UnsafeReference(unretained: watchers[$0]) },
-                    marker: nil)
+            tallies = entries.withUnretainedEntries { entries in
+                watchers.withUnretainedEntries { watchers in
+                    offer(typed: entries, watchers: watchers, marker: nil)
+                }
             }
         }
         let (typed, wildcards) = tallies
@@ -472,15 +469,13 @@ public final class EventBus: Sendable {
     /// counting, so that a publish that goes on to deliver counts none: the handlers behind
     /// closed gates drop the event themselves.
     @inline(__always)
-    static func everyWatcherTurnsAway(
-        count: Int, watcher: (Int) -> UnsafeReference<SubscriberEntry>
-    ) -> Bool {
-        for index in 0..<count {
-            let turnsAway = watcher(index).borrow { $0.deliveryGate?.turnsAway ?? false || $0.isCancelled }
+    static func everyWatcherTurnsAway(_ watchers: EntryList) -> Bool {
+        for watcher in watchers {
+            let turnsAway = watcher.borrow { $0.deliveryGate?.turnsAway ?? false || $0.isCancelled }
             guard turnsAway else { return false }
         }
-        for index in 0..<count {
-            watcher(index).borrow { entry in
+        for watcher in watchers {
+            watcher.borrow { entry in
                 if !entry.isCancelled { entry.deliveryGate?.countRefusal() }
             }
         }
