@@ -118,8 +118,12 @@ struct ChromeTrace: Sendable {
     private var newest = Int.min
     private var nextFlowID = 1
     private var counts: [Int: Counts] = [:]
-    /// The name of the app of a source that watches one.
+    /// The name of the app of a source that watches one, until a hello names it.
     private let singleApp: @Sendable () -> AppName
+    /// The newest hello among the records: who the single app is from there on.
+    private var singleHello: FeedHello?
+    /// The pid the single app's records were given, once one was.
+    private var singleProcessPID: Int?
 
     /// Events, calls and other trace entries written so far.
     private(set) var entriesWritten = 0
@@ -175,11 +179,21 @@ struct ChromeTrace: Sendable {
 
     /// Adds what `batch` holds.
     mutating func add(_ batch: SourceBatch) {
-        if batch.countersRestarted { startOverForANewProcess() }
         droppedCalls = max(droppedCalls, batch.droppedCalls)
         for record in batch.records {
             if let time = record.time { newest = max(newest, Self.nanoseconds(time)) }
             switch record {
+            case .hello(let hello):
+                // Where the records say so, not where the batch starts: a batch (a replay played
+                // fast, a reader that fell behind) may hold the end of one process and the start
+                // of the next.
+                // Records before any hello were named by the source; one of another pid than
+                // they were given is a new process too.
+                let isNewProcess =
+                    singleHello.map { hello.attachNotice(after: $0).restartsCounters }
+                    ?? (singleProcessPID != hello.pid)
+                if isNewProcess, processes[nil] != nil { startOverForANewProcess() }
+                singleHello = hello
             case .call(let call): add(call)
             case .event(let event):
                 guard let process = process(for: event.origin, at: Self.nanoseconds(event.time)) else {
@@ -188,14 +202,14 @@ struct ChromeTrace: Sendable {
                 heldEvents.append((event, process))
             case .lifecycle(let change): add(change)
             case .snapshot(let snapshot): add(snapshot)
-            case .hello, .dropped, .refused, .detached: break
+            case .dropped, .refused, .detached: break
             }
         }
         releaseHeldEvents(all: false)
     }
 
-    /// The source watches a new process (an app restarted behind the same socket): its event
-    /// numbers start again, so nothing pending may match them, and it is a process of its own.
+    /// The source watches a new process (an app restarted behind the same socket, as a hello
+    /// says): its event numbers start again, so nothing pending may match them, and it is a process of its own.
     private mutating func startOverForANewProcess() {
         releaseHeldEvents(all: true)
         processes[nil] = nil
@@ -432,8 +446,9 @@ struct ChromeTrace: Sendable {
         if let origin {
             app = AppName(name: "\(origin.app) on \(origin.host) (pid \(origin.pid))", pid: origin.pid)
         } else {
-            let single = singleApp()
+            let single = singleHello.map { AppName(name: $0.process, pid: $0.pid) } ?? singleApp()
             app = AppName(name: "\(single.name) (pid \(single.pid))", pid: single.pid)
+            singleProcessPID = single.pid
         }
         // Two apps of a fleet may have the same pid on different hosts, and an app restarted
         // behind a socket may get its old pid back. A pid is whatever the app said: one beyond

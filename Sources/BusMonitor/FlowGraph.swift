@@ -52,6 +52,12 @@ package struct FlowGraph: Sendable {
     /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots.
     private var appCalls: [EventOrigin?: [Edge: Int]] = [:]
     private var appTrouble: [EventOrigin?: [Edge: Int]] = [:]
+    /// The calls and troubles of the processes watched before the current one behind the same
+    /// socket, summed.
+    private var earlierCalls: [Edge: Int] = [:]
+    private var earlierTrouble: [Edge: Int] = [:]
+    /// The newest hello of a source that watches one app.
+    private var singleHello: FeedHello?
 
     /// The types of recent events, by app and number, to name the type of an event's cause;
     /// two generations, so that memory stays bounded (``recentLimit`` entries each).
@@ -84,9 +90,31 @@ package struct FlowGraph: Sendable {
             case .event(let event): take(event)
             case .lifecycle(let change): take(change.change)
             case .snapshot(let snapshot): take(snapshot.snapshot, of: snapshot.origin)
-            case .hello, .dropped, .refused, .call, .detached: break
+            case .hello(let hello): take(hello)
+            case .dropped, .refused, .call, .detached: break
             }
         }
+    }
+
+    /// A hello of a source that watches one app: a new process behind the same socket starts
+    /// its counters and its event numbers over, so the calls of the one before are kept apart,
+    /// and added to its own.
+    private mutating func take(_ hello: FeedHello) {
+        defer { singleHello = hello }
+        guard let previous = singleHello, hello.attachNotice(after: previous).restartsCounters else { return }
+        // Only the arrows the graph has: as many as ``maximumEdges``, however many processes.
+        if let calls = appCalls.removeValue(forKey: nil) {
+            for (edge, count) in calls where handles[edge] != nil {
+                earlierCalls[edge, default: 0].clampedAdd(count)
+            }
+        }
+        if let trouble = appTrouble.removeValue(forKey: nil) {
+            for (edge, count) in trouble where handles[edge] != nil {
+                earlierTrouble[edge, default: 0].clampedAdd(count)
+            }
+        }
+        recent = [:]
+        older = [:]
     }
 
     private mutating func take(_ event: FeedEvent) {
@@ -143,8 +171,9 @@ package struct FlowGraph: Sendable {
                 leftOut += 1
                 continue
             }
-            handles[edge] = max(handles[edge] ?? 0, appCalls.values.clampedSum { $0[edge] ?? 0 })
-            let sum = appTrouble.values.clampedSum { $0[edge] ?? 0 }
+            let calls = appCalls.values.clampedSum { $0[edge] ?? 0 }.clampedAdding(earlierCalls[edge] ?? 0)
+            handles[edge] = max(handles[edge] ?? 0, calls)
+            let sum = appTrouble.values.clampedSum { $0[edge] ?? 0 }.clampedAdding(earlierTrouble[edge] ?? 0)
             if sum > 0 { troubles[edge] = max(troubles[edge] ?? 0, sum) }
         }
     }

@@ -179,6 +179,12 @@ package final class HeadlessRunner: Sendable {
         var fleet: [FleetMember]?
         /// The source's own clock as its newest batch set it (a replay's), in seconds since 1970.
         var sourceClock: Double?
+        /// The newest hello among the records of a source that watches one app.
+        var singleHello: FeedHello?
+        /// The totals of the processes watched before the current one behind the same socket,
+        /// summed: a new process's counters start over, and the summary counts every process's
+        /// publishes as it counts every process's events.
+        var earlierProcesses: BusSnapshot?
 
         mutating func add(_ batch: SourceBatch, into writer: inout JSONLineWriter) {
             if let fleet = batch.fleet {
@@ -208,7 +214,16 @@ package final class HeadlessRunner: Sendable {
                     } else {
                         snapshots[snapshot.origin] = snapshot.snapshot
                     }
-                case .hello, .dropped, .refused, .call, .detached:
+                case .hello(let hello):
+                    if let previous = singleHello, hello.attachNotice(after: previous).restartsCounters,
+                        let last = snapshots[nil]
+                    {
+                        earlierProcesses = BusSnapshot.merged(
+                            [earlierProcesses, last.retired].compactMap { $0 })
+                        snapshots[nil] = nil
+                    }
+                    singleHello = hello
+                case .dropped, .refused, .call, .detached:
                     break
                 }
             }
@@ -225,9 +240,10 @@ package final class HeadlessRunner: Sendable {
         /// totals stay in the sums, what it had live does not.
         private var countedSnapshots: [BusSnapshot] {
             let gone = Set((fleet ?? []).filter { $0.presence == .gone }.map(\.origin))
-            return snapshots.map { origin, snapshot in
+            let current = snapshots.map { origin, snapshot in
                 origin.map(gone.contains) == true ? snapshot.retired : snapshot
             }
+            return current + [earlierProcesses].compactMap { $0 }
         }
 
         /// For a fleet: a `fleet` line listing the members.
@@ -238,7 +254,7 @@ package final class HeadlessRunner: Sendable {
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {
-            let counted = snapshots.isEmpty ? nil : countedSnapshots
+            let counted = snapshots.isEmpty && earlierProcesses == nil ? nil : countedSnapshots
             writer.beginRecord("summary")
             writer.field("time", WallClock.now())
             writer.field("elapsed", (elapsed * 1000).rounded() / 1000)

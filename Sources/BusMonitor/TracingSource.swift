@@ -124,7 +124,8 @@ package final class TracingSource: WrappingSource {
     /// The app's own hello, when the source has one.
     private static func hello(of source: any DashboardSource) -> FeedHello? {
         if let attach = source as? AttachSource { return attach.hello }
-        if let replay = source as? ReplaySource { return replay.hello }
+        // The hello in effect where the replay reads, not the recording's first.
+        if let replay = source as? ReplaySource { return replay.currentHello }
         if let wrapping = source as? any WrappingSource { return hello(of: wrapping.wrapped) }
         return nil
     }

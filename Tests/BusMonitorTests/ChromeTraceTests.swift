@@ -166,6 +166,37 @@ struct ChromeTraceTests {
         #expect(trace.counterNames == ["live subscribers", "events per second"])
     }
 
+    @Test("a batch that spans an app's restart splits its records where the new hello stands")
+    func aRestartSplitsWhereItsHelloStands() throws {
+        let t = Self.second
+        let first = FeedHello(pid: 11, process: "shop", bus: "main", time: Double(t) / 1e9)
+        let again = FeedHello(pid: 11, process: "shop", bus: "main", time: Double(t) / 1e9 + 1)
+        let second = FeedHello(pid: 12, process: "shop", bus: "main", time: Double(t) / 1e9 + 2)
+        // The source would name the app after the hello it has now: the newest.
+        var trace = ChromeTrace { ChromeTrace.AppName(name: "shop", pid: 12) }
+        trace.add(
+            SourceBatch(records: [
+                .hello(first),
+                Self.event(1, at: t, on: Self.main),
+                Self.call(1, at: t + 1_000, for: 500, on: Self.main),
+                // Attached again to the same process: still its track.
+                .hello(again),
+                Self.event(2, at: t + 1_000_000_000, on: Self.main),
+                Self.call(2, at: t + 1_000_001_000, for: 500, on: Self.main),
+                .hello(second),
+                // Event numbers start over in a new process.
+                Self.event(1, at: t + 2_000_000_000, on: Self.main),
+                Self.call(1, at: t + 2_000_001_000, for: 500, on: Self.main),
+            ]))
+        var bytes = trace.take()
+        bytes += trace.finish()
+        let file = try TraceFile(data: Data(bytes))
+        #expect(file.problems.isEmpty, "\(file.problems)")
+        #expect(file.processNames == [11: "shop (pid 11)", 12: "shop (pid 12)"])
+        #expect(file.handlerSlices(of: 11).count == 2)
+        #expect(file.handlerSlices(of: 12).count == 1)
+    }
+
     @Test("an event whose thread was not recorded goes on its app's publishes track")
     func untracedEventsHaveATrackOfTheirOwn() throws {
         let trace = try Self.trace([Self.event(1, at: Self.second, on: nil)])

@@ -85,6 +85,37 @@ struct FlowGraphTests {
         #expect(dot.hasSuffix("}\n"))
     }
 
+    @Test("an app restarted behind one socket adds its calls to those of the process before it")
+    func aRestartedAppAddsItsCalls() {
+        func snapshot(calls: Int) -> FeedRecord {
+            .snapshot(
+                FeedSnapshot(
+                    time: 1,
+                    snapshot: BusSnapshot(
+                        busName: "b", eventTypes: [], wildcardObservers: 0,
+                        handlers: [
+                            HandlerStatistics(observerTypeName: "Cache", eventTypeName: "Load", calls: calls)
+                        ])
+                ))
+        }
+        var graph = FlowGraph()
+        let edge = FlowGraph.Edge(from: "Load", to: "Cache")
+        graph.take(
+            SourceBatch(records: [
+                .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 1)), snapshot(calls: 70),
+                // The same process attached again: its counters go on.
+                .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 2)), snapshot(calls: 74),
+                // Event numbers start over too: 1 is the new process's Login, not the old one's.
+                .event(event("Login", id: 1)),
+                .hello(FeedHello(pid: 12, process: "shop", bus: "main", time: 3)), snapshot(calls: 5),
+                .event(event("Load", id: 2, cause: 1)),
+            ]))
+        #expect(graph.handles[edge] == 79)
+        #expect(graph.triggers.isEmpty, "event 1 of the old process caused nothing in the new one")
+        graph.take(SourceBatch(records: [snapshot(calls: 66)]))
+        #expect(graph.handles[edge] == 140)
+    }
+
     @Test("causes are looked up in the app that published them")
     func causesStayInTheirApp() {
         var graph = FlowGraph()

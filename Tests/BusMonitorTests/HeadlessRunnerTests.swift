@@ -197,6 +197,42 @@ struct HeadlessRunnerTests {
         #expect(summary.contains(#""leakSuspects":0"#), "\(summary)")
     }
 
+    @Test("the summary of an app restarted behind one socket counts what each process published")
+    func aRestartedAppsPublishesAddUp() throws {
+        func snapshot(published: Int, suspects: Int) -> FeedRecord {
+            .snapshot(
+                FeedSnapshot(
+                    time: 1,
+                    snapshot: BusSnapshot(
+                        busName: "main",
+                        eventTypes: [EventTypeStatistics(typeName: "T", published: published)],
+                        wildcardObservers: 0,
+                        leakSuspects: (0..<suspects).map {
+                            LeakSuspect(
+                                observerID: UInt64($0), className: "S", reason: "", overdue: .seconds(1),
+                                subscriptions: [])
+                        })))
+        }
+        let batches = [
+            SourceBatch(records: [
+                .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 1)),
+                snapshot(published: 500, suspects: 2),
+                // Attached again to the same process: its counters go on.
+                .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 2)),
+                snapshot(published: 507, suspects: 2),
+                .hello(FeedHello(pid: 12, process: "shop", bus: "main", time: 3)),
+            ]),
+            SourceBatch(records: [snapshot(published: 450, suspects: 1)]),
+        ]
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(source: ScriptedSource(batches), output: output).run()
+        }
+        let summary = try #require(lines.last)
+        #expect(summary.contains(#""published":957"#), "\(summary)")
+        // The process that went has none alive any more.
+        #expect(summary.contains(#""leakSuspects":1"#), "\(summary)")
+    }
+
     @Test("stop() ends a run from another thread")
     func stopFromAnotherThread() throws {
         let never = NeverEnding(ScriptedSource([]))
