@@ -73,7 +73,11 @@
                 live = try connection.subscribeForBridge(NATSSubject.root + ".>") { bytes in core.live(bytes)
                 }
             } catch {
+                // nats.c closes a connection to a server without TLS that tls:// asked for,
+                // before the subscription is made or after it (``connectionProblem``).
+                let gaveUp = connection.gaveUpOnTLS
                 connection.close()
+                if gaveUp { throw .unreachable(url: url, detail: Self.noTLS) }
                 throw error
             }
             if let since {
@@ -92,6 +96,12 @@
         deinit {
             close()
         }
+
+        /// Why nats.c gave up on a `tls://` server, as far as it is known.
+        package static let noTLS = "nats.c gave up on it; a tls:// URL needs a server that offers TLS"
+
+        /// Why the server was not reached, when nats.c knows it and will not try again.
+        package var connectionProblem: String? { connection.gaveUpOnTLS ? Self.noTLS : nil }
 
         /// Where the connection stands: `connected`, or `reconnecting` while the server is away.
         package var state: NATSBridgeState { connection.bridgeState }

@@ -129,10 +129,23 @@ package final class NATSFleetSource: DashboardSource {
     }
 
     /// `fleet at nats://127.0.0.1:4222`.
-    package var title: String { "fleet at \(url)" }
+    package var title: String { "fleet at \(shownURL)" }
+
+    /// ``url`` as busmon shows it, without its password or token.
+    package var shownURL: String { NATSServerURL.redacted(url) }
 
     /// Whether the source has reached the server at least once.
     package var hasConnected: Bool { shared.withLock { $0.connectionsSeen > 0 } || connections > 0 }
+
+    /// Why the server was not reached, when that is known for good (a server without the TLS
+    /// that a `tls://` URL asks for).
+    package var connectionProblem: String? {
+        #if NATS
+            feed.connectionProblem
+        #else
+            nil
+        #endif
+    }
 
     private var connections: Int {
         #if NATS
@@ -184,7 +197,7 @@ package final class NATSFleetSource: DashboardSource {
             let connections = 0
             let heldDropped = 0
         #endif
-        let url = self.url
+        let url = shownURL
         return shared.withLock { shared in
             let now = WallClock.now()
             if connections > shared.connectionsSeen {

@@ -75,7 +75,9 @@ package enum MonitorLinkHandshake {
         guard let members = JSONLineMembers(line), members.string("kind") == "dial",
             let version = members.integer("version"), let token = members.string("token"),
             let app = members.string("app"), let host = members.string("host"),
-            let pid = members.integer("pid")
+            let pid = members.integer("pid"),
+            // As every record's pid: a negative one would reach recordings no replay reads.
+            pid >= 0
         else { return .failure(.notADial) }
         guard version == Self.version else { return .failure(.unknownVersion(version)) }
         return .success(Dial(version: version, token: token, app: app, host: host, pid: pid))

@@ -30,6 +30,10 @@ package enum Busmon {
         let closedDescriptors = System.occupyClosedStandardDescriptors()
         // Anyone on the machine may read a command line (ps): the token leaves it at once.
         if let token = commandLineToken(arguments) { System.hideArgument(token) }
+        // And so do the passwords and tokens of NATS URLs (nats://alice:secret@host:4222).
+        for argument in arguments where BusmonOptions.isNATSURL(argument) {
+            for secret in NATSServerURL.secrets(in: argument) { System.hideArgument(secret, anywhere: true) }
+        }
         // A file grown past `ulimit -f` raises SIGXFSZ, which would end busmon at once (the
         // terminal raw, the recording's last lines lost); ignored, the write fails with EFBIG
         // and the recording stops with that reason, which the exit status reports.
@@ -312,7 +316,9 @@ package enum Busmon {
             return 1
         }
         if let fleet = session.watchedSource as? NATSFleetSource, !fleet.hasConnected {
-            printError("busmon: never reached the NATS server at \(fleet.url)")
+            printError(
+                "busmon: never reached the NATS server at \(fleet.shownURL)"
+                    + (fleet.connectionProblem.map { ": \($0)" } ?? ""))
             return 1
         }
         let failures = session.outputFailures

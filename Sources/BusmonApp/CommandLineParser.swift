@@ -259,7 +259,8 @@ package enum CommandLineParser {
             number = number.dropLast()
             unit = factor
         }
-        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
+        // Finite once the unit is applied too: 1e308d is not a duration.
+        guard let value = Double(number), value > 0, (value * unit).isFinite else { return nil }
         return value * unit
     }
 

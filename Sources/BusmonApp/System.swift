@@ -57,22 +57,25 @@ enum System {
         return closed
     }
 
-    /// Overwrites `value` with `x`s wherever it is, alone or after `=`, in this process's
-    /// command line, which is what `ps` shows of it (Linux's /proc/PID/cmdline and Darwin's
-    /// KERN_PROCARGS2 both read the process's own copy). The Swift arguments were copied before.
-    static func hideArgument(_ value: String) {
+    /// Overwrites `value` with `x`s wherever it is, alone or after `=` (or `anywhere` in an
+    /// argument), in this process's command line, which is what `ps` shows of it (Linux's
+    /// /proc/PID/cmdline and Darwin's KERN_PROCARGS2 both read the process's own copy). The
+    /// Swift arguments were copied before.
+    static func hideArgument(_ value: String, anywhere: Bool = false) {
         guard !value.isEmpty else { return }
         let secret = Array(value.utf8)
         for index in 0..<Int(CommandLine.argc) {
             guard let argument = CommandLine.unsafeArgv[index] else { continue }
             let length = strlen(argument)
             guard length >= secret.count else { continue }
-            let start = length - secret.count
-            let matches = (0..<secret.count).allSatisfy {
-                UInt8(bitPattern: argument[start + $0]) == secret[$0]
+            let starts = anywhere ? Array(0...(length - secret.count)) : [length - secret.count]
+            for start in starts {
+                let matches = (0..<secret.count).allSatisfy {
+                    UInt8(bitPattern: argument[start + $0]) == secret[$0]
+                }
+                let whole = anywhere || start == 0 || argument[start - 1] == CChar(UInt8(ascii: "="))
+                if matches && whole { memset(argument + start, Int32(UInt8(ascii: "x")), secret.count) }
             }
-            let whole = start == 0 || argument[start - 1] == CChar(UInt8(ascii: "="))
-            if matches && whole { memset(argument + start, Int32(UInt8(ascii: "x")), secret.count) }
         }
     }
 

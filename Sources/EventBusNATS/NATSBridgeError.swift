@@ -22,11 +22,12 @@ public enum NATSBridgeError: Error, Sendable, Hashable, CustomStringConvertible 
             return "EventBusNATS was built without the NATS trait; build with `swift build --traits NATS` "
                 + "(and install nats.c: apt-get install libnats-dev)"
         case .invalidURL(let url, let reason):
-            return "not a NATS server URL: '\(url)' (\(reason)); expected nats://host:port"
+            return
+                "not a NATS server URL: '\(NATSServerURL.redacted(url))' (\(reason)); expected nats://host:port"
         case .invalidAppName:
             return "the app name is empty; it names the subjects eventbus.<app>.<EventType>"
         case .unreachable(let url, let detail):
-            return "no NATS server reachable at \(url): \(detail)"
+            return "no NATS server reachable at \(NATSServerURL.redacted(url)): \(detail)"
         case .streamFailed(let name, let detail):
             return "cannot create the JetStream stream '\(name)': \(detail)"
         case .client(let operation, let detail):

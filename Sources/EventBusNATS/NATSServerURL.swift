@@ -7,8 +7,10 @@ package enum NATSServerURL {
         guard !text.isEmpty else { throw .invalidURL(text, reason: "it is empty") }
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let url = part.trimmingSpaces()
+            // Messages name the URL without its password or token.
+            let shown = redacted(String(url))
             guard let schemeEnd = url.firstRange(of: "://") else {
-                throw .invalidURL(text, reason: "'\(url)' has no scheme")
+                throw .invalidURL(text, reason: "'\(shown)' has no scheme")
             }
             let scheme = url[..<schemeEnd.lowerBound].lowercased()
             guard scheme == "nats" || scheme == "tls" else {
@@ -19,14 +21,14 @@ package enum NATSServerURL {
             if rest.hasSuffix("/") { rest = rest.dropLast() }
             let forbidden: Set<Character> = [" ", "/", "?", "#"]
             guard !rest.contains(where: forbidden.contains) else {
-                throw .invalidURL(text, reason: "'\(url)' has a path or spaces after the host")
+                throw .invalidURL(text, reason: "'\(shown)' has a path or spaces after the host")
             }
             let host: Substring
             let port: Substring?
             if rest.hasPrefix("[") {
                 // An IPv6 literal: [::1]:4222.
                 guard let close = rest.firstIndex(of: "]") else {
-                    throw .invalidURL(text, reason: "'\(url)' has an unclosed [")
+                    throw .invalidURL(text, reason: "'\(shown)' has an unclosed [")
                 }
                 host = rest[rest.index(after: rest.startIndex)..<close]
                 let after = rest[rest.index(after: close)...]
@@ -38,13 +40,46 @@ package enum NATSServerURL {
                 host = rest
                 port = nil
             }
-            guard !host.isEmpty else { throw .invalidURL(text, reason: "'\(url)' names no host") }
+            guard !host.isEmpty else { throw .invalidURL(text, reason: "'\(shown)' names no host") }
             if let port {
                 guard let number = Int(port), (1...65_535).contains(number) else {
                     throw .invalidURL(text, reason: "the port '\(port)' is not a number from 1 to 65535")
                 }
             }
         }
+    }
+}
+
+extension NATSServerURL {
+    /// `text` with the password or token of each URL in it replaced by `***`:
+    /// `nats://alice:***@host:4222`, `nats://***@host:4222`. What busmon and the bridge print,
+    /// record or name a fleet by, since terminals, logs and recordings are read by others.
+    package static func redacted(_ text: String) -> String {
+        text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+            guard let (start, end) = credentials(in: part) else { return String(part) }
+            let userInfo = part[start..<end]
+            let shown = userInfo.firstIndex(of: ":").map { "\(userInfo[..<$0]):***" } ?? "***"
+            return "\(part[..<start])\(shown)\(part[end...])"
+        }.joined(separator: ",")
+    }
+
+    /// The passwords and tokens of the URLs in `text`, to hide them from the command line.
+    package static func secrets(in text: String) -> [String] {
+        text.split(separator: ",", omittingEmptySubsequences: false).compactMap { part in
+            guard let (start, end) = credentials(in: part) else { return nil }
+            let userInfo = part[start..<end]
+            let secret =
+                userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo
+            return secret.isEmpty ? nil : String(secret)
+        }
+    }
+
+    /// Where the user information of `url` lies (`alice:secret` in `nats://alice:secret@h:1`).
+    private static func credentials(in url: Substring) -> (Substring.Index, Substring.Index)? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        guard let at = rest.lastIndex(of: "@") else { return nil }
+        return (schemeEnd.upperBound, at)
     }
 }
 

@@ -40,6 +40,8 @@
         private let users = Atomic<Int>(0)
         /// What the callbacks report.
         package let events: ConnectionEvents
+        /// Whether the URL asked for TLS (``NATSServerList/requiresTLS(_:)``).
+        private let requiresTLS: Bool
 
         /// Connects, or starts trying to, as `options.keepTryingWhenUnreachable` says.
         package init(
@@ -48,7 +50,7 @@
             var optionsHandle: OpaquePointer?
             try Self.check(natsOptions_Create(&optionsHandle), "natsOptions_Create")
             defer { natsOptions_Destroy(optionsHandle) }
-            let status = natsOptions_SetURL(optionsHandle, url)
+            let status = Self.setServers(of: url, in: optionsHandle)
             guard status == NATS_OK else { throw .invalidURL(url, reason: Self.text(status)) }
             natsOptions_SetName(optionsHandle, name)
             // The server must not send this connection's own messages back to it.
@@ -100,12 +102,35 @@
                 }
             }
             handle = connection!
+            requiresTLS = NATSServerList.requiresTLS(url)
             eventsReference = reference
             self.events = events
         }
 
         deinit {
             close()
+        }
+
+        /// Gives nats.c the servers of `url`: one, or each of a comma-separated list (which
+        /// `natsOptions_SetURL` would take as one address), encrypted if any is `tls://`.
+        private static func setServers(of url: String, in options: OpaquePointer?) -> natsStatus {
+            let urls = NATSServerList.urls(in: url)
+            if NATSServerList.requiresTLS(url) {
+                let secure = natsOptions_SetSecure(options, true)
+                guard secure == NATS_OK else { return secure }
+            }
+            guard urls.count > 1 else { return natsOptions_SetURL(options, urls.first ?? url) }
+            // The strings one after the other, each ending in its NUL, and pointers into them.
+            var storage: [CChar] = []
+            var starts: [Int] = []
+            for text in urls {
+                starts.append(storage.count)
+                storage.append(contentsOf: text.utf8CString)
+            }
+            return storage.withUnsafeBufferPointer { buffer in
+                var pointers: [UnsafePointer<CChar>?] = starts.map { buffer.baseAddress! + $0 }
+                return natsOptions_SetServers(options, &pointers, Int32(pointers.count))
+            }
         }
 
         /// Hands one message to nats.c, which buffers it for its flusher thread.
@@ -208,6 +233,14 @@
                 }
                 throw .streamFailed(name: name, detail: detail)
             }
+        }
+
+        /// Whether nats.c gave up on a `tls://` server by itself: it does when the server offers
+        /// no TLS (reporting only that no server was available), where it retries other
+        /// failures.
+        package var gaveUpOnTLS: Bool {
+            guard requiresTLS, !closed.load(ordering: .acquiring) else { return false }
+            return natsConnection_IsClosed(handle)
         }
 
         /// Closes the connection and waits (up to five seconds) for nats.c's last callback.

@@ -46,3 +46,21 @@ package enum NATSClientError: Error, Sendable, Hashable {
     /// Another nats.c call failed.
     case client(operation: String, detail: String)
 }
+
+/// The servers of a URL as busmon and the bridge take it: one URL, or several separated by
+/// commas for a cluster, each `nats://` or `tls://`.
+package enum NATSServerList {
+    /// The URLs of `text`, without the spaces around them.
+    package static func urls(in text: String) -> [String] {
+        text.split(separator: ",").map { part in
+            String(part.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        }.filter { !$0.isEmpty }
+    }
+
+    /// Whether a connection to `text` must be encrypted: a `tls://` URL is a promise that
+    /// nothing crosses the network in clear, which nats.c keeps only when told to (it would
+    /// otherwise speak plain text to a server that offers no TLS).
+    package static func requiresTLS(_ text: String) -> Bool {
+        urls(in: text).contains { $0.lowercased().hasPrefix("tls://") }
+    }
+}

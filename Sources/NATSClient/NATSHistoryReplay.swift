@@ -32,6 +32,10 @@
         ///   during the call) and how many the consumer has after it, when nats.c can tell.
         /// - Throws: Why the replay cannot start, for people: no stream keeps the subject, no
         ///   JetStream on the server, or a client error.
+        /// The latest start a replay asks for, in seconds since 1970 (in 2255): nanoseconds
+        /// since 1970 beyond it do not fit in 63 bits.
+        static let latestStartTime = 9_000_000_000.0
+
         package init(
             connection: NATSConnection, subject: String, from startTime: Double,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void
@@ -48,8 +52,14 @@
             var subscribeOptions = jsSubOptions()
             jsSubOptions_Init(&subscribeOptions)
             subscribeOptions.Ordered = true
-            subscribeOptions.Config.DeliverPolicy = js_DeliverByStartTime
-            subscribeOptions.Config.OptStartTime = Int64(startTime * 1e9)
+            // A start before 1970 (a --since longer than that) asks for all the stream kept; a
+            // start as far ahead as a year past 2255 would not fit the nanoseconds nats.c takes.
+            if startTime > 0 {
+                subscribeOptions.Config.DeliverPolicy = js_DeliverByStartTime
+                subscribeOptions.Config.OptStartTime = Int64(min(startTime, Self.latestStartTime) * 1e9)
+            } else {
+                subscribeOptions.Config.DeliverPolicy = js_DeliverAll
+            }
             let status = js_Subscribe(
                 &subscription, context, subject,
                 { _, _, message, closure in

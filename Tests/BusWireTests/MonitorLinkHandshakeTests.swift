@@ -22,6 +22,10 @@ struct MonitorLinkHandshakeTests {
         #expect(decode(#"{"kind":"hello","version":1}"#) == .failure(.notADial))
         #expect(
             decode(#"{"kind":"dial","version":1,"token":"t","app":"a","host":"h"}"#) == .failure(.notADial))
+        // A negative pid would reach every record of the app, and a recording no replay reads.
+        #expect(
+            decode(#"{"kind":"dial","version":1,"token":"t","app":"a","host":"h","pid":-5}"#)
+                == .failure(.notADial))
         #expect(
             decode(#"{"kind":"dial","version":9,"token":"t","app":"a","host":"h","pid":1}"#)
                 == .failure(.unknownVersion(9)))

@@ -14,6 +14,7 @@ import Testing
 
     @Test(arguments: [
         ("30s", 30.0), ("10m", 600.0), ("2h", 7200.0), ("1d", 86_400.0), ("90", 90.0), ("1.5m", 90.0),
+        ("1e300s", 1e300),
     ])
     func sinceTakesDurations(text: String, seconds: Double) throws {
         let parsed = try options(["--attach", "nats://h:4222", "--since", text])
@@ -32,6 +33,10 @@ import Testing
         (
             ["--attach", "nats://h:1", "--since", "0s"],
             "--since needs a duration such as 30s, 10m or 2h, got '0s'"
+        ),
+        (
+            ["--attach", "nats://h:1", "--since", "1e308d"],
+            "--since needs a duration such as 30s, 10m or 2h, got '1e308d'"
         ),
         (["--since", "10m"], "--since only applies to --attach nats://HOST:PORT"),
         (["--attach", "/tmp/a.sock", "--since", "10m"], "--since only applies to --attach nats://HOST:PORT"),

@@ -163,6 +163,63 @@
             #expect(try monitor.wait().status == 128 + SIGTERM)
         }
 
+        @Test func aURLsPasswordStaysOutOfEverythingBusmonWritesAndAListReachesItsLiveServer() throws {
+            let server = try NATSServer(user: "alice", password: "s3cretpass")
+            let dead = try NATSServer.freePort()
+            let folder = TemporaryDirectory()
+            let url = "nats://127.0.0.1:\(dead), nats://alice:s3cretpass@127.0.0.1:\(server.port)"
+            let monitor = try ChildProcess.start(
+                try BusmonBinary.require(),
+                [
+                    "--attach", url, "--headless", "--duration", "4", "--record", folder.file("fleet.jsonl"),
+                    "--graph", folder.file("fleet.dot"), "--trace", folder.file("fleet.json"),
+                ], environment: environment)
+            // Nobody reading the command line sees it either.
+            #if os(Linux)
+                try waitFor("busmon to start") { monitor.standardErrorText.contains("connected to") }
+                let commandLine = try String(
+                    decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(monitor.pid)/cmdline")),
+                    as: UTF8.self)
+                #expect(!commandLine.contains("s3cretpass"), "\(commandLine)")
+                #expect(commandLine.contains("nats://alice:xxxxxxxxxx@127.0.0.1"), "\(commandLine)")
+            #endif
+            let app = try ChildProcess.start(
+                try #require(BuiltProduct.path(named: "simapp"), "simapp was not built next to the tests"),
+                [
+                    "--nats", "nats://alice:s3cretpass@127.0.0.1:\(server.port)", "--app", "shop",
+                    "--duration", "2",
+                ],
+                environment: environment)
+            let result = try monitor.wait()
+            #expect(try app.wait().status == 0)
+            #expect(result.status == 0, "\(result.standardError)")
+            // The second server of the list was reached, and the app's events came through it.
+            #expect(FleetOutput(result.standardOutput).events(of: "shop").count > 0)
+            #expect(
+                result.standardError.contains(
+                    "connected to nats://127.0.0.1:\(dead), nats://alice:***@127.0.0.1"))
+            let written = try ["fleet.jsonl", "fleet.dot", "fleet.json"].map {
+                try String(contentsOfFile: folder.file($0), encoding: .utf8)
+            }
+            for text in written + [result.standardOutput, result.standardError] {
+                #expect(!text.contains("s3cretpass"))
+            }
+        }
+
+        @Test func aTLSURLNeverConnectsInClearText() throws {
+            // A server that offers no TLS: a tls:// URL must not be answered in plain text.
+            let server = try NATSServer()
+            let result = try ChildProcess.run(
+                try BusmonBinary.require(),
+                ["--attach", "tls://127.0.0.1:\(server.port)", "--headless", "--duration", "2"],
+                environment: environment)
+            #expect(result.status == 1, "\(result.standardError)")
+            #expect(
+                result.standardError.contains("a tls:// URL needs a server that offers TLS"),
+                "\(result.standardError)")
+            #expect(!result.standardError.contains("connected to"), "\(result.standardError)")
+        }
+
         @Test func sinceReplaysTheHistoryThenFollowsLiveWithoutDuplicates() throws {
             let server = try NATSServer()
             // Without a stream there is no history, and busmon says so, then goes live.
@@ -201,6 +258,13 @@
             #expect(output.events(of: "beta").count == SimappOutput.published(betaResult.standardOutput))
             #expect(result.standardError.contains("joined (from history)"), "\(result.standardError)")
             #expect(result.standardError.contains("from history; now live"), "\(result.standardError)")
+
+            // A --since longer than the clock has run since 1970 asks for all the stream kept.
+            let everything = try busmon(server, ["--since", "99999999999h", "--duration", "3"]).wait()
+            #expect(everything.status == 0, "\(everything.standardError)")
+            #expect(
+                FleetOutput(everything.standardOutput).events(of: "alpha").count
+                    == SimappOutput.published(alpha.standardOutput))
         }
     }
 

@@ -53,8 +53,19 @@ package final class NATSServer {
     /// - Throws: When nats-server is missing, or it did not start listening within 10 seconds.
     package init() throws {
         port = try Self.freePort()
+        credentials = nil
         try start()
     }
+
+    /// Starts a server that admits only `user` with `password`.
+    package init(user: String, password: String) throws {
+        port = try Self.freePort()
+        credentials = (user, password)
+        try start()
+    }
+
+    /// The user and password the server asks for, if it asks.
+    private let credentials: (user: String, password: String)?
 
     deinit {
         stop()
@@ -75,7 +86,9 @@ package final class NATSServer {
         var lastError = ""
         while clock.now < deadline {
             let started = try ChildProcess.start(
-                executable, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storage.path],
+                executable,
+                ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storage.path]
+                    + (credentials.map { ["--user", $0.user, "--pass", $0.password] } ?? []),
                 environment: ProcessInfo.processInfo.environment)
             child = started
             while clock.now < deadline && started.isRunning {
