@@ -29,14 +29,20 @@ internal import Foundation
 ///   are refused unjudged, and all dials from an address with four apps refused. Another app at
 ///   the address (the iOS Simulator's all come from 127.0.0.1) is judged as ever. A given token
 ///   has at least ``minimumTokenLength`` characters.
-/// - At most 64 connections may be dialling at once (more are closed at once) and 256 apps
+/// - At most 64 connections may be dialling at once, 16 from one address: beyond, the oldest
+///   of the address with the most is closed to make room for the newcomer, since an app dials
+///   at once and only a stranger keeps a connection open without dialling. 256 apps may be
 ///   connected (more are refused with the reason); a line longer than the wire's limit is
 ///   skipped and counted; reading from the apps pauses while the monitor has not drained what
 ///   it holds, so memory stays bounded and a slow monitor makes the apps' taps drop, not grow.
 /// - None of that disturbs the apps already connected.
 package final class ListenSource: DashboardSource {
-    /// Connections that may be dialling at once; more are closed without a word.
+    /// Connections that may be dialling at once; beyond, the oldest is closed without a word to
+    /// make room (``makeRoomToDial(from:)``).
     package static let maximumDialling = 64
+    /// Connections from one address that may be dialling at once, so that one address cannot
+    /// take every place.
+    package static let maximumDiallingPerAddress = 16
     /// Apps that may be connected at once; more are refused with the reason.
     package static let maximumApps = 256
     /// Seconds a connection may take to dial before it is refused.
@@ -357,20 +363,43 @@ final class ListenLoop: @unchecked Sendable {
 
     private func acceptConnections() {
         acceptPausedUntil = System.acceptWaitingConnections(descriptor) { accepted in
-            let dialling = connections.count { $0.dial == nil }
-            guard dialling < ListenSource.maximumDialling else {
-                // A flood of connections: close the newest without reading, and count it.
-                shared.withLock {
-                    $0.noteRefusal("refused a connection: too many dialling at once", now: WallClock.now())
-                }
-                System.closeDescriptor(accepted)
-                return
-            }
+            let peer = TCPSocket.peerName(accepted)
+            makeRoomToDial(from: peer)
             let connection = Connection(
-                descriptor: accepted, peer: TCPSocket.peerName(accepted), opened: MonotonicClock.now(),
-                link: nextLinkNumber)
+                descriptor: accepted, peer: peer, opened: MonotonicClock.now(), link: nextLinkNumber)
             nextLinkNumber &+= 1
             connections.append(connection)
+        }
+    }
+
+    /// Closes a connection that has not dialled, when a new one from `peer` would be one too
+    /// many: the oldest of `peer`'s address once it holds
+    /// ``ListenSource/maximumDiallingPerAddress``, or else the oldest of the address holding the
+    /// most once all ``ListenSource/maximumDialling`` are taken.
+    ///
+    /// The newcomer stays: an app dials as soon as it connects, while a stranger holding places
+    /// open keeps them only until newer connections come, so idle connections cannot lock apps
+    /// out, and one address flooding the port churns only its own.
+    private func makeRoomToDial(from peer: String) {
+        let dialling = connections.filter { $0.dial == nil }
+        let host = Self.host(of: peer)
+        let fromHost = dialling.filter { Self.host(of: $0.peer) == host }
+        let candidates: [Connection]
+        if fromHost.count >= ListenSource.maximumDiallingPerAddress {
+            candidates = fromHost
+        } else if dialling.count >= ListenSource.maximumDialling {
+            candidates =
+                Dictionary(grouping: dialling) { Self.host(of: $0.peer) }.values
+                .max { $0.count < $1.count } ?? []
+        } else {
+            return
+        }
+        guard let oldest = candidates.min(by: { $0.opened < $1.opened }) else { return }
+        remove(oldest, reason: nil)
+        shared.withLock {
+            $0.noteRefusal(
+                "closed a connection from \(Self.host(of: oldest.peer)) that had not dialled, to make room",
+                now: WallClock.now())
         }
     }
 

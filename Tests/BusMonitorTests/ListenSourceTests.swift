@@ -181,7 +181,7 @@ struct ListenSourceTests {
         endless.say([UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10))
         #expect(endless.answer().contains("over 4 KiB"))
 
-        // Many connections that never send anything: the newest beyond the limit are closed.
+        // Many connections that never send anything: beyond the limit, the oldest are closed.
         let silent = (0..<(ListenSource.maximumDialling + 20)).compactMap { _ in Stranger(port: port) }
         #expect(silent.count == ListenSource.maximumDialling + 20)
 
@@ -191,6 +191,27 @@ struct ListenSourceTests {
         #expect(tap.connectedClients == 1)
         #expect(eventually { source.refusedConnections >= 3 + 20 })
         #expect(source.connectedApps == 1)
+        _ = silent
+    }
+
+    @Test("connections held open without dialling, however many, do not lock an app out")
+    func idleConnectionsCannotLockAppsOut() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
+        let port = port(of: source)
+        // More than every place, all from the address the app dials from too.
+        let silent = (0..<(ListenSource.maximumDialling + 20)).compactMap { _ in Stranger(port: port) }
+        #expect(silent.count == ListenSource.maximumDialling + 20)
+        // Taken in: those past the places have been closed, or the newest turned away.
+        #expect(eventually { source.refusedConnections >= 20 })
+        let bus = EventBus()
+        let dialled = MonotonicClock.now()
+        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok-0123456789", app: "late")
+        #expect(eventually { tap.connectedClients == 1 }, "the app dialled in past the idle ones")
+        // At once, not once the idle ones were refused for not dialling in time.
+        #expect(MonotonicClock.now() - dialled < ListenSource.dialTimeout)
+        bus.publish(Ping(number: 1, note: "in"))
+        let batches = drainUntil(source) { !events($0, from: "late").isEmpty }
+        #expect(events(batches, from: "late").count == 1)
         _ = silent
     }
 
