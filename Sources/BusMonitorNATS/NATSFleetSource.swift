@@ -65,6 +65,11 @@ package final class NATSFleetSource: DashboardSource {
         var unattributed = 0
         var replayed = 0
         var closed = false
+        /// Each app's records, put back in the order of their times.
+        var reordering = RecordReordering()
+        /// Whether the history's replay ended since the last drain: its records are all in, and
+        /// leave with the notice that says so, rather than after it.
+        var historyEnded = false
         /// Whether handler calls were asked for, and when the request was last repeated
         /// (monotonic seconds).
         var callsRequested = false
@@ -97,6 +102,7 @@ package final class NATSFleetSource: DashboardSource {
                 replayEnded: { outcome in
                     shared.withLock { shared in
                         shared.replaying = false
+                        shared.historyEnded = true
                         shared.state.holdsPresence = false
                         let now = WallClock.now()
                         switch outcome {
@@ -217,10 +223,22 @@ package final class NATSFleetSource: DashboardSource {
                 shared.disconnectionTold = true
             }
             var batch = shared.state.takeBatch(now: now)
+            batch.records = shared.reordering.pass(batch.records, now: MonotonicClock.now())
+            if shared.historyEnded {
+                shared.historyEnded = false
+                batch.records += shared.reordering.flush()
+            }
             batch.droppedEvents += heldDropped
             batch.status = Self.status(shared, connected: state == .connected, url: url)
             return batch
         }
+    }
+
+    /// What ``drain()`` gives, with every record still waiting to be put in order.
+    package func drainLast() -> SourceBatch {
+        var batch = drain()
+        shared.withLock { batch.records += $0.reordering.flush() }
+        return batch
     }
 
     private static func status(_ shared: Shared, connected: Bool, url: String) -> String {
