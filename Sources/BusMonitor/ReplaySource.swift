@@ -60,6 +60,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Whether the recording holds no records at all (an empty file, blank lines, or only a
     /// cut-off line).
     package let isEmpty: Bool
+    /// Lines that could not be read, skipped (a warning names the first); a headless replay
+    /// that skipped any exits 1 once it has played the rest.
+    package let malformedLines: Int
 
     /// Whether the last line was cut short and skipped.
     private let lastLineCutOff: Bool
@@ -276,6 +279,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var detached = false
         var newestHello: FeedHello?
         var unreadableFleetLines = 0
+        var malformedLines = 0
+        var firstMalformed: RecordingError?
         var fleetTallies: [FleetTally] = []
         var heardApps: [EventOrigin: HeardApp] = [:]
         var tallySpacing = (seconds: Self.fleetTallyInterval, records: Self.fleetTallyRecords)
@@ -310,7 +315,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     cutOff = true
                     continue
                 }
-                throw .malformedLine(path: path, line: line.number, error: error)
+                // One damaged line does not take the rest of the recording with it: the line
+                // is skipped, said, and counted (an empty replay says the first one).
+                malformedLines += 1
+                if firstMalformed == nil {
+                    firstMalformed = .malformedLine(path: path, line: line.number, error: error)
+                }
+                continue
             }
             records += 1
             // Unknown fields would be skipped silently, so a newer version could replay as
@@ -410,6 +421,16 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 "\(path): skipped \(unreadableFleetLines) `fleet` \(unreadableFleetLines == 1 ? "line" : "lines") "
                     + "that could not be read: apps there show as their records tell")
         }
+        if let firstMalformed {
+            // Nothing readable at all: not a recording, and the first line says why.
+            guard records > 0 else { throw firstMalformed }
+            warnings.append(
+                "\(firstMalformed)"
+                    + (malformedLines == 1
+                        ? "; the line was skipped"
+                        : "; that line and \(malformedLines - 1) more were skipped"))
+        }
+        self.malformedLines = malformedLines
         if unknownKinds > 0 {
             warnings.append(
                 "\(path): skipped \(unknownKinds) \(unknownKinds == 1 ? "line" : "lines") of a kind this version does not know"

@@ -250,7 +250,7 @@ package enum Busmon {
         session.stop()
         let failures = session.outputFailures
         for failure in failures { printError("busmon: \(failure)") }
-        return failures.isEmpty ? written : 1
+        return failures.isEmpty && replay.malformedLines == 0 ? written : 1
     }
 
     /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
@@ -329,8 +329,12 @@ package enum Busmon {
             for failure in failures where !told.contains(failure) { printError("busmon: \(failure)") }
             if outcome != .stopped { return 1 }
         }
+        // Played, but not all of it: the warning named the first line skipped.
+        let damaged = (session.watchedSource as? ReplaySource).map { $0.malformedLines > 0 } ?? false
         switch outcome {
-        case .durationElapsed, .sourceFinished, .outputClosed:
+        case .durationElapsed, .sourceFinished:
+            return damaged ? 1 : 0
+        case .outputClosed:
             // A reader that closes the pipe (`busmon --headless | head -1`) got what it wanted.
             return 0
         case .stopped:

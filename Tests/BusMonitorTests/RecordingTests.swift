@@ -434,18 +434,40 @@ struct RecordingTests {
             ])
     }
 
-    @Test("a malformed line is an error that names the file and the line number")
+    @Test(
+        "a malformed line is skipped and named with its file and line; a file of nothing readable is refused")
     func malformedLineNamed() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("bad.jsonl")
-        let good = FeedRecord.dropped(FeedDrops(time: 1, events: 0)).encodeLine()
-        try (good + "\n" + good + #"{"kind":"event","time":2}"# + "\n" + good).write(
-            toFile: path, atomically: false, encoding: .utf8)
-        #expect(throws: RecordingError.self) { try ReplaySource(path: path) }
+        let event = { (sequence: Int, time: Double) in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: sequence, time: time, typeName: "Tick", payload: .description("{}"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        try
+            (event(1, 1) + "\n" + event(2, 2) + #"{"kind":"event","time":2}"# + "\n" + "not json\n"
+            + event(3, 3))
+            .write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1_000)
+        #expect(replay.eventCount == 3, "the rest plays")
+        #expect(replay.malformedLines == 2)
+        #expect(
+            replay.warnings == [
+                "\(path):4: missing field \"seq\" in an event record; that line and 1 more were skipped"
+            ])
+        let played = drainUntil(replay) { _ in replay.isFinished }
+        #expect(played.flatMap(\.records).events.map(\.sequence) == [1, 2, 3])
+        #expect(played.flatMap(\.notices).contains { $0.isWarning && $0.text.hasPrefix("\(path):4:") })
+
+        let garbage = directory.file("garbage.jsonl")
+        try "not json\n{}\n".write(toFile: garbage, atomically: false, encoding: .utf8)
+        #expect(throws: RecordingError.self) { try ReplaySource(path: garbage) }
         do {
-            _ = try ReplaySource(path: path)
+            _ = try ReplaySource(path: garbage)
         } catch {
-            #expect(error.description == "\(path):4: missing field \"seq\" in an event record")
+            #expect(error.description == "\(garbage):1: expected a JSON object, one per line", "\(error)")
         }
     }
 

@@ -347,6 +347,20 @@ struct AttachEndToEndTests {
         #expect(replay.status == 1)
         #expect(replay.standardError.contains("bad.jsonl:2"), "names the line: \(replay.standardError)")
 
+        // One damaged line among good ones: the rest plays, the line is named, the status says so.
+        let damaged = temporaryPath("damaged.jsonl")
+        let event = { (sequence: Int) in
+            #"{"kind":"event","seq":\#(sequence),"time":\#(1_700_000_000 + sequence),"typeName":"Tick","receivers":1,"payload":{}}"#
+        }
+        try [event(1), event(2), "{\"kind\":\"event\",\"ti", event(3)].joined(separator: "\n")
+            .appending("\n").write(toFile: damaged, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: damaged) }
+        let played = try ChildProcess.run(
+            busmon, ["--replay", damaged, "--speed", "1000", "--headless"], environment: environment)
+        #expect(played.status == 1)
+        #expect(played.standardError.contains("damaged.jsonl:3:"), "\(played.standardError)")
+        #expect(played.standardOutput.components(separatedBy: #""kind":"event""#).count - 1 == 3)
+
         let missing = try ChildProcess.run(
             busmon, ["--replay", "/nonexistent/recording.jsonl", "--headless"], environment: environment)
         #expect(missing.status == 1)
