@@ -529,9 +529,35 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         switch next {
         case .hello(let found): noteAttach(of: found, at: offset, &clock)
         case .fleet(let members):
+            let time = firstTime + offset
+            clock.notices += Self.presenceNotices(from: clock.recordedFleet ?? [], to: members, at: time)
             clock.recordedFleet = members
             clock.fleetChanged = true
         case .item: break
+        }
+    }
+
+    /// What the live monitor said as the fleet went from `old` to `new`: who joined, turned
+    /// quiet, came back or left. A fleet line carries presence, not the reason, so an app left
+    /// if its link was closed and is gone if it fell silent.
+    static func presenceNotices(
+        from old: [FleetMember], to new: [FleetMember], at time: Double
+    ) -> [SourceNotice] {
+        let before = Dictionary(old.map { ($0.origin, $0.presence) }, uniquingKeysWith: { _, last in last })
+        return new.compactMap { member in
+            let name = member.origin.description
+            switch (before[member.origin], member.presence) {
+            case (nil, _): return SourceNotice(time: time, text: "\(name) joined")
+            case (.gone?, .active), (.gone?, .quiet), (.quiet?, .active):
+                return SourceNotice(time: time, text: "\(name) is back")
+            case (.active?, .quiet): return SourceNotice(time: time, text: "\(name) is quiet")
+            case (.active?, .gone), (.quiet?, .gone):
+                let closed = member.bridgeState == FleetLinkReport.closedState
+                return SourceNotice(
+                    time: time, text: closed ? "\(name) left (its link closed)" : "\(name) is gone",
+                    isWarning: !closed)
+            default: return nil
+            }
         }
     }
 

@@ -158,6 +158,10 @@ struct RecordingTests {
         #expect(last.first { $0.origin == shop }?.presence == .gone)
         #expect(last.first { $0.origin == cart }?.presence == .active)
         #expect(last.first { $0.origin == cart }?.eventsReceived == 3)
+        // And its log says who joined and who went, as the live monitor's did
+        #expect(
+            replayed.flatMap(\.notices).map(\.text).filter { $0.hasPrefix("shop") || $0.hasPrefix("cart") }
+                == ["\(shop) joined", "\(cart) joined", "\(shop) is gone"])
         // And where the cursor is before shop left, shop is active again
         _ = replay.pause(at: 0.5)
         let before = try #require(replay.drain().fleet)
