@@ -9,9 +9,14 @@ struct FleetRow {
     var meter: RateMeter
 
     /// Live subscriptions of its bus (wildcard observers included), when it sends snapshots.
-    var liveSubscriptions: Int? { member.snapshot?.totalLiveSubscribers }
+    var liveSubscriptions: Int? { counted?.totalLiveSubscribers }
     /// Its bus's leak suspects, when it sends snapshots.
-    var leakSuspects: Int? { member.snapshot?.leakSuspects.count }
+    var leakSuspects: Int? { counted?.leakSuspects.count }
+    /// Its newest snapshot as the other panes count it: a gone app keeps its totals, not what
+    /// it had live, so its row says 0 where the Observers pane no longer counts it.
+    private var counted: BusSnapshot? {
+        member.presence == .gone ? member.snapshot?.retired : member.snapshot
+    }
     /// Whether its bridge reports anything other than being connected.
     var bridgeIsDown: Bool { member.bridgeState.map { $0 != "connected" } ?? false }
 }

@@ -166,6 +166,27 @@ struct FleetPaneTests {
         #expect(header([gone, quiet]).contains("2 apps, 1 quiet, 1 gone"))
     }
 
+    @Test func aGoneAppsRowKeepsNoLiveSubscriptionsOrLeaks() throws {
+        let source = ScriptedSource(title: "listening", supportedCommands: [])
+        let dashboard = SourceDashboard(source: source)
+        var member = FleetMember(
+            origin: checkout, presence: .active, lastSeen: startTime, eventsReceived: 9,
+            snapshot: memberSnapshot(live: 5, suspects: 2), bridgeState: "connected")
+        source.enqueue(SourceBatch(status: "live", fleet: [member]))
+        dashboard.update(now: startTime)
+        let live = try row("checkout", in: rendered(dashboard, width: 120, height: 30, now: startTime)).text
+        #expect(live.contains(" 6     2 connected"), "\(live)")
+        // Gone, as the Observers pane and the header count it: what it had live went with it.
+        member.presence = .gone
+        member.bridgeState = "closed"
+        source.enqueue(SourceBatch(status: "live", fleet: [member]))
+        dashboard.update(now: startTime + 1)
+        let gone = try row("checkout", in: rendered(dashboard, width: 120, height: 30, now: startTime + 1))
+            .text
+        #expect(gone.contains(" 0     0 closed"), "\(gone)")
+        #expect(gone.contains(" 9 "), "its events stay: \(gone)")
+    }
+
     @Test func aSingleAppShowsNoFleetPaneAndNoAppColumn() throws {
         // Given a source that watches one app
         let dashboard = dashboardWithHundredLogLines()
