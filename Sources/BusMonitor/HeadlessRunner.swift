@@ -179,6 +179,8 @@ package final class HeadlessRunner: Sendable {
         var fleet: [FleetMember]?
         /// The source's own clock as its newest batch set it (a replay's), in seconds since 1970.
         var sourceClock: Double?
+        /// When the last `fleet` line written stood.
+        var lastFleetLineTime = -Double.infinity
         /// The newest hello among the records of a source that watches one app.
         var singleHello: FeedHello?
         /// The totals of the processes watched before the current one behind the same socket,
@@ -247,10 +249,13 @@ package final class HeadlessRunner: Sendable {
         }
 
         /// For a fleet: a `fleet` line listing the members.
-        func writeFleet(into writer: inout JSONLineWriter) {
+        mutating func writeFleet(into writer: inout JSONLineWriter) {
             guard let fleet else { return }
-            // A replay's on its clock, among the records it stands with.
-            FleetLine.write(fleet, time: sourceClock ?? WallClock.now(), into: &writer)
+            // A replay's on its clock, among the records it stands with; never before the line
+            // written last (a replay's clock reads a little behind where it stopped).
+            let time = max(sourceClock ?? WallClock.now(), lastFleetLineTime)
+            lastFleetLineTime = time
+            FleetLine.write(fleet, time: time, into: &writer)
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {

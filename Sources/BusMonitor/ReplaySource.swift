@@ -269,6 +269,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var events = 0
         var firstTime: Double?
         var latestTime = -Double.infinity
+        /// The newest hello or fleet line: a monitor writes one after the app's last record
+        /// (the app went quiet, then gone), and the recording lasts until it.
+        var latestSideTime = -Double.infinity
         var cutOff = false
         var checkpoints: [Checkpoint] = []
         var lastEvent: Int?
@@ -294,8 +297,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             } catch {
                 if case .unknownKind(FleetLine.kind) = error {
                     records += 1
-                    if FleetLine.decode(line.bytes) != nil {
+                    if let fleet = FleetLine.decode(line.bytes) {
                         newestFleetLine = line.position
+                        latestSideTime = max(latestSideTime, fleet.time)
                     } else {
                         unreadableFleetLines += 1
                     }
@@ -332,6 +336,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             guard let time = record.time else {
                 if case .hello(let found) = record {
                     if hello == nil { hello = found }
+                    latestSideTime = max(latestSideTime, found.time)
                     newestHello = found
                     newestHelloLine = line.position
                     detached = false
@@ -446,7 +451,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         self.firstTime = firstTime ?? hello?.time ?? 0
         // Offsets never go back (records that several threads stamped slightly out of order
         // still play in file order), so the last is the latest time after the first.
-        self.duration = firstTime.map { max(0, latestTime - $0) } ?? 0
+        // A line of the monitor's after the last record extends the recording, by a pause at
+        // most: a stamp far ahead (a clock never set) must not make it wait for years.
+        let end =
+            latestSideTime.isFinite
+            ? max(latestTime, min(latestSideTime, latestTime + Self.longPause)) : latestTime
+        self.duration = firstTime.map { max(0, end - $0) } ?? 0
 
         var notices = warnings.map { SourceNotice(time: WallClock.now(), text: $0, isWarning: true) }
         if records == 0 {
@@ -767,14 +777,20 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             }
             clock.startedAt = clock.isPaused ? nil : now
         }
-        // Close the file once everything has played; a hello or a fleet line after the last
-        // record plays with it.
+        // Close the file once everything has played: a hello or a fleet line after the last
+        // record (an app that fell silent, then turned gone) plays when the cursor reaches it.
         if clock.delivered >= itemCount {
-            while let (next, offset, _) = clock.pending ?? readNext(&clock) {
+            while let (next, offset, length) = clock.pending ?? readNext(&clock) {
+                if holds || Self.isPast(seeking, pending: offset, delivered: clock.delivered, played: played)
+                {
+                    clock.pending = (next, offset, length)
+                    break
+                }
+                if case .hello(let found) = next, clock.hello != found { batch.records.append(.hello(found)) }
                 play(next, at: offset, &clock)
                 clock.pending = nil
             }
-            clock.reader = nil
+            if clock.pending == nil { clock.reader = nil }
         }
         batches.append(batch)
         batches[0].replacesState = clock.replacing

@@ -168,6 +168,48 @@ struct RecordingTests {
         #expect(before.first { $0.origin == shop }?.presence == .active)
     }
 
+    @Test("a fleet line after the last record, as an app that fell silent turns gone, ends the recording")
+    func aTrailingFleetLineEndsTheRecording() throws {
+        let directory = TemporaryDirectory()
+        let start = 1_800_000_000.0
+        let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
+        func fleet(_ presence: FleetMember.Presence, at time: Double) -> String {
+            var writer = JSONLineWriter()
+            FleetLine.write(
+                [FleetMember(origin: shop, presence: presence, lastSeen: start + 2, eventsReceived: 3)],
+                time: time,
+                into: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        func tick(at time: Double) -> String {
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: 1, time: time, typeName: "T", payload: .description("{}"), receivers: 1,
+                    origin: shop)
+            ).encodeLine()
+        }
+        let path = directory.file("fleet.jsonl")
+        try
+            ([fleet(.active, at: start)] + (0...2).map { tick(at: start + Double($0)) } + [
+                fleet(.gone, at: start + 32)
+            ])
+            .joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+        #expect(replay.duration == 32, "the recording lasts until the monitor said the app was gone")
+        _ = replay.pause(at: 20)
+        let atTwenty = replay.drain()
+        #expect(
+            atTwenty.fleet?.first?.presence == .active, "\(atTwenty.fleet as Any) \(atTwenty.status as Any)")
+        _ = replay.pause(at: 32)
+        #expect(try #require(replay.drain().fleet).first?.presence == .gone)
+
+        // A line stamped far ahead (a clock never set) extends it by a long pause at most.
+        let far = directory.file("far.jsonl")
+        try ((0...2).map { tick(at: start + Double($0)) } + [fleet(.gone, at: start + 1e6)]).joined()
+            .write(toFile: far, atomically: false, encoding: .utf8)
+        #expect(try ReplaySource(path: far, speed: 0).duration == 2 + ReplaySource.longPause)
+    }
+
     @Test("a jump into a long pause, or just past it, shows the bus as the pause found it")
     func jumpsIntoALongPause() throws {
         let directory = TemporaryDirectory()
