@@ -250,7 +250,9 @@ package final class HeadlessRunner: Sendable {
 
         /// For a fleet: a `fleet` line listing the members.
         mutating func writeFleet(into writer: inout JSONLineWriter) {
-            guard let fleet else { return }
+            // Nobody yet (busmon listening, no app dialled in): nothing to say, as a recording
+            // says nothing; once an app came, an empty list says they all went.
+            guard let fleet, !fleet.isEmpty || lastFleetLineTime > -.infinity else { return }
             // A replay's on its clock, among the records it stands with; never before the line
             // written last (a replay's clock reads a little behind where it stopped).
             let time = max(sourceClock ?? WallClock.now(), lastFleetLineTime)

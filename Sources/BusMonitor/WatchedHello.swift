@@ -52,9 +52,13 @@ final class WatchedHello: Sendable {
     /// Writes the hello before `batch`'s lines when it is the first or another than the last
     /// written; nothing before the first batch with lines. Returns the lines written.
     func write(before batch: SourceBatch, into writer: inout JSONLineWriter) -> Int {
-        guard let hello = current(busName: batch.newestSnapshot?.snapshot.busName) else { return 0 }
+        // Made up from the first batch with lines, whenever that comes, so that headless output
+        // and a recording made with the dashboard say the same: a fleet's bus is the fleet
+        // (as the header names it), not whichever app sent the first snapshot.
+        guard Self.writesLines(batch) || written.withLock({ $0.anything }) else { return 0 }
+        let busName = batch.fleet != nil ? "fleet" : batch.newestSnapshot?.snapshot.busName
+        guard let hello = current(busName: busName) else { return 0 }
         return written.withLock { written in
-            guard Self.writesLines(batch) || written.anything else { return 0 }
             written.anything = true
             guard written.hello != hello else { return 0 }
             written.hello = hello

@@ -69,6 +69,8 @@ struct HeadlessRunnerTests {
                 ?? "?"
         }
         #expect(Array(kinds.prefix(3)) == ["hello", "fleet", "event"], "\(lines)")
+        // A fleet's bus is the fleet, as the header names it, whenever the hello is made.
+        #expect(lines.first?.contains(#""bus":"fleet""#) == true, "\(lines)")
         // The recording holds the same lines (a fleet line stamped as each writer wrote it).
         let recorded = try String(contentsOfFile: writer.path, encoding: .utf8).split(separator: "\n")
         #expect(recorded.count == 3)
