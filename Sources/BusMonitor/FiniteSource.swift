@@ -69,7 +69,12 @@ struct RecordsTakenOnce: Sendable {
         var fresh = batch
         if takenUpTo > -Double.infinity {
             let upTo = takenUpTo
-            fresh.records.removeAll { ($0.time ?? .infinity) <= upTo }
+            // A hello has no record time, but the time it was said: one from before is sent
+            // again by a replay that moved back, and must not read as a new process twice.
+            fresh.records.removeAll { record in
+                if case .hello(let hello) = record { return hello.time <= upTo }
+                return (record.time ?? .infinity) <= upTo
+            }
         }
         for record in fresh.records {
             if let time = record.time { newestTaken = max(newestTaken, time) }

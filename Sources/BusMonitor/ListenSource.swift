@@ -29,9 +29,9 @@ internal import Foundation
 ///   are refused unjudged, and all dials from an address with four apps refused. Another app at
 ///   the address (the iOS Simulator's all come from 127.0.0.1) is judged as ever. A given token
 ///   has at least ``minimumTokenLength`` characters.
-/// - At most 64 connections may be dialling at once, 16 from one address: beyond, the oldest
-///   of the address with the most is closed to make room for the newcomer, since an app dials
-///   at once and only a stranger keeps a connection open without dialling. 256 apps may be
+/// - At most 64 connections may be dialling at once, 48 from one address: beyond, a newcomer
+///   closes the oldest of the address with the most that has sent nothing (an app dials at
+///   once; only a stranger keeps a connection open without). 256 apps may be
 ///   connected (more are refused with the reason); a line longer than the wire's limit is
 ///   skipped and counted; reading from the apps pauses while the monitor has not drained what
 ///   it holds, so memory stays bounded and a slow monitor makes the apps' taps drop, not grow.
@@ -41,8 +41,10 @@ package final class ListenSource: DashboardSource {
     /// make room (``makeRoomToDial(from:)``).
     package static let maximumDialling = 64
     /// Connections from one address that may be dialling at once, so that one address cannot
-    /// take every place.
-    package static let maximumDiallingPerAddress = 16
+    /// take every place (the iOS Simulator's apps all come from 127.0.0.1).
+    package static let maximumDiallingPerAddress = 48
+    /// Connections taken from the listener before the ones taken are read again.
+    static let acceptedPerRound = 16
     /// Apps that may be connected at once; more are refused with the reason.
     package static let maximumApps = 256
     /// Seconds a connection may take to dial before it is refused.
@@ -362,7 +364,11 @@ final class ListenLoop: @unchecked Sendable {
     }
 
     private func acceptConnections() {
-        acceptPausedUntil = System.acceptWaitingConnections(descriptor) { accepted in
+        // A few at a time: the connections taken are read (their dials, most of all) before
+        // more are taken, however fast they come.
+        acceptPausedUntil = System.acceptWaitingConnections(
+            descriptor, maximum: ListenSource.acceptedPerRound
+        ) { accepted in
             let peer = TCPSocket.peerName(accepted)
             makeRoomToDial(from: peer)
             let connection = Connection(
@@ -372,34 +378,43 @@ final class ListenLoop: @unchecked Sendable {
         }
     }
 
-    /// Closes a connection that has not dialled, when a new one from `peer` would be one too
-    /// many: the oldest of `peer`'s address once it holds
-    /// ``ListenSource/maximumDiallingPerAddress``, or else the oldest of the address holding the
-    /// most once all ``ListenSource/maximumDialling`` are taken.
+    /// Makes room for a connection from `peer` when it would be one too many waiting to dial,
+    /// among those of `peer`'s address once that holds ``ListenSource/maximumDiallingPerAddress``,
+    /// or of the addresses holding the most once all ``ListenSource/maximumDialling`` are taken:
+    /// closes a refused one still lingering, or else the oldest that has sent nothing, or else
+    /// the oldest.
     ///
-    /// The newcomer stays: an app dials as soon as it connects, while a stranger holding places
-    /// open keeps them only until newer connections come, so idle connections cannot lock apps
-    /// out, and one address flooding the port churns only its own.
+    /// The newcomer stays: an app sends its dial as it connects, and connections are read
+    /// between every few taken, so its dial is read long before it is the oldest, while a
+    /// stranger holding connections open keeps them only until newer ones come. Idle
+    /// connections cannot lock apps out, and one address flooding the port churns only its own
+    /// places (a flood from the app's own address can still delay it).
     private func makeRoomToDial(from peer: String) {
-        let dialling = connections.filter { $0.dial == nil }
+        let waiting = connections.filter { $0.dial == nil }
         let host = Self.host(of: peer)
-        let fromHost = dialling.filter { Self.host(of: $0.peer) == host }
+        let fromHost = waiting.filter { Self.host(of: $0.peer) == host }
         let candidates: [Connection]
         if fromHost.count >= ListenSource.maximumDiallingPerAddress {
             candidates = fromHost
-        } else if dialling.count >= ListenSource.maximumDialling {
-            candidates =
-                Dictionary(grouping: dialling) { Self.host(of: $0.peer) }.values
-                .max { $0.count < $1.count } ?? []
+        } else if waiting.count >= ListenSource.maximumDialling {
+            let counts = Dictionary(grouping: waiting) { Self.host(of: $0.peer) }.mapValues(\.count)
+            let most = counts.values.max() ?? 0
+            candidates = waiting.filter { counts[Self.host(of: $0.peer)] == most }
         } else {
             return
         }
-        guard let oldest = candidates.min(by: { $0.opened < $1.opened }) else { return }
-        remove(oldest, reason: nil)
-        shared.withLock {
-            $0.noteRefusal(
-                "closed a connection from \(Self.host(of: oldest.peer)) that had not dialled, to make room",
-                now: WallClock.now())
+        let byAge = { (one: Connection, other: Connection) in one.opened < other.opened }
+        guard
+            let victim = candidates.filter({ $0.closingSince != nil }).min(by: byAge)
+                ?? candidates.filter({ $0.dialBuffer.isEmpty }).min(by: byAge) ?? candidates.min(by: byAge)
+        else { return }
+        remove(victim, reason: nil)
+        if victim.closingSince == nil {
+            shared.withLock {
+                $0.noteRefusal(
+                    "closed a connection from \(Self.host(of: victim.peer)) that had not dialled, to make room",
+                    now: WallClock.now())
+            }
         }
     }
 

@@ -319,6 +319,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     cutOff = true
                     continue
                 }
+                // A hello that cannot be read (a newer version's, or damaged) would let what
+                // follows pass as the process before: the recording is refused, as ever.
+                if Self.isHelloLine(line.bytes) {
+                    throw .malformedLine(path: path, line: line.number, error: error)
+                }
                 // One damaged line does not take the rest of the recording with it: the line
                 // is skipped, said, and counted (an empty replay says the first one).
                 malformedLines += 1
@@ -547,6 +552,17 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
     }
 
+    /// Whether `line` declares itself a hello (`"kind":"hello"` among its first bytes), however
+    /// damaged the rest.
+    static func isHelloLine(_ line: ArraySlice<UInt8>) -> Bool {
+        let marker = Array(#""kind":"hello""#.utf8)
+        let head = line.prefix(64)
+        guard head.count >= marker.count else { return false }
+        return (head.startIndex...(head.endIndex - marker.count)).contains { start in
+            head[start..<(start + marker.count)].elementsEqual(marker)
+        }
+    }
+
     /// What the live monitor said as the fleet went from `old` to `new`: who joined, turned
     /// quiet, came back or left. A fleet line carries presence, not the reason, so an app left
     /// if its link was closed and is gone if it fell silent.
@@ -557,6 +573,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         return new.compactMap { member in
             let name = member.origin.description
             switch (before[member.origin], member.presence) {
+            // One first listed as gone (a monitor that started after it left) said nothing.
+            case (nil, .gone): return nil
             case (nil, _): return SourceNotice(time: time, text: "\(name) joined")
             case (.gone?, .active), (.gone?, .quiet), (.quiet?, .active):
                 return SourceNotice(time: time, text: "\(name) is back")

@@ -65,6 +65,8 @@ package final class NATSFleetSource: DashboardSource {
         var unattributed = 0
         var replayed = 0
         var closed = false
+        /// Whether the reason nats.c stopped trying was told.
+        var problemTold = false
         /// Each app's records, put back in the order of their times.
         var reordering = RecordReordering()
         /// Whether the history's replay ended since the last drain: its records are all in, and
@@ -203,6 +205,7 @@ package final class NATSFleetSource: DashboardSource {
             let connections = 0
             let heldDropped = 0
         #endif
+        let problem = connectionProblem
         let url = shownURL
         return shared.withLock { shared in
             let now = WallClock.now()
@@ -222,14 +225,24 @@ package final class NATSFleetSource: DashboardSource {
                 shared.state.note("disconnected from \(url); retrying", isWarning: true, now: now)
                 shared.disconnectionTold = true
             }
+            if let problem, !shared.problemTold {
+                // nats.c tries no more: said now, not only when busmon ends.
+                shared.problemTold = true
+                shared.state.note("gave up on \(url): \(problem)", isWarning: true, now: now)
+            }
             var batch = shared.state.takeBatch(now: now)
             batch.records = shared.reordering.pass(batch.records, now: MonotonicClock.now())
-            if shared.historyEnded {
-                shared.historyEnded = false
-                batch.records += shared.reordering.flush()
-            }
+            // An app that left sends nothing more: its last records come before it is gone.
+            let gone = Set((batch.fleet ?? []).filter { $0.presence == .gone }.map(\.origin))
+            // Once the history ended, the apps heard only from it have nothing more to come
+            // either; those live go on in order across the seam.
+            let quietSince = shared.historyEnded ? now - RecordReordering.holdBack : -.infinity
+            shared.historyEnded = false
+            batch.records += shared.reordering.flush(appsQuietSince: quietSince, gone: gone)
             batch.droppedEvents += heldDropped
-            batch.status = Self.status(shared, connected: state == .connected, url: url)
+            batch.status =
+                problem != nil
+                ? "gave up on \(url)" : Self.status(shared, connected: state == .connected, url: url)
             return batch
         }
     }

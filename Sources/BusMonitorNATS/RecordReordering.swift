@@ -15,8 +15,8 @@ struct RecordReordering {
     static let holdBack = 0.3
     /// The longest a record waits, in seconds of the monitor's clock, when its app goes quiet.
     static let longestWait = 1.0
-    /// Records that may wait at once; beyond, the oldest leave at once (memory stays bounded
-    /// under a flood, where a drain's batch is bounded too).
+    /// Records that may wait at once; beyond, every waiting record leaves at once (memory stays
+    /// bounded under a flood, where a drain's batch is bounded too).
     static let maximumWaiting = 200_000
 
     private struct Waiting {
@@ -69,6 +69,21 @@ struct RecordReordering {
         }
         // Apps' records among each other by their times too, as they mostly came.
         return passing + Self.sorted(due)
+    }
+
+    /// Every record waiting of the apps whose newest record is older than `cutoff` (seconds
+    /// since 1970, on their clocks), and of the apps in `gone`: apps nothing newer will come
+    /// from, whose records need not wait (a history's that ended, an app that left).
+    mutating func flush(appsQuietSince cutoff: Double, gone: Set<FeedOrigin> = []) -> [FeedRecord] {
+        var leaving: [Waiting] = []
+        for (origin, records) in waiting
+        where gone.contains(origin) || (newest[origin] ?? -.infinity) < cutoff {
+            leaving += records
+            waiting[origin] = nil
+            newest[origin] = nil
+        }
+        waitingCount -= leaving.count
+        return Self.sorted(leaving)
     }
 
     /// Every record still waiting, each app's sorted: for the last drain.

@@ -147,20 +147,24 @@ package enum System {
         }
     }
 
-    /// Accepts every connection waiting on `listener`, configured as ``configure(_:)`` does,
-    /// handing each to `handle`.
+    /// Accepts the connections waiting on `listener`, at most `maximum` of them, configured as
+    /// ``configure(_:)`` does, handing each to `handle`.
     ///
     /// - Returns: Until when to stop polling the listener: out of file descriptors, the
     ///   connection stays queued and `poll` would report it again at once, so a server rests a
-    ///   tenth of a second instead of spinning; 0 otherwise.
-    package static func acceptWaitingConnections(_ listener: Int32, _ handle: (Int32) -> Void) -> Double {
-        while true {
+    ///   tenth of a second instead of spinning; 0 otherwise (also when `maximum` were taken and
+    ///   more wait: `poll` reports them next round).
+    package static func acceptWaitingConnections(
+        _ listener: Int32, maximum: Int = .max, _ handle: (Int32) -> Void
+    ) -> Double {
+        for _ in 0..<max(1, maximum) {
             let descriptor = acceptConnection(listener)
             guard descriptor >= 0 else {
                 return errno == EMFILE || errno == ENFILE ? MonotonicClock.now() + 0.1 : 0
             }
             handle(descriptor)
         }
+        return 0
     }
 
     /// Receives what is waiting now, up to `count` bytes, without waiting; 0 at end of file, or

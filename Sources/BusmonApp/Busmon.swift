@@ -31,8 +31,11 @@ package enum Busmon {
         // Anyone on the machine may read a command line (ps): the token leaves it at once.
         if let token = commandLineToken(arguments) { System.hideArgument(token) }
         // And so do the passwords and tokens of NATS URLs (nats://alice:secret@host:4222).
-        for argument in arguments where BusmonOptions.isNATSURL(argument) {
-            for secret in NATSServerURL.secrets(in: argument) { System.hideArgument(secret, anywhere: true) }
+        for argument in arguments {
+            let url =
+                argument.hasPrefix("--attach=") ? String(argument.dropFirst("--attach=".count)) : argument
+            guard BusmonOptions.looksLikeAURL(url) else { continue }
+            for secret in NATSServerURL.secrets(in: url) { System.hideArgument(secret, anywhere: true) }
         }
         // A file grown past `ulimit -f` raises SIGXFSZ, which would end busmon at once (the
         // terminal raw, the recording's last lines lost); ignored, the write fails with EFBIG

@@ -74,6 +74,20 @@ package struct BusmonOptions: Sendable, Equatable {
         return .simulator(rate: rate, seed: seed)
     }
 
+    /// Whether `text` reads as a URL, well formed or not: it holds `://`, or begins with a
+    /// scheme and `:/` (`nats:/host`). Never a socket path anyone means; perhaps a NATS URL
+    /// mistyped, with a password in it.
+    package static func looksLikeAURL(_ text: String) -> Bool {
+        if text.contains("://") { return true }
+        let trimmed = text.drop { $0 == " " }
+        guard let colon = trimmed.firstIndex(of: ":"), let first = trimmed.first, first.isLetter else {
+            return false
+        }
+        let scheme = trimmed[..<colon]
+        let schemeCharacters = scheme.allSatisfy { $0.isLetter || $0.isNumber || "+.-".contains($0) }
+        return schemeCharacters && trimmed[colon...].hasPrefix(":/")
+    }
+
     /// Whether `--attach` names a NATS server (`nats://…` or `tls://…`) rather than a socket path.
     package static func isNATSURL(_ text: String) -> Bool {
         let lowered = text.lowercased()

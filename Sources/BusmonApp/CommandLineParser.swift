@@ -1,4 +1,5 @@
 internal import BusMonitor
+internal import EventBusNATS
 internal import Simulator
 
 /// What a busmon command line asks for.
@@ -130,7 +131,14 @@ package enum CommandLineParser {
                 }
                 options.at = seconds
             case "--attach":
-                options.attachPath = try path(of: name, inline: inlineValue, from: &remaining)
+                let path = try path(of: name, inline: inlineValue, from: &remaining)
+                if BusmonOptions.looksLikeAURL(path), !BusmonOptions.isNATSURL(path) {
+                    // Told back without its password: the message may reach a log.
+                    throw CommandLineError(
+                        "--attach takes a socket path or nats://HOST:PORT; "
+                            + "'\(NATSServerURL.redacted(path))' looks like a mistyped URL")
+                }
+                options.attachPath = path
             case "--since":
                 let text = try value(of: name, inline: inlineValue, from: &remaining)
                 guard let seconds = duration(text) else {

@@ -58,7 +58,7 @@ enum System {
     }
 
     /// Overwrites `value` with `x`s wherever it is, alone or after `=` (or `anywhere` in an
-    /// argument), in this process's command line, which is what `ps` shows of it (Linux's
+    /// argument that is a URL, holding `://`), in this process's command line, which is what `ps` shows of it (Linux's
     /// /proc/PID/cmdline and Darwin's KERN_PROCARGS2 both read the process's own copy). The
     /// Swift arguments were copied before.
     static func hideArgument(_ value: String, anywhere: Bool = false) {
@@ -68,6 +68,8 @@ enum System {
             guard let argument = CommandLine.unsafeArgv[index] else { continue }
             let length = strlen(argument)
             guard length >= secret.count else { continue }
+            // A short password must not blank `/var/log` elsewhere on the line.
+            if anywhere, strstr(argument, "://") == nil { continue }
             let starts = anywhere ? Array(0...(length - secret.count)) : [length - secret.count]
             for start in starts {
                 let matches = (0..<secret.count).allSatisfy {

@@ -55,31 +55,48 @@ extension NATSServerURL {
     /// `nats://alice:***@host:4222`, `nats://***@host:4222`. What busmon and the bridge print,
     /// record or name a fleet by, since terminals, logs and recordings are read by others.
     package static func redacted(_ text: String) -> String {
-        text.split(separator: ",", omittingEmptySubsequences: false).map { part in
-            guard let (start, end) = credentials(in: part) else { return String(part) }
-            let userInfo = part[start..<end]
-            let shown = userInfo.firstIndex(of: ":").map { "\(userInfo[..<$0]):***" } ?? "***"
-            return "\(part[..<start])\(shown)\(part[end...])"
-        }.joined(separator: ",")
+        var shown = ""
+        var rest = Substring(text)
+        for (start, end) in credentials(in: text) {
+            let userInfo = text[start..<end]
+            shown += text[rest.startIndex..<start]
+            shown += userInfo.firstIndex(of: ":").map { "\(userInfo[..<$0]):***" } ?? "***"
+            rest = text[end...]
+        }
+        return shown + rest
     }
 
     /// The passwords and tokens of the URLs in `text`, to hide them from the command line.
     package static func secrets(in text: String) -> [String] {
-        text.split(separator: ",", omittingEmptySubsequences: false).compactMap { part in
-            guard let (start, end) = credentials(in: part) else { return nil }
-            let userInfo = part[start..<end]
+        credentials(in: text).compactMap { start, end in
+            let userInfo = text[start..<end]
             let secret =
                 userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo
             return secret.isEmpty ? nil : String(secret)
         }
     }
 
-    /// Where the user information of `url` lies (`alice:secret` in `nats://alice:secret@h:1`).
-    private static func credentials(in url: Substring) -> (Substring.Index, Substring.Index)? {
-        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
-        let rest = url[schemeEnd.upperBound...]
-        guard let at = rest.lastIndex(of: "@") else { return nil }
-        return (schemeEnd.upperBound, at)
+    /// Where the user information of each URL in `text` lies (`alice:secret` in
+    /// `nats://alice:secret@h:1`): from a `://` to the last `@` before the next URL's `://`, so
+    /// that a comma or an `@` in a password stays in it. Text without a scheme that has an `@`
+    /// (a mistyped URL, told back in an error) counts as user information up to it.
+    private static func credentials(in text: String) -> [(String.Index, String.Index)] {
+        var schemes: [Range<String.Index>] = []
+        var searchFrom = text.startIndex
+        while let found = text[searchFrom...].firstRange(of: "://") {
+            schemes.append(found)
+            searchFrom = found.upperBound
+        }
+        guard !schemes.isEmpty else {
+            return text.lastIndex(of: "@").map { [(text.startIndex, $0)] } ?? []
+        }
+        return schemes.indices.compactMap { index in
+            let start = schemes[index].upperBound
+            // Up to the next scheme, less the name of that scheme and the comma before it.
+            let limit = index + 1 < schemes.count ? schemes[index + 1].lowerBound : text.endIndex
+            guard let at = text[start..<limit].lastIndex(of: "@") else { return nil }
+            return (start, at)
+        }
     }
 }
 

@@ -239,7 +239,11 @@
         /// no TLS (reporting only that no server was available), where it retries other
         /// failures.
         package var gaveUpOnTLS: Bool {
-            guard requiresTLS, !closed.load(ordering: .acquiring) else { return false }
+            guard requiresTLS else { return false }
+            // As in ``flush(timeout:)``: never a handle ``close()`` destroyed meanwhile.
+            users.add(1, ordering: .sequentiallyConsistent)
+            defer { users.subtract(1, ordering: .sequentiallyConsistent) }
+            guard !closed.load(ordering: .sequentiallyConsistent) else { return false }
             return natsConnection_IsClosed(handle)
         }
 

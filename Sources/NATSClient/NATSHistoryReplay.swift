@@ -26,16 +26,16 @@
         /// Whether the consumer had no message to replay when it started.
         package let wasEmptyAtStart: Bool
 
+        /// The latest start a replay asks for, in seconds since 1970 (in 2255): nanoseconds
+        /// since 1970 beyond it do not fit in 63 bits.
+        static let latestStartTime = 9_000_000_000.0
+
         /// Starts replaying `subject` from `startTime` (seconds since 1970) on `connection`.
         ///
         /// - Parameter deliver: Called on nats.c's thread with each message's bytes (valid only
         ///   during the call) and how many the consumer has after it, when nats.c can tell.
         /// - Throws: Why the replay cannot start, for people: no stream keeps the subject, no
         ///   JetStream on the server, or a client error.
-        /// The latest start a replay asks for, in seconds since 1970 (in 2255): nanoseconds
-        /// since 1970 beyond it do not fit in 63 bits.
-        static let latestStartTime = 9_000_000_000.0
-
         package init(
             connection: NATSConnection, subject: String, from startTime: Double,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void

@@ -44,6 +44,20 @@ import Testing
         #expect(reordering.pass([], now: 1.0).map(\.time) == [10])
     }
 
+    @Test func appsWithNothingMoreToComeLeaveAtOnceAndTheOthersWait() {
+        var reordering = RecordReordering()
+        // alpha heard from history long ago, beta live now, a third app that just left.
+        let gamma = FeedOrigin(app: "gamma", host: "web-3", pid: 33)
+        _ = reordering.pass(
+            [
+                event(1, at: 100, from: alpha), event(1, at: 5_000, from: beta),
+                event(1, at: 5_000, from: gamma),
+            ], now: 0)
+        let left = reordering.flush(appsQuietSince: 5_000 - RecordReordering.holdBack, gone: [gamma])
+        #expect(Set(left.compactMap(\.origin)) == [alpha, gamma])
+        #expect(reordering.flush().compactMap(\.origin) == [beta])
+    }
+
     @Test func anAppWhoseClockRunsAheadHoldsUpNoOther() {
         var reordering = RecordReordering()
         _ = reordering.pass([event(1, at: 5_000, from: beta), event(1, at: 10, from: alpha)], now: 0)

@@ -517,6 +517,37 @@ struct RecordingTests {
         }
     }
 
+    @Test("a hello that cannot be read refuses the recording: what follows would pass as the process before")
+    func anUnreadableHelloRefusesTheRecording() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("hello.jsonl")
+        let event = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 1, typeName: "Tick", payload: .description("{}"), receivers: 1)
+        ).encodeLine()
+        try (event + #"{"kind":"hello","version":3,"pid":"twelve"}"# + "\n" + event)
+            .write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(throws: RecordingError.self) { try ReplaySource(path: path) }
+    }
+
+    @Test("records handed over again after a move back, hellos included, are taken once")
+    func hellosAreTakenOnce() {
+        func hello(pid: Int, at time: Double) -> FeedRecord {
+            .hello(FeedHello(pid: pid, process: "shop", bus: "main", time: time))
+        }
+        func tick(at time: Double) -> FeedRecord {
+            .event(
+                FeedEvent(sequence: 1, time: time, typeName: "T", payload: .description("{}"), receivers: 1))
+        }
+        var taken = RecordsTakenOnce()
+        _ = taken.fresh(
+            SourceBatch(records: [hello(pid: 1, at: 10), tick(at: 11), hello(pid: 2, at: 20), tick(at: 21)]))
+        var again = SourceBatch(records: [hello(pid: 2, at: 20), tick(at: 21), tick(at: 22)])
+        again.replacesState = true
+        let fresh = taken.fresh(again).records
+        #expect(fresh.compactMap(\.time) == [22])
+        #expect(fresh.count == 1, "the hello of before is not news")
+    }
+
     @Test("a last line cut short is skipped with a warning")
     func truncatedLastLine() throws {
         let directory = TemporaryDirectory()

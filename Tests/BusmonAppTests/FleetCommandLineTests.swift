@@ -38,6 +38,18 @@ import Testing
             ["--attach", "nats://h:1", "--since", "1e308d"],
             "--since needs a duration such as 30s, 10m or 2h, got '1e308d'"
         ),
+        (
+            ["--attach", " nats://alice:s3cret@h:1"],
+            "--attach takes a socket path or nats://HOST:PORT; ' nats://alice:***@h:1' looks like a mistyped URL"
+        ),
+        (
+            ["--attach=nats:/alice:s3cret@h:1"],
+            "--attach takes a socket path or nats://HOST:PORT; 'nats:***@h:1' looks like a mistyped URL"
+        ),
+        (
+            ["--attach", "127.0.0.1:4222,nats://alice:s3cret@h:1"],
+            "--attach takes a socket path or nats://HOST:PORT; '127.0.0.1:4222,nats://alice:***@h:1' looks like a mistyped URL"
+        ),
         (["--since", "10m"], "--since only applies to --attach nats://HOST:PORT"),
         (["--attach", "/tmp/a.sock", "--since", "10m"], "--since only applies to --attach nats://HOST:PORT"),
         (

@@ -171,7 +171,8 @@
             let monitor = try ChildProcess.start(
                 try BusmonBinary.require(),
                 [
-                    "--attach", url, "--headless", "--duration", "4", "--record", folder.file("fleet.jsonl"),
+                    "--attach=\(url)", "--headless", "--duration", "4", "--record",
+                    folder.file("fleet.jsonl"),
                     "--graph", folder.file("fleet.dot"), "--trace", folder.file("fleet.json"),
                 ], environment: environment)
             // Nobody reading the command line sees it either.
