@@ -75,9 +75,9 @@
             } catch {
                 // nats.c closes a connection to a server without TLS that tls:// asked for,
                 // before the subscription is made or after it (``connectionProblem``).
-                let gaveUp = connection.gaveUpOnTLS
+                let problem = Self.problem(of: connection)
                 connection.close()
-                if gaveUp { throw .unreachable(url: url, detail: Self.noTLS) }
+                if let problem { throw .unreachable(url: url, detail: problem) }
                 throw error
             }
             if let since {
@@ -97,11 +97,17 @@
             close()
         }
 
-        /// Why nats.c gave up on a `tls://` server, as far as it is known.
-        package static let noTLS = "nats.c gave up on it; a tls:// URL needs a server that offers TLS"
+        /// Why the server was not reached, when nats.c will not try again: it refused the
+        /// connection for good, for a reason nats.c does not tell (it reports no server
+        /// available), so the likely ones are named.
+        package var connectionProblem: String? { Self.problem(of: connection) }
 
-        /// Why the server was not reached, when nats.c knows it and will not try again.
-        package var connectionProblem: String? { connection.gaveUpOnTLS ? Self.noTLS : nil }
+        private static func problem(of connection: NATSConnection) -> String? {
+            guard connection.gaveUp else { return nil }
+            return connection.requiresTLS
+                ? "nats.c gave up on it; a tls:// URL needs a server that offers TLS, and the user, password or token must be right"
+                : "nats.c gave up on it: the server refused the connection; are the user, password or token right?"
+        }
 
         /// Where the connection stands: `connected`, or `reconnecting` while the server is away.
         package var state: NATSBridgeState { connection.bridgeState }

@@ -40,8 +40,6 @@
         private let users = Atomic<Int>(0)
         /// What the callbacks report.
         package let events: ConnectionEvents
-        /// Whether the URL asked for TLS (``NATSServerList/requiresTLS(_:)``).
-        private let requiresTLS: Bool
 
         /// Connects, or starts trying to, as `options.keepTryingWhenUnreachable` says.
         package init(
@@ -235,17 +233,20 @@
             }
         }
 
-        /// Whether nats.c gave up on a `tls://` server by itself: it does when the server offers
-        /// no TLS (reporting only that no server was available), where it retries other
-        /// failures.
-        package var gaveUpOnTLS: Bool {
-            guard requiresTLS else { return false }
+        /// Whether nats.c gave up on the server by itself, though told to keep trying: it does
+        /// when the server refuses the connection for good (no TLS where the URL asked for it,
+        /// wrong credentials), reporting only that no server was available, and retries every
+        /// other failure.
+        package var gaveUp: Bool {
             // As in ``flush(timeout:)``: never a handle ``close()`` destroyed meanwhile.
             users.add(1, ordering: .sequentiallyConsistent)
             defer { users.subtract(1, ordering: .sequentiallyConsistent) }
             guard !closed.load(ordering: .sequentiallyConsistent) else { return false }
             return natsConnection_IsClosed(handle)
         }
+
+        /// Whether the URL asked for TLS (``NATSServerList/requiresTLS(_:)``).
+        package let requiresTLS: Bool
 
         /// Closes the connection and waits (up to five seconds) for nats.c's last callback.
         ///

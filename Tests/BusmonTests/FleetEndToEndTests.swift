@@ -205,6 +205,20 @@
             for text in written + [result.standardOutput, result.standardError] {
                 #expect(!text.contains("s3cretpass"))
             }
+
+            // A wrong password: the server was reached and said no, which busmon tells apart.
+            let refused = try ChildProcess.run(
+                try BusmonBinary.require(),
+                [
+                    "--attach", "nats://alice:wrongpass@127.0.0.1:\(server.port)", "--headless", "--duration",
+                    "2",
+                ],
+                environment: environment)
+            #expect(refused.status == 1)
+            #expect(
+                refused.standardError.contains("are the user, password or token right?"),
+                "\(refused.standardError)")
+            #expect(!refused.standardError.contains("wrongpass"))
         }
 
         @Test func aTLSURLNeverConnectsInClearText() throws {
@@ -216,7 +230,8 @@
                 environment: environment)
             #expect(result.status == 1, "\(result.standardError)")
             #expect(
-                result.standardError.contains("a tls:// URL needs a server that offers TLS"),
+                result.standardError.contains(
+                    "nats.c gave up on it; a tls:// URL needs a server that offers TLS"),
                 "\(result.standardError)")
             #expect(!result.standardError.contains("connected to"), "\(result.standardError)")
         }
