@@ -545,7 +545,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         case .hello(let found): noteAttach(of: found, at: offset, &clock)
         case .fleet(let members):
             let time = firstTime + offset
-            clock.notices += Self.presenceNotices(from: clock.recordedFleet ?? [], to: members, at: time)
+            // The hello names what recorded: a monitor of NATS bridges, or of apps that dialled in.
+            let link = clock.hello?.process.hasPrefix("fleet at ") == true ? "bridge" : "connection"
+            clock.notices += Self.presenceNotices(
+                from: clock.recordedFleet ?? [], to: members, at: time, link: link)
             clock.recordedFleet = members
             clock.fleetChanged = true
         case .item: break
@@ -565,11 +568,16 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// What the live monitor said as the fleet went from `old` to `new`: who joined, turned
     /// quiet, came back or left. A fleet line carries presence, not the reason, so an app left
-    /// if its link was closed and is gone if it fell silent.
+    /// if its `link` (a NATS bridge, a connection to `--listen`) was closed and is gone if it
+    /// fell silent.
     static func presenceNotices(
-        from old: [FleetMember], to new: [FleetMember], at time: Double
+        from old: [FleetMember], to new: [FleetMember], at time: Double, link: String = "link"
     ) -> [SourceNotice] {
         let before = Dictionary(old.map { ($0.origin, $0.presence) }, uniquingKeysWith: { _, last in last })
+        // As the live monitor counted it, in whole seconds (5 s, 30 s).
+        func silence(_ member: FleetMember) -> String {
+            FleetState.format(max(0, time - member.lastSeen).rounded())
+        }
         return new.compactMap { member in
             let name = member.origin.description
             switch (before[member.origin], member.presence) {
@@ -578,12 +586,16 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             case (nil, _): return SourceNotice(time: time, text: "\(name) joined")
             case (.gone?, .active), (.gone?, .quiet), (.quiet?, .active):
                 return SourceNotice(time: time, text: "\(name) is back")
-            case (.active?, .quiet): return SourceNotice(time: time, text: "\(name) is quiet")
-            case (.active?, .gone), (.quiet?, .gone):
-                let closed = member.bridgeState == FleetLinkReport.closedState
+            case (.active?, .quiet):
                 return SourceNotice(
-                    time: time, text: closed ? "\(name) left (its link closed)" : "\(name) is gone",
-                    isWarning: !closed)
+                    time: time, text: "\(name) is quiet: nothing from it for \(silence(member))")
+            case (.active?, .gone), (.quiet?, .gone):
+                guard member.bridgeState == FleetLinkReport.closedState else {
+                    return SourceNotice(
+                        time: time, text: "\(name) is gone: nothing from it for \(silence(member))",
+                        isWarning: true)
+                }
+                return SourceNotice(time: time, text: "\(name) left (its \(link) closed)")
             default: return nil
             }
         }

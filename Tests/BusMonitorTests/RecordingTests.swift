@@ -161,7 +161,7 @@ struct RecordingTests {
         // And its log says who joined and who went, as the live monitor's did
         #expect(
             replayed.flatMap(\.notices).map(\.text).filter { $0.hasPrefix("shop") || $0.hasPrefix("cart") }
-                == ["\(shop) joined", "\(cart) joined", "\(shop) is gone"])
+                == ["\(shop) joined", "\(cart) joined", "\(shop) is gone: nothing from it for 1 s"])
         // And where the cursor is before shop left, shop is active again
         _ = replay.pause(at: 0.5)
         let before = try #require(replay.drain().fleet)
