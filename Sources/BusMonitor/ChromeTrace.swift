@@ -120,8 +120,8 @@ struct ChromeTrace: Sendable {
     private var counts: [Int: Counts] = [:]
     /// The name of the app of a source that watches one, until a hello names it.
     private let singleApp: @Sendable () -> AppName
-    /// The newest hello among the records: who the single app is from there on.
-    private var singleHello: FeedHello?
+    /// The hellos among the records: the newest names the single app from there on.
+    private var hellos = HelloSequence()
     /// The pid the single app's records were given, once one was.
     private var singleProcessPID: Int?
 
@@ -186,14 +186,12 @@ struct ChromeTrace: Sendable {
             case .hello(let hello):
                 // Where the records say so, not where the batch starts: a batch (a replay played
                 // fast, a reader that fell behind) may hold the end of one process and the start
-                // of the next.
-                // Records before any hello were named by the source; one of another pid than
-                // they were given is a new process too.
+                // of the next. Records before any hello were named by the source: a first hello
+                // of another pid than they were given starts a new process too.
+                let isFirst = hellos.current == nil
                 let isNewProcess =
-                    singleHello.map { hello.attachNotice(after: $0).restartsCounters }
-                    ?? (singleProcessPID != hello.pid)
+                    hellos.startsNewProcess(hello) || (isFirst && singleProcessPID != hello.pid)
                 if isNewProcess, processes[nil] != nil { startOverForANewProcess() }
-                singleHello = hello
             case .call(let call): add(call)
             case .event(let event):
                 guard let process = process(for: event.origin, at: Self.nanoseconds(event.time)) else {
@@ -209,7 +207,8 @@ struct ChromeTrace: Sendable {
     }
 
     /// The source watches a new process (an app restarted behind the same socket, as a hello
-    /// says): its event numbers start again, so nothing pending may match them, and it is a process of its own.
+    /// says): its event numbers start again, so nothing pending may match them, and it is a
+    /// process of its own.
     private mutating func startOverForANewProcess() {
         releaseHeldEvents(all: true)
         processes[nil] = nil
@@ -446,7 +445,7 @@ struct ChromeTrace: Sendable {
         if let origin {
             app = AppName(name: "\(origin.app) on \(origin.host) (pid \(origin.pid))", pid: origin.pid)
         } else {
-            let single = singleHello.map { AppName(name: $0.process, pid: $0.pid) } ?? singleApp()
+            let single = hellos.current.map { AppName(name: $0.process, pid: $0.pid) } ?? singleApp()
             app = AppName(name: "\(single.name) (pid \(single.pid))", pid: single.pid)
             singleProcessPID = single.pid
         }

@@ -56,8 +56,8 @@ package struct FlowGraph: Sendable {
     /// socket, summed.
     private var earlierCalls: [Edge: Int] = [:]
     private var earlierTrouble: [Edge: Int] = [:]
-    /// The newest hello of a source that watches one app.
-    private var singleHello: FeedHello?
+    /// The hellos of a source that watches one app.
+    private var hellos = HelloSequence()
 
     /// The types of recent events, by app and number, to name the type of an event's cause;
     /// two generations, so that memory stays bounded (``recentLimit`` entries each).
@@ -100,8 +100,7 @@ package struct FlowGraph: Sendable {
     /// its counters and its event numbers over, so the calls of the one before are kept apart,
     /// and added to its own.
     private mutating func take(_ hello: FeedHello) {
-        defer { singleHello = hello }
-        guard let previous = singleHello, hello.attachNotice(after: previous).restartsCounters else { return }
+        guard hellos.startsNewProcess(hello) else { return }
         // Only the arrows the graph has: as many as ``maximumEdges``, however many processes.
         if let calls = appCalls.removeValue(forKey: nil) {
             for (edge, count) in calls where handles[edge] != nil {

@@ -181,8 +181,8 @@ package final class HeadlessRunner: Sendable {
         var sourceClock: Double?
         /// When the last `fleet` line written stood.
         var lastFleetLineTime = -Double.infinity
-        /// The newest hello among the records of a source that watches one app.
-        var singleHello: FeedHello?
+        /// The hellos among the records of a source that watches one app.
+        var hellos = HelloSequence()
         /// The totals of the processes watched before the current one behind the same socket,
         /// summed: a new process's counters start over, and the summary counts every process's
         /// publishes as it counts every process's events.
@@ -217,14 +217,11 @@ package final class HeadlessRunner: Sendable {
                         snapshots[snapshot.origin] = snapshot.snapshot
                     }
                 case .hello(let hello):
-                    if let previous = singleHello, hello.attachNotice(after: previous).restartsCounters,
-                        let last = snapshots[nil]
-                    {
+                    if hellos.startsNewProcess(hello), let last = snapshots[nil] {
                         earlierProcesses = BusSnapshot.merged(
                             [earlierProcesses, last.retired].compactMap { $0 })
                         snapshots[nil] = nil
                     }
-                    singleHello = hello
                 case .dropped, .refused, .call, .detached:
                     break
                 }

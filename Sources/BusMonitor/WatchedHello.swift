@@ -93,3 +93,18 @@ extension FeedHello {
         return ("attached to \(processName): \(what), counters restart", true)
     }
 }
+
+/// The hellos among the records of a source that watches one app, in order: which of them start
+/// a new process (its counters and event numbers start over), for whatever keeps counts or
+/// events per process (the headless summary, a graph, a trace).
+struct HelloSequence {
+    /// The newest hello taken.
+    private(set) var current: FeedHello?
+
+    /// Takes `hello`; whether it starts another process than the hello before it (a first hello
+    /// starts none, and neither does one that attaches again to the same process).
+    mutating func startsNewProcess(_ hello: FeedHello) -> Bool {
+        defer { current = hello }
+        return current.map { hello.attachNotice(after: $0).restartsCounters } ?? false
+    }
+}

@@ -69,8 +69,8 @@ package final class NATSFleetSource: DashboardSource {
         var problemTold = false
         /// Each app's records, put back in the order of their times.
         var reordering = RecordReordering()
-        /// Whether the history's replay ended since the last drain: its records are all in, and
-        /// leave with the notice that says so, rather than after it.
+        /// Whether the history's replay ended since the last drain: the apps heard only from it
+        /// have sent all they will, and their records leave with the notice that says so.
         var historyEnded = false
         /// Whether handler calls were asked for, and when the request was last repeated
         /// (monotonic seconds).
@@ -145,8 +145,8 @@ package final class NATSFleetSource: DashboardSource {
     /// Whether the source has reached the server at least once.
     package var hasConnected: Bool { shared.withLock { $0.connectionsSeen > 0 } || connections > 0 }
 
-    /// Why the server was not reached, when that is known for good (a server without the TLS
-    /// that a `tls://` URL asks for).
+    /// Why the server was not reached, when nats.c gave up on it for good (it refused the
+    /// connection: no TLS where `tls://` asked for it, or wrong credentials).
     package var connectionProblem: String? {
         #if NATS
             feed.connectionProblem
