@@ -37,9 +37,17 @@ package final class RecordingWriter: Sendable {
         var failureReason: String?
         var recordsWritten = 0
         var lines = RecordLines()
+        /// Whether the file held something of before, emptied only once this run writes (or
+        /// closes): a run that cannot start leaves the old file as it was.
+        var emptyBeforeWriting = false
+        /// Whether the file is this run's own, made new: removed if the run never starts.
+        var madeHere = false
     }
 
-    /// Creates the file, readable and writable by its owner only, or empties one of this user's.
+    /// Creates the file, readable and writable by its owner only, or takes one of this user's,
+    /// emptied when the run first writes to it or closes it: a writer dropped without
+    /// ``close()`` (the run never started) leaves a file of before as it was, and removes one it
+    /// made.
     ///
     /// A new file is created exclusively, and no symbolic link is followed: in a shared folder
     /// such as `/tmp`, a link or a file another user planted at the path beforehand would
@@ -58,6 +66,8 @@ package final class RecordingWriter: Sendable {
     package init(path: String, what: String = "recording", replacing: Bool = true) throws(RecordingError) {
         let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
         var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
+        let existed = descriptor < 0 && errno == EEXIST
+        var emptyBeforeWriting = false
         if descriptor < 0 && errno == EEXIST && !replacing {
             throw .unwritable(path: path, reason: Self.alreadyExists, what: what)
         }
@@ -70,9 +80,10 @@ package final class RecordingWriter: Sendable {
                     System.closeDescriptor(descriptor)
                     throw .unwritable(path: path, reason: "the file belongs to another user", what: what)
                 }
-                if isRegular { _ = ftruncate(descriptor, 0) }
+                emptyBeforeWriting = isRegular
             }
         }
+        let madeHere = descriptor >= 0 && !emptyBeforeWriting && !existed
         guard descriptor >= 0 else {
             let code = errno
             // O_NOFOLLOW answers ELOOP for a link, a message that would not say what happened.
@@ -81,11 +92,20 @@ package final class RecordingWriter: Sendable {
         }
         self.path = path
         self.what = what
-        state = LockedValue(State(descriptor: descriptor))
+        state = LockedValue(
+            State(descriptor: descriptor, emptyBeforeWriting: emptyBeforeWriting, madeHere: madeHere))
     }
 
     deinit {
-        close()
+        // Never closed: the run did not start (another output could not be opened, say). A
+        // file of before stays as it was, and one made for the run goes.
+        let abandoned = state.withLock { state -> Bool in
+            guard state.descriptor >= 0 else { return false }
+            System.closeDescriptor(state.descriptor)
+            state.descriptor = -1
+            return state.madeHere && state.recordsWritten == 0
+        }
+        if abandoned { _ = unlink(path) }
     }
 
     /// Why recording stopped, such as "recording to session.jsonl stopped: No space left on
@@ -102,9 +122,18 @@ package final class RecordingWriter: Sendable {
     /// Closes the file; later writes are ignored.
     package func close() {
         state.withLock { state in
+            // The run happened, though it wrote nothing: the file says so, empty.
+            Self.emptyIfPending(&state)
             if state.descriptor >= 0 { System.closeDescriptor(state.descriptor) }
             state.descriptor = -1
         }
+    }
+
+    /// Empties a file of before the first time this run writes to it (or closes it).
+    private static func emptyIfPending(_ state: inout State) {
+        guard state.emptyBeforeWriting, state.descriptor >= 0 else { return }
+        state.emptyBeforeWriting = false
+        _ = ftruncate(state.descriptor, 0)
     }
 
     /// Writes everything in `batch`, in the order the source received it (see ``SourceBatch``),
@@ -133,6 +162,7 @@ package final class RecordingWriter: Sendable {
     /// Writes all of `bytes`, or records why it could not and stops recording.
     private func append(_ bytes: [UInt8], lines: Int, _ state: inout State) {
         guard state.error == nil, state.descriptor >= 0, !bytes.isEmpty else { return }
+        Self.emptyIfPending(&state)
         if let code = bytes.withUnsafeBytes({ System.writeAll(state.descriptor, $0) }) {
             let reason = code == 0 ? "nothing written" : UnixSocket.errorText(code)
             state.error = "\(what) to \(path) stopped: \(reason)"

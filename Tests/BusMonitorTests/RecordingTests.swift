@@ -548,6 +548,29 @@ struct RecordingTests {
         #expect(fresh.count == 1, "the hello of before is not news")
     }
 
+    @Test("a run that never starts leaves a recording of before as it was, and no file of its own")
+    func aRunThatNeverStartsLeavesFilesAlone() throws {
+        let directory = TemporaryDirectory()
+        let old = directory.file("old.jsonl")
+        try "kept\n".write(toFile: old, atomically: false, encoding: .utf8)
+        do { _ = try RecordingWriter(path: old) }
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "kept\n")
+        let new = directory.file("new.jsonl")
+        do { _ = try RecordingWriter(path: new) }
+        #expect(!FileManager.default.fileExists(atPath: new))
+
+        // A run that went on empties the old file when it writes, or when it ends having written
+        // nothing, as the file of that run.
+        let writer = try RecordingWriter(path: old)
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "kept\n", "nothing written yet")
+        writer.write(bytes: Array("new\n".utf8), lines: 1)
+        writer.close()
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "new\n")
+        let quiet = try RecordingWriter(path: old)
+        quiet.close()
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "")
+    }
+
     @Test("a last line cut short is skipped with a warning")
     func truncatedLastLine() throws {
         let directory = TemporaryDirectory()

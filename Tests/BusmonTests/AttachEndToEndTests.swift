@@ -188,6 +188,24 @@ struct AttachEndToEndTests {
         #expect((liveSummary["events"] as? Int ?? 0) > 0)
     }
 
+    @Test func anOutputThatCannotBeWrittenLeavesTheOtherFilesAsTheyWere() throws {
+        let recording = temporaryPath("kept.jsonl")
+        let trace = temporaryPath("new-trace.json")
+        try "an older recording\n".write(toFile: recording, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let result = try ChildProcess.run(
+            try BusmonBinary.require(),
+            [
+                "--headless", "--duration", "1", "--record", recording, "--trace", trace, "--graph",
+                "/nonexistent/folder/graph.dot",
+            ],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("/nonexistent/folder/graph.dot"), "\(result.standardError)")
+        #expect(try String(contentsOfFile: recording, encoding: .utf8) == "an older recording\n")
+        #expect(!FileManager.default.fileExists(atPath: trace), "busmon never started: no trace of it")
+    }
+
     @Test(.enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))
     func aFullDiskStopsRecordingButNotTheMonitor() throws {
         // Writing to the full device fails with ENOSPC, as a full disk does.
