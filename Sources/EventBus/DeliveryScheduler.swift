@@ -212,6 +212,10 @@ enum MainActorCheck {
         if let byThread = System.isOnMainActorByThread() { return byThread }
         return ThreadDeliveryState.currentUnretained.borrow { thread in
             if let known = thread.isOnMainActor { return known }
+            // The process's first thread runs main-actor code only: top-level code and the main
+            // queue's jobs (libdispatch parks it for good when `dispatchMain()` gives it up), and
+            // Swift's runtime too counts it as the main actor's. Only other threads ask the queue.
+            if thread.traceThread.isMain { return true }
             let isCurrent = System.isOnMainQueue()
             if thread.depth > 0 { thread.isOnMainActor = isCurrent }
             return isCurrent
