@@ -66,6 +66,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// Whether the last line was cut short and skipped.
     private let lastLineCutOff: Bool
+    /// Whether the recording watched an app's tap (`--attach`): its snapshots carry the tap's
+    /// counters, or it says the app went away. A replay then says the first attach as the live
+    /// monitor did, not only the later ones.
+    private let recordsAnAttach: Bool
     /// Records that play (all but hellos and unknown kinds).
     private let itemCount: Int
     /// The time of the first record that plays: offset zero.
@@ -280,6 +284,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var newestHelloLine: RecordingLineReader.Position?
         var newestFleetLine: RecordingLineReader.Position?
         var detached = false
+        var watchedATap = false
         var newestHello: FeedHello?
         var unreadableFleetLines = 0
         var malformedLines = 0
@@ -401,7 +406,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             case .dropped(let found):
                 drops = found
             case .detached(let detach):
+                watchedATap = true
                 if let newestHello, detach.isDetach(from: newestHello) { detached = true }
+            case .snapshot(let snapshot):
+                // An app's snapshot in a fleet (dialled in to `--listen`) names the app and
+                // carries its tap's counters too; only one app's, unnamed, is an attach.
+                if snapshot.tap != nil, record.origin == nil { watchedATap = true }
             default:
                 break
             }
@@ -450,6 +460,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         self.hello = hello
         self.isEmpty = records == 0
         self.lastLineCutOff = cutOff
+        self.recordsAnAttach = watchedATap
         self.itemCount = items
         self.eventCount = events
         // A recording of a hello alone starts, and stays, at the hello's time.
@@ -602,8 +613,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     }
 
     /// Says that the recording goes on with `found`, as the live monitor said when it attached:
-    /// a new process (or bus) whose counters restart, or the same one again; nothing for the
-    /// hello already in effect.
+    /// the first attach (of a recording made with `--attach`), a new process (or bus) whose
+    /// counters restart, or the same one again; nothing for the hello already in effect.
     private func noteAttach(of found: FeedHello, at offset: Double, _ clock: inout Clock) {
         defer {
             clock.hello = found
@@ -611,6 +622,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         guard let previous = clock.hello else {
             clock.countersStartOver = true
+            if recordsAnAttach {
+                clock.notices.append(
+                    SourceNotice(time: firstTime + offset, text: found.attachNotice(after: nil).text))
+            }
             return
         }
         guard previous != found else { return }

@@ -300,8 +300,8 @@ public struct FeedSnapshot: Sendable, Hashable {
     public var time: Double
     /// The counters, every field of ``BusSnapshot`` and ``EventTypeStatistics``.
     public var snapshot: BusSnapshot
-    /// The tap's own counters, in the `tap` field, when a tap wrote the snapshot; recordings
-    /// have none.
+    /// The tap's own counters, in the `tap` field, when a tap wrote the snapshot; a recording
+    /// made with `--attach` keeps them, as the tap sent them.
     public var tap: FeedTapCounters?
     /// Leak suspects the writer left out of ``BusSnapshot/leakSuspects`` to keep the line short
     /// (the least overdue ones); 0 almost always.

@@ -335,7 +335,7 @@ struct RecordingTests {
         #expect(live.flatMap(\.notices).map(\.text) == said)
         let replay = try ReplaySource(path: writer.path, speed: 0)
         let replayed = drainUntil(replay) { _ in replay.isFinished }
-        #expect(replayed.flatMap(\.notices).map(\.text) == Array(said.dropFirst()))
+        #expect(replayed.flatMap(\.notices).map(\.text) == said)
         // And a replay paused between the detach and the new hello says the app is detached
         let lines = try String(contentsOfFile: writer.path, encoding: .utf8).split(separator: "\n")
         let times = try lines.compactMap { line -> (String, Double)? in
@@ -729,6 +729,45 @@ struct RecordingTests {
         _ = replay.pause(at: 0.5)
         _ = replay.drain()
         #expect(replay.title == "replay of app (pid 1) from two.jsonl")
+    }
+
+    @Test(
+        "a replay of an attach says the first attach, as the live monitor did; one of apps dialled in does not"
+    )
+    func firstAttachIsSaid() throws {
+        let directory = TemporaryDirectory()
+        let tap = FeedTapCounters(monitors: 1, maximumMonitors: 64)
+        let snapshot = { (time: Double, origin: FeedOrigin?) -> String in
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1),
+                    tap: tap,
+                    origin: origin)
+            ).encodeLine()
+        }
+        // Given a recording made with --attach: the app's hello, then its tap's snapshots
+        let attached = directory.file("attached.jsonl")
+        try [
+            FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1)).encodeLine(),
+            snapshot(1, nil), snapshot(2, nil),
+        ].joined().write(toFile: attached, atomically: false, encoding: .utf8)
+        // And one made with --listen: the monitor's hello, then a dialled-in app's snapshots,
+        // which carry its tap's counters too
+        let dialledIn = directory.file("dialled.jsonl")
+        try [
+            FeedRecord.hello(FeedHello(pid: 9, process: "listening on 127.0.0.1:1", bus: "fleet", time: 1))
+                .encodeLine(),
+            snapshot(1, FeedOrigin(app: "app", host: "h", pid: 1)),
+            snapshot(2, FeedOrigin(app: "app", host: "h", pid: 1)),
+        ].joined().write(toFile: dialledIn, atomically: false, encoding: .utf8)
+        // When both play to the end
+        let notices = { (path: String) throws -> [String] in
+            let replay = try ReplaySource(path: path, speed: 0)
+            return drainUntil(replay) { _ in replay.isFinished }.flatMap(\.notices).map(\.text)
+        }
+        // Then the attach's replay says it attached, at the start, and the other says nothing of it
+        #expect(try notices(attached) == ["attached to app (pid 1)"])
+        #expect(try notices(dialledIn).allSatisfy { !$0.hasPrefix("attached to") })
     }
 
     @Test("an unreadable file or a negative speed is a clear error")
