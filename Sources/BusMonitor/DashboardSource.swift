@@ -21,6 +21,10 @@ package struct SourceBatch: Sendable {
     /// or the source's buffer was full. Rarer than dropped events, and worse: a subscribe, a
     /// reclaim or a leak report that never reaches the log.
     package var droppedLifecycle = 0
+    /// Records of any kind a fleet source dropped so far because they came from apps past the
+    /// most it lists at once (``FleetState/maximumMembers``), a running total kept apart from
+    /// the counts above: nobody was too slow, the fleet was too large.
+    package var droppedFromAppsPastTheLimit = 0
     /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?
     /// What stopped working on the monitor's own side, in every batch while it lasts, such as

@@ -61,6 +61,9 @@ package struct FleetState: Sendable {
     package private(set) var droppedLifecycle = 0
     /// Handler calls lost since the start: the buffer was full, or an app's link lost them.
     package private(set) var droppedCalls = 0
+    /// Records of apps past ``maximumMembers`` dropped since the start, of any kind; not in
+    /// the counts above.
+    package private(set) var droppedFromAppsPastTheLimit = 0
     private var fleetChanged = false
     /// Whether the notice that apps past ``maximumMembers`` are dropped was given; given again
     /// once a new app has joined since.
@@ -287,6 +290,7 @@ package struct FleetState: Sendable {
             fleet: fleetChanged ? fleet : nil)
         batch.droppedCalls = droppedCalls
         batch.droppedLifecycle = droppedLifecycle
+        batch.droppedFromAppsPastTheLimit = droppedFromAppsPastTheLimit
         records = []
         bufferedEvents = 0
         bufferedLifecycle = 0
@@ -312,9 +316,7 @@ package struct FleetState: Sendable {
     /// them gone, as dropped; says so once until the fleet has room again.
     private mutating func dropFromAnAppPastTheLimit(_ message: FleetMessage, now: Double) {
         switch message {
-        case .event: droppedEvents.clampedAdd(1)
-        case .lifecycle: droppedLifecycle.clampedAdd(1)
-        case .call: droppedCalls.clampedAdd(1)
+        case .event, .lifecycle, .call: droppedFromAppsPastTheLimit.clampedAdd(1)
         case .snapshot, .link: break
         }
         if !toldOfAppsPastTheLimit {

@@ -171,6 +171,7 @@ package final class HeadlessRunner: Sendable {
         var snapshots: [EventOrigin?: BusSnapshot] = [:]
         /// Snapshots of apps past ``FleetState/maximumMembers``, not kept, so far.
         var snapshotsNotCounted = 0
+        var droppedPastTheLimit = 0
         var status: String?
         /// What stopped on busmon's side, as the newest batch said it.
         var problems: [SourceProblem] = []
@@ -229,6 +230,7 @@ package final class HeadlessRunner: Sendable {
             _ = lines.write(batch, into: &writer)
             dropped = batch.droppedEvents
             lifecycleDropped = batch.droppedLifecycle
+            droppedPastTheLimit = batch.droppedFromAppsPastTheLimit
             // A file that stopped is said after the source's state, as one status.
             if let status = batch.status { self.status = status }
             problems = batch.problems
@@ -280,6 +282,7 @@ package final class HeadlessRunner: Sendable {
             writer.endObject()
             if otherTypeEvents > 0 { writer.field("otherTypeEvents", otherTypeEvents) }
             if snapshotsNotCounted > 0 { writer.field("snapshotsNotCounted", snapshotsNotCounted) }
+            if droppedPastTheLimit > 0 { writer.field("droppedFromAppsPastTheLimit", droppedPastTheLimit) }
             writer.endRecord()
         }
     }

@@ -17,6 +17,7 @@ struct RecordLines {
     private var lastDropped = 0
     private var lastDroppedCalls = 0
     private var lastDroppedLifecycle = 0
+    private var lastDroppedPastTheLimit = 0
     /// The newest record time written, and the monotonic clock when it was: a `dropped` line,
     /// which the source does not stamp, takes that time plus the time since, so a recording of
     /// a replay keeps the replay's clock.
@@ -60,14 +61,16 @@ struct RecordLines {
         }
         if batch.droppedEvents != lastDropped || batch.droppedCalls != lastDroppedCalls
             || batch.droppedLifecycle != lastDroppedLifecycle
+            || batch.droppedFromAppsPastTheLimit != lastDroppedPastTheLimit
         {
             lastDropped = batch.droppedEvents
             lastDroppedCalls = batch.droppedCalls
             lastDroppedLifecycle = batch.droppedLifecycle
+            lastDroppedPastTheLimit = batch.droppedFromAppsPastTheLimit
             writer.write(
                 FeedDrops(
                     time: currentTime(), events: batch.droppedEvents, lifecycle: batch.droppedLifecycle,
-                    calls: batch.droppedCalls))
+                    calls: batch.droppedCalls, fromAppsPastTheLimit: batch.droppedFromAppsPastTheLimit))
             lines += 1
         }
         return lines

@@ -214,6 +214,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// Lifecycle changes the recording says were lost, as its newest `dropped` line counts
         /// them.
         var droppedLifecycle = 0
+        /// Records of apps past a fleet's limit the recording says were dropped, likewise.
+        var droppedPastTheLimit = 0
         /// Whether the next snapshot's counters start over: true at the start, and after a hello.
         var countersStartOver = true
         /// The newest hello read: who was watched where the replay reads, which the title names.
@@ -785,6 +787,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 clock.dropped = drops.events
                 clock.droppedCalls = drops.calls
                 clock.droppedLifecycle = drops.lifecycle
+                clock.droppedPastTheLimit = drops.fromAppsPastTheLimit
             case .event:
                 clock.lastEvent = clock.delivered
                 clock.lastLine = clock.delivered
@@ -845,6 +848,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         batches[batches.count - 1].droppedEvents = clock.dropped
         batches[batches.count - 1].droppedCalls = clock.droppedCalls
         batches[batches.count - 1].droppedLifecycle = clock.droppedLifecycle
+        batches[batches.count - 1].droppedFromAppsPastTheLimit = clock.droppedPastTheLimit
         let cursor = cursor(clock, now: now)
         batches[batches.count - 1].status = status(clock, played: cursor)
         // The dashboard's rates and sparklines run on the cursor, and stand still with it.
@@ -1380,6 +1384,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.dropped = checkpoint.drops.events
         clock.droppedCalls = checkpoint.drops.calls
         clock.droppedLifecycle = checkpoint.drops.lifecycle
+        clock.droppedPastTheLimit = checkpoint.drops.fromAppsPastTheLimit
         clock.countersStartOver = true
         clock.hello =
             checkpoint.helloLine.flatMap {

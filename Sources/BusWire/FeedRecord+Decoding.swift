@@ -154,7 +154,8 @@ extension FeedRecord {
                 FeedDrops(
                     time: try fields.time("time"), events: try fields.count("events"),
                     lifecycle: try fields.optionalCount("lifecycle") ?? 0,
-                    calls: try fields.optionalCount("calls") ?? 0))
+                    calls: try fields.optionalCount("calls") ?? 0,
+                    fromAppsPastTheLimit: try fields.optionalCount("fromAppsPastTheLimit") ?? 0))
         case "refused":
             return .refused(FeedRefusal(time: try fields.time("time"), reason: try fields.string("reason")))
         case "call":

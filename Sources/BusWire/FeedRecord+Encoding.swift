@@ -372,6 +372,7 @@ extension JSONLineWriter {
         field("events", drops.events)
         field("lifecycle", drops.lifecycle)
         if drops.calls > 0 { field("calls", drops.calls) }
+        if drops.fromAppsPastTheLimit > 0 { field("fromAppsPastTheLimit", drops.fromAppsPastTheLimit) }
         endRecord()
     }
 

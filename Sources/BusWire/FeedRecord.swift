@@ -388,12 +388,17 @@ public struct FeedDrops: Sendable, Hashable {
     public var lifecycle: Int
     /// Handler calls lost so far, while the reader asked for them (see ``MonitorRequest``).
     public var calls: Int
+    /// Records of any kind a fleet monitor dropped so far because they came from apps past the
+    /// most it lists at once, not because anyone read too slowly; not in the other counts.
+    public var fromAppsPastTheLimit: Int
 
     /// Creates a drops record.
-    public init(time: Double, events: Int, lifecycle: Int = 0, calls: Int = 0) {
+    public init(time: Double, events: Int, lifecycle: Int = 0, calls: Int = 0, fromAppsPastTheLimit: Int = 0)
+    {
         self.time = time
         self.events = events
         self.lifecycle = lifecycle
         self.calls = calls
+        self.fromAppsPastTheLimit = fromAppsPastTheLimit
     }
 }

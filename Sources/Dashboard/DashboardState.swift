@@ -172,6 +172,9 @@ struct DashboardState {
     var droppedEvents = 0
     /// Lifecycle changes lost on the way so far (a running total).
     var droppedLifecycle = 0
+    /// Records a fleet source dropped because they came from apps past the most it lists (a
+    /// running total, apart from the drops above).
+    var droppedFromAppsPastTheLimit = 0
     /// Event types, sorted by name; the row of other types, once there is one, last.
     private(set) var rows: [TypeRow] = []
     private var rowIndex: [String: Int] = [:]
@@ -248,6 +251,7 @@ struct DashboardState {
         }
         droppedEvents = batch.droppedEvents
         droppedLifecycle = batch.droppedLifecycle
+        droppedFromAppsPastTheLimit = batch.droppedFromAppsPastTheLimit
         let readingTime = advanceClock(with: batch, at: now)
         if batch.countersRestarted { restartCounters() }
         var snapshotsChanged = false

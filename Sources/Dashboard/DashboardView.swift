@@ -165,6 +165,16 @@ struct DashboardView {
                     order: 5, priority: 1, text: dropped.joined(separator: " ") + " dropped (too fast)",
                     style: canvas.style(bold: true, reverse: true, color: .red)))
         }
+        if state.droppedFromAppsPastTheLimit > 0 {
+            // Not too fast: too many apps. Said apart, so nobody slows an app down for it.
+            let records = state.droppedFromAppsPastTheLimit == 1 ? "record" : "records"
+            items.append(
+                HeaderItem(
+                    order: 5, priority: 1,
+                    text: "\(TextFormat.grouped(state.droppedFromAppsPastTheLimit)) \(records) of apps past "
+                        + "\(TextFormat.grouped(FleetState.maximumMembers)) dropped",
+                    style: canvas.style(bold: true, reverse: true, color: .red)))
+        }
         if state.snapshotsRefused > 0 {
             // The counters leave those apps out: said as loudly as drops.
             items.append(

@@ -1,7 +1,8 @@
-import BusMonitor
 import BusWire
 import EventBus
 import Testing
+
+@testable import BusMonitor
 
 /// A fleet's apps are named by their messages: the apps it keeps are bounded.
 @Suite("Fleet limits")
@@ -28,11 +29,23 @@ struct FleetLimitTests {
         #expect(fleet.fleet.count == FleetState.maximumMembers)
         #expect(!fleet.fleet.contains { $0.origin.app == "stranger" })
         #expect(batch.events.isEmpty)
-        #expect(fleet.droppedEvents == 3)
+        // Counted apart from the drops of a monitor that read too slowly: nobody was too slow.
+        #expect(fleet.droppedFromAppsPastTheLimit == 3 && batch.droppedFromAppsPastTheLimit == 3)
+        #expect(fleet.droppedEvents == 0 && batch.droppedEvents == 0)
         #expect(batch.notices.filter { $0.text.contains("more than 1000 apps at once") }.count == 1)
         // An app already listed is still heard.
         fleet.receive(Self.event(from: FeedOrigin(app: "a", host: "h", pid: 7)), now: 3)
         #expect(fleet.takeBatch(now: 3).events.count == 1)
+        // And a recording keeps the count in its `dropped` line, which a replay reads back
+        var lines = RecordLines()
+        var writer = JSONLineWriter()
+        _ = lines.write(batch, into: &writer)
+        let written = String(decoding: writer.bytes, as: UTF8.self)
+        let drops = written.split(separator: "\n").compactMap { line -> FeedDrops? in
+            guard case .dropped(let drops)? = try? FeedRecord.decode(line: String(line)) else { return nil }
+            return drops
+        }
+        #expect(drops.map(\.fromAppsPastTheLimit) == [3] && drops.map(\.events) == [0], "\(written)")
     }
     @Test("an app's snapshots between two drains are one: the newest, after what came before it")
     func snapshotsBetweenDrainsAreTheNewest() {

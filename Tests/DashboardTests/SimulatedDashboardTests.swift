@@ -105,4 +105,18 @@ struct SimulatedDashboardTests {
         dashboard.render(into: &grid, now: wallClock())
         #expect(grid.row(0).contains("12,345 events, 3 lifecycle changes dropped (too fast)"))
     }
+
+    @Test("records of apps past a fleet's limit are named as such, not as dropped for being too fast")
+    func appsPastTheLimitInTheHeader() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        var grid = CellGrid(width: 120, height: 24)
+        var batch = SourceBatch(status: "listening")
+        batch.droppedFromAppsPastTheLimit = 2_500
+        source.enqueue(batch)
+        dashboard.update(now: wallClock())
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.row(0).contains("2,500 records of apps past 1,000 dropped"), "\(grid.row(0))")
+        #expect(!grid.row(0).contains("too fast"))
+    }
 }
