@@ -68,10 +68,23 @@ package final class GraphingSource: WrappingSource {
         return batches.indices.map { take(batches[$0], forceWrite: false) }
     }
 
-    /// Drains the wrapped source for the last time and writes the graph.
+    /// Drains the wrapped source for the last time and writes the graph; called again, returns
+    /// that batch once more, for a source wrapped around this one whose own last drain comes
+    /// after.
     package func drainLast() -> SourceBatch {
-        take(wrapped.drainLast(), forceWrite: true)
+        if let kept = lastBatch.withLock({ kept in
+            defer { kept = nil }
+            return kept
+        }) {
+            return kept
+        }
+        let batch = take(wrapped.drainLast(), forceWrite: true)
+        lastBatch.withLock { $0 = batch }
+        return batch
     }
+
+    /// What the first ``drainLast()`` returned, until a second takes it.
+    private let lastBatch = LockedValue<SourceBatch?>(nil)
 
     /// Writes the graph as it is now.
     package func writeNow() {

@@ -770,6 +770,35 @@ struct RecordingTests {
         #expect(try notices(dialledIn).allSatisfy { !$0.hasPrefix("attached to") })
     }
 
+    @Test("the events of the last moments before quitting reach the recording, the trace and the graph alike")
+    func lastDrainReachesEveryOutput() throws {
+        let directory = TemporaryDirectory()
+        let event = FeedEvent(
+            sequence: 0, time: 1_700_000_000, typeName: "Tick", payload: .description("{}"), receivers: 1,
+            trace: PublishTrace(eventID: 7, site: PublishSite(fileID: "App/Clock.swift", line: 3)))
+        // Given a source whose last event was never drawn, stacked as busmon stacks --record,
+        // --trace and --graph
+        let scripted = ScriptedSource([SourceBatch(events: [event])])
+        let writer = try RecordingWriter(path: directory.file("last.jsonl"))
+        let recording = RecordingSource(wrapping: scripted, writer: writer)
+        let tracing = try TracingSource(wrapping: recording, path: directory.file("last.trace.json"))
+        let graphing = try GraphingSource(wrapping: tracing, path: directory.file("last.dot"))
+        // When the dashboard quits: each output is wound up in turn, innermost first, and each
+        // takes its last drain through those inside it
+        recording.recordRemaining()
+        writer.close()
+        _ = tracing.drainLast()
+        _ = graphing.drainLast()
+        // Then every output has the event
+        let recorded = try String(contentsOfFile: writer.path, encoding: .utf8)
+        #expect(recorded.contains(#""typeName":"Tick""#))
+        let trace = try String(contentsOfFile: directory.file("last.trace.json"), encoding: .utf8)
+        #expect(trace.contains("Tick"))
+        #expect(graphing.graph.publishes.values.reduce(0, +) == 1, "\(graphing.graph.publishes)")
+        let dot = try String(contentsOfFile: directory.file("last.dot"), encoding: .utf8)
+        #expect(dot.contains(#""site:Clock.swift:3" -> "type:Tick" [label="1"]"#))
+    }
+
     @Test("an unreadable file or a negative speed is a clear error")
     func unreadable() {
         #expect(
