@@ -67,6 +67,12 @@ final class RecordingLineReader {
     /// copies of one spool share its file offset, so each reads at a position of its own.
     /// `nil` for the first reader, which reads its input in order.
     private var readPosition: Int?
+    /// Where the first reader found the input's end: a file still being written grows after
+    /// that, and the readers made by ``reread(from:)`` stop there, so that playing reads the
+    /// recording the first reader read, and no more. `nil` until then.
+    private(set) var endOffset: Int?
+    /// Where this reader stops, for a reader made by ``reread(from:)``.
+    private var limit: Int?
 
     /// Opens `path`.
     ///
@@ -89,11 +95,12 @@ final class RecordingLineReader {
         }
     }
 
-    /// A reader of a descriptor it owns, from `position`, reading at positions.
-    private init(path: String, descriptor: Int32, position: Position = .start) {
+    /// A reader of a descriptor it owns, from `position` up to `limit`, reading at positions.
+    private init(path: String, descriptor: Int32, position: Position = .start, limit: Int?) {
         self.path = path
         self.descriptor = descriptor
         self.spool = -1
+        self.limit = limit
         bufferOffset = position.offset
         lineNumber = position.line - 1
         readPosition = position.offset
@@ -113,7 +120,17 @@ final class RecordingLineReader {
         // at its own position (pread), so that a search does not move playback.
         let copy = spool >= 0 ? dup(spool) : open(path, O_RDONLY | O_CLOEXEC)
         guard copy >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(errno)) }
-        return RecordingLineReader(path: path, descriptor: copy, position: position)
+        return RecordingLineReader(path: path, descriptor: copy, position: position, limit: endOffset)
+    }
+
+    /// Bytes the file at ``path`` holds past where this reader found its end, when it grew
+    /// since (it was still being written); `nil` when it did not, or for input that is not a
+    /// file.
+    func bytesAddedSinceRead() -> Int? {
+        guard spool < 0, let endOffset else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, Int(info.st_size) > endOffset else { return nil }
+        return Int(info.st_size) - endOffset
     }
 
     /// An unlinked temporary file, read and written, in `$TMPDIR` or `/tmp`; -1 with `errno`.
@@ -167,11 +184,14 @@ final class RecordingLineReader {
     /// Moves the unreturned bytes to the front and reads more of the file after them.
     private func fill() throws(RecordingError) {
         let (start, end, position) = (self.start, self.end, readPosition)
+        // A reader made to read again stops where the first one found the end.
+        let left = limit.map { limit in max(0, limit - (position ?? 0)) } ?? Int.max
         let result = buffer.withUnsafeMutableBufferPointer { bytes in
             let base = bytes.baseAddress!
             if start > 0 { memmove(base, base + start, end - start) }
             while true {
-                let room = bytes.count - (end - start)
+                let room = min(bytes.count - (end - start), left)
+                if room == 0 { return (0, Int32(0)) }
                 let count =
                     position.map { pread(descriptor, base + (end - start), room, off_t($0)) }
                     ?? read(descriptor, base + (end - start), room)
@@ -183,7 +203,10 @@ final class RecordingLineReader {
         self.start = 0
         bufferOffset += start
         guard result.0 >= 0 else { throw .unreadable(path: path, reason: UnixSocket.errorText(result.1)) }
-        if result.0 == 0 { atEnd = true }
+        if result.0 == 0 {
+            atEnd = true
+            if readPosition == nil, endOffset == nil { endOffset = bufferOffset + self.end }
+        }
         if spool >= 0, result.0 > 0 {
             spooled += result.0
             guard spooled <= Self.maximumSpoolBytes else {

@@ -799,6 +799,41 @@ struct RecordingTests {
         #expect(dot.contains(#""site:Clock.swift:3" -> "type:Tick" [label="1"]"#))
     }
 
+    @Test("a recording still being written plays what it held when opened, and the replay says that it grew")
+    func growingRecordingEndsWhereItWasOpened() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("growing.jsonl")
+        let event = { (number: Int) -> String in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: number, time: 1_700_000_000 + Double(number), typeName: "Tick",
+                    payload: .description("\(number)"), receivers: 1)
+            ).encodeLine()
+        }
+        let hello = FeedRecord.hello(FeedHello(pid: 1, process: "app", bus: "b", time: 1_700_000_000))
+        try ([hello.encodeLine()] + (1...3).map(event)).joined().write(
+            toFile: path, atomically: false, encoding: .utf8)
+        // Given a replay opened on three events, and a writer that goes on adding to the file
+        let replay = try ReplaySource(path: path, speed: 0)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data((4...50).map(event).joined().utf8))
+        try handle.close()
+        // When it plays to its end
+        let batches = drainUntil(replay) { _ in replay.isFinished }
+        // Then it played the three events it was opened on, at once, and said the file grew
+        #expect(batches.flatMap(\.events).map(\.sequence) == [1, 2, 3])
+        #expect(replay.duration == 2)
+        let told = batches.flatMap(\.notices).filter { $0.text.contains("grew by") }
+        #expect(told.count == 1 && told.allSatisfy(\.isWarning), "\(batches.flatMap(\.notices))")
+        // And a jump back reads the same three, not the lines added since
+        _ = replay.pause(at: 0)
+        _ = replay.perform(.togglePlayback)
+        let again = drainUntil(replay) { _ in replay.isFinished }
+        #expect(again.flatMap(\.events).map(\.sequence).suffix(3) == [1, 2, 3])
+        #expect(again.flatMap(\.events).count <= 3)
+    }
+
     @Test("an unreadable file or a negative speed is a clear error")
     func unreadable() {
         #expect(
