@@ -113,6 +113,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// stamped decades off, would otherwise stall with nothing but the header's length to show
     /// why.
     static let longPause = 60.0
+    /// Seconds a record may be stamped before one above it without the replay saying so:
+    /// threads of one app stamp records a little out of order, and play in file order; a
+    /// record a second or more earlier means two recordings joined, lines out of order, or apps
+    /// whose clocks disagree, and the replay, which plays in file order, shows it later than it
+    /// happened.
+    static let backStepTolerance = 1.0
     /// Kinds of line that `busmon --headless` writes beside the records it passes on.
     static let headlessOnlyKinds: Set<String> = ["summary", "state"]
 
@@ -298,6 +304,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var tallySpacing = (seconds: Self.fleetTallyInterval, records: Self.fleetTallyRecords)
         var longestPause: (after: Double, length: Double, line: Int)?
         var longPauses = 0
+        var backSteps = 0
+        var firstBackStep: (line: Int, seconds: Double)?
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
@@ -420,6 +428,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 break
             }
             items += 1
+            if time < latestTime - Self.backStepTolerance {
+                backSteps += 1
+                if firstBackStep == nil { firstBackStep = (line.number, latestTime - time) }
+            }
             if let firstTime, time - latestTime >= Self.longPause {
                 longPauses += 1
                 if time - latestTime > longestPause?.length ?? 0 {
@@ -437,6 +449,16 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     + " (in the dashboard t jumps to a time, n to the next line)"
                     + (others > 0
                         ? "; \(others) more \(others == 1 ? "pause" : "pauses") of a minute or longer" : ""))
+        }
+        if let firstBackStep {
+            let others = backSteps - 1
+            warnings.append(
+                "\(path):\(firstBackStep.line): the records' times go back by \(Self.stepText(firstBackStep.seconds)) "
+                    + "here (two recordings joined, lines out of order, or apps whose clocks disagree?); "
+                    + "records play in the file's order, so "
+                    + (others > 0
+                        ? "this one and \(others) more earlier than a record above them show later than stamped"
+                        : "this one shows later than stamped"))
         }
         self.checkpoints = checkpoints
         self.fleetTallies = fleetTallies
@@ -998,6 +1020,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         return "\(minutes / 10)\(minutes % 10):" + secondsText
     }
 
+    /// A step back in time in words: `2.5 s` under a minute, then as ``pauseText(_:)``.
+    static func stepText(_ seconds: Double) -> String {
+        seconds < 60 ? "\((seconds * 10).rounded() / 10) s" : pauseText(seconds)
+    }
+
     /// A long stretch of time in words: `3 minutes`, `5 hours`, `12 days`, `79 years`.
     static func pauseText(_ seconds: Double) -> String {
         let (count, unit): (Double, String) =
@@ -1446,11 +1473,15 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         speed == 0 || speed > 1_000_000
     }
 
-    /// A speed as the header shows it: `4.0`, `0.5`, and two decimals below a tenth (`0.01`).
-    private static func speedText(_ speed: Double) -> String {
-        guard speed < 0.095 else { return format(speed) }
-        let hundredths = Int((speed * 100).rounded())
-        return "0.\(hundredths / 10)\(hundredths % 10)"
+    /// A speed as the header shows it: `4.0` and `0.5` at one decimal when that is exact
+    /// enough, else as many as a speed of one thousandth up needs (`0.25`, `0.01`, `0.001`).
+    static func speedText(_ speed: Double) -> String {
+        guard speed < 10, (speed * 10).rounded() != speed * 10 else { return format(speed) }
+        let thousandths = Int((speed * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        var text = "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        while text.hasSuffix("0") && !text.hasSuffix(".0") { text.removeLast() }
+        return text
     }
 
     private static func format(_ value: Double) -> String {

@@ -80,6 +80,14 @@ package enum Busmon {
         // The app in this process starts threads; only the one that will draw takes Ctrl-Z.
         if case .simulator = options.source, !options.headless { MainRunLoop.keepDrawingThreadSignals() }
 
+        if !options.headless {
+            do {
+                try Terminal.checkStandardStreams(environment: environment)
+            } catch {
+                printError("busmon: \(error)")
+                return 1
+            }
+        }
         // The one place that decides how to run: what to watch, then how to show it.
         let session: Session
         do {
@@ -131,7 +139,9 @@ package enum Busmon {
                 // Headless output is kept by scripts and logs: the token stays out of it.
                 statusNamesToken: !options.headless)
             session = Session(source: source, stop: { source.close() })
-        case .replay(let path, let speed):
+        case .replay(let given, let speed):
+            // `-` is standard input, as for most tools that read a file.
+            let path = given == "-" ? "/dev/stdin" : given
             // Input that is not a file (a pipe, a FIFO) is read to its end before it plays, and
             // nothing is on the screen meanwhile: say so, where the screen will be.
             if System.isStream(path) {

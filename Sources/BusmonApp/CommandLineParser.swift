@@ -25,6 +25,9 @@ package enum CommandLineParser {
     /// The most events per second `--rate` accepts: the simulated app's own limit, which the `+`
     /// key and simapp's `--rate` share.
     package static let maximumRate = Int(SimulatedApp.maximumRate)
+    /// The slowest `--speed`: a second of recording in about 17 minutes. Slower plays nothing
+    /// anyone would see move; the header would show 0.00x.
+    package static let slowestReplaySpeed = 0.001
 
     /// The help text, ending with a newline.
     package static let usage = """
@@ -50,7 +53,9 @@ package enum CommandLineParser {
           --token TOKEN       with --listen, the token apps must give (also BUSMON_TOKEN);
                               without one busmon makes a random one and shows it
           --replay FILE       play back a recording made with --record, read as it plays
-          --speed X           replay speed factor, with --replay (default 1)
+                              (- reads standard input, with --headless)
+          --speed X           replay speed factor, with --replay (default 1; 0.001 and up,
+                              above 1000000 as fast as it reads)
           --at TIME           with --replay, start paused at TIME (1:12, 1:02:03 or 72.4 seconds);
                               with --headless, print the state at TIME as one JSON line and exit
           --record FILE       also write what is watched to FILE (not with --replay)
@@ -122,7 +127,8 @@ package enum CommandLineParser {
                 options.duration = try positiveNumber(text, for: name, kind: "a number of seconds")
             case "--speed":
                 let text = try value(of: name, inline: inlineValue, from: &remaining)
-                options.speed = try positiveNumber(text, for: name, kind: "a speed factor")
+                options.speed = try positiveNumber(
+                    text, for: name, kind: "a speed factor", atLeast: Self.slowestReplaySpeed)
             case "--at":
                 let text = try value(of: name, inline: inlineValue, from: &remaining)
                 guard let seconds = ReplaySource.seconds(parsing: text) else {
@@ -268,15 +274,48 @@ package enum CommandLineParser {
             unit = factor
         }
         // Finite once the unit is applied too: 1e308d is not a duration.
-        guard let value = Double(number), value > 0, (value * unit).isFinite else { return nil }
+        guard let value = decimal(number), value > 0, (value * unit).isFinite else { return nil }
         return value * unit
     }
 
+    /// `text` as a number written in decimals, such as `4`, `0.25`, `.5` or `1e3`; `nil` for
+    /// anything else, which `Double(_:)` alone would take too (`0x10`, `inf`, `nan`).
+    static func decimal(_ text: Substring) -> Double? {
+        var digits = 0
+        var rest = text.utf8[...]
+        func skipDigits() {
+            while let byte = rest.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                digits += 1
+                rest = rest.dropFirst()
+            }
+        }
+        skipDigits()
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            skipDigits()
+        }
+        guard digits > 0 else { return nil }
+        if let byte = rest.first, byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            rest = rest.dropFirst()
+            if let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                rest = rest.dropFirst()
+            }
+            digits = 0
+            skipDigits()
+            guard digits > 0 else { return nil }
+        }
+        guard rest.isEmpty else { return nil }
+        return Double(text)
+    }
+
     private static func positiveNumber(
-        _ text: String, for name: String, kind: String
+        _ text: String, for name: String, kind: String, atLeast minimum: Double? = nil
     ) throws(CommandLineError) -> Double {
-        guard let number = Double(text), number.isFinite, number > 0 else {
+        guard let number = decimal(text[...]), number.isFinite, number > 0 else {
             throw CommandLineError("\(name) needs \(kind) greater than 0, got '\(text)'")
+        }
+        if let minimum, number < minimum {
+            throw CommandLineError("\(name) needs \(kind) of at least \(minimum), got '\(text)'")
         }
         return number
     }

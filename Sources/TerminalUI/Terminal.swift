@@ -54,6 +54,17 @@ package final class Terminal {
         stop()
     }
 
+    /// Whether a screen could be drawn at all: stdout and stdin are terminals and `TERM` is set.
+    /// Asked before anything is opened, so that a run that cannot draw does not first read a
+    /// whole recording from a pipe, or connect to anything, only to say so.
+    ///
+    /// - Throws: ``TerminalError`` saying which of them is missing.
+    package static func checkStandardStreams(environment: [String: String]) throws(TerminalError) {
+        guard isatty(STDOUT_FILENO) == 1 else { throw .stdoutNotTerminal }
+        guard isatty(STDIN_FILENO) == 1 else { throw .stdinNotTerminal }
+        guard environment["TERM"]?.isEmpty == false else { throw .termNotSet }
+    }
+
     /// Takes over the terminal: alternate screen, no echo, keys unbuffered, cursor hidden.
     ///
     /// Sets the locale from the environment first, so wide characters work in UTF-8 locales.
@@ -70,9 +81,8 @@ package final class Terminal {
         colorAllowed: Bool, environment: [String: String]
     ) throws(TerminalError) -> TerminalCapabilities {
         precondition(!isActive, "the terminal is already started")
-        guard isatty(STDOUT_FILENO) == 1 else { throw .stdoutNotTerminal }
-        guard isatty(STDIN_FILENO) == 1 else { throw .stdinNotTerminal }
-        guard let term = environment["TERM"], !term.isEmpty else { throw .termNotSet }
+        try Self.checkStandardStreams(environment: environment)
+        guard let term = environment["TERM"] else { throw .termNotSet }
 
         setlocale(LC_ALL, "")
         let unicode = TerminalSupport.isUTF8(codeset: String(cString: cnc_codeset()))

@@ -834,6 +834,43 @@ struct RecordingTests {
         #expect(again.flatMap(\.events).count <= 3)
     }
 
+    @Test("records stamped well before one above them are said: two recordings joined, or lines out of order")
+    func timesGoingBackAreSaid() throws {
+        let directory = TemporaryDirectory()
+        let event = { (time: Double) -> String in
+            FeedRecord.event(
+                FeedEvent(sequence: 0, time: time, typeName: "Tick", payload: .description("t"), receivers: 1)
+            ).encodeLine()
+        }
+        let hello = { (pid: Int, time: Double) in
+            FeedRecord.hello(FeedHello(pid: pid, process: "app", bus: "b", time: time)).encodeLine()
+        }
+        // Given a later session's recording with an earlier one's appended to it, and a recording
+        // whose threads stamped two records a few milliseconds out of order
+        let joined = directory.file("joined.jsonl")
+        try [hello(2, 500), event(500), event(501), event(502), hello(1, 100), event(100), event(101)]
+            .joined()
+            .write(toFile: joined, atomically: false, encoding: .utf8)
+        let jittery = directory.file("jittery.jsonl")
+        try [hello(1, 100), event(100), event(100.5), event(100.497), event(101)].joined()
+            .write(toFile: jittery, atomically: false, encoding: .utf8)
+        // When both are opened
+        let joinedReplay = try ReplaySource(path: joined, speed: 0)
+        let jitteryReplay = try ReplaySource(path: jittery, speed: 0)
+        // Then the joined one says where times go back, by how much, and how many records it
+        // shows later than stamped; the jitter is no news
+        let warning = try #require(joinedReplay.warnings.first { $0.contains("go back") })
+        #expect(warning.hasPrefix("\(joined):6: the records' times go back by 6 minutes here"), "\(warning)")
+        #expect(warning.contains("this one and 1 more"))
+        #expect(!jitteryReplay.warnings.contains { $0.contains("go back") }, "\(jitteryReplay.warnings)")
+    }
+
+    @Test("a speed shows as exactly as it was given, down to a thousandth")
+    func speedsShowExactly() {
+        let shown = [4, 1, 0.5, 0.25, 0.125, 1.0 / 64, 0.01, 0.001, 1.5, 1_024].map(ReplaySource.speedText)
+        #expect(shown == ["4.0", "1.0", "0.5", "0.25", "0.125", "0.016", "0.01", "0.001", "1.5", "1024.0"])
+    }
+
     @Test("an unreadable file or a negative speed is a clear error")
     func unreadable() {
         #expect(

@@ -50,6 +50,13 @@ import Testing
 
         let replay = try options(["--replay", "a.jsonl", "--speed", "4"])
         #expect(replay.source == .replay(path: "a.jsonl", speed: 4))
+        // Decimals in every spelling a person writes them, the slowest speed and full speed
+        for (text, speed) in [
+            (".5", 0.5), ("2.", 2), ("1e3", 1_000), ("2.5E+1", 25), ("0.001", 0.001), ("2e6", 2e6),
+        ] {
+            #expect(
+                try options(["--replay", "r", "--speed", text]).source == .replay(path: "r", speed: speed))
+        }
     }
 
     @Test(arguments: [["--help"], ["-h"], ["--rate", "abc", "--help"], ["--frob", "-h"]])
@@ -76,6 +83,12 @@ import Testing
         (["--duration", "inf"], "--duration needs a number of seconds greater than 0, got 'inf'"),
         (["--duration", "soon"], "--duration needs a number of seconds greater than 0, got 'soon'"),
         (["--replay", "a", "--speed", "-2"], "--speed needs a speed factor greater than 0, got '-2'"),
+        // Hexadecimal, which Double(_:) reads, is no way to write a speed or a time.
+        (["--replay", "a", "--speed", "0x10"], "--speed needs a speed factor greater than 0, got '0x10'"),
+        (["--duration", "0x10"], "--duration needs a number of seconds greater than 0, got '0x10'"),
+        (["--duration", "1e"], "--duration needs a number of seconds greater than 0, got '1e'"),
+        (["--duration", "."], "--duration needs a number of seconds greater than 0, got '.'"),
+        (["--replay", "a", "--speed", "1e-9"], "--speed needs a speed factor of at least 0.001, got '1e-9'"),
         (["--attach", ""], "--attach needs a non-empty path"),
         (["--record="], "--record needs a non-empty path"),
         (["--frob"], "unknown option '--frob'"),
