@@ -96,13 +96,15 @@ struct SubscriberTracker {
                 liveChange = RecentChange.merge(liveChange, delta: current.live - shown.live, at: now)
             }
             if current.reclaimed > shown.reclaimed {
-                reclaimChange = RecentChange.merge(
-                    reclaimChange, delta: current.reclaimed - shown.reclaimed, at: now)
-                // What was reclaimed was dead a moment ago, even when no snapshot caught it dead.
-                if current.dead == 0, let reclaimChange,
-                    reclaimChange.delta > (recentDead.flatMap { $0.isRecent(at: now) ? $0.delta : nil } ?? 0)
+                let reclaimed = current.reclaimed - shown.reclaimed
+                reclaimChange = RecentChange.merge(reclaimChange, delta: reclaimed, at: now)
+                // What one step reclaimed was dead, all of it at once, a moment ago, even when no
+                // snapshot caught it dead. Not the steps of the last seconds added up: those
+                // were not all dead at the same time, and DEAD counts what is dead at once.
+                if current.dead == 0,
+                    reclaimed > (recentDead.flatMap { $0.isRecent(at: now) ? $0.delta : nil } ?? 0)
                 {
-                    recentDead = reclaimChange
+                    recentDead = RecentChange(delta: reclaimed, time: now)
                 }
             }
         }

@@ -264,4 +264,27 @@ struct DashboardStateTests {
         #expect(!grid.row(0).contains("recording.jsonl"))
         #expect(grid.text.contains("• attached to simapp (pid 13377)"))
     }
+
+    @Test(
+        "a dead count kept on screen after a reclaim is what one step reclaimed, not the last seconds' steps added up"
+    )
+    func recentDeadIsOneStep() {
+        var tracker = SubscriberTracker()
+        var counts = SubscriberCounts()
+        counts.live = 10
+        tracker.takeSnapshot(counts)
+        tracker.noteChanges(at: 100)
+        // Given two sweeps a second apart, reclaiming 2 and then 3 subscriptions that no
+        // snapshot caught dead
+        counts.reclaimed = 2
+        tracker.takeSnapshot(counts)
+        tracker.noteChanges(at: 101)
+        counts.reclaimed = 5
+        tracker.takeSnapshot(counts)
+        tracker.noteChanges(at: 102)
+        // Then DEAD keeps 3 for a moment, the most that were dead at once, and RECL's change
+        // counts all 5
+        #expect(tracker.recentDead == RecentChange(delta: 3, time: 102))
+        #expect(tracker.reclaimChange?.delta == 5)
+    }
 }
