@@ -754,7 +754,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let holds = clock.isPaused && seeking == nil
         var batches: [SourceBatch] = []
         var batch = SourceBatch()
-        var second: Int?
+        /// The unit of recording (see ``readingUnit(at:)``) the batch being filled holds.
+        var currentUnit: Int?
         var taken = 0
         var bytes = 0
         var eventTaken = false
@@ -778,33 +779,30 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 continue
             }
             let pending = (item: item, offset: offset, length: length)
-            if seeking != nil {
-                // One batch a second of recording: each batch is one reading of the rates. In
-                // the first two seconds one a tenth: the first reading is where the rates start
-                // from, and within seconds of the start there would be no other.
-                let whole =
-                    pending.offset < 2
-                    ? Int((pending.offset * 10).rounded(.down)) : 20 + Int(pending.offset.rounded(.down))
-                if let second, whole != second, batch.hasRecords {
-                    // With the fleet as that second left it, so that each app's rate is read
-                    // once a second as it played, not once at the end of the move.
-                    if clock.recordedFleet != nil, clock.fleetChanged {
-                        clock.fleetChanged = false
-                        batch.fleet = Self.fleet(clock)
-                    }
-                    // On the replay's clock from the first batch on, read at the end of its own
-                    // second (nothing happened after its last record): the dashboard times
-                    // changes by it and counts them in that second, and a rate's window then
-                    // starts on a second, as when it played.
-                    let unitEnd = second < 20 ? Double(second + 1) / 10 : Double(second - 19)
-                    // (A millisecond before the end: the dashboard adds and subtracts the wall
-                    // clock's seconds since 1970, which a smaller step would not survive.)
-                    batch.sourceClock = firstTime + max(clock.handedOver, unitEnd - 0.001)
-                    batches.append(batch)
-                    batch = SourceBatch()
+            // One batch a second of recording (a tenth in the first two seconds, where the
+            // first reading is where the rates start from and there would be no other), while
+            // playing and while a move reads up to its cursor alike: each batch is one reading
+            // of the rates, so that a second's records count in that second whichever way the
+            // cursor got there, not in the next because a frame's drain ended just past it.
+            let unit = Self.readingUnit(at: pending.offset)
+            if let currentUnit, unit != currentUnit, batch.hasRecords {
+                // With the fleet as that unit left it, so that each app's rate is read as it
+                // played, not once at the end of a move.
+                if clock.recordedFleet != nil, clock.fleetChanged {
+                    clock.fleetChanged = false
+                    batch.fleet = Self.fleet(clock)
                 }
-                second = whole
+                // On the replay's clock, read at the end of its own unit (nothing happened after
+                // its last record): the dashboard times changes by it and counts them in that
+                // second, and a rate's window then starts on a second, as when it played.
+                // (A millisecond before the end: the dashboard adds and subtracts the wall
+                // clock's seconds since 1970, which a smaller step would not survive.)
+                batch.sourceClock =
+                    firstTime + max(clock.handedOver, Self.readingUnitEnd(currentUnit) - 0.001)
+                batches.append(batch)
+                batch = SourceBatch()
             }
+            currentUnit = unit
             bytes += pending.length
             switch pending.item.record {
             case .dropped(let drops):
@@ -863,6 +861,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 clock.pending = nil
             }
             if clock.pending == nil { clock.reader = nil }
+        }
+        // Records of a unit the cursor has left are read at that unit's end too, not at the
+        // cursor: a frame that ends a little past a second would count them in the next one.
+        if let currentUnit, batch.hasRecords,
+            Self.readingUnit(at: min(cursor(clock, now: now), duration)) > currentUnit
+        {
+            if clock.recordedFleet != nil, clock.fleetChanged {
+                clock.fleetChanged = false
+                batch.fleet = Self.fleet(clock)
+            }
+            batch.sourceClock = firstTime + max(clock.handedOver, Self.readingUnitEnd(currentUnit) - 0.001)
+            batches.append(batch)
+            batch = SourceBatch()
         }
         batches.append(batch)
         batches[0].replacesState = clock.replacing
@@ -1018,6 +1029,17 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             return "\(hours):\(minute / 10)\(minute % 10):" + secondsText
         }
         return "\(minutes / 10)\(minutes % 10):" + secondsText
+    }
+
+    /// The stretch of recording whose records a replay hands over as one reading of the rates:
+    /// tenths of a second (0 to 19) in the first two seconds, whole seconds (20 on) after.
+    static func readingUnit(at offset: Double) -> Int {
+        offset < 2 ? Int((offset * 10).rounded(.down)) : 20 + Int(offset.rounded(.down))
+    }
+
+    /// Seconds into the recording where `unit` (see ``readingUnit(at:)``) ends.
+    static func readingUnitEnd(_ unit: Int) -> Double {
+        unit < 20 ? Double(unit + 1) / 10 : Double(unit - 19)
     }
 
     /// A step back in time in words: `2.5 s` under a minute, then as ``pauseText(_:)``.

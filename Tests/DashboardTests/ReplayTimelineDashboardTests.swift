@@ -117,6 +117,63 @@ struct ReplayTimelineDashboardTests {
         #expect(meter.history(seconds: 5, at: state.sourceTime(at: now)) == [1, 2, 3, 1, 2])
     }
 
+    @Test(
+        "after playing, steps and a move back to where it paused show the sparklines and rates that playing showed"
+    )
+    func movesKeepThePlayedRates() throws {
+        let directory = TemporaryDirectory()
+        // Events at uneven times, more and more of them a second, for 12 s
+        var times: [Double] = []
+        var time = 0.0
+        while time < 12 {
+            times.append(time)
+            time += 0.37 / (1 + time / 3)
+        }
+        let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 8)
+        let dashboard = SourceDashboard(source: replay)
+        // Given the replay played, frame by frame, to about 9 s, and paused there
+        var now = 1_700_000_000.0
+        while replay.cursor < 9 {
+            usleep(20_000)
+            now += 0.04
+            dashboard.update(now: now)
+        }
+        _ = dashboard.handle(.character(" "))
+        now += 0.04
+        dashboard.update(now: now)
+        func readings() throws -> (rate: Double, history: [Int], second: Int) {
+            let state = dashboard.shown
+            let meter = try #require(state.rows.first { $0.name == "T" }).meter
+            let at = state.sourceTime(at: now)
+            return (
+                (meter.rate(at: at) * 10).rounded() / 10, meter.history(seconds: 5, at: at),
+                Int((at - 1_000).rounded(.down))
+            )
+        }
+        let paused = replay.cursor
+        let played = try readings()
+        // Then each whole second's events are in that second's column, whatever frames they
+        // came in (the sparkline ends with the last whole second)
+        let perSecond = ((played.second - 5)..<played.second).map { second in
+            times.filter { Int($0.rounded(.down)) == second }.count
+        }
+        #expect(played.history == perSecond, "at second \(played.second)")
+        // When it steps one record on and one back, then moves to where it paused
+        for key: Character in [".", ","] {
+            _ = dashboard.handle(.character(key))
+            now += 0.04
+            dashboard.update(now: now)
+        }
+        _ = replay.perform(.goTo.with(value: String(format: "%.4f", paused)))
+        now += 0.04
+        dashboard.update(now: now)
+        // Then the sparkline reads as it did, and the rate within a few hundredths of itself:
+        // playing reads the rates at every frame too, a move only where each second ends
+        let moved = try readings()
+        #expect(moved.history == played.history, "played \(played), moved \(moved)")
+        #expect(abs(moved.rate - played.rate) <= 0.03 * played.rate, "played \(played), moved \(moved)")
+    }
+
     @Test("stepping back undoes what stepping on did, and a jump back shows the bus as it was")
     func movesUndoEachOther() throws {
         let directory = TemporaryDirectory()
