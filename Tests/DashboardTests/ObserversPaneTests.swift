@@ -452,7 +452,7 @@ struct ObserversPaneTests {
         dashboard.update(now: startTime + 6)
         // Then the pane says so, the header still counts the suspect, and its keys do no harm
         var grid = rendered(dashboard, width: 100, height: 30, now: startTime + 6)
-        #expect(grid.text.contains("no observer data: this source sends no snapshots"))
+        #expect(grid.text.contains("no observer data: no snapshot has come from this source"))
         #expect(grid.row(0).contains("1 leak suspect"))
         _ = dashboard.handle(.character("o"))
         #expect(dashboard.focusTitle == "Observers")

@@ -192,7 +192,7 @@ extension ObserversPane {
             canvas.drawRule(&grid, y: area.y, from: 0, to: grid.width, title: title, focused: focused)
             let text =
                 tracker.hasSnapshot
-                ? "no observer objects seen" : "no observer data: this source sends no snapshots"
+                ? "no observer objects seen" : "no observer data: no snapshot has come from this source"
             grid.put(text, x: 1, y: area.y + 1, style: canvas.style(dim: true), maxWidth: grid.width - 1)
             return
         }
