@@ -57,6 +57,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     package let duration: Double
     /// Events in the recording.
     package let eventCount: Int
+    /// Handler calls the recording holds: a recording made while a trace was written has them.
+    package let handlerCallCount: Int
     /// Whether the recording holds no records at all (an empty file, blank lines, or only a
     /// cut-off line).
     package let isEmpty: Bool
@@ -281,6 +283,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var records = 0
         var items = 0
         var events = 0
+        var calls = 0
         var firstTime: Double?
         var latestTime = -Double.infinity
         /// The newest hello or fleet line: a monitor writes one after the app's last record
@@ -415,6 +418,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 lastLine = items
             case .lifecycle:
                 lastLine = items
+            case .call:
+                calls += 1
             case .dropped(let found):
                 drops = found
             case .detached(let detach):
@@ -489,6 +494,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         self.recordsAnAttach = watchedATap
         self.itemCount = items
         self.eventCount = events
+        self.handlerCallCount = calls
         // A recording of a hello alone starts, and stays, at the hello's time.
         self.firstTime = firstTime ?? hello?.time ?? 0
         // Offsets never go back (records that several threads stamped slightly out of order

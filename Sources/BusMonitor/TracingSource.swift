@@ -114,8 +114,13 @@ package final class TracingSource: WrappingSource {
                 var innermost = wrapped
                 while let wrapping = innermost as? any WrappingSource { innermost = wrapping.wrapped }
                 let calls =
-                    innermost is ReplaySource
-                    ? "from the recording's handler calls" : "the app reports each handler call meanwhile"
+                    switch (innermost as? ReplaySource)?.handlerCallCount {
+                    case nil: "the app reports each handler call meanwhile"
+                    case 0?:
+                        "the recording has no handler calls (a recording made with --trace has them), "
+                            + "so the trace shows its events without the calls they caused"
+                    case _?: "from the recording's handler calls"
+                    }
                 batch.notices.insert(
                     SourceNotice(
                         time: WallClock.now(), text: "tracing to \(UntrustedText.escaped(path)); \(calls)"),

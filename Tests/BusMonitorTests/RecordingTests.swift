@@ -871,6 +871,19 @@ struct RecordingTests {
         #expect(shown == ["4.0", "1.0", "0.5", "0.25", "0.125", "0.016", "0.01", "0.001", "1.5", "1024.0"])
     }
 
+    @Test("a trace of a replay says whether the recording has handler calls to trace")
+    func traceOfAReplayWithoutCallsSaysSo() throws {
+        let directory = TemporaryDirectory()
+        // Given a recording made without --trace: events, no handler calls
+        let replay = try ReplaySource(path: TimelineRecording.write(seconds: 1, in: directory), speed: 0)
+        #expect(replay.handlerCallCount == 0)
+        let tracing = try TracingSource(wrapping: replay, path: directory.file("t.json"))
+        // When it is traced, then the first batch says the trace will show no calls, and why
+        let notices = tracing.drain().notices.map(\.text)
+        #expect(notices.contains { $0.contains("the recording has no handler calls") }, "\(notices)")
+        #expect(!notices.contains { $0.contains("from the recording's handler calls") })
+    }
+
     @Test("an unreadable file or a negative speed is a clear error")
     func unreadable() {
         #expect(
