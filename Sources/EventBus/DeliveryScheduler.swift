@@ -198,10 +198,12 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
 
 /// Tells whether the calling code runs on the main actor's executor.
 ///
-/// Decided by the executor, not the thread: the main actor's executor is the main dispatch
-/// queue, and its jobs do not always run on the process's first thread (under `swift test` on
-/// Linux they do not). A value set on the main queue reads back only in code that the queue, or
-/// a queue serialized with it, is running.
+/// The main actor's executor is the main dispatch queue. The process's first thread runs only
+/// main-actor code (Darwin's main thread; on Linux top-level code and the main queue's jobs, and
+/// nothing once `dispatchMain()` parks it), so on that thread the answer is yes. But the queue's
+/// jobs do not always run there: on Linux, after `dispatchMain()` (as under an async `main`, or
+/// `swift test`), they run on other threads, where only the queue can tell: a value set on the
+/// main queue reads back only in code that the queue, or a queue serialized with it, is running.
 enum MainActorCheck {
     /// Whether the caller runs on the main actor's executor; within a publish, asked once.
     ///

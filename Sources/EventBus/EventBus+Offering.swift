@@ -54,7 +54,7 @@ extension EventBus {
     /// them alive, and every one of them was created as an `Entry<Payload>`, for its slot's type
     /// (invariant 5 of UnsafeReference).
     ///
-    /// The event is not copied: each entry reads it in place, where the caller keeps it,
+    /// The event is copied once for the whole list, and each entry reads that copy in place
     /// through its class (``SubscriberEntry/offer(at:marker:timer:mainActor:)``), so that the
     /// loops ask the runtime for no generic metadata in the unspecialized code a publish from
     /// another module runs.
@@ -62,10 +62,14 @@ extension EventBus {
     static func offer<Payload: Sendable>(
         _ payload: Payload, to entries: EntryList, marker: DeliveryMarker?, timer: HandlerTimer?
     ) -> DeliveryTally {
-        // The caller's own storage of the event, borrowed for the loop: nothing writes it (see
-        // ``SubscriberEntry/offer(at:marker:timer:mainActor:)``), so no copy is made for the list.
-        return withUnsafePointer(to: payload) {
-            let address = UnsafeMutableRawPointer(mutating: $0)
+        // A copy of the publish's own, not the caller's storage: each entry reads it through an
+        // `inout` access (see ``SubscriberEntry/offer(at:marker:timer:mainActor:)``), which
+        // ThreadSanitizer counts as a write, and two threads publishing one stored event (a
+        // `static let`) would read as a race in an app's sanitizer runs. Borrowing the caller's
+        // storage instead saved a copy in unspecialized code; measured and not kept for that.
+        var payload = payload
+        return withUnsafeMutablePointer(to: &payload) {
+            let address = UnsafeMutableRawPointer($0)
             // Timed deliveries take a loop of their own, out of line, so that this one stays as
             // small as it was.
             if let timer {

@@ -70,8 +70,8 @@ enum System {
     /// Whether the calling code runs on the main actor's executor, where the thread alone tells:
     /// on Darwin the main dispatch queue, which is that executor, runs only on the main thread,
     /// and Swift counts the main thread as the main actor. `nil` elsewhere: on Linux the main
-    /// queue's jobs may run on other threads (after `dispatchMain()`, as under an async `main`),
-    /// and only the queue can tell.
+    /// queue's jobs may run on other threads too (after `dispatchMain()`, as under an async
+    /// `main`), where only the queue can tell (see ``MainActorCheck``).
     @inline(__always)
     static func isOnMainActorByThread() -> Bool? {
         #if canImport(Darwin)

@@ -93,10 +93,15 @@ final class ThreadDeliveryState {
 
     /// This thread as traces name it, read from the system the first time a traced call or
     /// publish asks.
-    lazy var traceThread: TraceThread = {
+    var traceThread: TraceThread {
+        if let known = knownTraceThread { return known }
         let identity = System.currentThreadIdentity()
-        return TraceThread(id: identity.id, isMain: identity.isMain)
-    }()
+        let thread = TraceThread(id: identity.id, isMain: identity.isMain)
+        knownTraceThread = thread
+        return thread
+    }
+    /// ``traceThread`` once read; only this thread touches it, and a main-actor publish reads it.
+    @exclusivity(unchecked) private var knownTraceThread: TraceThread?
 
     /// Announces the handler this thread's outermost delivery is running, for cancellers, and
     /// the subscriber lists it reads, for writers that retire them.
