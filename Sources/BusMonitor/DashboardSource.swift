@@ -21,7 +21,7 @@ package struct SourceBatch: Sendable {
     /// or the source's buffer was full. Rarer than dropped events, and worse: a subscribe, a
     /// reclaim or a leak report that never reaches the log.
     package var droppedLifecycle = 0
-    /// Records of any kind a fleet source dropped so far because they came from apps past the
+    /// Events, lifecycle changes and handler calls a fleet source dropped so far because they came from apps past the
     /// most it lists at once (``FleetState/maximumMembers``), a running total kept apart from
     /// the counts above: nobody was too slow, the fleet was too large.
     package var droppedFromAppsPastTheLimit = 0

@@ -61,7 +61,7 @@ package struct FleetState: Sendable {
     package private(set) var droppedLifecycle = 0
     /// Handler calls lost since the start: the buffer was full, or an app's link lost them.
     package private(set) var droppedCalls = 0
-    /// Records of apps past ``maximumMembers`` dropped since the start, of any kind; not in
+    /// Events, lifecycle changes and handler calls of apps past ``maximumMembers`` dropped since the start; not in
     /// the counts above.
     package private(set) var droppedFromAppsPastTheLimit = 0
     private var fleetChanged = false

@@ -762,6 +762,18 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var batch = SourceBatch()
         /// The unit of recording (see ``readingUnit(at:)``) the batch being filled holds.
         var currentUnit: Int?
+        /// Hands `batch` over as one reading, at `offset` on the replay's clock, with the fleet
+        /// as that reading left it (so that each app's rate is read as it played, not once at
+        /// the end of a move), and starts the next.
+        func close(_ batch: inout SourceBatch, readAt offset: Double) {
+            if clock.recordedFleet != nil, clock.fleetChanged {
+                clock.fleetChanged = false
+                batch.fleet = Self.fleet(clock)
+            }
+            batch.sourceClock = firstTime + offset
+            batches.append(batch)
+            batch = SourceBatch()
+        }
         var taken = 0
         var bytes = 0
         var eventTaken = false
@@ -790,23 +802,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // playing and while a move reads up to its cursor alike: each batch is one reading
             // of the rates, so that a second's records count in that second whichever way the
             // cursor got there, not in the next because a frame's drain ended just past it.
-            let unit = Self.readingUnit(at: pending.offset)
+            let unit = readingUnit(at: pending.offset)
             if let currentUnit, unit != currentUnit, batch.hasRecords {
-                // With the fleet as that unit left it, so that each app's rate is read as it
-                // played, not once at the end of a move.
-                if clock.recordedFleet != nil, clock.fleetChanged {
-                    clock.fleetChanged = false
-                    batch.fleet = Self.fleet(clock)
-                }
                 // On the replay's clock, read at the end of its own unit (nothing happened after
                 // its last record): the dashboard times changes by it and counts them in that
                 // second, and a rate's window then starts on a second, as when it played.
                 // (A millisecond before the end: the dashboard adds and subtracts the wall
                 // clock's seconds since 1970, which a smaller step would not survive.)
-                batch.sourceClock =
-                    firstTime + max(clock.handedOver, Self.readingUnitEnd(currentUnit) - 0.001)
-                batches.append(batch)
-                batch = SourceBatch()
+                close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
             }
             currentUnit = unit
             bytes += pending.length
@@ -842,6 +845,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             clock.pending = nil
             clock.delivered += 1
             taken += 1
+            // Each snapshot is a reading of its own, at its time: the dashboard notes what the
+            // subscribers did between two readings (a drop, a cleanup), and two snapshots in one
+            // batch, which a move's second-long batches would make, would add their changes up.
+            if case .snapshot = pending.item.record { close(&batch, readAt: pending.offset) }
         }
         if let seeking {
             // The cursor stays where it moved to; playing goes on from there.
@@ -871,15 +878,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         // Records of a unit the cursor has left are read at that unit's end too, not at the
         // cursor: a frame that ends a little past a second would count them in the next one.
         if let currentUnit, batch.hasRecords,
-            Self.readingUnit(at: min(cursor(clock, now: now), duration)) > currentUnit
+            readingUnit(at: min(cursor(clock, now: now), duration)) > currentUnit
         {
-            if clock.recordedFleet != nil, clock.fleetChanged {
-                clock.fleetChanged = false
-                batch.fleet = Self.fleet(clock)
-            }
-            batch.sourceClock = firstTime + max(clock.handedOver, Self.readingUnitEnd(currentUnit) - 0.001)
-            batches.append(batch)
-            batch = SourceBatch()
+            close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
         }
         batches.append(batch)
         batches[0].replacesState = clock.replacing
@@ -1037,15 +1038,18 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         return "\(minutes / 10)\(minutes % 10):" + secondsText
     }
 
-    /// The stretch of recording whose records a replay hands over as one reading of the rates:
-    /// tenths of a second (0 to 19) in the first two seconds, whole seconds (20 on) after.
-    static func readingUnit(at offset: Double) -> Int {
-        offset < 2 ? Int((offset * 10).rounded(.down)) : 20 + Int(offset.rounded(.down))
+    /// The stretch of recording whose records a replay hands over as one reading of the rates,
+    /// on the recording's clock, as the dashboard's sparklines count: tenths of a second of the
+    /// clock in the recording's first two seconds, whole seconds of it after (numbered as their
+    /// last tenth, so that numbers only grow).
+    func readingUnit(at offset: Double) -> Int {
+        let time = firstTime + offset
+        return offset < 2 ? Int((time * 10).rounded(.down)) : Int(time.rounded(.down)) * 10 + 9
     }
 
     /// Seconds into the recording where `unit` (see ``readingUnit(at:)``) ends.
-    static func readingUnitEnd(_ unit: Int) -> Double {
-        unit < 20 ? Double(unit + 1) / 10 : Double(unit - 19)
+    func readingUnitEnd(_ unit: Int) -> Double {
+        Double(unit + 1) / 10 - firstTime
     }
 
     /// A step back in time in words: `2.5 s` under a minute, then as ``pauseText(_:)``.
@@ -1111,7 +1115,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 guard !Self.isAsFastAsPossible(clock.speed) else { return "replay: already at full speed" }
                 clock.playedBefore = position(clock, now: now)
                 clock.startedAt = clock.startedAt == nil ? nil : now
-                clock.speed = min(max(clock.speed * (command == .increaseRate ? 2 : 0.5), 1.0 / 64), 1024)
+                // Between 1/64 and 1024, or the speed given on the command line beyond them:
+                // `-` never makes a replay faster, nor `+` slower.
+                let doubled = clock.speed * (command == .increaseRate ? 2 : 0.5)
+                clock.speed = min(max(doubled, min(1.0 / 64, clock.speed)), max(1024, clock.speed))
                 return "replay speed \(Self.speedText(clock.speed))x"
             case .togglePlayback:
                 if clock.isPaused, itemCount > 0, clock.delivered >= itemCount,

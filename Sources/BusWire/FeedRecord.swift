@@ -388,7 +388,7 @@ public struct FeedDrops: Sendable, Hashable {
     public var lifecycle: Int
     /// Handler calls lost so far, while the reader asked for them (see ``MonitorRequest``).
     public var calls: Int
-    /// Records of any kind a fleet monitor dropped so far because they came from apps past the
+    /// Events, lifecycle changes and handler calls a fleet monitor dropped so far because they came from apps past the
     /// most it lists at once, not because anyone read too slowly; not in the other counts.
     public var fromAppsPastTheLimit: Int
 

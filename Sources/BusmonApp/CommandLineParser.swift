@@ -278,11 +278,14 @@ package enum CommandLineParser {
         return value * unit
     }
 
-    /// `text` as a number written in decimals, such as `4`, `0.25`, `.5` or `1e3`; `nil` for
+    /// `text` as a number written in decimals, such as `4`, `-0.25`, `.5` or `1e3`; `nil` for
     /// anything else, which `Double(_:)` alone would take too (`0x10`, `inf`, `nan`).
     static func decimal(_ text: Substring) -> Double? {
         var digits = 0
         var rest = text.utf8[...]
+        if let sign = rest.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            rest = rest.dropFirst()
+        }
         func skipDigits() {
             while let byte = rest.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
                 digits += 1
@@ -311,7 +314,12 @@ package enum CommandLineParser {
     private static func positiveNumber(
         _ text: String, for name: String, kind: String, atLeast minimum: Double? = nil
     ) throws(CommandLineError) -> Double {
-        guard let number = decimal(text[...]), number.isFinite, number > 0 else {
+        guard let number = decimal(text[...]) else {
+            throw CommandLineError(
+                "\(name) needs \(kind) written in decimals, such as 4 or 0.5, got '\(text)'")
+        }
+        guard number.isFinite else { throw CommandLineError("\(name): '\(text)' is too large a number") }
+        guard number > 0 else {
             throw CommandLineError("\(name) needs \(kind) greater than 0, got '\(text)'")
         }
         if let minimum, number < minimum {

@@ -865,6 +865,21 @@ struct RecordingTests {
         #expect(!jitteryReplay.warnings.contains { $0.contains("go back") }, "\(jitteryReplay.warnings)")
     }
 
+    @Test("- never makes a replay faster, nor + slower, whatever speed it was given")
+    func speedKeysKeepTheirDirection() throws {
+        let directory = TemporaryDirectory()
+        let path = try TimelineRecording.write(seconds: 1, in: directory)
+        let slow = try ReplaySource(path: path, speed: 0.001)
+        #expect(slow.perform(.decreaseRate) == "replay speed 0.001x")
+        #expect(slow.perform(.increaseRate) == "replay speed 0.002x")
+        let fast = try ReplaySource(path: path, speed: 5_000)
+        #expect(fast.perform(.increaseRate) == "replay speed 5000.0x")
+        #expect(fast.perform(.decreaseRate) == "replay speed 2500.0x")
+        let usual = try ReplaySource(path: path, speed: 1)
+        for _ in 0..<12 { _ = usual.perform(.decreaseRate) }
+        #expect(usual.perform(.decreaseRate) == "replay speed 0.016x")
+    }
+
     @Test("a speed shows as exactly as it was given, down to a thousandth")
     func speedsShowExactly() {
         let shown = [4, 1, 0.5, 0.25, 0.125, 1.0 / 64, 0.01, 0.001, 1.5, 1_024].map(ReplaySource.speedText)

@@ -79,15 +79,37 @@ import Testing
         (["--seed", "-1"], "--seed needs a whole number of 0 or more, got '-1'"),
         (["--duration"], "--duration needs a value"),
         (["--duration", "0"], "--duration needs a number of seconds greater than 0, got '0'"),
-        (["--duration", "nan"], "--duration needs a number of seconds greater than 0, got 'nan'"),
-        (["--duration", "inf"], "--duration needs a number of seconds greater than 0, got 'inf'"),
-        (["--duration", "soon"], "--duration needs a number of seconds greater than 0, got 'soon'"),
+        (
+            ["--duration", "nan"],
+            "--duration needs a number of seconds written in decimals, such as 4 or 0.5, got 'nan'"
+        ),
+        (
+            ["--duration", "inf"],
+            "--duration needs a number of seconds written in decimals, such as 4 or 0.5, got 'inf'"
+        ),
+        (
+            ["--duration", "soon"],
+            "--duration needs a number of seconds written in decimals, such as 4 or 0.5, got 'soon'"
+        ),
         (["--replay", "a", "--speed", "-2"], "--speed needs a speed factor greater than 0, got '-2'"),
         // Hexadecimal, which Double(_:) reads, is no way to write a speed or a time.
-        (["--replay", "a", "--speed", "0x10"], "--speed needs a speed factor greater than 0, got '0x10'"),
-        (["--duration", "0x10"], "--duration needs a number of seconds greater than 0, got '0x10'"),
-        (["--duration", "1e"], "--duration needs a number of seconds greater than 0, got '1e'"),
-        (["--duration", "."], "--duration needs a number of seconds greater than 0, got '.'"),
+        (
+            ["--replay", "a", "--speed", "0x10"],
+            "--speed needs a speed factor written in decimals, such as 4 or 0.5, got '0x10'"
+        ),
+        (
+            ["--duration", "0x10"],
+            "--duration needs a number of seconds written in decimals, such as 4 or 0.5, got '0x10'"
+        ),
+        (
+            ["--duration", "1e"],
+            "--duration needs a number of seconds written in decimals, such as 4 or 0.5, got '1e'"
+        ),
+        (
+            ["--duration", "."],
+            "--duration needs a number of seconds written in decimals, such as 4 or 0.5, got '.'"
+        ),
+        (["--replay", "a", "--speed", "1e400"], "--speed: '1e400' is too large a number"),
         (["--replay", "a", "--speed", "1e-9"], "--speed needs a speed factor of at least 0.001, got '1e-9'"),
         (["--attach", ""], "--attach needs a non-empty path"),
         (["--record="], "--record needs a non-empty path"),
