@@ -72,19 +72,10 @@ package final class GraphingSource: WrappingSource {
     /// that batch once more, for a source wrapped around this one whose own last drain comes
     /// after.
     package func drainLast() -> SourceBatch {
-        if let kept = lastBatch.withLock({ kept in
-            defer { kept = nil }
-            return kept
-        }) {
-            return kept
-        }
-        let batch = take(wrapped.drainLast(), forceWrite: true)
-        lastBatch.withLock { $0 = batch }
-        return batch
+        lastDrain.take { take(wrapped.drainLast(), forceWrite: true) }
     }
 
-    /// What the first ``drainLast()`` returned, until a second takes it.
-    private let lastBatch = LockedValue<SourceBatch?>(nil)
+    private let lastDrain = LastDrain()
 
     /// Writes the graph as it is now.
     package func writeNow() {

@@ -74,20 +74,14 @@ package final class TracingSource: WrappingSource {
     /// again, returns that batch once more, for a source wrapped around this one (a graph) whose
     /// own last drain comes after.
     package func drainLast() -> SourceBatch {
-        if let kept = lastBatch.withLock({ kept in
-            defer { kept = nil }
-            return kept
-        }) {
-            return kept
+        lastDrain.take {
+            let batch = take(wrapped.drainLast())
+            finish()
+            return batch
         }
-        let batch = take(wrapped.drainLast())
-        finish()
-        lastBatch.withLock { $0 = batch }
-        return batch
     }
 
-    /// What the first ``drainLast()`` returned, until a second takes it.
-    private let lastBatch = LockedValue<SourceBatch?>(nil)
+    private let lastDrain = LastDrain()
 
     /// Ends the trace: writes the array's end and closes the file. Calling it again does
     /// nothing.
