@@ -224,8 +224,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var droppedLifecycle = 0
         /// Records of apps past a fleet's limit the recording says were dropped, likewise.
         var droppedPastTheLimit = 0
-        /// Whether the replay said, at its end, that the file grew while it played.
-        var toldGrowth = false
+        /// Whether the replay looked, at its end, whether the file grew while it played: once,
+        /// not at every drain of a finished replay.
+        var checkedGrowth = false
         /// Whether the next snapshot's counters start over: true at the start, and after a hello.
         var countersStartOver = true
         /// The newest hello read: who was watched where the replay reads, which the title names.
@@ -885,18 +886,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         batches.append(batch)
         batches[0].replacesState = clock.replacing
         clock.replacing = false
-        if !clock.toldGrowth, Self.isFinished(clock, itemCount: itemCount),
-            let added = clock.file?.bytesAddedSinceRead()
-        {
-            // A recording still being written: the replay ended where the file did when it was
-            // opened, which a person watching the end would otherwise take for the whole.
-            clock.toldGrowth = true
-            clock.notices.append(
-                SourceNotice(
-                    time: WallClock.now(),
-                    text: "\(path) grew by \(added) bytes while it played (it is still being "
-                        + "written?): the replay ends where the file ended when it was opened; replay it "
-                        + "again for the rest", isWarning: true))
+        if !clock.checkedGrowth, Self.isFinished(clock, itemCount: itemCount) {
+            clock.checkedGrowth = true
+            noteGrowth(&clock)
         }
         batches[batches.count - 1].notices = clock.notices
         clock.notices = []
@@ -916,6 +908,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             batches[batches.count - 1].fleet = Self.fleet(clock)
         }
         return batches
+    }
+
+    /// Says that the file grew since the replay opened it, if it did: a recording still being
+    /// written, which the replay ended where it ended then, and which a person watching the end
+    /// would otherwise take for the whole.
+    private func noteGrowth(_ clock: inout Clock) {
+        guard let added = clock.file?.bytesAddedSinceRead() else { return }
+        clock.notices.append(
+            SourceNotice(
+                time: WallClock.now(),
+                text: "\(path) grew by \(added) bytes while it played (it is still being "
+                    + "written?): the replay ends where the file ended when it was opened; replay it "
+                    + "again for the rest", isWarning: true))
     }
 
     /// What `decode` makes of the line at `position` of `file`, read again; `nil` when it cannot
