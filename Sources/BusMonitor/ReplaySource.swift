@@ -726,8 +726,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         return merged
     }
 
-    /// What ``drain()`` gives; after the cursor moved, the records up to it in one batch per
-    /// second of recording, so that rates and sparklines read as they did when it played.
+    /// What ``drain()`` gives, one batch per second of the recording's clock and per snapshot
+    /// (after the cursor moved, every record up to it), so that rates and sparklines read as
+    /// they did when it played.
     package func drainBatches() -> [SourceBatch] {
         clock.withLock { clock in
             var batches = clock.held + take(&clock, now: MonotonicClock.now())
@@ -798,11 +799,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 continue
             }
             let pending = (item: item, offset: offset, length: length)
-            // One batch a second of recording (a tenth in the first two seconds, where the
-            // first reading is where the rates start from and there would be no other), while
-            // playing and while a move reads up to its cursor alike: each batch is one reading
-            // of the rates, so that a second's records count in that second whichever way the
-            // cursor got there, not in the next because a frame's drain ended just past it.
+            // One batch a second of the recording's clock (a tenth in the first two seconds,
+            // where the first reading is where the rates start from and there would be no
+            // other), and one ending at each snapshot, while playing and while a move reads up
+            // to its cursor alike: each batch is one reading of the rates, so that a second's
+            // records count in that second whichever way the cursor got there, not in the next
+            // because a frame's drain ended just past it.
             let unit = readingUnit(at: pending.offset)
             if let currentUnit, unit != currentUnit, batch.hasRecords {
                 // On the replay's clock, read at the end of its own unit (nothing happened after
