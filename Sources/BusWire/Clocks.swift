@@ -64,7 +64,7 @@ package struct StampClock {
     /// The stamp for the next record, in seconds since 1970.
     @inlinable @inline(__always)
     package mutating func stamp() -> Double {
-        let tick = HandlerClock.shared.now()
+        let tick = HandlerClock.sharedNow()
         if tick != lastTick {
             lastTick = tick
             recordsInTick = 0

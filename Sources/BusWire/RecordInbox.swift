@@ -75,7 +75,7 @@ package final class RecordInbox: @unchecked Sendable {
     /// What appends write, reached only under its lock.
     @usableFromInline
     struct Filling: ~Copyable {
-        @usableFromInline var ring: SlotRing<FeedEvent>
+        @usableFromInline var ring: SlotRing<CapturedEvent>
         /// Events of this filling written over since: the ring's oldest event is the
         /// `overwritten`-th of the filling.
         @usableFromInline var overwritten = 0
@@ -90,20 +90,61 @@ package final class RecordInbox: @unchecked Sendable {
         /// Events this filling keeps at most: ``capacity``, unless the drainer asked for fewer
         /// (``drain(sleepingIfEmpty:keepingAtMost:)``); beyond it `.dropNewest` drops.
         @usableFromInline var limit: Int
+
+        /// Whether the taking thread sleeps, waiting to be woken; it is then woken once. Read
+        /// before it is written, so that an append while nobody sleeps writes nothing.
+        @inlinable @inline(__always)
+        mutating func takeSleeper() -> Bool {
+            guard sleeping else { return false }
+            sleeping = false
+            return true
+        }
     }
 
     /// What only the taking side touches, under its own lock: drains take turns.
     private struct Taking: ~Copyable {
         /// Uninitialized slots that a drain swaps with the filling ones.
-        var spare: SlotRing<FeedEvent>
+        var spare: SlotRing<CapturedEvent>
         /// The number the next event handed over gets.
         var nextSequence = 1
         /// Drops already accounted for in the numbering.
         var dropsNumbered = 0
         var typeNames: [ObjectIdentifier: String] = [:]
+        /// The type named last, and its name: most events in a row are of one type, and a
+        /// comparison is cheaper than hashing.
+        var lastNamed: (type: ObjectIdentifier, name: String)?
         var observerNames: [ObjectIdentifier: String] = [:]
         /// The calls' array not being filled, emptied, its capacity kept.
         var spareCalls: [PlacedCall] = []
+
+        /// The name of `event`'s type, as `String(describing:)` writes it, made once per type.
+        mutating func typeName(of event: any Event) -> String {
+            let type = ObjectIdentifier(Swift.type(of: event))
+            if let lastNamed, lastNamed.type == type { return lastNamed.name }
+            let name: String
+            if let known = typeNames[type] {
+                name = known
+            } else {
+                name = String(describing: Swift.type(of: event))
+                typeNames[type] = name
+            }
+            lastNamed = (type, name)
+            return name
+        }
+
+        /// A handler call as a record, its observer's type named once per type.
+        mutating func record(of call: HandlerCallRecord) -> FeedRecord {
+            var name: String?
+            if let type = call.observerType {
+                let key = ObjectIdentifier(type)
+                name = observerNames[key]
+                if name == nil {
+                    name = String(describing: type)
+                    observerNames[key] = name
+                }
+            }
+            return .call(FeedHandlerCall(call, observerTypeName: name))
+        }
     }
 
     /// Events the ring holds between two drains.
@@ -158,29 +199,44 @@ package final class RecordInbox: @unchecked Sendable {
             gate.countRefusal()
             return
         }
-        let (wake, _) = filling.withLock { filling -> (Bool, FeedEvent?) in
-            var overwritten: FeedEvent?
-            if filling.ring.count < filling.limit || whenFull == .dropOldest {
-                let event = FeedEvent(
-                    sequence: 0, time: clock?() ?? filling.stamps.stamp(), typeName: "",
-                    payload: .value(delivery.event), receivers: delivery.receivers, trace: delivery.trace)
-                if filling.ring.isFull {
-                    overwritten = filling.ring.appendOverwritingOldest(event)
-                    filling.overwritten += 1
-                    // Counted under the lock, so that a drain numbers the events exactly.
-                    gate.countRefusal()
-                } else {
-                    filling.ring.append(event)
-                    if filling.ring.count >= filling.limit && whenFull == .dropNewest {
-                        gate.isClosed.store(true, ordering: .relaxed)
-                    }
+        guard whenFull == .dropNewest else {
+            appendOverwritingOldest(delivery)
+            return
+        }
+        let wake = filling.withLock { filling -> Bool in
+            if filling.ring.count < filling.limit {
+                filling.ring.append(
+                    CapturedEvent(
+                        event: delivery.event, time: clock?() ?? filling.stamps.stamp(),
+                        receivers: delivery.receivers, trace: delivery.trace))
+                if filling.ring.count >= filling.limit {
+                    gate.isClosed.store(true, ordering: .relaxed)
                 }
             } else {
                 gate.countRefusal()
             }
-            let wake = filling.sleeping
-            filling.sleeping = false
-            return (wake, overwritten)
+            return filling.takeSleeper()
+        }
+        if wake { wakeSignal.signal() }
+    }
+
+    /// ``append(_:)-(DeliveryRecord)`` for a ``WhenFull/dropOldest`` inbox.
+    @inlinable @inline(__always)
+    func appendOverwritingOldest(_ delivery: DeliveryRecord) {
+        let (wake, _) = filling.withLock { filling -> (Bool, CapturedEvent?) in
+            let event = CapturedEvent(
+                event: delivery.event, time: clock?() ?? filling.stamps.stamp(),
+                receivers: delivery.receivers, trace: delivery.trace)
+            var overwritten: CapturedEvent?
+            if filling.ring.isFull {
+                overwritten = filling.ring.appendOverwritingOldest(event)
+                filling.overwritten += 1
+                // Counted under the lock, so that a drain numbers the events exactly.
+                gate.countRefusal()
+            } else {
+                filling.ring.append(event)
+            }
+            return (filling.takeSleeper(), overwritten)
         }
         // The event written over is released on return, after the lock: its `deinit` may publish.
         if wake { wakeSignal.signal() }
@@ -199,9 +255,7 @@ package final class RecordInbox: @unchecked Sendable {
                 PlacedChange(
                     eventsBefore: filling.overwritten + filling.ring.count,
                     change: FeedLifecycle(time: clock?() ?? filling.stamps.stamp(), change: change)))
-            let wake = filling.sleeping
-            filling.sleeping = false
-            return (wake, dropped)
+            return (filling.takeSleeper(), dropped)
         }
         if wake { wakeSignal.signal() }
     }
@@ -216,9 +270,7 @@ package final class RecordInbox: @unchecked Sendable {
             } else {
                 callDrops.wrappingAdd(1, ordering: .relaxed)
             }
-            let wake = filling.sleeping
-            filling.sleeping = false
-            return wake
+            return filling.takeSleeper()
         }
         if wake { wakeSignal.signal() }
     }
@@ -277,37 +329,28 @@ package final class RecordInbox: @unchecked Sendable {
             var nextChange = 0
             var nextCall = 0
             var index = overwritten
-            func appendCall(_ placed: PlacedCall) {
-                let call = placed.call
-                var name: String?
-                if let type = call.observerType {
-                    let key = ObjectIdentifier(type)
-                    name = taking.observerNames[key]
-                    if name == nil {
-                        name = String(describing: type)
-                        taking.observerNames[key] = name
-                    }
-                }
-                records.append(.call(FeedHandlerCall(call, observerTypeName: name)))
-            }
-            taking.spare.drain { event in
+            // A loop, not a closure per event: a closure that captures `taking` and `records`
+            // had each of its accesses checked for exclusivity at run time.
+            while let event = taking.spare.popFirst() {
                 while nextChange < changes.count, changes[nextChange].eventsBefore <= index {
                     records.append(.lifecycle(changes[nextChange].change))
                     nextChange += 1
                 }
                 while nextCall < calls.count, calls[nextCall].eventsBefore <= index {
-                    appendCall(calls[nextCall])
+                    records.append(taking.record(of: calls[nextCall].call))
                     nextCall += 1
                 }
-                var event = event
-                event.sequence = taking.nextSequence
-                event.typeName = Self.typeName(of: event, in: &taking.typeNames)
-                records.append(.event(event))
+                records.append(
+                    .event(
+                        FeedEvent(
+                            sequence: taking.nextSequence, time: event.time,
+                            typeName: taking.typeName(of: event.event), payload: .value(event.event),
+                            receivers: event.receivers, trace: event.trace)))
                 taking.nextSequence += 1
                 index += 1
             }
             for change in changes[nextChange...] { records.append(.lifecycle(change.change)) }
-            for call in calls[nextCall...] { appendCall(call) }
+            for call in calls[nextCall...] { records.append(taking.record(of: call.call)) }
             calls.removeAll(keepingCapacity: true)
             taking.spareCalls = calls
             taking.nextSequence += max(0, turnedAway)
@@ -352,12 +395,24 @@ package final class RecordInbox: @unchecked Sendable {
     /// Handler calls dropped so far because their array was full.
     package var droppedCalls: Int { callDrops.load(ordering: .relaxed) }
 
-    private static func typeName(of event: FeedEvent, in names: inout [ObjectIdentifier: String]) -> String {
-        guard case .value(let value) = event.payload else { return event.typeName }
-        let type = type(of: value)
-        if let name = names[ObjectIdentifier(type)] { return name }
-        let name = String(describing: type)
-        names[ObjectIdentifier(type)] = name
-        return name
+}
+
+/// An event as an append stores it: only what the publisher's thread must copy. The taking
+/// thread numbers it, names its type and makes it a ``FeedEvent`` (168 bytes where this is 128,
+/// and its type name and payload written on every append).
+@usableFromInline
+struct CapturedEvent {
+    @usableFromInline let event: any Event
+    /// Seconds since 1970.
+    @usableFromInline let time: Double
+    @usableFromInline let receivers: Int
+    @usableFromInline let trace: PublishTrace
+
+    @inlinable @inline(__always)
+    init(event: any Event, time: Double, receivers: Int, trace: PublishTrace) {
+        self.event = event
+        self.time = time
+        self.receivers = receivers
+        self.trace = trace
     }
 }

@@ -75,12 +75,14 @@ package struct SlotRing<Element>: ~Copyable {
         return oldest
     }
 
-    /// Moves every element out to `body`, oldest first; the ring is then empty.
-    package mutating func drain(_ body: (consuming Element) -> Void) {
-        for offset in 0..<held {
-            body(slot(offset).move())
-        }
-        head = 0
-        held = 0
+    /// Moves the oldest element out, or returns `nil` when the ring is empty.
+    package mutating func popFirst() -> Element? {
+        guard held > 0 else { return nil }
+        let oldest = (slots + head).move()
+        head += 1
+        if head == capacity { head = 0 }
+        held -= 1
+        if held == 0 { head = 0 }
+        return oldest
     }
 }

@@ -8,24 +8,26 @@ public struct DeliveryRecord: Sendable {
     /// How many typed subscribers received the event (or had it queued to them); wildcard
     /// observers are not counted.
     public let receivers: Int
+    /// The event's number, cause, site, thread and time together: stored as one value, so
+    /// that a monitor keeping it copies one field, not five.
+    public let trace: PublishTrace
+
     /// The event's number on its bus: unique, and increasing in the order of the `publish`
     /// calls. Numbers are given while someone watches the bus, so they may skip.
-    public let eventID: UInt64
+    public var eventID: UInt64 { trace.eventID }
     /// The ``eventID`` of the event whose handler published this one, on the same thread or
     /// through a queued or main-actor delivery; `nil` for a publish made outside any handler
     /// of this bus.
-    public let causeID: UInt64?
+    public var causeID: UInt64? { trace.causeID }
     /// Where `publish` was called, when the caller's site is known.
-    public let site: PublishSite?
-    /// ``thread`` and ``publishedAtNanoseconds``, packed in two words (see ``TraceStamp``).
-    let stamp: TraceStamp
+    public var site: PublishSite? { trace.site }
 
     /// The thread that called `publish`, while something observes handler calls; `nil`
     /// otherwise.
-    public var thread: TraceThread? { stamp.thread }
+    public var thread: TraceThread? { trace.thread }
     /// When `publish` was called, in nanoseconds since 1970, while something observes handler
     /// calls; `nil` otherwise.
-    public var publishedAtNanoseconds: Int? { stamp.publishedAt }
+    public var publishedAtNanoseconds: Int? { trace.publishedAtNanoseconds }
 
     /// Creates a record; the bus makes these, and tests and replays may too.
     public init(
@@ -36,10 +38,9 @@ public struct DeliveryRecord: Sendable {
         self.event = event
         self.eventTypeName = eventTypeName
         self.receivers = receivers
-        self.eventID = eventID
-        self.causeID = causeID
-        self.site = site
-        stamp = TraceStamp(thread: thread, publishedAt: publishedAtNanoseconds)
+        trace = PublishTrace(
+            eventID: eventID, causeID: causeID, site: site, thread: thread,
+            publishedAtNanoseconds: publishedAtNanoseconds)
     }
 }
 
@@ -49,9 +50,6 @@ extension DeliveryRecord {
         self.event = event
         self.eventTypeName = eventTypeName
         self.receivers = receivers
-        eventID = trace.eventID
-        causeID = trace.causeID
-        site = trace.site
-        stamp = trace.stamp
+        self.trace = trace
     }
 }

@@ -68,7 +68,17 @@ extension EventBus {
         // `static let`) would read as a race in an app's sanitizer runs. Borrowing the caller's
         // storage instead saved a copy in unspecialized code; measured and not kept for that.
         var payload = payload
-        return withUnsafeMutablePointer(to: &payload) {
+        return offer(built: &payload, to: entries, marker: marker, timer: timer)
+    }
+
+    /// ``offer(_:to:marker:timer:)`` for a payload the publish built itself (a wildcard
+    /// record), offered where it lies: no thread but this one can see its storage, so the
+    /// entries' `inout` reads need no copy of it.
+    @inline(__always)
+    static func offer<Payload: Sendable>(
+        built payload: inout Payload, to entries: EntryList, marker: DeliveryMarker?, timer: HandlerTimer?
+    ) -> DeliveryTally {
+        withUnsafeMutablePointer(to: &payload) {
             let address = UnsafeMutableRawPointer($0)
             // Timed deliveries take a loop of their own, out of line, so that this one stays as
             // small as it was.

@@ -220,7 +220,8 @@ extension EventBus {
 
     /// ``observeDeliveries(on:handler:)`` for a monitor with a bounded buffer: while `gate` is
     /// closed, deliveries are turned away before they are built, and counted in it (see
-    /// ``DeliveryGate``).
+    /// ``DeliveryGate``). Its calls are not timed: the handler appends to a buffer, and a
+    /// publish that only such monitors watch reads no clock for them.
     package func observeDeliveries(
         through gate: DeliveryGate, handler: @escaping @Sendable (DeliveryRecord) -> Void
     ) -> Subscription {

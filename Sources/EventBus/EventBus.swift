@@ -411,15 +411,17 @@ public final class EventBus: Sendable {
             {
                 typed.addRouted(deliverToProtocols(event, of: slot, timer: timer))
             }
-            guard !watchers.isEmpty, !Self.everyWatcherTurnsAway(watchers) else {
-                return (typed, DeliveryTally())
-            }
-            let record = DeliveryRecord(
+            guard !watchers.isEmpty else { return (typed, DeliveryTally()) }
+            let welcome = Self.welcome(by: watchers)
+            guard welcome != .turnedAway else { return (typed, DeliveryTally()) }
+            var record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
                 trace: thread.currentOrigin.trace(on: thread))
-            // Wildcard observers are monitors, whose calls a trace leaves out.
+            // Wildcard observers are monitors, whose calls a trace leaves out; a list of the
+            // package's own buffers (behind gates) is not timed at all.
             let wildcards = Self.offer(
-                record, to: watchers, marker: marker, timer: timer?.untraced)
+                built: &record, to: watchers, marker: marker,
+                timer: welcome == .gatedOnly ? nil : timer?.untraced)
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -463,21 +465,44 @@ public final class EventBus: Sendable {
         if typed.sawDeadObserver || wildcards.sawDeadObserver { reclaimDeadAfterPublish(of: slot) }
     }
 
-    /// Whether every one of the `count` wildcard entries is a delivery observer whose gate is
-    /// closed, or cancelled; if so, counts a refusal in each gate still subscribed, and the
-    /// publish builds no record for them (see ``DeliveryGate``). Reads the gates before
-    /// counting, so that a publish that goes on to deliver counts none: the handlers behind
-    /// closed gates drop the event themselves.
+    /// How a publish's wildcard entries take its record.
+    enum WatcherWelcome {
+        /// Every entry is behind a closed gate, or cancelled: no record is built.
+        case turnedAway
+        /// Every entry is behind a gate: the package's own bounded buffers (a capture, a tap,
+        /// a bridge), whose calls are not timed.
+        case gatedOnly
+        /// At least one entry is an app's own wildcard observer.
+        case some
+    }
+
+    /// Whether every wildcard entry is a delivery observer whose gate is closed, or cancelled;
+    /// if so, counts a refusal in each gate still subscribed, and the publish builds no record
+    /// for them (see ``DeliveryGate``). Reads the gates before counting, so that a publish that
+    /// goes on to deliver counts none: the handlers behind closed gates drop the event
+    /// themselves. Otherwise says whether every entry has a gate.
     @inline(__always)
-    static func everyWatcherTurnsAway(_ watchers: EntryList) -> Bool {
-        for watcher in watchers {
+    static func welcome(by watchers: EntryList) -> WatcherWelcome {
+        for (index, watcher) in watchers.enumerated() {
+            // A closed gate costs two loads here; whether all entries have gates is asked
+            // only of a publish that goes on to build the record.
             let turnsAway = watcher.borrow { $0.deliveryGate?.turnsAway ?? false || $0.isCancelled }
-            guard turnsAway else { return false }
+            guard turnsAway else { return allGated(watchers, from: index) ? .gatedOnly : .some }
         }
         for watcher in watchers {
             watcher.borrow { entry in
                 if !entry.isCancelled { entry.deliveryGate?.countRefusal() }
             }
+        }
+        return .turnedAway
+    }
+
+    /// Whether the wildcard entries from `index` on all have gates (those before it turned the
+    /// event away: behind a gate, or cancelled and not called).
+    @inline(__always)
+    static func allGated(_ watchers: EntryList, from index: Int) -> Bool {
+        for watcher in watchers[index...] where watcher.borrow({ $0.deliveryGate == nil }) {
+            return false
         }
         return true
     }
