@@ -996,7 +996,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     private func status(_ clock: Clock, played: Double) -> String {
         if isEmpty { return "recording is empty" }
         if Self.isFinished(clock, itemCount: itemCount) {
-            return lastLineCutOff ? "replay finished (last line cut off)" : "replay finished"
+            // An app that went away before the recording ended is still away at its end.
+            return (lastLineCutOff ? "replay finished (last line cut off)" : "replay finished")
+                + (clock.detached ? " detached" : "")
         }
         let next = clock.pending?.offset ?? clock.latest
         let shown = Self.isAsFastAsPossible(clock.speed) && !clock.isPaused ? next : min(played, duration)
@@ -1090,7 +1092,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// Space to pause and play, `,` and `.` to step one event back and forth, `<` and `>` to
     /// jump ten seconds.
     package var supportedCommands: [SourceCommandDescription] {
-        let (fullSpeed, isPaused) = clock.withLock { (Self.isAsFastAsPossible($0.speed), $0.isPaused) }
+        let (fullSpeed, isPaused) = clock.withLock {
+            // At the end Space plays the recording again, paused or not.
+            (Self.isAsFastAsPossible($0.speed), $0.isPaused || Self.isFinished($0, itemCount: itemCount))
+        }
         let timeline: [SourceCommandDescription] =
             isEmpty ? [] : [.replayPause(isPaused: isPaused), .replayStep, .replayJump, .replayFind]
         return (fullSpeed ? [] : [.replaySpeed]) + timeline
@@ -1128,10 +1133,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 clock.speed = min(max(doubled, min(1.0 / 64, clock.speed)), max(1024, clock.speed))
                 return "replay speed \(Self.speedText(clock.speed))x"
             case .togglePlayback:
-                if clock.isPaused, itemCount > 0, clock.delivered >= itemCount,
-                    cursor(clock, now: now) >= duration
+                if clock.isPaused && itemCount > 0 && clock.delivered >= itemCount
+                    && cursor(clock, now: now) >= duration
+                    || Self.isFinished(clock, itemCount: itemCount)
+                        && itemCount > 0
                 {
-                    // Paused at the end, play means from the start again, as a player's does.
+                    // At the end, play means from the start again, as a player's does.
                     clock.isPaused = false
                     if let problem = move(&clock, to: 0, now: now) { return problem }
                     return "playing from the start"

@@ -62,7 +62,8 @@ package struct SourceCommandDescription: Sendable, Equatable {
     package static func replayPause(isPaused: Bool) -> SourceCommandDescription {
         SourceCommandDescription(
             keys: [Keys(command: .togglePlayback, characters: [" "])], keyText: "Space",
-            barLabel: isPaused ? "Play" : "Pause", help: "pause the replay where it is, or play on from there"
+            barLabel: isPaused ? "Play" : "Pause",
+            help: "pause the replay where it is, or play on from there (at the end, from the start)"
         )
     }
 

@@ -13,7 +13,7 @@ extension DashboardState {
     }
 
     /// What every pane shows, as one JSON line (`"kind":"state"`): the events and lifecycle
-    /// changes lost on the way so far; each type's count, unheard publishes and rate; the bus's snapshot as the wire carries it (subscribers, observers,
+    /// changes lost on the way so far (and a fleet's records from apps past its limit); each type's count, unheard publishes and rate; the bus's snapshot as the wire carries it (subscribers, observers,
     /// handlers, leak suspects, sticky events), summed over a fleet's apps; the fleet's members;
     /// and the newest log lines as wire records. `busmon --replay FILE --at TIME --headless`
     /// prints it.
@@ -29,6 +29,10 @@ extension DashboardState {
         // Losses the source counted up to now, as the header shows them.
         writer.field("dropped", droppedEvents)
         writer.field("lifecycleDropped", droppedLifecycle)
+        // A fleet's records from apps past the member limit, as the header counts them.
+        if droppedFromAppsPastTheLimit > 0 {
+            writer.field("droppedFromAppsPastTheLimit", droppedFromAppsPastTheLimit)
+        }
         writer.beginArray("types")
         for row in rows {
             writer.beginObject(nil)

@@ -386,6 +386,33 @@ struct RecordingTests {
         #expect(!early.flatMap(\.notices).contains { $0.text.contains("ghost") })
     }
 
+    @Test("a replay that ends after its app went away still says detached, and Space offers to play it again")
+    func finishedReplayKeepsTheDetach() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("ended.jsonl")
+        let start = 1_800_000_000.0
+        let hello = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
+        let lines = [
+            FeedRecord.hello(hello).encodeLine(),
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: 1, time: start + 0.1, typeName: "Tick", payload: .description("t"), receivers: 1
+                )
+            ).encodeLine(),
+            FeedRecord.detached(FeedDetached(from: hello, at: start + 0.2)).encodeLine(),
+        ]
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        // When it plays to its end
+        let replay = try ReplaySource(path: path, speed: 0)
+        let batches = drainUntil(replay) { _ in replay.isFinished }
+        // Then the header says it finished with the app away, as the live monitor's said
+        #expect(batches.last?.status == "replay finished detached", "\(batches.last?.status ?? "")")
+        // And the key bar offers Play, which plays it from the start
+        #expect(replay.supportedCommands.contains(.replayPause(isPaused: true)))
+        #expect(replay.perform(.togglePlayback) == "playing from the start")
+        #expect(replay.supportedCommands.contains(.replayPause(isPaused: false)))
+    }
+
     @Test("after a jump, each app of a fleet counts the events of the whole recording, a second at a time")
     func fleetCountsAfterAJump() throws {
         let directory = TemporaryDirectory()
@@ -474,9 +501,10 @@ struct RecordingTests {
         #expect(
             replay.perform(SourceCommand("destroy-screens")) == "replay: commands do not apply to a recording"
         )
+        // At the end, Space offers to play it again
         #expect(
             replay.supportedCommands == [
-                .replaySpeed, .replayPause(isPaused: false), .replayStep, .replayJump, .replayFind,
+                .replaySpeed, .replayPause(isPaused: true), .replayStep, .replayJump, .replayFind,
             ])
     }
 

@@ -308,14 +308,16 @@ struct ReplayTimelineTests {
         #expect(beforeTheDrops.last?.droppedEvents == 0, "the losses at 5 s had not happened yet")
     }
 
-    @Test("at full speed, Space stops where the replay is and < goes back from there")
-    func fullSpeedPausesAndJumps() throws {
+    @Test("at full speed, < at the end goes back from there, and Space there plays it again")
+    func fullSpeedJumpsBackFromTheEnd() throws {
         let directory = TemporaryDirectory()
         let replay = try ReplaySource(path: TimelineRecording.write(seconds: 30, in: directory), speed: 0)
         #expect(Self.numbers(replay.drainBatches()).count == 300)
-        #expect(replay.perform(.togglePlayback) == "paused at 00:29.9")
         #expect(replay.perform(.jumpBack) == "at 00:19.9")
         #expect(Self.numbers(replay.drainBatches()).last == 199)
+        #expect(replay.perform(.jumpForward) == "at 00:29.9")
+        #expect(Self.numbers(replay.drainBatches()).last == 299)
+        #expect(replay.perform(.togglePlayback) == "playing from the start")
     }
 
     @Test("a search reads the copy of piped input at its own place: playback goes on whole")

@@ -118,5 +118,10 @@ struct SimulatedDashboardTests {
         dashboard.render(into: &grid, now: wallClock())
         #expect(grid.row(0).contains("2,500 records of apps past 1,000 dropped"), "\(grid.row(0))")
         #expect(!grid.row(0).contains("too fast"))
+        // And the state line (`--at` with `--headless`) counts them apart too
+        let state = dashboard.stateReport(cursor: nil, now: wallClock())
+        #expect(
+            state.contains(#""dropped":0,"#) && state.contains(#""droppedFromAppsPastTheLimit":2500"#),
+            "\(state)")
     }
 }
