@@ -6,10 +6,10 @@ import Synchronization
 /// in-process capture's, the tap's and the NATS bridge's.
 ///
 /// An app's side runs inside every `publish`, so it is kept as short as it can be: take a
-/// lock, store the event as the wire record it becomes (holding the event itself, formatted
-/// only when shown, ``FeedPayload/value(_:)``) with a time stamp, release the lock. No
-/// allocation (two ``SlotRing``s are allocated once and swapped at each drain), no type name,
-/// no sequence number: ``drain()`` works those out on the taking thread. Lifecycle changes are
+/// lock, store the event itself (formatted only when shown, ``FeedPayload/value(_:)``), its
+/// reach and trace with a time stamp in 128 bytes, release the lock. No allocation (two
+/// ``SlotRing``s are allocated once and swapped at each drain), no type name, no sequence
+/// number, no wire record: ``drain()`` works those out on the taking thread. Lifecycle changes are
 /// rare; they wait in a short array of their own, each with its place among the events, and
 /// come out in the order things happened.
 ///

@@ -24,6 +24,14 @@ extension EventBus {
         var routedDelivered: Int { routedAndDead & 0xFFFF_FFFF }
         var sawDeadObserver: Bool { routedAndDead >> 32 != 0 }
 
+        /// Adds everything `other` counted: calls, scheduled deliveries, calls to protocols'
+        /// subscribers, and whether a dead observer was met.
+        mutating func add(_ other: DeliveryTally) {
+            calls &+= other.calls
+            let dead = (routedAndDead | other.routedAndDead) & (1 << 32)
+            routedAndDead = dead | ((routedAndDead &+ other.routedAndDead) & 0xFFFF_FFFF)
+        }
+
         /// Adds the calls and scheduled deliveries of `other`, both halves at once.
         mutating func addCalls(_ other: DeliveryTally) {
             calls &+= other.calls
@@ -90,6 +98,26 @@ extension EventBus {
             }
             return offer(at: address, to: entries, marker: marker)
         }
+    }
+
+    /// Offers a publish's record to a wildcard list of both kinds of entries, one at a time:
+    /// those behind a gate (the package's own buffers) untimed, the others timed, so that
+    /// whether a monitor's calls are timed does not depend on who else watches. Out of line:
+    /// an app's own delivery observer beside busmon is the rare case.
+    @inline(never)
+    static func offerTimingUngated(
+        _ record: DeliveryRecord, to watchers: EntryList, marker: DeliveryMarker?, timer: HandlerTimer?
+    ) -> DeliveryTally {
+        var record = record
+        var tally = DeliveryTally()
+        for index in watchers.indices {
+            let gated = watchers[index].borrow { $0.deliveryGate != nil }
+            tally.add(
+                offer(
+                    built: &record, to: EntryList(rebasing: watchers[index..<index + 1]), marker: marker,
+                    timer: gated ? nil : timer))
+        }
+        return tally
     }
 
     /// The untimed loop of ``offer(_:to:marker:timer:)``.

@@ -390,7 +390,8 @@ public final class EventBus: Sendable {
         let stripe = slot.counters.stripe(thread.counterStripe)
         stripe.borrow { _ = $0.published.wrappingAdd(1, ordering: .relaxed) }
         let hasWildcards = wildcardSlot.hasSubscribers
-        // While anything watches the bus, every handler call is timed (out of line).
+        // While anything watches the bus, every handler call is timed (out of line), but for
+        // the appends of the package's own monitors behind gates.
         let traced = callTracing.isOn
         let timer =
             hasWildcards || lifecycleWatch.isSet || traced
@@ -417,11 +418,18 @@ public final class EventBus: Sendable {
             var record = DeliveryRecord(
                 event: event, eventTypeName: slot.name, receivers: typed.delivered + typed.scheduled,
                 trace: thread.currentOrigin.trace(on: thread))
-            // Wildcard observers are monitors, whose calls a trace leaves out; a list of the
-            // package's own buffers (behind gates) is not timed at all.
-            let wildcards = Self.offer(
-                built: &record, to: watchers, marker: marker,
-                timer: welcome == .gatedOnly ? nil : timer?.untraced)
+            // Wildcard observers are monitors, whose calls a trace leaves out; the package's
+            // own buffers (behind gates) are not timed at all.
+            let wildcards: DeliveryTally
+            switch welcome {
+            case .gatedOnly:
+                wildcards = Self.offer(built: &record, to: watchers, marker: marker, timer: nil)
+            case .ungatedOnly, .turnedAway:
+                wildcards = Self.offer(built: &record, to: watchers, marker: marker, timer: timer?.untraced)
+            case .mixed:
+                wildcards = Self.offerTimingUngated(
+                    record, to: watchers, marker: marker, timer: timer?.untraced)
+            }
             return (typed, wildcards)
         }
         let tallies: (typed: DeliveryTally, wildcards: DeliveryTally)
@@ -469,25 +477,27 @@ public final class EventBus: Sendable {
     enum WatcherWelcome {
         /// Every entry is behind a closed gate, or cancelled: no record is built.
         case turnedAway
-        /// Every entry is behind a gate: the package's own bounded buffers (a capture, a tap,
-        /// a bridge), whose calls are not timed.
+        /// Every entry that takes it is behind a gate: the package's own bounded buffers (a
+        /// capture, a tap), whose calls are not timed.
         case gatedOnly
-        /// At least one entry is an app's own wildcard observer.
-        case some
+        /// No entry that takes it has a gate: an app's own delivery observers, timed.
+        case ungatedOnly
+        /// Some of each.
+        case mixed
     }
 
-    /// Whether every wildcard entry is a delivery observer whose gate is closed, or cancelled;
-    /// if so, counts a refusal in each gate still subscribed, and the publish builds no record
-    /// for them (see ``DeliveryGate``). Reads the gates before counting, so that a publish that
-    /// goes on to deliver counts none: the handlers behind closed gates drop the event
-    /// themselves. Otherwise says whether every entry has a gate.
+    /// How `watchers` take a publish's record. When every entry is a delivery observer whose
+    /// gate is closed, or cancelled, counts a refusal in each gate still subscribed, and the
+    /// publish builds no record for them (see ``DeliveryGate``). Reads the gates before
+    /// counting, so that a publish that goes on to deliver counts none: the handlers behind
+    /// closed gates drop the event themselves.
     @inline(__always)
     static func welcome(by watchers: EntryList) -> WatcherWelcome {
         for (index, watcher) in watchers.enumerated() {
-            // A closed gate costs two loads here; whether all entries have gates is asked
-            // only of a publish that goes on to build the record.
+            // A closed gate costs two loads here; which kinds of entries take the record is
+            // asked only of a publish that goes on to build it.
             let turnsAway = watcher.borrow { $0.deliveryGate?.turnsAway ?? false || $0.isCancelled }
-            guard turnsAway else { return allGated(watchers, from: index) ? .gatedOnly : .some }
+            guard turnsAway else { return kinds(of: watchers, from: index) }
         }
         for watcher in watchers {
             watcher.borrow { entry in
@@ -497,14 +507,18 @@ public final class EventBus: Sendable {
         return .turnedAway
     }
 
-    /// Whether the wildcard entries from `index` on all have gates (those before it turned the
-    /// event away: behind a gate, or cancelled and not called).
+    /// Whether the wildcard entries from `index` on that are not cancelled have gates, none
+    /// have, or some have (those before `index` turned the event away).
     @inline(__always)
-    static func allGated(_ watchers: EntryList, from index: Int) -> Bool {
-        for watcher in watchers[index...] where watcher.borrow({ $0.deliveryGate == nil }) {
-            return false
+    static func kinds(of watchers: EntryList, from index: Int) -> WatcherWelcome {
+        var gated = false
+        var ungated = false
+        for watcher in watchers[index...] {
+            let (hasGate, isCancelled) = watcher.borrow { ($0.deliveryGate != nil, $0.isCancelled) }
+            if isCancelled { continue }
+            if hasGate { gated = true } else { ungated = true }
         }
-        return true
+        return gated && ungated ? .mixed : ungated ? .ungatedOnly : .gatedOnly
     }
 
     /// Reclaims the dead observers a publish of `slot`'s type met. Kept out of line, so that the

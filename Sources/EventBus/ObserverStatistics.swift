@@ -141,7 +141,8 @@ extension Duration {
 /// event type, as ``EventBus/snapshot()`` reports them.
 ///
 /// Calls are timed while anything watches the bus (a delivery or lifecycle observer, a tap, a
-/// bridge's monitoring); failures are counted always. Below about 100,000 timed calls a second
+/// bridge's monitoring), except those of a monitor's own buffer (an in-process capture's, a
+/// tap's), which are not an app's handlers; failures are counted always. Below about 100,000 timed calls a second
 /// each call is timed on the system's monotonic clock. Above that, a reading refreshed every
 /// millisecond times them: a single short call may read 0, totals and averages over many calls
 /// come out right, and no call reads shorter than it took.

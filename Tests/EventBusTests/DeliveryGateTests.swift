@@ -59,6 +59,34 @@ struct DeliveryGateTests {
         _ = (monitor, wildcard)
     }
 
+    @Test("a gated monitor's calls are never timed, alone or beside an app's own delivery observer, which is")
+    func gatedMonitorsAreNotTimed() {
+        final class Watcher: Sendable {}
+        let bus = EventBus()
+        let gate = DeliveryGate()
+        let monitor = bus.observeDeliveries(through: gate) { _ in }
+        // A lifecycle observer makes the bus time handler calls.
+        let lifecycle = bus.observeLifecycle { _ in }
+        let subscriber = bus.subscribe(to: Tick.self) { _ in }
+        func wildcardRows() -> [HandlerStatistics] {
+            bus.snapshot().handlers.filter { $0.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName }
+        }
+
+        bus.publish(Tick(value: 1))
+        #expect(wildcardRows().allSatisfy { $0.calls == 0 }, "\(wildcardRows())")
+        #expect(bus.snapshot().handlers.first { $0.eventTypeName == "Tick" }?.calls == 1)
+
+        let watcher = Watcher()
+        let own = bus.observeDeliveries(observer: watcher) { _ in }
+        bus.publish(Tick(value: 2))
+        bus.publish(Tick(value: 3))
+        let rows = wildcardRows()
+        #expect(rows.first { $0.observerTypeName == "Watcher" }?.calls == 2, "\(rows)")
+        #expect(rows.filter { $0.observerTypeName == nil }.allSatisfy { $0.calls == 0 }, "\(rows)")
+        #expect(bus.snapshot().wildcardDeliveries == 5)
+        _ = (monitor, lifecycle, subscriber, own)
+    }
+
     @Test("two closed gates each count the event they turned away")
     func everyClosedGateCounts() {
         let bus = EventBus()
