@@ -107,11 +107,17 @@ package final class HeadlessRunner: Sendable {
         let hello = WatchedHello(of: source)
         var nextSummary = start + summaryInterval
         while true {
-            let batch = source.drain()
-            batch.notices.forEach(onNotice)
-            var writer = JSONLineWriter(reservingCapacity: 256 * (batch.records.count + 2))
-            _ = hello.write(before: batch, into: &writer)
-            totals.add(batch, into: &writer)
+            // Batch by batch (a replay's, one a second of its clock): each has its own drop
+            // counts, so a `dropped` line is written where the source's stood.
+            let batches = source.drainBatches()
+            var writer = JSONLineWriter(
+                reservingCapacity: 256 * (batches.reduce(0) { $0 + $1.records.count } + 2))
+            for batch in batches {
+                batch.notices.forEach(onNotice)
+                _ = hello.write(before: batch, into: &writer)
+                totals.add(batch, into: &writer)
+            }
+            let hasRecords = batches.contains { $0.hasRecords }
             let now = MonotonicClock.now()
             let finished = (source as? any FiniteSource)?.isFinished ?? false
             let timeUp = duration.map { now - start >= $0 } ?? false
@@ -133,7 +139,7 @@ package final class HeadlessRunner: Sendable {
             if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
             if let outcome { return outcome }
             // A replay may have more due at once (a batch is capped): drain again without waiting.
-            if source is any FiniteSource, batch.hasRecords { continue }
+            if source is any FiniteSource, hasRecords { continue }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
             _ = self.wake.wait(timeout: .now() + wait)

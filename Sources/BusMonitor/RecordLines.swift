@@ -18,9 +18,9 @@ struct RecordLines {
     private var lastDroppedCalls = 0
     private var lastDroppedLifecycle = 0
     private var lastDroppedPastTheLimit = 0
-    /// The newest record time written, and the monotonic clock when it was: a `dropped` line,
-    /// which the source does not stamp, takes that time plus the time since, so a recording of
-    /// a replay keeps the replay's clock.
+    /// The newest record time written, and the monotonic clock when it was: a `dropped` line
+    /// that the source does not stamp (``SourceBatch/droppedAt``) takes that time plus the time
+    /// since, so a recording of a replay keeps the replay's clock.
     private var lastRecordTime: Double?
     private var lastRecordClock = 0.0
     /// The fleet as the last `fleet` line listed it (see ``FleetLine/shape(of:)``).
@@ -69,7 +69,8 @@ struct RecordLines {
             lastDroppedPastTheLimit = batch.droppedFromAppsPastTheLimit
             writer.write(
                 FeedDrops(
-                    time: currentTime(), events: batch.droppedEvents, lifecycle: batch.droppedLifecycle,
+                    time: batch.droppedAt ?? currentTime(), events: batch.droppedEvents,
+                    lifecycle: batch.droppedLifecycle,
                     calls: batch.droppedCalls, fromAppsPastTheLimit: batch.droppedFromAppsPastTheLimit))
             lines += 1
         }

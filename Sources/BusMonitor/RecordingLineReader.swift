@@ -10,8 +10,11 @@ internal import BusWire
 
 /// Reads a recording one line at a time, a chunk of the file at a time, so that memory stays
 /// the same whatever the file's size: the chunk plus the longest line a record may have
-/// (``FeedRecord/maximumLineLength``). A line longer than that is an error as soon as it is,
-/// without reading on to its end (`/dev/zero` has none).
+/// (``FeedRecord/maximumLineLength``). A file's line longer than that is read past to its
+/// end and handed over without its bytes (``Line/overlongLength``), so that one damaged line
+/// (or the zeros a crash can leave at a file's end) does not take the rest with it; in input
+/// that is not a file it is an error as soon as it is, without reading on to its end
+/// (`/dev/zero` has none).
 ///
 /// Input that cannot be read twice (a pipe, a FIFO, a terminal, `/dev/stdin`) is copied as it
 /// is read into a temporary file of its own, unlinked at once, which ``reread()`` plays back:
@@ -30,6 +33,20 @@ final class RecordingLineReader {
         /// Where the line starts in the file, in bytes: where ``RecordingLineReader/reread(from:)``
         /// starts to read it again.
         var position: Position
+        /// The length of a line longer than a record may be, whose bytes were read past and
+        /// not kept (``bytes`` is empty); `nil` for every other line.
+        var overlongLength: Int?
+
+        /// The line's record.
+        ///
+        /// - Throws: What ``FeedRecord/decode(line:)`` throws, and
+        ///   ``FeedDecodingError/lineTooLong(length:limit:)`` for an overlong line.
+        func record() throws(FeedDecodingError) -> FeedRecord {
+            if let overlongLength {
+                throw .lineTooLong(length: overlongLength, limit: FeedRecord.maximumLineLength)
+            }
+            return try FeedRecord.decode(line: bytes)
+        }
     }
 
     /// A place in the file: the byte a line starts at, and that line's number.
@@ -146,14 +163,16 @@ final class RecordingLineReader {
 
     /// The next line, or nil at the end of the file.
     ///
-    /// - Throws: ``RecordingError/unreadable(path:reason:)`` when reading fails, and
-    ///   ``RecordingError/malformedLine(path:line:error:)`` as soon as a line is longer than a
-    ///   record may be.
+    /// - Throws: ``RecordingError/unreadable(path:reason:)`` when reading fails, and, in input
+    ///   that is not a file, ``RecordingError/malformedLine(path:line:error:)`` as soon as a
+    ///   line is longer than a record may be.
     func next() throws(RecordingError) -> Line? {
         while true {
             if let newline = newlineIndex() { return takeLine(upTo: newline, endsWithNewline: true) }
             if atEnd { return start < end ? takeLine(upTo: end, endsWithNewline: false) : nil }
             if end - start > FeedRecord.maximumLineLength {
+                // A file ends: its line is read past, and said by whoever decodes it.
+                if spool < 0 { return try skipOverlongLine() }
                 // Too long to be a record, and it may never end: the input is not a recording.
                 throw .malformedLine(
                     path: path, line: lineNumber + 1,
@@ -161,6 +180,30 @@ final class RecordingLineReader {
             }
             try fill()
         }
+    }
+
+    /// Reads past the line at `start`, longer than a record may be, to its end, holding no more
+    /// than a buffer of it, and returns it without its bytes.
+    private func skipOverlongLine() throws(RecordingError) -> Line {
+        let position = Position(offset: bufferOffset + start, line: lineNumber + 1)
+        var length = 0
+        var endsWithNewline = false
+        while true {
+            if let newline = newlineIndex() {
+                length += newline - start
+                start = newline + 1
+                endsWithNewline = true
+                break
+            }
+            length += end - start
+            start = end
+            if atEnd { break }
+            try fill()
+        }
+        lineNumber += 1
+        return Line(
+            number: lineNumber, bytes: [], endsWithNewline: endsWithNewline, position: position,
+            overlongLength: length)
     }
 
     /// Returns the bytes from `start` to `lineEnd` as the next line, and moves past it.

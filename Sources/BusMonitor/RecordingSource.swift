@@ -36,6 +36,13 @@ package final class RecordingSource: WrappingSource {
         record(wrapped.drain())
     }
 
+    /// Drains the wrapped source's batches (a replay's, one a second of its clock), records
+    /// each, and returns them: each keeps its own drop counts, so the recording's `dropped`
+    /// lines stand where the source's did.
+    package func drainBatches() -> [SourceBatch] {
+        wrapped.drainBatches().map(record)
+    }
+
     /// Drains the wrapped source for the last time, records the batch, and returns it; after
     /// ``recordRemaining()``, returns what that recorded instead, once.
     package func drainLast() -> SourceBatch {

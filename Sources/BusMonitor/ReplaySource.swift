@@ -224,6 +224,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var droppedLifecycle = 0
         /// Records of apps past a fleet's limit the recording says were dropped, likewise.
         var droppedPastTheLimit = 0
+        /// The time of the recording's newest `dropped` line read, in seconds since 1970.
+        var droppedAt: Double?
         /// Whether the replay looked, at its end, whether the file grew while it played: once,
         /// not at every drain of a finished replay.
         var checkedGrowth = false
@@ -313,8 +315,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         while let line = try reader.next() {
             let record: FeedRecord
             do throws(FeedDecodingError) {
-                if Self.isBlank(line.bytes) { continue }
-                record = try FeedRecord.decode(line: line.bytes)
+                if line.overlongLength == nil, Self.isBlank(line.bytes) { continue }
+                record = try line.record()
             } catch {
                 if case .unknownKind(FleetLine.kind) = error {
                     records += 1
@@ -553,7 +555,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // Lines the check skipped (or that changed since) are skipped here too.
             let record: FeedRecord
             do throws(FeedDecodingError) {
-                record = try FeedRecord.decode(line: line.bytes)
+                record = try line.record()
             } catch {
                 if case .unknownKind(FleetLine.kind) = error, let fleet = FleetLine.decode(line.bytes) {
                     return (.fleet(fleet.members), sideOffset(fleet.time, clock), line.bytes.count)
@@ -574,6 +576,15 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             }
             return (.item(item), clock.latest, line.bytes.count)
         }
+    }
+
+    /// Gives `batch` the drop counts as the recording's lines read so far say them.
+    private static func noteDrops(_ clock: Clock, in batch: inout SourceBatch) {
+        batch.droppedEvents = clock.dropped
+        batch.droppedCalls = clock.droppedCalls
+        batch.droppedLifecycle = clock.droppedLifecycle
+        batch.droppedFromAppsPastTheLimit = clock.droppedPastTheLimit
+        batch.droppedAt = clock.droppedAt
     }
 
     /// Where a hello or a fleet line stamped `time` plays: at its time, but not before the
@@ -734,12 +745,20 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             var batches = clock.held + take(&clock, now: MonotonicClock.now())
             clock.held = []
             // Held batches were taken before the last: the last carries the state of now, and
-            // the notices, after the records a move read (a log holds 5,000 lines, and a
-            // warning before those read up to the cursor would be pushed out of it).
+            // the warnings, after the records a move read (a log holds 5,000 lines, and a
+            // warning before those read up to the cursor would be pushed out of it). What the
+            // recording itself says (an attach, a detach) goes with the first batch holding a
+            // record stamped after it, where the log puts it among the records, as it did
+            // while the recording played.
             if batches.count > 1 {
                 let notices = batches.flatMap(\.notices)
                 for index in batches.indices { batches[index].notices = [] }
-                batches[batches.count - 1].notices = notices
+                for notice in notices {
+                    let index =
+                        notice.isWarning
+                        ? nil : batches.firstIndex { ($0.records.last?.time ?? -.infinity) > notice.time }
+                    batches[index ?? batches.count - 1].notices.append(notice)
+                }
             }
             return batches
         }
@@ -768,6 +787,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// as that reading left it (so that each app's rate is read as it played, not once at
         /// the end of a move), and starts the next.
         func close(_ batch: inout SourceBatch, readAt offset: Double) {
+            Self.noteDrops(clock, in: &batch)
             if clock.recordedFleet != nil, clock.fleetChanged {
                 clock.fleetChanged = false
                 batch.fleet = Self.fleet(clock)
@@ -822,6 +842,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 clock.droppedCalls = drops.calls
                 clock.droppedLifecycle = drops.lifecycle
                 clock.droppedPastTheLimit = drops.fromAppsPastTheLimit
+                clock.droppedAt = drops.time
             case .event:
                 clock.lastEvent = clock.delivered
                 clock.lastLine = clock.delivered
@@ -852,6 +873,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // subscribers did between two readings (a drop, a cleanup), and two snapshots in one
             // batch, which a move's second-long batches would make, would add their changes up.
             if case .snapshot = pending.item.record { close(&batch, readAt: pending.offset) }
+            // And each `dropped` line ends one, which then carries its counts: a recording or
+            // headless output of the replay writes the line there, not a second later.
+            if case .dropped = pending.item.record { close(&batch, readAt: pending.offset) }
         }
         if let seeking {
             // The cursor stays where it moved to; playing goes on from there.
@@ -894,10 +918,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         batches[batches.count - 1].notices = clock.notices
         clock.notices = []
-        batches[batches.count - 1].droppedEvents = clock.dropped
-        batches[batches.count - 1].droppedCalls = clock.droppedCalls
-        batches[batches.count - 1].droppedLifecycle = clock.droppedLifecycle
-        batches[batches.count - 1].droppedFromAppsPastTheLimit = clock.droppedPastTheLimit
+        Self.noteDrops(clock, in: &batches[batches.count - 1])
         let cursor = cursor(clock, now: now)
         batches[batches.count - 1].status = status(clock, played: cursor)
         // The dashboard's rates and sparklines run on the cursor, and stand still with it.
@@ -1332,7 +1353,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// The next record that plays, read from `reader`, as playback counts them; `nil` at the end.
     private static func nextItem(_ reader: RecordingLineReader) throws(RecordingError) -> FeedRecord? {
         while let line = try reader.next() {
-            guard let record = try? FeedRecord.decode(line: line.bytes), record.time != nil else { continue }
+            guard let record = try? line.record(), record.time != nil else { continue }
             return record
         }
         return nil
@@ -1476,6 +1497,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.droppedCalls = checkpoint.drops.calls
         clock.droppedLifecycle = checkpoint.drops.lifecycle
         clock.droppedPastTheLimit = checkpoint.drops.fromAppsPastTheLimit
+        clock.droppedAt = checkpoint.drops.time == 0 ? nil : checkpoint.drops.time
         clock.countersStartOver = true
         clock.hello =
             checkpoint.helloLine.flatMap {

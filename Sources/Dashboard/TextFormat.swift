@@ -64,12 +64,21 @@ enum TextFormat {
     }
 
     /// The local time of day of `time` (seconds since 1970) as HH:MM:SS.mmm.
+    ///
+    /// Read to the microsecond first, as the wire writes times: `1796458245.1` is a little
+    /// less than that as a binary number, and truncated at once it showed as `.099`.
     static func clock(_ time: Double) -> String {
         guard time.isFinite else { return "--:--:--.---" }
-        var seconds = time_t(time.rounded(.down))
+        var whole = time.rounded(.down)
+        var microseconds = Int(((time - whole) * 1_000_000).rounded())
+        if microseconds >= 1_000_000 {
+            whole += 1
+            microseconds -= 1_000_000
+        }
+        var seconds = time_t(whole)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        let millis = min(999, max(0, Int((time - time.rounded(.down)) * 1000)))
+        let millis = min(999, max(0, microseconds / 1000))
         return pad2(Int(parts.tm_hour)) + ":" + pad2(Int(parts.tm_min)) + ":" + pad2(Int(parts.tm_sec)) + "."
             + String(repeating: "0", count: millis < 10 ? 2 : millis < 100 ? 1 : 0) + String(millis)
     }

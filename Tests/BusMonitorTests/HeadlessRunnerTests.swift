@@ -119,6 +119,35 @@ struct HeadlessRunnerTests {
         #expect(events.count == 3)
     }
 
+    @Test("a replay's dropped line is written where it stood, with its own time")
+    func droppedLinesStayInPlace() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("drops.jsonl")
+        let start = 1_800_000_000.0
+        let event = { (sequence: Int, time: Double) in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        // Given events at 0.1, 0.4 and 1.0 s, and 5 lost events said at 0.95 s
+        let recording =
+            event(1, 0.1) + event(2, 0.4)
+            + FeedRecord.dropped(FeedDrops(time: start + 0.95, events: 5)).encodeLine()
+            + event(8, 1.0)
+        try recording.write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 0)
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(source: replay, output: output, drainInterval: 0.01).run()
+        }
+        // Then the output holds them in that order, the drop line stamped as it was
+        let records = lines.compactMap { try? FeedRecord.decode(line: $0) }
+        #expect(records.map(\.kind) == ["event", "event", "dropped", "event"], "\(lines)")
+        #expect(
+            records.compactMap(\.time).map { ($0 - start) * 100 }.map { $0.rounded() } == [10, 40, 95, 100])
+    }
+
     @Test("stops after its duration, writing a summary at least every interval")
     func duration() throws {
         let source = ScriptedSource([])

@@ -354,6 +354,57 @@ struct RecordingTests {
         #expect(paused.last?.status?.contains(" detached paused") == true, "\(paused.last?.status ?? "")")
     }
 
+    @Test(
+        "after a jump, an attach and a detach are handed over with the records around them, not after the last"
+    )
+    func noticesAfterAJumpStayInTimeOrder() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("restart.jsonl")
+        let start = 1_800_000_000.0
+        let first = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
+        let second = FeedHello(pid: 8, process: "simapp", bus: "b", time: start + 12)
+        let event = { (sequence: Int, time: Double) in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        // Given an app that ran 10 s, went away and came back at 12 s for 10 s more
+        var lines = [FeedRecord.hello(first).encodeLine()]
+        lines += (1...100).map { event($0, Double($0) / 10) }
+        lines.append(FeedRecord.detached(FeedDetached(from: first, at: start + 10.05)).encodeLine())
+        lines.append(FeedRecord.hello(second).encodeLine())
+        lines += (1...100).map { event($0, 12 + Double($0) / 10) }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        // When the replay jumps to 21 s
+        let replay = try ReplaySource(path: path, speed: 1)
+        _ = replay.pause(at: 21)
+        // As the dashboard takes them: one batch a second of the recording's clock
+        let batches = replay.drainBatches()
+        #expect(batches.count > 10 && batches.last?.status?.contains("paused") == true)
+        // Then each notice comes with the first batch holding a record stamped after it, where
+        // the log places it, so that the log reads in time order as it did while playing
+        var logTimes: [Double] = []
+        for batch in batches {
+            var notices = batch.notices.filter { !$0.isWarning }[...]
+            for record in batch.records {
+                guard let time = record.time else { continue }
+                while let notice = notices.first, notice.time < time {
+                    logTimes.append(notice.time)
+                    notices = notices.dropFirst()
+                }
+                if case .event = record { logTimes.append(time) }
+            }
+            logTimes += notices.map(\.time)
+        }
+        let said = batches.flatMap(\.notices).map(\.text)
+        #expect(said.contains { $0.hasPrefix("detached from simapp") }, "\(said)")
+        let events = batches.reduce(0) { $0 + $1.events.count }
+        #expect(events >= 190 && logTimes.count == events + 3, "the events and three notices: \(said)")
+        #expect(logTimes == logTimes.sorted(), "the log's lines go back in time")
+    }
+
     @Test("a jump far past a detach, with only drop counts after it, still says the app is detached")
     func detachHoldsAcrossCheckpoints() throws {
         let directory = TemporaryDirectory()
@@ -543,6 +594,43 @@ struct RecordingTests {
         } catch {
             #expect(error.description == "\(garbage):1: expected a JSON object, one per line", "\(error)")
         }
+    }
+
+    @Test(
+        "a line longer than a record may be, or a tail of zeros a crash left, is skipped and the rest plays")
+    func overlongLinesAreSkipped() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("long.jsonl")
+        let event = { (sequence: Int) in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: sequence, time: Double(sequence), typeName: "Tick", payload: .description("{}"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        // Given two records, a line of 2.5 MB (more than the reader holds at once), a third
+        // record, and 3 MB of zeros with no newline, as a crash can leave them
+        var bytes = Array((event(1) + event(2)).utf8)
+        bytes += Array(repeating: UInt8(ascii: "x"), count: 2_500_000) + [0x0A]
+        bytes += Array(event(3).utf8)
+        bytes += Array(repeating: 0, count: 3_000_000)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        // When it is replayed
+        let replay = try ReplaySource(path: path, speed: 0)
+        // Then the three records play, and both lines are named with their lengths
+        #expect(replay.eventCount == 3)
+        #expect(replay.malformedLines == 1)
+        #expect(
+            replay.warnings.contains(
+                "\(path):3: line is longer than the limit of 1048576 bytes (at least 2500000 bytes); "
+                    + "the line was skipped"), "\(replay.warnings)")
+        #expect(
+            replay.warnings.contains {
+                $0.hasPrefix("\(path):5: the last line is incomplete")
+                    && $0.contains("at least 3000000 bytes")
+            }, "\(replay.warnings)")
+        let played = drainUntil(replay) { _ in replay.isFinished }
+        #expect(played.flatMap(\.records).events.map(\.sequence) == [1, 2, 3])
     }
 
     @Test("a hello that cannot be read refuses the recording: what follows would pass as the process before")

@@ -138,6 +138,19 @@ struct CellGridTests {
         #expect(grid.row(1) == "abce")
     }
 
+    @Test("a time of day shows the milliseconds the wire's microseconds say, not one less")
+    func clockReadsMicroseconds() {
+        // 1796458245.1, .3 and .6 are each a little less than that as binary numbers.
+        for (time, millis) in [
+            (1_796_458_245.1, ".100"), (1_796_458_245.3, ".300"), (1_796_458_245.6, ".600"),
+        ] {
+            #expect(TextFormat.clock(time).hasSuffix(millis), "\(TextFormat.clock(time))")
+        }
+        #expect(TextFormat.clock(1_796_458_245.999_999_7).hasSuffix(":46.000"))
+        #expect(TextFormat.clock(1_796_458_245.000_4).hasSuffix(":45.000"))
+        #expect(TextFormat.clock(1_796_458_245.999_4).hasSuffix(":45.999"))
+    }
+
     @Test("text is measured and searched byte by byte when it is plain, by character when not")
     func textIsMeasuredAndSearched() {
         #expect(TextFormat.characterCount("12,345") == 6)
