@@ -31,6 +31,9 @@ package struct SourceBatch: Sendable {
     package var droppedAt: Double?
     /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?
+    /// ``status`` in fewer words, for a header short of room (a replay's `replay 00:03.0
+    /// paused`, without its length and bar); `nil` when the status is brief already.
+    package var briefStatus: String?
     /// What stopped working on the monitor's own side, in every batch while it lasts, such as
     /// `recording to session.jsonl stopped: No space left on device`: a file busmon writes that
     /// will not be whole. The batch that first carries one also has it as a warning notice.

@@ -920,7 +920,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.notices = []
         Self.noteDrops(clock, in: &batches[batches.count - 1])
         let cursor = cursor(clock, now: now)
-        batches[batches.count - 1].status = status(clock, played: cursor)
+        batches[batches.count - 1].status = status(clock, played: cursor, brief: false)
+        batches[batches.count - 1].briefStatus = status(clock, played: cursor, brief: true)
         // The dashboard's rates and sparklines run on the cursor, and stand still with it.
         // An empty recording too: its header shows where the cursor is, not a clock of its own.
         if cursor.isFinite {
@@ -1013,18 +1014,22 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     }
 
     /// The header's account of the replay: where the cursor is in the recording, and whether
-    /// it plays.
-    private func status(_ clock: Clock, played: Double) -> String {
-        if isEmpty { return "recording is empty" }
+    /// it plays; `brief`, without the recording's length and the bar (`nil` when that would
+    /// say the same).
+    private func status(_ clock: Clock, played: Double, brief: Bool) -> String? {
+        if isEmpty { return brief ? nil : "recording is empty" }
         if Self.isFinished(clock, itemCount: itemCount) {
             // An app that went away before the recording ended is still away at its end.
+            if brief { return lastLineCutOff ? "replay finished" + (clock.detached ? " detached" : "") : nil }
             return (lastLineCutOff ? "replay finished (last line cut off)" : "replay finished")
                 + (clock.detached ? " detached" : "")
         }
         let next = clock.pending?.offset ?? clock.latest
         let shown = Self.isAsFastAsPossible(clock.speed) && !clock.isPaused ? next : min(played, duration)
         var status =
-            "replay \(Self.clockText(shown)) / \(Self.clockText(duration)) \(Self.bar(shown, of: duration))"
+            brief
+            ? "replay \(Self.clockText(shown))"
+            : "replay \(Self.clockText(shown)) / \(Self.clockText(duration)) \(Self.bar(shown, of: duration))"
         if clock.detached { status += " detached" }
         if clock.isPaused {
             status += " paused"

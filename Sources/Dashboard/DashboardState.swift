@@ -166,6 +166,8 @@ struct DashboardState {
 
     var busName: String?
     var status: String?
+    /// The status in fewer words, for a header short of room.
+    var briefStatus: String?
     /// What stopped on busmon's side (a recording on a full disk), as the newest batch said it.
     var problems: [SourceProblem] = []
     /// The newest warning from the source, shown in the header until a later notice says the
@@ -246,7 +248,10 @@ struct DashboardState {
         let isFirst = startTime == nil
         if isFirst { startTime = now }
         if batch.sourceClock != nil { hasSourceClock = true }
-        if let status = batch.status { self.status = status }
+        if let status = batch.status {
+            self.status = status
+            briefStatus = batch.briefStatus
+        }
         problems = batch.problems
         if let newest = batch.notices.last {
             warning = newest.isWarning ? newest : nil

@@ -128,7 +128,13 @@ struct DashboardView {
                     style: trouble ? canvas.style(bold: true, color: .yellow) : canvas.style(bold: true)))
         }
         if let status = state.status {
-            items.append(HeaderItem(order: 3, priority: 2, text: status, style: canvas.style(color: .green)))
+            // Briefly when there is a brief form (a replay's cursor without its length and bar),
+            // whole when the room is left over: the state stays beside the drops.
+            items.append(
+                HeaderItem(
+                    order: 3, priority: 2, text: state.briefStatus ?? status,
+                    style: canvas.style(color: .green),
+                    whole: state.briefStatus == nil ? nil : status))
         }
         if !state.problems.isEmpty {
             // A file that will not be whole: in the drops' red, in a few words; the whole of it
@@ -160,10 +166,16 @@ struct DashboardView {
                 let changes = state.droppedLifecycle == 1 ? "change" : "changes"
                 dropped.append("\(TextFormat.grouped(state.droppedLifecycle)) lifecycle \(changes)")
             }
+            // In a narrow header the count alone, so that the drops stay beside the state.
+            let brief =
+                state.droppedEvents > 0
+                ? TextFormat.grouped(state.droppedEvents) + " dropped"
+                : TextFormat.grouped(state.droppedLifecycle) + " changes dropped"
             items.append(
                 HeaderItem(
-                    order: 5, priority: 1, text: dropped.joined(separator: " ") + " dropped (too fast)",
-                    style: canvas.style(bold: true, reverse: true, color: .red)))
+                    order: 5, priority: 1, text: brief,
+                    style: canvas.style(bold: true, reverse: true, color: .red),
+                    whole: dropped.joined(separator: " ") + " dropped (too fast)"))
         }
         if state.droppedFromAppsPastTheLimit > 0 {
             // Not too fast: too many apps. Said apart, so nobody slows an app down for it.

@@ -80,9 +80,15 @@ struct SimulatedDashboardTests {
         #expect(dashboard.live.totalPublished == published)
         #expect(dashboard.live.droppedEvents == published - 10_000)
         #expect(dashboard.live.log.count == DashboardState.logCapacity)
-        var grid = CellGrid(width: 80, height: 24)
+        var grid = CellGrid(width: 120, height: 24)
         dashboard.render(into: &grid, now: wallClock())
         #expect(grid.row(0).contains("\(TextFormat.grouped(published - 10_000)) dropped (too fast)"))
+        // A narrower header says the count alone, beside the state and the failures
+        var narrow = CellGrid(width: 80, height: 24)
+        dashboard.render(into: &narrow, now: wallClock())
+        #expect(
+            narrow.row(0).contains("live  \(TextFormat.grouped(published - 10_000)) dropped  "),
+            "\(narrow.row(0))")
     }
 
     @Test("lost lifecycle changes are named in the header apart from lost events")
@@ -104,6 +110,27 @@ struct SimulatedDashboardTests {
         dashboard.update(now: wallClock())
         dashboard.render(into: &grid, now: wallClock())
         #expect(grid.row(0).contains("12,345 events, 3 lifecycle changes dropped (too fast)"))
+    }
+
+    @Test("a narrow header keeps a replay's cursor and the drops, in brief, before the rate")
+    func narrowHeaderKeepsTheStateAndTheDrops() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        var batch = SourceBatch(droppedEvents: 12_345, status: "replay 00:03.0 / 00:05.1 [#####-----] paused")
+        batch.briefStatus = "replay 00:03.0 paused"
+        batch.droppedLifecycle = 3
+        source.enqueue(batch)
+        dashboard.update(now: wallClock())
+        var grid = CellGrid(width: 60, height: 24)
+        dashboard.render(into: &grid, now: wallClock())
+        #expect(grid.row(0).contains("replay 00:03.0 paused  12,345 dropped"), "\(grid.row(0))")
+        var wide = CellGrid(width: 160, height: 24)
+        dashboard.render(into: &wide, now: wallClock())
+        #expect(
+            wide.row(0).contains(
+                "replay 00:03.0 / 00:05.1 [#####-----] paused  12,345 events, 3 lifecycle changes dropped (too fast)"
+            ),
+            "\(wide.row(0))")
     }
 
     @Test("records of apps past a fleet's limit are named as such, not as dropped for being too fast")
