@@ -509,10 +509,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             ? max(latestTime, min(latestSideTime, latestTime + Self.longPause)) : latestTime
         self.duration = firstTime.map { max(0, end - $0) } ?? 0
 
-        var notices = warnings.map { SourceNotice(time: WallClock.now(), text: $0, isWarning: true) }
+        // Stamped with the recording's time at its start, where the cursor stands, as every
+        // warning of a replay is stamped with the cursor's time: among the records' times, a
+        // wall clock's would read as a moment decades after them.
+        let openedAt = firstTime ?? hello?.time ?? WallClock.now()
+        var notices = warnings.map { SourceNotice(time: openedAt, text: $0, isWarning: true) }
         if records == 0 {
             notices.append(
-                SourceNotice(time: WallClock.now(), text: "\(path): the recording is empty", isWarning: true))
+                SourceNotice(time: openedAt, text: "\(path): the recording is empty", isWarning: true))
         }
         // Playback reads the file again from the start (or the copy of a pipe's input).
         let playback = items > 0 ? try reader.reread() : nil
@@ -535,7 +539,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             do {
                 line = try reader.next()
             } catch {
-                clock.notices.append(SourceNotice(time: WallClock.now(), text: "\(error)", isWarning: true))
+                clock.notices.append(
+                    SourceNotice(time: firstTime + clock.latest, text: "\(error)", isWarning: true))
                 line = nil
             }
             guard let line else {
@@ -941,7 +946,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         guard let added = clock.file?.bytesAddedSinceRead() else { return }
         clock.notices.append(
             SourceNotice(
-                time: WallClock.now(),
+                time: firstTime + clock.latest,
                 text: "\(path) grew by \(added) bytes while it played (it is still being "
                     + "written?): the replay ends where the file ended when it was opened; replay it "
                     + "again for the rest", isWarning: true))

@@ -585,6 +585,8 @@ struct RecordingTests {
         let played = drainUntil(replay) { _ in replay.isFinished }
         #expect(played.flatMap(\.records).events.map(\.sequence) == [1, 2, 3])
         #expect(played.flatMap(\.notices).contains { $0.isWarning && $0.text.hasPrefix("\(path):4:") })
+        // Stamped with the recording's time where the cursor stood, not the wall clock's
+        #expect(played.flatMap(\.notices).filter(\.isWarning).map(\.time) == [1])
 
         let garbage = directory.file("garbage.jsonl")
         try "not json\n{}\n".write(toFile: garbage, atomically: false, encoding: .utf8)
