@@ -25,9 +25,9 @@ package struct SourceBatch: Sendable {
     /// most it lists at once (``FleetState/maximumMembers``), a running total kept apart from
     /// the counts above: nobody was too slow, the fleet was too large.
     package var droppedFromAppsPastTheLimit = 0
-    /// When the drop counts above last changed, in the records' time: a replay's, from its
-    /// recording's `dropped` line, so that a recording or headless output of the replay writes
-    /// that line where and when it was; `nil` for a live source, whose counts are as of now.
+    /// When the drop counts above changed, in the records' time, for a batch that a replay's
+    /// `dropped` line ended, so that a recording or headless output of the replay writes that
+    /// line where and when it was; `nil` otherwise (a live source's counts are as of now).
     package var droppedAt: Double?
     /// A short state to show in the header, such as "attached", "detached", "replay 00:03.0 / 00:10.0 [###-------]".
     package var status: String?

@@ -69,7 +69,9 @@ struct RecordLines {
             lastDroppedPastTheLimit = batch.droppedFromAppsPastTheLimit
             writer.write(
                 FeedDrops(
-                    time: batch.droppedAt ?? currentTime(), events: batch.droppedEvents,
+                    // Never before a record already written: stamps go on in order.
+                    time: batch.droppedAt.map { max($0, lastRecordTime ?? $0) } ?? currentTime(),
+                    events: batch.droppedEvents,
                     lifecycle: batch.droppedLifecycle,
                     calls: batch.droppedCalls, fromAppsPastTheLimit: batch.droppedFromAppsPastTheLimit))
             lines += 1

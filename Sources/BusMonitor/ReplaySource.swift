@@ -224,8 +224,6 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var droppedLifecycle = 0
         /// Records of apps past a fleet's limit the recording says were dropped, likewise.
         var droppedPastTheLimit = 0
-        /// The time of the recording's newest `dropped` line read, in seconds since 1970.
-        var droppedAt: Double?
         /// Whether the replay looked, at its end, whether the file grew while it played: once,
         /// not at every drain of a finished replay.
         var checkedGrowth = false
@@ -589,7 +587,6 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         batch.droppedCalls = clock.droppedCalls
         batch.droppedLifecycle = clock.droppedLifecycle
         batch.droppedFromAppsPastTheLimit = clock.droppedPastTheLimit
-        batch.droppedAt = clock.droppedAt
     }
 
     /// Where a hello or a fleet line stamped `time` plays: at its time, but not before the
@@ -754,15 +751,28 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // warning before those read up to the cursor would be pushed out of it). What the
             // recording itself says (an attach, a detach) goes with the first batch holding a
             // record stamped after it, where the log puts it among the records, as it did
-            // while the recording played.
+            // while the recording played. Each take hands its notices over with its last batch;
+            // a notice moves back only among that take's batches (a second move in one frame
+            // starts the dashboard over, and what the first said is said again after it), and
+            // never before the batch the notice before it went to, so they stay in order.
             if batches.count > 1 {
-                let notices = batches.flatMap(\.notices)
+                let said = batches.map(\.notices)
                 for index in batches.indices { batches[index].notices = [] }
-                for notice in notices {
-                    let index =
-                        notice.isWarning
-                        ? nil : batches.firstIndex { ($0.records.last?.time ?? -.infinity) > notice.time }
-                    batches[index ?? batches.count - 1].notices.append(notice)
+                var earliest = 0
+                var takeStart = 0
+                for (index, notices) in said.enumerated() {
+                    if batches[index].replacesState { takeStart = index }
+                    for notice in notices {
+                        let from = max(earliest, takeStart)
+                        let found =
+                            notice.isWarning || from > index
+                            ? nil
+                            : batches[from...index].firstIndex {
+                                ($0.records.last?.time ?? -.infinity) > notice.time
+                            }
+                        earliest = found ?? (notice.isWarning ? batches.count - 1 : max(index, earliest))
+                        batches[earliest].notices.append(notice)
+                    }
                 }
             }
             return batches
@@ -847,7 +857,6 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 clock.droppedCalls = drops.calls
                 clock.droppedLifecycle = drops.lifecycle
                 clock.droppedPastTheLimit = drops.fromAppsPastTheLimit
-                clock.droppedAt = drops.time
             case .event:
                 clock.lastEvent = clock.delivered
                 clock.lastLine = clock.delivered
@@ -878,9 +887,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // subscribers did between two readings (a drop, a cleanup), and two snapshots in one
             // batch, which a move's second-long batches would make, would add their changes up.
             if case .snapshot = pending.item.record { close(&batch, readAt: pending.offset) }
-            // And each `dropped` line ends one, which then carries its counts: a recording or
-            // headless output of the replay writes the line there, not a second later.
-            if case .dropped = pending.item.record { close(&batch, readAt: pending.offset) }
+            // And each `dropped` line ends one, which then carries its counts and its time: a
+            // recording or headless output of the replay writes the line there, as it was.
+            if case .dropped(let drops) = pending.item.record {
+                batch.droppedAt = drops.time
+                close(&batch, readAt: pending.offset)
+            }
         }
         if let seeking {
             // The cursor stays where it moved to; playing goes on from there.
@@ -1507,7 +1519,6 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.droppedCalls = checkpoint.drops.calls
         clock.droppedLifecycle = checkpoint.drops.lifecycle
         clock.droppedPastTheLimit = checkpoint.drops.fromAppsPastTheLimit
-        clock.droppedAt = checkpoint.drops.time == 0 ? nil : checkpoint.drops.time
         clock.countersStartOver = true
         clock.hello =
             checkpoint.helloLine.flatMap {

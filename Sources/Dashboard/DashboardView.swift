@@ -170,7 +170,8 @@ struct DashboardView {
             let brief =
                 state.droppedEvents > 0
                 ? TextFormat.grouped(state.droppedEvents) + " dropped"
-                : TextFormat.grouped(state.droppedLifecycle) + " changes dropped"
+                : TextFormat.grouped(state.droppedLifecycle)
+                    + (state.droppedLifecycle == 1 ? " change dropped" : " changes dropped")
             items.append(
                 HeaderItem(
                     order: 5, priority: 1, text: brief,

@@ -168,6 +168,56 @@ struct RecordingTests {
         #expect(before.first { $0.origin == shop }?.presence == .active)
     }
 
+    @Test("an app's going and coming back are handed over in the order they happened, the warning too")
+    func presenceNoticesKeepTheirOrder() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("back.jsonl")
+        let start = 1_800_000_000.0
+        let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
+        let cart = FeedOrigin(app: "cart", host: "h", pid: 2)
+        func tick(from origin: FeedOrigin, at time: Double) -> FeedEvent {
+            FeedEvent(
+                sequence: 0, time: time, typeName: "Tick", payload: .description("t"), receivers: 1,
+                origin: origin)
+        }
+        func fleet(shop presence: FleetMember.Presence, at time: Double) -> [FleetMember] {
+            [
+                FleetMember(origin: shop, presence: presence, lastSeen: time, eventsReceived: 1),
+                FleetMember(origin: cart, lastSeen: time, eventsReceived: 1),
+            ]
+        }
+        // Given shop gone a second in and back at 2.5 s, with cart's events every half second
+        var batches = [
+            SourceBatch(
+                events: [tick(from: shop, at: start), tick(from: cart, at: start)],
+                fleet: fleet(shop: .active, at: start))
+        ]
+        for step in 1...8 {
+            let time = start + Double(step) / 2
+            let presence: FleetMember.Presence = step >= 2 && step < 5 ? .gone : .active
+            var events = [tick(from: cart, at: time)]
+            if step >= 5 { events.append(tick(from: shop, at: time)) }
+            batches.append(SourceBatch(events: events, fleet: fleet(shop: presence, at: time)))
+        }
+        let writer = try RecordingWriter(path: path)
+        let recording = RecordingSource(wrapping: ScriptedSource(batches), writer: writer)
+        for _ in batches { _ = recording.drain() }
+        writer.close()
+        // When a replay at full speed hands it over, one batch a second
+        let replay = try ReplaySource(path: path, speed: 0)
+        var replayed: [SourceBatch] = []
+        while !replay.isFinished { replayed += replay.drainBatches() }
+        // Then its notices come in the order they were said, the warning among them
+        let said = replayed.flatMap(\.notices).filter { $0.text.hasPrefix("shop") }
+        #expect(
+            said.map { $0.text.components(separatedBy: ": ")[0] } == [
+                "\(shop) joined", "\(shop) is gone", "\(shop) is back",
+            ],
+            "\(said.map(\.text))")
+        #expect(said.map(\.isWarning) == [false, true, false])
+        #expect(said.map(\.time) == said.map(\.time).sorted())
+    }
+
     @Test("a fleet line after the last record, as an app that fell silent turns gone, ends the recording")
     func aTrailingFleetLineEndsTheRecording() throws {
         let directory = TemporaryDirectory()
@@ -403,6 +453,73 @@ struct RecordingTests {
         let events = batches.reduce(0) { $0 + $1.events.count }
         #expect(events >= 190 && logTimes.count == events + 3, "the events and three notices: \(said)")
         #expect(logTimes == logTimes.sorted(), "the log's lines go back in time")
+    }
+
+    @Test("after two moves in one frame, the notices come after the second's fresh start, not before it")
+    func noticesOfTwoMovesInAFrame() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("twice.jsonl")
+        let start = 1_800_000_000.0
+        let first = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
+        let second = FeedHello(pid: 8, process: "simapp", bus: "b", time: start + 12)
+        let event = { (sequence: Int, time: Double) in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        var lines = [FeedRecord.hello(first).encodeLine()]
+        lines += (1...100).map { event($0, Double($0) / 10) }
+        lines.append(FeedRecord.detached(FeedDetached(from: first, at: start + 10.05)).encodeLine())
+        lines.append(FeedRecord.hello(second).encodeLine())
+        lines += (1...100).map { event($0, 12 + Double($0) / 10) }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        // When the cursor jumps to 21 s and back to 15 s before the dashboard takes a batch
+        let replay = try ReplaySource(path: path, speed: 1)
+        _ = replay.perform(.togglePlayback)
+        _ = replay.perform(.goTo.with(value: "21"))
+        _ = replay.perform(.goTo.with(value: "15"))
+        let batches = replay.drainBatches()
+        // Then every notice comes in or after the last batch that starts the dashboard over
+        let restart = try #require(batches.lastIndex { $0.replacesState })
+        let early = batches[..<restart].flatMap(\.notices)
+        #expect(early.isEmpty, "wiped by the fresh start: \(early.map(\.text))")
+        #expect(batches[restart...].flatMap(\.notices).contains { $0.text.hasPrefix("detached from simapp") })
+    }
+
+    @Test("a recording of a replay that jumped keeps its stamps in order, a dropped line among them")
+    func recordingAJumpedReplayKeepsStampsInOrder() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("drops.jsonl")
+        let start = 1_800_000_000.0
+        let event = { (sequence: Int, time: Double) in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        // Given 5 lost events said at 0.55 s, and events every tenth of a second for 200 s
+        var lines = [event(1, 0.1)]
+        lines.append(FeedRecord.dropped(FeedDrops(time: start + 0.55, events: 5)).encodeLine())
+        lines += (2...2000).map { event($0 + 5, Double($0) / 10) }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        // When a replay jumps to 150 s (past its checkpoints' minute) while it is recorded
+        let replay = try ReplaySource(path: path, speed: 1)
+        let copy = directory.file("copy.jsonl")
+        let writer = try RecordingWriter(path: copy)
+        let recording = RecordingSource(wrapping: replay, writer: writer)
+        _ = replay.pause(at: 150)
+        for _ in 0..<3 { _ = recording.drainBatches() }
+        writer.close()
+        // Then the copy's stamps never go back: the drop count read at the checkpoint is
+        // written at the time it is written, not at the old line's
+        let times = try String(contentsOfFile: copy, encoding: .utf8).split(separator: "\n").compactMap {
+            try FeedRecord.decode(line: String($0)).time
+        }
+        #expect(times.count > 100)
+        #expect(times == times.sorted(), "stamps go back in the copy")
     }
 
     @Test("a jump far past a detach, with only drop counts after it, still says the app is detached")
