@@ -125,11 +125,7 @@ struct HeadlessRunnerTests {
         let path = directory.file("drops.jsonl")
         let start = 1_800_000_000.0
         let event = { (sequence: Int, time: Double) in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
-                    receivers: 1)
-            ).encodeLine()
+            TimelineRecording.tick(sequence, at: time, after: start)
         }
         // Given events at 0.1, 0.4 and 1.0 s, and 5 lost events said at 0.95 s
         let recording =

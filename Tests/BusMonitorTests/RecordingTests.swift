@@ -121,26 +121,19 @@ struct RecordingTests {
         let directory = TemporaryDirectory()
         let path = directory.file("fleet.jsonl")
         let start = 1_800_000_000.0
-        let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
-        let cart = FeedOrigin(app: "cart", host: "h", pid: 2)
-        func tick(from origin: FeedOrigin, at time: Double) -> FeedEvent {
-            FeedEvent(
-                sequence: 0, time: time, typeName: "Tick", payload: .description("t"), receivers: 1,
-                origin: origin)
-        }
+        let (shop, cart) = (TwoApps.shop, TwoApps.cart)
         func fleet(shop presence: FleetMember.Presence, at time: Double) -> [FleetMember] {
-            [
-                FleetMember(origin: shop, presence: presence, lastSeen: start, eventsReceived: 1),
-                FleetMember(origin: cart, lastSeen: time, eventsReceived: 1),
-            ]
+            TwoApps.fleet(shop: presence, seen: start, cartSeen: time)
         }
         // Given a monitor of two apps that saw shop leave a second in, while cart went on
         let batches = [
             SourceBatch(
-                events: [tick(from: shop, at: start), tick(from: cart, at: start)],
+                events: [TwoApps.tick(from: shop, at: start), TwoApps.tick(from: cart, at: start)],
                 fleet: fleet(shop: .active, at: start)),
-            SourceBatch(events: [tick(from: cart, at: start + 1)], fleet: fleet(shop: .gone, at: start + 1)),
-            SourceBatch(events: [tick(from: cart, at: start + 2)], fleet: fleet(shop: .gone, at: start + 2)),
+            SourceBatch(
+                events: [TwoApps.tick(from: cart, at: start + 1)], fleet: fleet(shop: .gone, at: start + 1)),
+            SourceBatch(
+                events: [TwoApps.tick(from: cart, at: start + 2)], fleet: fleet(shop: .gone, at: start + 2)),
         ]
         let writer = try RecordingWriter(path: path)
         let recording = RecordingSource(wrapping: ScriptedSource(batches), writer: writer)
@@ -173,30 +166,21 @@ struct RecordingTests {
         let directory = TemporaryDirectory()
         let path = directory.file("back.jsonl")
         let start = 1_800_000_000.0
-        let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
-        let cart = FeedOrigin(app: "cart", host: "h", pid: 2)
-        func tick(from origin: FeedOrigin, at time: Double) -> FeedEvent {
-            FeedEvent(
-                sequence: 0, time: time, typeName: "Tick", payload: .description("t"), receivers: 1,
-                origin: origin)
-        }
+        let (shop, cart) = (TwoApps.shop, TwoApps.cart)
         func fleet(shop presence: FleetMember.Presence, at time: Double) -> [FleetMember] {
-            [
-                FleetMember(origin: shop, presence: presence, lastSeen: time, eventsReceived: 1),
-                FleetMember(origin: cart, lastSeen: time, eventsReceived: 1),
-            ]
+            TwoApps.fleet(shop: presence, seen: time, cartSeen: time)
         }
         // Given shop gone a second in and back at 2.5 s, with cart's events every half second
         var batches = [
             SourceBatch(
-                events: [tick(from: shop, at: start), tick(from: cart, at: start)],
+                events: [TwoApps.tick(from: shop, at: start), TwoApps.tick(from: cart, at: start)],
                 fleet: fleet(shop: .active, at: start))
         ]
         for step in 1...8 {
             let time = start + Double(step) / 2
             let presence: FleetMember.Presence = step >= 2 && step < 5 ? .gone : .active
-            var events = [tick(from: cart, at: time)]
-            if step >= 5 { events.append(tick(from: shop, at: time)) }
+            var events = [TwoApps.tick(from: cart, at: time)]
+            if step >= 5 { events.append(TwoApps.tick(from: shop, at: time)) }
             batches.append(SourceBatch(events: events, fleet: fleet(shop: presence, at: time)))
         }
         let writer = try RecordingWriter(path: path)
@@ -409,24 +393,8 @@ struct RecordingTests {
     )
     func noticesAfterAJumpStayInTimeOrder() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("restart.jsonl")
-        let start = 1_800_000_000.0
-        let first = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
-        let second = FeedHello(pid: 8, process: "simapp", bus: "b", time: start + 12)
-        let event = { (sequence: Int, time: Double) in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
-                    receivers: 1)
-            ).encodeLine()
-        }
         // Given an app that ran 10 s, went away and came back at 12 s for 10 s more
-        var lines = [FeedRecord.hello(first).encodeLine()]
-        lines += (1...100).map { event($0, Double($0) / 10) }
-        lines.append(FeedRecord.detached(FeedDetached(from: first, at: start + 10.05)).encodeLine())
-        lines.append(FeedRecord.hello(second).encodeLine())
-        lines += (1...100).map { event($0, 12 + Double($0) / 10) }
-        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let path = try TimelineRecording.writeRestartedApp(start: 1_800_000_000, in: directory)
         // When the replay jumps to 21 s
         let replay = try ReplaySource(path: path, speed: 1)
         _ = replay.pause(at: 21)
@@ -458,23 +426,7 @@ struct RecordingTests {
     @Test("after two moves in one frame, the notices come after the second's fresh start, not before it")
     func noticesOfTwoMovesInAFrame() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("twice.jsonl")
-        let start = 1_800_000_000.0
-        let first = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
-        let second = FeedHello(pid: 8, process: "simapp", bus: "b", time: start + 12)
-        let event = { (sequence: Int, time: Double) in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
-                    receivers: 1)
-            ).encodeLine()
-        }
-        var lines = [FeedRecord.hello(first).encodeLine()]
-        lines += (1...100).map { event($0, Double($0) / 10) }
-        lines.append(FeedRecord.detached(FeedDetached(from: first, at: start + 10.05)).encodeLine())
-        lines.append(FeedRecord.hello(second).encodeLine())
-        lines += (1...100).map { event($0, 12 + Double($0) / 10) }
-        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        let path = try TimelineRecording.writeRestartedApp(start: 1_800_000_000, in: directory)
         // When the cursor jumps to 21 s and back to 15 s before the dashboard takes a batch
         let replay = try ReplaySource(path: path, speed: 1)
         _ = replay.perform(.togglePlayback)
@@ -494,11 +446,7 @@ struct RecordingTests {
         let path = directory.file("drops.jsonl")
         let start = 1_800_000_000.0
         let event = { (sequence: Int, time: Double) in
-            FeedRecord.event(
-                FeedEvent(
-                    sequence: sequence, time: start + time, typeName: "Tick", payload: .description("t"),
-                    receivers: 1)
-            ).encodeLine()
+            TimelineRecording.tick(sequence, at: time, after: start)
         }
         // Given 5 lost events said at 0.55 s, and events every tenth of a second for 200 s
         var lines = [event(1, 0.1)]
@@ -1249,4 +1197,26 @@ private func writeCutOffRecording(to path: String) throws {
         FeedEvent(sequence: 1, time: 1, typeName: "T", payload: .description("x"), receivers: 0)
     ).encodeLine()
     try (line + line + String(line.prefix(20))).write(toFile: path, atomically: false, encoding: .utf8)
+}
+
+/// Two apps of a fleet, shop and cart, for recordings made by hand.
+private enum TwoApps {
+    static let shop = FeedOrigin(app: "shop", host: "h", pid: 1)
+    static let cart = FeedOrigin(app: "cart", host: "h", pid: 2)
+
+    /// An event from `origin` at `time`.
+    static func tick(from origin: FeedOrigin, at time: Double) -> FeedEvent {
+        FeedEvent(
+            sequence: 0, time: time, typeName: "Tick", payload: .description("t"), receivers: 1,
+            origin: origin)
+    }
+
+    /// The fleet with shop as `presence`, last seen at `seen`, and cart active, last seen at
+    /// `cartSeen`.
+    static func fleet(shop presence: FleetMember.Presence, seen: Double, cartSeen: Double) -> [FleetMember] {
+        [
+            FleetMember(origin: shop, presence: presence, lastSeen: seen, eventsReceived: 1),
+            FleetMember(origin: cart, lastSeen: cartSeen, eventsReceived: 1),
+        ]
+    }
 }
