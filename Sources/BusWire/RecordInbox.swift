@@ -121,29 +121,23 @@ package final class RecordInbox: @unchecked Sendable {
         mutating func typeName(of event: any Event) -> String {
             let type = ObjectIdentifier(Swift.type(of: event))
             if let lastNamed, lastNamed.type == type { return lastNamed.name }
-            let name: String
-            if let known = typeNames[type] {
-                name = known
-            } else {
-                name = String(describing: Swift.type(of: event))
-                typeNames[type] = name
-            }
+            let name = Self.name(of: Swift.type(of: event), in: &typeNames)
             lastNamed = (type, name)
             return name
         }
 
         /// A handler call as a record, its observer's type named once per type.
         mutating func record(of call: HandlerCallRecord) -> FeedRecord {
-            var name: String?
-            if let type = call.observerType {
-                let key = ObjectIdentifier(type)
-                name = observerNames[key]
-                if name == nil {
-                    name = String(describing: type)
-                    observerNames[key] = name
-                }
-            }
+            let name = call.observerType.map { Self.name(of: $0, in: &observerNames) }
             return .call(FeedHandlerCall(call, observerTypeName: name))
+        }
+
+        /// `type`'s name as `String(describing:)` writes it, from `names` once it was made.
+        private static func name(of type: Any.Type, in names: inout [ObjectIdentifier: String]) -> String {
+            if let known = names[ObjectIdentifier(type)] { return known }
+            let name = String(describing: type)
+            names[ObjectIdentifier(type)] = name
+            return name
         }
     }
 
