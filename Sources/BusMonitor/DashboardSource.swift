@@ -80,6 +80,8 @@ package struct SourceBatch: Sendable {
 
     /// Whether the batch holds any record.
     package var hasRecords: Bool { !records.isEmpty }
+    /// The earliest time stamped on the records, or `nil` when none has one.
+    var earliestTime: Double? { records.lazy.compactMap(\.time).filter(\.isFinite).min() }
 }
 
 /// Something that stopped working on the monitor's own side: a file it writes that will not be

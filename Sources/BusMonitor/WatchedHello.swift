@@ -22,12 +22,17 @@ final class WatchedHello: Sendable {
     /// This process under the source's title, for a source whose batches have no hellos; `nil`
     /// for an attached tap and a replay, whose batches hold the app's hellos (and the recording's)
     /// where they came.
-    func current(busName: String?) -> FeedHello? {
+    ///
+    /// - Parameter notAfter: The earliest time among the lines the hello goes before, if any:
+    ///   a hello made now would be stamped after them when they were gathered earlier (an app
+    ///   that dials in sends what it kept from before), and a recording's first line would then
+    ///   stand later than the lines that follow it.
+    func current(busName: String?, notAfter earliest: @autoclosure () -> Double? = nil) -> FeedHello? {
         var innermost = source
         while let wrapping = innermost as? any WrappingSource {
             // A recording on the way made its hello already: output and recording say the same.
             if let recording = wrapping as? RecordingSource, recording.hello !== self {
-                return recording.hello.current(busName: busName)
+                return recording.hello.current(busName: busName, notAfter: earliest())
             }
             innermost = wrapping.wrapped
         }
@@ -37,7 +42,7 @@ final class WatchedHello: Sendable {
             if let hello { return hello }
             let made = FeedHello(
                 pid: Int(ProcessInfo.processInfo.processIdentifier), process: source.title,
-                bus: busName ?? "unknown", time: WallClock.now())
+                bus: busName ?? "unknown", time: min(WallClock.now(), earliest() ?? .infinity))
             hello = made
             return made
         }
@@ -57,7 +62,7 @@ final class WatchedHello: Sendable {
         // (as the header names it), not whichever app sent the first snapshot.
         guard Self.writesLines(batch) || written.withLock({ $0.anything }) else { return 0 }
         let busName = batch.fleet != nil ? "fleet" : batch.newestSnapshot?.snapshot.busName
-        guard let hello = current(busName: busName) else { return 0 }
+        guard let hello = current(busName: busName, notAfter: batch.earliestTime) else { return 0 }
         return written.withLock { written in
             written.anything = true
             guard written.hello != hello else { return 0 }

@@ -161,6 +161,39 @@ struct RecordingTests {
         #expect(before.first { $0.origin == shop }?.presence == .active)
     }
 
+    @Test("a recording's hello, its first line, is stamped no later than the records it goes before")
+    func helloIsNoLaterThanWhatFollows() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("dialled.jsonl")
+        // Given apps whose first records were gathered a minute before the monitor wrote them,
+        // as an app that dials in sends what it kept
+        let gathered = (WallClock.now() - 60).rounded()
+        let batches = [
+            SourceBatch(
+                events: [
+                    TwoApps.tick(from: TwoApps.cart, at: gathered + 1),
+                    TwoApps.tick(from: TwoApps.shop, at: gathered),
+                ],
+                fleet: TwoApps.fleet(shop: .active, seen: gathered, cartSeen: gathered + 1)),
+            SourceBatch(events: [TwoApps.tick(from: TwoApps.shop, at: gathered + 2)]),
+        ]
+        let writer = try RecordingWriter(path: path)
+        let recording = RecordingSource(wrapping: ScriptedSource(batches), writer: writer)
+        for _ in batches { _ = recording.drain() }
+        writer.close()
+        // Then the hello comes first and is stamped with the earliest record's time, not the
+        // moment it was written
+        let records = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix(#"{"kind":"fleet""#) }  // the recording's own, not a record
+            .map { try FeedRecord.decode(line: String($0)) }
+        guard case .hello(let hello) = try #require(records.first) else {
+            Issue.record("the recording begins with \(String(describing: records.first))")
+            return
+        }
+        #expect(hello.time == gathered)
+        #expect(records.compactMap(\.time).allSatisfy { $0 >= hello.time })
+    }
+
     @Test("an app's going and coming back are handed over in the order they happened, the warning too")
     func presenceNoticesKeepTheirOrder() throws {
         let directory = TemporaryDirectory()
