@@ -31,12 +31,21 @@ package struct FleetState: Sendable {
     /// Events, and separately lifecycle changes, kept between two drains; later ones are
     /// dropped and counted.
     package let capacity: Int
-    /// While set, presence does not advance (a replay of history is running).
+    /// While set, presence does not advance (a replay of history is running, or the monitor's
+    /// own link to the apps is away).
     package var holdsPresence = false
+    /// When silences start at the latest: the moment the monitor's own link came back (see
+    /// ``restartSilences(at:)``).
+    private var silencesStartNoEarlierThan = -Double.infinity
     /// The fields of events whose values the monitor shows as `"<redacted>"`: the defaults for
     /// a NATS fleet, whose bridges send events whole because other apps decode them; none for
     /// apps that dialled in, whose taps redacted as each app chose.
     package var redaction = PayloadRedaction.default
+    /// Whether an app's events are numbered one by one on their way (a NATS bridge numbers
+    /// what it sends), so that a gap in the numbers is events lost between the app and the
+    /// monitor: counted in ``droppedEvents`` and told. Apps that dial in number what their tap
+    /// took, and their taps report what they dropped themselves.
+    package var countsNumberingGaps = false
 
     private var members: [EventOrigin: Member] = [:]
     /// Members in the order they were first heard from.
@@ -76,6 +85,8 @@ package struct FleetState: Sendable {
         /// What each of its open links reported lost so far, by ``FleetLinkReport/link`` (a
         /// bridge's under `nil`); a link's entry goes when it closes.
         var losses: [Int?: LinkLosses] = [:]
+        /// The highest event number heard from it, while ``countsNumberingGaps``.
+        var lastEventNumber: Int?
     }
 
     /// The running totals one link reported lost.
@@ -116,20 +127,25 @@ package struct FleetState: Sendable {
         }
         var member = members[origin] ?? join(origin, heard: heard, now: now, replayed: replayed)
         member.info.lastSeen = max(member.info.lastSeen, heard)
-        // A bridge that closed stays gone, whatever of it arrives late, unless it reports again.
+        // A bridge that closed stays gone, whatever of it arrives late, unless it reports again;
+        // a link's report that it closed is no sign of life.
         let reopens: Bool
+        let closes: Bool
         if case .link(let report) = message {
             reopens = report.state != Self.closedState
+            closes = !reopens
         } else {
             reopens = false
+            closes = false
         }
-        if member.info.presence != .active, member.info.bridgeState != Self.closedState || reopens {
+        if member.info.presence != .active, !closes, member.info.bridgeState != Self.closedState || reopens {
             member.info.presence = .active
             note("\(origin) is back", now: now)
         }
         switch message {
         case .event(var event, _):
             member.info.eventsReceived += 1
+            if countsNumberingGaps { checkNumbering(of: event, from: &member, now: now) }
             if bufferedEvents < capacity {
                 event.origin = origin
                 switch event.payload {
@@ -172,6 +188,23 @@ package struct FleetState: Sendable {
         }
         members[origin] = member
         fleetChanged = true
+    }
+
+    /// Counts and tells the events missing before `event` in its app's numbering: sent, and
+    /// never heard (a server that restarted took them before the monitor's subscription was
+    /// back). An event numbered at or below the highest heard is late, and fills no gap.
+    private mutating func checkNumbering(of event: FeedEvent, from member: inout Member, now: Double) {
+        let number = event.sequence
+        defer { member.lastEventNumber = max(member.lastEventNumber ?? number, number) }
+        guard let last = member.lastEventNumber, number > last else { return }
+        let (missing, overflow) = number.subtractingReportingOverflow(last)
+        let lost = overflow ? Int.max : missing - 1
+        guard lost > 0 else { return }
+        droppedEvents.clampedAdd(lost)
+        let numbers = lost == 1 ? "number \(last + 1)" : "numbers \(last + 1) to \(number - 1)"
+        note(
+            "\(member.info.origin): \(lost) \(lost == 1 ? "event" : "events") lost on the way (\(numbers))",
+            isWarning: true, now: now)
     }
 
     private mutating func join(_ origin: EventOrigin, heard: Double, now: Double, replayed: Bool) -> Member {
@@ -252,7 +285,7 @@ package struct FleetState: Sendable {
         guard !holdsPresence else { return }
         for origin in order {
             guard var member = members[origin], member.info.presence != .gone else { continue }
-            let silence = now - member.info.lastSeen
+            let silence = now - max(member.info.lastSeen, silencesStartNoEarlierThan)
             let presence: FleetMember.Presence =
                 silence >= times.goneAfter ? .gone : silence >= times.quietAfter ? .quiet : .active
             guard presence != member.info.presence, presence != .active else { continue }
@@ -266,6 +299,16 @@ package struct FleetState: Sendable {
                 note("\(origin) is quiet: nothing from it for \(seconds)", now: now)
             }
         }
+    }
+
+    /// Counts every app's silence from `now` at the earliest: for a monitor whose own link
+    /// (its connection to the server) was away, so that nothing was heard from anyone, which
+    /// says nothing of the apps. Each app then has its full time to be heard again before it
+    /// turns quiet; when each was last heard stays as it was.
+    ///
+    /// - Parameter now: Seconds since 1970 on the monitor's clock.
+    package mutating func restartSilences(at now: Double) {
+        silencesStartNoEarlierThan = max(silencesStartNoEarlierThan, now)
     }
 
     /// Adds a notice of the source's own, such as a lost connection.

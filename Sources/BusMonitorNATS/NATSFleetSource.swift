@@ -61,6 +61,8 @@ package final class NATSFleetSource: DashboardSource {
         var connectionsSeen = 0
         /// Whether the loss of the current connection was told.
         var disconnectionTold = false
+        /// Whether the connection was up at the last drain.
+        var isConnected = true
         var unreadable = 0
         var unattributed = 0
         var replayed = 0
@@ -95,6 +97,8 @@ package final class NATSFleetSource: DashboardSource {
         self.since = since
         var state = FleetState(times: presence, capacity: bufferCapacity)
         state.holdsPresence = since != nil
+        // A bridge numbers the events it sends: a gap is events the server did not hand over.
+        state.countsNumberingGaps = true
         let shared = LockedValue(Shared(state: state, replaying: since != nil))
         self.shared = shared
         #if NATS
@@ -105,7 +109,7 @@ package final class NATSFleetSource: DashboardSource {
                     shared.withLock { shared in
                         shared.replaying = false
                         shared.historyEnded = true
-                        shared.state.holdsPresence = false
+                        shared.state.holdsPresence = !shared.isConnected
                         let now = WallClock.now()
                         switch outcome {
                         case .finished(let messages):
@@ -217,10 +221,17 @@ package final class NATSFleetSource: DashboardSource {
                         shared.state.note("disconnected from \(url)", isWarning: true, now: now)
                     }
                     shared.state.note("reconnected to \(url)", now: now)
+                    // Nothing was heard from any app while busmon itself was away, which says
+                    // nothing of them: each has its full time again to be heard from.
+                    shared.state.restartSilences(at: now)
                 }
                 shared.connectionsSeen = connections
                 shared.disconnectionTold = false
             }
+            // While busmon's own connection is away, the apps' silence is its own: presence
+            // waits, as it does while history replays.
+            shared.isConnected = state == .connected
+            shared.state.holdsPresence = shared.replaying || !shared.isConnected
             if state != .connected, shared.connectionsSeen > 0, !shared.disconnectionTold, !shared.closed {
                 shared.state.note("disconnected from \(url); retrying", isWarning: true, now: now)
                 shared.disconnectionTold = true

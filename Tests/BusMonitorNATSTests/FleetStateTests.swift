@@ -154,6 +154,98 @@ import Testing
         #expect(back.fleet?.map(\.presence) == [.active, .active])
     }
 
+    @Test("events missing from a bridge's numbering are counted as dropped and told, once")
+    func gapsInABridgesNumberingAreLostEvents() {
+        var state = FleetState()
+        state.countsNumberingGaps = true
+        func numbered(_ number: Int, from origin: FeedOrigin) -> FleetMessage {
+            .event(
+                FeedEvent(
+                    sequence: number, time: 100, typeName: "Tick", payload: .fields(json: "{}"), receivers: 1),
+                origin: origin)
+        }
+        // Given a bridge heard from number 7 on (what came before busmon started is no loss),
+        for number in [7, 8, 9] { state.receive(numbered(number, from: alpha), now: 1000) }
+        state.receive(numbered(1, from: beta), now: 1000)
+        #expect(state.takeBatch(now: 1000).droppedEvents == 0)
+        // when the server hands over 14 next, after a restart that lost 10 to 13,
+        state.receive(numbered(14, from: alpha), now: 1001)
+        state.receive(numbered(2, from: beta), now: 1001)
+        let gap = state.takeBatch(now: 1001)
+        // then four events are counted dropped, and the log says whose and which,
+        #expect(gap.droppedEvents == 4)
+        #expect(texts(gap) == ["alpha@web-1:11: 4 events lost on the way (numbers 10 to 13)"])
+        #expect(gap.notices.first?.isWarning == true)
+        // and one late or repeated fills nothing and counts nothing more.
+        state.receive(numbered(12, from: alpha), now: 1002)
+        state.receive(numbered(15, from: alpha), now: 1002)
+        state.receive(numbered(17, from: alpha), now: 1002)
+        let later = state.takeBatch(now: 1002)
+        #expect(later.droppedEvents == 5)
+        #expect(texts(later) == ["alpha@web-1:11: 1 event lost on the way (number 16)"])
+        // A made-up number far ahead counts without overflowing.
+        state.receive(numbered(Int.max, from: beta), now: 1003)
+        state.receive(numbered(Int.min, from: beta), now: 1003)
+        #expect(state.takeBatch(now: 1003).droppedEvents == Int.max)
+    }
+
+    @Test("numbering is not checked for apps that dialled in: their taps report their own drops")
+    func numberingGapsAreNotCheckedUnlessAsked() {
+        var state = FleetState()
+        for number in [1, 5, 9] {
+            state.receive(
+                .event(
+                    FeedEvent(
+                        sequence: number, time: 100, typeName: "Tick", payload: .fields(json: "{}"),
+                        receivers: 1),
+                    origin: alpha),
+                now: 1000)
+        }
+        #expect(state.takeBatch(now: 1000).droppedEvents == 0)
+    }
+
+    @Test(
+        "while busmon's own link is away, apps keep their presence, and each has its full time once it is back"
+    )
+    func aMonitorsOwnOutageIsNoAppsSilence() {
+        var state = FleetState(times: FleetPresenceTimes(quietAfter: 5, goneAfter: 30))
+        state.receive(event("Tick", from: alpha), now: 1000)
+        state.receive(event("Tick", from: beta), now: 1000)
+        _ = state.takeBatch(now: 1000)
+        // Given busmon lost its server at 1001 for 40 s,
+        state.holdsPresence = true
+        #expect(state.takeBatch(now: 1040).fleet == nil, "nobody turns quiet or gone meanwhile")
+        // when it is back, the apps are not gone for what busmon did not hear,
+        state.holdsPresence = false
+        state.restartSilences(at: 1041)
+        let back = state.takeBatch(now: 1041)
+        #expect(back.notices.isEmpty)
+        #expect(state.fleet.map(\.presence) == [.active, .active])
+        #expect(state.fleet.map(\.lastSeen) == [1000, 1000], "when each was heard stays")
+        // and one that does not speak again turns quiet 5 s later, gone 30 s later, while
+        // the other speaks.
+        state.receive(event("Tick", from: beta), now: 1046)
+        #expect(texts(state.takeBatch(now: 1046)) == ["alpha@web-1:11 is quiet: nothing from it for 5 s"])
+        state.receive(event("Tick", from: beta), now: 1071)
+        #expect(texts(state.takeBatch(now: 1071)) == ["alpha@web-1:11 is gone: nothing from it for 30 s"])
+    }
+
+    @Test("an app that went silent and then closes its link leaves; it does not come back first")
+    func aClosingLinkIsNoSignOfLife() {
+        var state = FleetState(times: FleetPresenceTimes(quietAfter: 5, goneAfter: 30))
+        let connection = { (state: String) -> FleetMessage in
+            .link(
+                FleetLinkReport(time: 100, origin: self.alpha, kind: "connection", state: state, dropped: 0))
+        }
+        state.receive(connection("connected"), now: 1000)
+        state.receive(event("Tick", from: alpha), now: 1000)
+        _ = state.takeBatch(now: 1000)
+        #expect(texts(state.takeBatch(now: 1034)).last == "alpha@web-1:11 is gone: nothing from it for 30 s")
+        state.receive(connection("closed"), now: 1035)
+        #expect(texts(state.takeBatch(now: 1035)) == [])
+        #expect(state.fleet.first?.presence == .gone)
+    }
+
     @Test func aClosedBridgeIsGoneAtOnceAndLateMessagesDoNotBringItBack() {
         var state = FleetState()
         state.receive(snapshot(from: alpha, published: ["Tick": 3]), now: 1000)
