@@ -359,7 +359,9 @@ final class ListenLoop: @unchecked Sendable {
             }
             if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections() }
         }
-        for connection in connections { remove(connection, reason: "busmon stopped listening") }
+        // busmon quitting is no app leaving: the apps are still there, and a recording ends
+        // with them as they were, as one of an attached app writes no detach when busmon quits.
+        for connection in connections { remove(connection, reason: nil, leaving: false) }
         System.closeDescriptor(descriptor)
     }
 
@@ -634,13 +636,16 @@ final class ListenLoop: @unchecked Sendable {
         System.sendAvailable(descriptor, bytes, from: 0) == bytes.count
     }
 
-    private func remove(_ connection: Connection, reason: String?) {
+    /// Closes `connection`; `leaving` when it ended on the app's side or by a refusal, so that
+    /// its app leaves the fleet, and not when busmon stops listening.
+    private func remove(_ connection: Connection, reason: String?, leaving: Bool = true) {
         System.closeDescriptor(connection.descriptor)
         connections.removeAll { $0 === connection }
         guard let origin = connection.origin else { return }
         let now = WallClock.now()
         shared.withLock { state in
             state.connected -= 1
+            guard leaving else { return }
             state.fleet.receive(
                 .link(
                     FleetLinkReport(

@@ -129,6 +129,23 @@ struct ListenSourceTests {
         #expect(bus.snapshot().wildcardObservers == 0, "a refused tap does not even subscribe")
     }
 
+    @Test("busmon quitting is no app leaving: its last batch keeps the apps as they were")
+    func quittingLeavesTheAppsAsTheyWere() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
+        let bus = EventBus(name: "stays")
+        let tap = try BusTap(bus: bus, monitor: source.address, token: "tok-0123456789", app: "stays")
+        defer { tap.close() }
+        #expect(eventually { tap.connectedClients == 1 })
+        bus.publish(Ping(number: 1, note: "a"))
+        _ = drainUntil(source) { batches in
+            !events(batches, from: "stays").isEmpty && batches.compactMap(\.fleet).last?.count == 1
+        }
+        source.close()
+        let last = source.drainLast()
+        #expect(last.fleet.map { $0.allSatisfy { $0.presence == .active } } ?? true)
+        #expect(!last.notices.contains { $0.text.contains("left") || $0.text.contains("stopped listening") })
+    }
+
     @Test(
         "an app started before busmon keeps running, connects once busmon starts, and comes back after a restart"
     )
