@@ -466,7 +466,10 @@ struct DashboardState {
         if let clock = batch.sourceClock, clock.isFinite {
             clockOffset = clock - now
         } else if let newest, newest.isFinite {
-            clockOffset = newest - now
+            // A live source's records were made before they arrived: a stamp ahead of this
+            // clock is another clock's (a phone's, an app's on another host, a stranger's), and
+            // following it would hold the reading there, every rate at zero until it came.
+            clockOffset = min(0, newest - now)
         }
         return sourceTime(at: now)
     }

@@ -52,6 +52,26 @@ struct DashboardControllerTests {
         #expect(row.meter.history(seconds: 4, at: now) == [40, 40, 40, 40])
     }
 
+    @Test("one record stamped an hour ahead (another clock, a stranger's) does not stop the rates")
+    func aStampFarAheadDoesNotHoldTheClock() throws {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        dashboard.update(now: startTime)
+        var now = feedLogins(source, dashboard, seconds: 2, perSecond: 40)
+        // Given one event from a clock an hour ahead among the others,
+        now += 0.1
+        source.enqueue(SourceBatch(events: [dataLoaded(["x"], at: now + 3600)]))
+        dashboard.update(now: now)
+        // when the others go on as before,
+        now = feedLogins(source, dashboard, from: now, seconds: 3, perSecond: 40)
+        // then their rate still reads what they send, on this clock.
+        let row = try #require(dashboard.live.rows.first { $0.name == "UserLoggedInEvent" })
+        let reading = dashboard.live.sourceTime(at: now)
+        #expect(reading <= now)
+        #expect(abs(row.meter.rate(at: reading) - 40) < 1)
+        #expect(abs(dashboard.live.totalMeter.rate(at: reading) - 40) < 2)
+    }
+
     @Test func snapshotsGiveExactCountsAndFeedEventsAddToThem() throws {
         let source = ScriptedSource()
         let dashboard = SourceDashboard(source: source)
