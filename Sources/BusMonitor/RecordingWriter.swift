@@ -14,8 +14,8 @@ internal import Foundation
 ///
 /// Each batch goes to the file in one `write` as soon as it is recorded, so a crash loses at most
 /// the batch being written; ``ReplaySource`` skips a last line cut short. When writing fails
-/// (for example, the disk is full) recording stops, and ``error`` says why once, for the monitor
-/// to show; the monitor carries on.
+/// (for example, the disk is full) the file is cut back to its last whole batch, recording
+/// stops, and ``error`` says why once, for the monitor to show; the monitor carries on.
 ///
 /// ```swift
 /// let writer = try RecordingWriter(path: "session.jsonl")
@@ -160,10 +160,18 @@ package final class RecordingWriter: Sendable {
     }
 
     /// Writes all of `bytes`, or records why it could not and stops recording.
+    ///
+    /// A write that fails part way (a full disk, `ulimit -f`) is taken back: a regular file is
+    /// cut to the size it had before, so that it ends with the last whole batch, every line
+    /// whole, and a trace still opens as a killed run's does.
     private func append(_ bytes: [UInt8], lines: Int, _ state: inout State) {
         guard state.error == nil, state.descriptor >= 0, !bytes.isEmpty else { return }
         Self.emptyIfPending(&state)
+        var info = stat()
+        let sizeBefore =
+            fstat(state.descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? info.st_size : nil
         if let code = bytes.withUnsafeBytes({ System.writeAll(state.descriptor, $0) }) {
+            if let sizeBefore { _ = ftruncate(state.descriptor, sizeBefore) }
             let reason = code == 0 ? "nothing written" : UnixSocket.errorText(code)
             state.error = "\(what) to \(path) stopped: \(reason)"
             state.failureReason = reason

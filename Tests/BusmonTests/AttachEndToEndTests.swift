@@ -206,6 +206,39 @@ struct AttachEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: trace), "busmon never started: no trace of it")
     }
 
+    @Test(
+        "a recording and a trace cut short by `ulimit -f` end with their last whole record: the one replays, the other opens"
+    )
+    func filesCutShortEndWhole() throws {
+        let recording = temporaryPath("cut.jsonl")
+        let trace = temporaryPath("cut.trace.json")
+        defer {
+            try? FileManager.default.removeItem(atPath: recording)
+            try? FileManager.default.removeItem(atPath: trace)
+        }
+        // The files may grow to 64 blocks; busmon ignores SIGXFSZ, so writing past that fails
+        // with "File too large", part way through a batch.
+        let result = try ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c", #"ulimit -f 64 && exec "$0" "$@""#, try BusmonBinary.require(), "--headless", "--rate",
+                "2000",
+                "--duration", "1.5", "--record", recording, "--trace", trace,
+            ],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("stopped: File too large"), "\(result.standardError)")
+        let recorded = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(recorded.hasSuffix("\n"))
+        #expect(try jsonLines(recorded).count > 10, "every line whole")
+        let traced = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(traced.hasSuffix("\n"))
+        // A trace that stopped lacks only its closing bracket, as one of a run killed would.
+        let events = try #require(
+            try JSONSerialization.jsonObject(with: Data((traced + "]").utf8)) as? [Any])
+        #expect(events.count > 10)
+    }
+
     @Test(.enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))
     func aFullDiskStopsRecordingButNotTheMonitor() throws {
         // Writing to the full device fails with ENOSPC, as a full disk does.
