@@ -129,6 +129,10 @@ struct ChromeTrace: Sendable {
     private(set) var entriesWritten = 0
     /// Handler calls lost on the way, as the source last counted them.
     private(set) var droppedCalls = 0
+    /// Events, and lifecycle changes, lost on the way, as the source last counted them: the
+    /// trace holds no publish of those, and says so.
+    private(set) var droppedEvents = 0
+    private(set) var droppedLifecycle = 0
     /// Times before the trace's zero, written as its zero.
     private(set) var timesMoved = 0
     /// Records of apps or threads beyond ``maximumProcesses`` or ``maximumThreads``, left out.
@@ -162,6 +166,8 @@ struct ChromeTrace: Sendable {
         releaseHeldEvents(all: true)
         if let process = processes.values.min() {
             for (count, what) in [
+                (droppedEvents, "events lost on the way, not in this trace"),
+                (droppedLifecycle, "lifecycle changes lost on the way, not in this trace"),
                 (droppedCalls, "handler calls lost on the way"),
                 (timesMoved, "times before the trace's start moved to it"),
                 (recordsLeftOut, "records of apps or threads beyond the trace's limits left out"),
@@ -180,6 +186,8 @@ struct ChromeTrace: Sendable {
     /// Adds what `batch` holds.
     mutating func add(_ batch: SourceBatch) {
         droppedCalls = max(droppedCalls, batch.droppedCalls)
+        droppedEvents = max(droppedEvents, batch.droppedEvents)
+        droppedLifecycle = max(droppedLifecycle, batch.droppedLifecycle)
         for record in batch.records {
             if let time = record.time { newest = max(newest, Self.nanoseconds(time)) }
             switch record {

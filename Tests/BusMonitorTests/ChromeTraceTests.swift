@@ -13,10 +13,13 @@ struct ChromeTraceTests {
     private static let main = TraceThread(id: 100, isMain: true)
     private static let worker = TraceThread(id: 200, isMain: false)
 
-    private static func trace(_ records: [FeedRecord], dropped: Int = 0) throws -> TraceFile {
+    private static func trace(
+        _ records: [FeedRecord], dropped: Int = 0, droppedEvents: Int = 0, droppedLifecycle: Int = 0
+    ) throws -> TraceFile {
         var trace = ChromeTrace { ChromeTrace.AppName(name: "app", pid: 42) }
-        var batch = SourceBatch(records: records)
+        var batch = SourceBatch(records: records, droppedEvents: droppedEvents)
         batch.droppedCalls = dropped
+        batch.droppedLifecycle = droppedLifecycle
         trace.add(batch)
         var bytes = trace.take()
         bytes += trace.finish()
@@ -204,6 +207,18 @@ struct ChromeTraceTests {
         let names = trace.events("M").compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
         #expect(names.contains("publishes (thread not recorded)"))
         #expect(trace.events("X").isEmpty)
+    }
+
+    @Test(
+        "events and lifecycle changes the monitor dropped are said at the end: the trace lacks their publishes"
+    )
+    func droppedEventsAreTold() throws {
+        let trace = try Self.trace(
+            [Self.event(1, at: Self.second, on: Self.main)], droppedEvents: 36_663, droppedLifecycle: 2)
+        let names = trace.events("i").compactMap { $0["name"] as? String }
+        #expect(names.contains("36663 events lost on the way, not in this trace"))
+        #expect(names.contains("2 lifecycle changes lost on the way, not in this trace"))
+        #expect(!names.contains { $0.contains("handler calls lost") }, "none were")
     }
 
     @Test("calls lost on the way are said at the end; a trace cut short still reads")
