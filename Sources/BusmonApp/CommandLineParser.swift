@@ -219,6 +219,11 @@ package enum CommandLineParser {
         if options.replayPath != nil, options.recordPath != nil {
             throw CommandLineError("--record cannot be used with --replay")
         }
+        if options.replayPath == "-", !options.headless {
+            // The dashboard reads its keys from the terminal that standard input would be.
+            throw CommandLineError(
+                "--replay - (standard input) needs --headless; the dashboard reads keys there")
+        }
     }
 
     /// Splits `--name=value` into its name and value.

@@ -133,6 +133,7 @@ import Testing
         (["--attach", "s", "--rate", "5"], "--rate only applies to the simulated app, not to --attach"),
         (["--replay", "r", "--seed=3"], "--seed only applies to the simulated app, not to --replay"),
         (["--replay", "r", "--record", "w"], "--record cannot be used with --replay"),
+        (["--replay", "-"], "--replay - (standard input) needs --headless; the dashboard reads keys there"),
     ])
     func rejectsFlagsThatContradictEachOther(arguments: [String], message: String) {
         #expect(parseError(arguments) == message)
