@@ -1156,6 +1156,14 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     package func perform(_ command: SourceCommand) -> String? {
         clock.withLock { clock in
             let now = MonotonicClock.now()
+            // A replay that played to its end has stopped there, as a player that ended has: a
+            // move leaves it paused where it lands (Space plays on), rather than playing the
+            // rest at once, which for a recording shorter than a jump undoes the move unseen.
+            let movesAtTheEnd =
+                command.name == SourceCommand.goTo.name || command == .jumpBack || command == .jumpForward
+            if movesAtTheEnd, !clock.isPaused, itemCount > 0, Self.isFinished(clock, itemCount: itemCount) {
+                pause(&clock, now: now)
+            }
             if command.name == SourceCommand.goTo.name {
                 settle(&clock, now: now)
                 guard let text = command.value, let seconds = Self.seconds(parsing: text), seconds >= 0 else {

@@ -320,6 +320,31 @@ struct ReplayTimelineTests {
         #expect(replay.perform(.togglePlayback) == "playing from the start")
     }
 
+    @Test("a replay that played to its end stays where a move takes it, paused, however short the recording")
+    func movesAfterTheEndPause() throws {
+        let directory = TemporaryDirectory()
+        // Given a recording shorter than a jump, played to its end by itself
+        let path = try TimelineRecording.write(times: [0, 0.1, 0.2, 0.3, 0.4], in: directory)
+        let replay = try ReplaySource(path: path, speed: 10)
+        let played = drainUntil(replay) { _ in replay.isFinished }
+        #expect(Self.numbers(played) == [0, 1, 2, 3, 4])
+        // When it jumps back, the cursor stays at the start: the rest does not play again at once
+        #expect(replay.perform(.jumpBack) == "at 00:00.0")
+        #expect(Self.numbers(replay.drainBatches()) == [0])
+        usleep(100_000)
+        #expect(Self.numbers(replay.drainBatches()).isEmpty)
+        #expect(replay.cursor == 0)
+        // And a time typed goes there and stays too
+        #expect(replay.perform(SourceCommand.goTo.with(value: "0.22")) == "at 00:00.2")
+        #expect(Self.numbers(replay.drainBatches()).suffix(2) == [1, 2])
+        usleep(100_000)
+        #expect(Self.numbers(replay.drainBatches()).isEmpty)
+        // Until Space plays on from there
+        #expect(replay.perform(.togglePlayback)?.hasPrefix("playing from") == true)
+        let rest = drainUntil(replay) { _ in replay.isFinished }
+        #expect(Self.numbers(rest) == [3, 4])
+    }
+
     @Test("a search reads the copy of piped input at its own place: playback goes on whole")
     func searchingPipedInput() throws {
         let directory = TemporaryDirectory()
