@@ -58,15 +58,22 @@ struct RateMeter {
         for index in samples.indices { samples[index].total.clampedAdd(delta) }
     }
 
-    /// Counts per second averaged over the last ``window`` seconds before `now`.
+    /// Counts per second averaged over the last ``window`` seconds before `now`; over the
+    /// time there is, but ``shortestSpan`` at least, while the meter is younger than the window.
     func rate(at now: Double) -> Double {
         guard let total else { return 0 }
         let start = now - Self.window
         // The newest sample at or before the window's start, or the oldest there is.
         let base = samples.last { $0.time <= start } ?? samples.first
         guard let base, now - base.time > 1e-6 else { return 0 }
-        return Double(max(0, total.clampedSubtracting(base.total))) / (now - base.time)
+        // Three events a millisecond after the first reading (a replay stepped on from its
+        // start) are no 3,000 a second: too few, too close, to say more than that they came
+        // within a reading's spacing.
+        return Double(max(0, total.clampedSubtracting(base.total))) / max(now - base.time, Self.shortestSpan)
     }
+
+    /// Seconds a rate is taken over at least: the spacing of the samples it keeps.
+    static let shortestSpan = sampleSpacing
 
     /// Counts in each of the `count` whole seconds before the one `now` falls in, oldest first.
     func history(seconds count: Int, at now: Double) -> [Int] {

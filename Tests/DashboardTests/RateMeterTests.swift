@@ -36,6 +36,15 @@ struct RateMeterTests {
         #expect(meter.history(seconds: 3, at: 12.5) == [0, 0, 10])
     }
 
+    @Test("a meter a millisecond old rates what it counted over a reading's spacing, not as a burst")
+    func aYoungMeterIsNoBurst() {
+        var meter = RateMeter(startingAt: 0, time: 10)
+        meter.record(total: 3, at: 10.001)
+        #expect(abs(meter.rate(at: 10.001) - 30) < 1e-9)
+        meter.record(total: 60, at: 10.6)
+        #expect(abs(meter.rate(at: 10.6) - 100) < 1e-9, "over the time there is, once there is more")
+    }
+
     @Test func historyCountsWholeSecondsOldestFirst() {
         var meter = RateMeter(startingAt: 0, time: 0)
         meter.record(total: 3, at: 0.5)
