@@ -129,14 +129,12 @@ package final class AttachSource: DashboardSource {
             batch.droppedLifecycle = state.droppedLifecycleBefore.clampedAdding(state.droppedLifecycleNow)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
             // Said once a drain, as --listen says it of an app: on stderr when headless.
-            if state.malformedSinceDrain > 0 {
-                let count = state.malformedSinceDrain
+            if state.malformedSinceDrain.count > 0 {
                 batch.notices.append(
                     SourceNotice(
-                        time: WallClock.now(),
-                        text: "skipped \(count) malformed \(count == 1 ? "line" : "lines") from the tap",
+                        time: WallClock.now(), text: state.malformedSinceDrain.notice + " from the tap",
                         isWarning: true))
-                state.malformedSinceDrain = 0
+                state.malformedSinceDrain = MalformedLines()
             }
             state.records = []
             state.recordBytes = 0
@@ -167,7 +165,7 @@ struct AttachState {
     /// line may be as long as ``FeedRecord/maximumLineLength``.
     var recordBytes = 0
     /// Lines that could not be read since the last drain, said in its notices.
-    var malformedSinceDrain = 0
+    var malformedSinceDrain = MalformedLines()
     var hello: FeedHello?
     /// The app's process name, pid and bus from its hello, as the dashboard's title.
     var title: String?
@@ -400,7 +398,7 @@ final class AttachReader: @unchecked Sendable {
         var decoder = RecordStreamDecoder()
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var records: [FeedRecord] = []
-        var malformed = 0
+        var malformed = MalformedLines()
         var refused = false
         var askedForCalls = false
         while !isStopping {
@@ -432,14 +430,14 @@ final class AttachReader: @unchecked Sendable {
             }
 
             records.removeAll(keepingCapacity: true)
-            malformed = 0
+            malformed = MalformedLines()
             decoder.decode(chunk[0..<count], malformed: &malformed) { records.append($0) }
             var incompatible = false
             shared.withLock { state in
                 state.heard()
-                state.malformedLines += malformed
+                state.malformedLines += malformed.count
                 state.recordBytes += count
-                state.malformedSinceDrain += malformed
+                state.malformedSinceDrain.add(malformed)
                 for record in records {
                     switch record {
                     case .hello(let hello):

@@ -475,19 +475,17 @@ final class ListenLoop: @unchecked Sendable {
     /// Reads what the connection has; returns why it ended, or `nil` while it goes on.
     private func read(_ connection: Connection, into chunk: inout [UInt8]) -> String? {
         var messages: [FleetMessage] = []
-        var malformed = 0
+        var malformed = MalformedLines()
         var bytesRead = 0
         defer {
-            if !messages.isEmpty || malformed > 0 || bytesRead > 0 {
+            if !messages.isEmpty || malformed.count > 0 || bytesRead > 0 {
                 let now = WallClock.now()
                 shared.withLock { state in
                     state.bytesSinceDrain += bytesRead
                     for message in messages { state.fleet.receive(message, now: now) }
-                    if malformed > 0, let origin = connection.origin {
+                    if malformed.count > 0, let origin = connection.origin {
                         state.note(
-                            SourceNotice(
-                                time: now, text: "\(origin): skipped \(malformed) malformed lines",
-                                isWarning: true))
+                            SourceNotice(time: now, text: "\(origin): \(malformed.notice)", isWarning: true))
                     }
                 }
             }
@@ -525,7 +523,7 @@ final class ListenLoop: @unchecked Sendable {
     /// Gathers the first line; once it is there, welcomes or refuses the connection.
     private func takeDial(
         _ connection: Connection, bytes: ArraySlice<UInt8>, messages: inout [FleetMessage],
-        malformed: inout Int
+        malformed: inout MalformedLines
     ) -> String? {
         connection.dialBuffer += bytes
         let newline = connection.dialBuffer.firstIndex(of: 0x0A)
@@ -592,7 +590,7 @@ final class ListenLoop: @unchecked Sendable {
 
     private func split(
         _ bytes: ArraySlice<UInt8>, of connection: Connection, messages: inout [FleetMessage],
-        malformed: inout Int
+        malformed: inout MalformedLines
     ) {
         guard let origin = connection.origin else { return }
         connection.decoder.decode(bytes, malformed: &malformed) { record in

@@ -9,20 +9,51 @@ struct RecordStreamDecoder {
 
     /// Decodes the complete lines in `bytes` (with what came before them), handing each record
     /// over in order and counting what could not be read in `malformed`.
-    mutating func decode(_ bytes: ArraySlice<UInt8>, malformed: inout Int, _ handle: (FeedRecord) -> Void) {
+    mutating func decode(
+        _ bytes: ArraySlice<UInt8>, malformed: inout MalformedLines, _ handle: (FeedRecord) -> Void
+    ) {
         lines.append(bytes) { piece in
             switch piece {
             case .tooLong:
-                malformed += 1
+                malformed.add(reason: "a line longer than the limit of \(FeedRecord.maximumLineLength) bytes")
             case .line(let line):
                 do throws(FeedDecodingError) {
                     handle(try FeedRecord.decode(line: line))
                 } catch {
                     if case .unknownKind = error { return }
-                    malformed += 1
+                    malformed.add(reason: error.description)
                 }
             }
         }
+    }
+}
+
+/// Lines of an app's stream that could not be read: how many, and why the first could not, so
+/// that a notice says more than a count.
+struct MalformedLines {
+    private(set) var count = 0
+    /// Why the first of them could not be read, such as `missing field "time" in an event`.
+    private(set) var firstReason: String?
+
+    mutating func add(reason: String) {
+        count += 1
+        if firstReason == nil { firstReason = reason }
+    }
+
+    /// Adds what `other` counted.
+    mutating func add(_ other: MalformedLines) {
+        count += other.count
+        if firstReason == nil { firstReason = other.firstReason }
+    }
+
+    /// `skipped 1 malformed line (line is not valid UTF-8)`, `skipped 3 malformed lines (the
+    /// first: ...)`.
+    var notice: String {
+        let lines = count == 1 ? "1 malformed line" : "\(count) malformed lines"
+        guard let reason = firstReason else { return "skipped \(lines)" }
+        // The reason may quote what the app sent: escaped, and a sentence's length at most.
+        let shown = UntrustedText.escaped(String(reason.prefix(160)))
+        return "skipped \(lines) (\(count == 1 ? "" : "the first: ")\(shown))"
     }
 }
 

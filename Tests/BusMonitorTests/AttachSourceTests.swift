@@ -183,6 +183,9 @@ struct AttachSourceTests {
             said.compactMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
                 == 3,
             "each skipped line is said as a warning: \(said)")
+        // with why the first of them could not be read
+        #expect(said.first?.contains("malformed line") == true)
+        #expect(said.first?.contains("(") == true && said.first?.contains("JSON") == true, "\(said)")
     }
 }
 
