@@ -266,7 +266,8 @@ package enum CommandLineParser {
             return false
         }
         if host.hasPrefix("[") { return host.hasSuffix("]") && host.count > 2 }
-        return !host.contains(":") && !host.contains(where: \.isWhitespace)
+        // No host at all would listen on every interface unasked: 0.0.0.0 must be said.
+        return !host.isEmpty && !host.contains(":") && !host.contains(where: \.isWhitespace)
     }
 
     /// Seconds in a duration such as `30s`, `10m`, `2h`, `1d` or `90` (seconds), greater than 0.

@@ -113,6 +113,10 @@ import Testing
         (["--replay", "a", "--speed", "1e-9"], "--speed needs a speed factor of at least 0.001, got '1e-9'"),
         (["--attach", ""], "--attach needs a non-empty path"),
         (["--record="], "--record needs a non-empty path"),
+        (
+            ["--listen", ":7777"],
+            "--listen needs HOST:PORT, such as 127.0.0.1:7777 or 0.0.0.0:7777, got ':7777'"
+        ),
         (["--frob"], "unknown option '--frob'"),
         (["-x"], "unknown option '-x'"),
         (["extra"], "unexpected argument 'extra'"),
