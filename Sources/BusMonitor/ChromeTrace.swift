@@ -265,7 +265,7 @@ struct ChromeTrace: Sendable {
                     field(process: process, thread: thread, time: time)
                     if time != start {
                         writer.beginObject("args")
-                        writer.field("handler", handler)
+                        text("handler", handler)
                         writer.field("event", Int(clamping: call.eventID))
                         writer.field("waited_us", Double(waited) / 1000)
                         writer.endObject()
@@ -294,8 +294,8 @@ struct ChromeTrace: Sendable {
         appendMicroseconds(duration)
         writer.beginObject("args")
         writer.field("event", Int(clamping: call.eventID))
-        writer.field("type", call.eventTypeName)
-        if let observer = call.observerTypeName { writer.field("observer", observer) }
+        text("type", call.eventTypeName)
+        if let observer = call.observerTypeName { text("observer", observer) }
         if let id = call.observerID { writer.field("observer_id", Int(clamping: id)) }
         if let waited = call.waitedNanoseconds { writer.field("waited_us", Double(waited) / 1000) }
         writer.endObject()
@@ -345,7 +345,7 @@ struct ChromeTrace: Sendable {
         writer.beginObject("args")
         if trace.eventID != 0 { writer.field("event", Int(clamping: trace.eventID)) }
         if let cause = trace.causeID { writer.field("cause", Int(clamping: cause)) }
-        if let site = trace.site { writer.field("site", site.description) }
+        if let site = trace.site { text("site", site.description) }
         writer.field("receivers", event.receivers)
         writer.endObject()
         end()
@@ -396,7 +396,7 @@ struct ChromeTrace: Sendable {
         writer.field("s", "p")
         field(process: process, thread: nil, time: time)
         writer.beginObject("args")
-        writer.field("change", change.description)
+        text("change", change.description)
         writer.endObject()
         end()
     }
@@ -511,7 +511,7 @@ struct ChromeTrace: Sendable {
         writer.field("pid", process)
         if let thread { writer.field("tid", Int(clamping: thread)) }
         writer.beginObject("args")
-        if let name { writer.field("name", name) }
+        if let name { text("name", name) }
         if let sortIndex { writer.field("sort_index", sortIndex) }
         writer.endObject()
         writer.endObject()
@@ -542,8 +542,16 @@ struct ChromeTrace: Sendable {
     private mutating func begin(_ phase: StaticString, name: String, category: StaticString) {
         writer.beginObject(nil)
         writer.field("ph", String(describing: phase))
-        writer.field("name", name)
+        text("name", name)
         writer.field("cat", String(describing: category))
+    }
+
+    /// A field of text that holds names from an app: JSON would escape its control characters
+    /// in the file, but a trace is read by people through a viewer, which would show them
+    /// decoded (a newline, a right-to-left override that reverses what follows). Shown as
+    /// visible escapes instead (`\u{1B}`), as `--graph` writes them.
+    private mutating func text(_ key: StaticString, _ value: String) {
+        writer.field(key, UntrustedText.escaped(value))
     }
 
     private mutating func end() {

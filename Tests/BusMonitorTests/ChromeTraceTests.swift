@@ -247,7 +247,7 @@ struct ChromeTraceTests {
         #expect(partial.handlerSlices().count == 1)
     }
 
-    @Test("names from the app are JSON-escaped, control characters included")
+    @Test("names from the app show their control characters as visible escapes, as --graph writes them")
     func hostileNamesAreEscaped() throws {
         var trace = ChromeTrace { ChromeTrace.AppName(name: "app\u{7}", pid: 42) }
         trace.add(
@@ -257,6 +257,7 @@ struct ChromeTraceTests {
         let bytes = trace.take() + trace.finish()
         #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A }, "no raw control character in the file")
         let read = try TraceFile(data: Data(bytes))
-        #expect(read.handlerSlices().first?["name"] as? String == "Evil\u{1B}[2J\"\n Tick")
+        #expect(read.handlerSlices().first?["name"] as? String == #"Evil\u{1B}[2J"\u{A} Tick"#)
+        #expect(read.processNames.values.contains(#"app\u{7} (pid 42)"#), "\(read.processNames)")
     }
 }
