@@ -219,6 +219,8 @@ struct DashboardState {
     /// ``BusSnapshot/bounded(to:otherTypes:otherClasses:)``). Without it, apps coming and going
     /// past the limit would make the totals fall.
     private var forgottenTotals: BusSnapshot?
+    /// Snapshot sums taken so far (it wraps): a batch that took one moves the protocols' rows.
+    private var snapshotsTaken = 0
     /// The row the forgotten apps' observer classes past the limit are summed in.
     static let otherClassesName = "(other classes)"
     /// Snapshots of apps past ``FleetState/maximumMembers`` not kept, so far: the header says
@@ -268,6 +270,7 @@ struct DashboardState {
         droppedFromAppsPastTheLimit = batch.droppedFromAppsPastTheLimit
         let readingTime = advanceClock(with: batch, at: now)
         if batch.countersRestarted { restartCounters() }
+        let snapshotsTakenBefore = snapshotsTaken
         var snapshotsChanged = false
         if let members = batch.fleet {
             sourceListsFleet = true
@@ -318,8 +321,12 @@ struct DashboardState {
         if snapshotsChanged { takeSnapshots(at: now, readingTime: readingTime) }
 
         let changeTime = highlightTime(now: now, readingTime: readingTime)
+        let tookSnapshots = snapshotsTaken != snapshotsTakenBefore
         for index in rows.indices {
             rows[index].subscribers.noteChanges(at: changeTime)
+            // A protocol's row is read when a snapshot moves it, so that its rate is taken
+            // between two of them, not from a count that stands still in between.
+            guard !rows[index].isProtocol || tookSnapshots || rows[index].meter.total == nil else { continue }
             rows[index].meter.record(total: rows[index].published, at: readingTime)
         }
         wildcard.noteChanges(at: changeTime)
@@ -428,6 +435,7 @@ struct DashboardState {
     /// Takes the apps' newest snapshots, summed: as a baseline when it is the first, or when the
     /// apps it counts are not the ones counted last time.
     private mutating func takeSnapshots(at now: Double, readingTime: Double) {
+        snapshotsTaken &+= 1
         let counted = countedOrigins
         // A gone app's totals stay in the sums; what it had live went with it.
         let members = snapshotOrder.compactMap { origin in
@@ -632,7 +640,10 @@ struct DashboardState {
         }
         let listedEnd = hasOtherTypes ? rows.endIndex - 1 : rows.endIndex
         let position = rows[..<listedEnd].firstIndex { $0.name > name } ?? listedEnd
-        rows.insert(TypeRow(name: name, meter: meter), at: position)
+        var row = TypeRow(name: name, meter: meter)
+        // Its count moves with snapshots only (see ``TypeRow/published``).
+        row.meter.endsAtNewestReading = row.isProtocol
+        rows.insert(row, at: position)
         for index in position..<listedEnd + 1 { rowIndex[rows[index].name] = index }
         return position
     }

@@ -15,6 +15,12 @@ struct RateMeter {
     }
 
     private(set) var total: Int?
+    /// Whether the counter moves only with readings made now and then (a protocol's row, whose
+    /// count comes from snapshots alone): the rate is then taken up to the newest reading, not
+    /// up to now, so that it does not sag between two readings by what the next will add. A
+    /// second after the newest reading, time runs on, and a counter nobody reads any more
+    /// falls to zero from a second after it.
+    var endsAtNewestReading = false
     private var samples: [Sample] = []
     private var buckets = [Int](repeating: 0, count: historySeconds)
     private var newestSecond: Int?
@@ -60,8 +66,10 @@ struct RateMeter {
 
     /// Counts per second averaged over the last ``window`` seconds before `now`; over the
     /// time there is, but ``shortestSpan`` at least, while the meter is younger than the window.
-    func rate(at now: Double) -> Double {
+    func rate(at time: Double) -> Double {
         guard let total else { return 0 }
+        let newest = samples.last?.time ?? time
+        let now = endsAtNewestReading ? min(time, max(newest, time - Self.readingPatience)) : time
         let start = now - Self.window
         // The newest sample at or before the window's start, or the oldest there is.
         let base = samples.last { $0.time <= start } ?? samples.first
@@ -71,6 +79,10 @@ struct RateMeter {
         // within a reading's spacing.
         return Double(max(0, total.clampedSubtracting(base.total))) / max(now - base.time, Self.shortestSpan)
     }
+
+    /// Seconds after its newest reading that a meter ``endsAtNewestReading`` still takes its
+    /// rate up to that reading: twice the interval at which taps send snapshots.
+    static let readingPatience = 1.0
 
     /// Seconds a rate is taken over at least: the spacing of the samples it keeps.
     static let shortestSpan = sampleSpacing
