@@ -27,71 +27,6 @@ extension BusSnapshot {
             handlers: handlers)
     }
 
-    /// This snapshot with at most `limit` event types, observer classes and handler rows: the
-    /// first `limit - 1` of each as they are, and the rest summed into one row named
-    /// `otherTypes` (or `otherClasses`), so that a sum kept over any number of apps (those a
-    /// fleet forgot) holds their totals in bounded memory.
-    package func bounded(to limit: Int, otherTypes: String, otherClasses: String) -> BusSnapshot {
-        let keep = max(1, limit) - 1
-        guard eventTypes.count > keep + 1 || observers.count > keep + 1 || handlers.count > keep + 1 else {
-            return self
-        }
-        var types = Array(eventTypes.prefix(keep))
-        if eventTypes.count > keep {
-            types.append(
-                eventTypes.dropFirst(keep).reduce(EventTypeStatistics(typeName: otherTypes)) { $0.adding($1) }
-            )
-        }
-        var classes = Array(observers.prefix(keep))
-        if observers.count > keep {
-            classes.append(
-                observers.dropFirst(keep).reduce(ObserverStatistics(className: otherClasses)) {
-                    sum, observer in
-                    ObserverStatistics(
-                        className: sum.className,
-                        reclaimedInstances: sum.reclaimedInstances.clampedAdding(observer.reclaimedInstances),
-                        handlerFailures: sum.handlerFailures.clampedAdding(observer.handlerFailures))
-                })
-        }
-        var rows = Array(handlers.prefix(keep))
-        if handlers.count > keep {
-            rows.append(
-                handlers.dropFirst(keep).reduce(
-                    HandlerStatistics(observerTypeName: otherClasses, eventTypeName: otherTypes, calls: 0)
-                ) { sum, row in
-                    HandlerStatistics(
-                        observerTypeName: sum.observerTypeName, eventTypeName: sum.eventTypeName,
-                        calls: sum.calls.clampedAdding(row.calls), total: sum.total + row.total,
-                        maximum: max(sum.maximum, row.maximum),
-                        slowCalls: sum.slowCalls.clampedAdding(row.slowCalls),
-                        failures: sum.failures.clampedAdding(row.failures),
-                        dropped: sum.dropped.clampedAdding(row.dropped),
-                        waits: sum.waits.merged(with: row.waits))
-                })
-        }
-        return BusSnapshot(
-            busName: busName, eventTypes: types, wildcardObservers: wildcardObservers,
-            deadWildcardObservers: deadWildcardObservers,
-            reclaimedWildcardObservers: reclaimedWildcardObservers,
-            wildcardDeliveries: wildcardDeliveries, observers: classes, leakSuspects: leakSuspects,
-            instances: instances, handlers: rows, stickyEvents: stickyEvents)
-    }
-
-    /// `fleet (2 apps)`: the bus name of the sum of `apps` apps' snapshots.
-    package static func fleetName(apps: Int) -> String {
-        "fleet (\(apps) \(apps == 1 ? "app" : "apps"))"
-    }
-
-    /// This snapshot under another bus name.
-    package func named(_ name: String) -> BusSnapshot {
-        BusSnapshot(
-            busName: name, eventTypes: eventTypes, wildcardObservers: wildcardObservers,
-            deadWildcardObservers: deadWildcardObservers,
-            reclaimedWildcardObservers: reclaimedWildcardObservers,
-            wildcardDeliveries: wildcardDeliveries, observers: observers, leakSuspects: leakSuspects,
-            instances: instances, handlers: handlers, stickyEvents: stickyEvents)
-    }
-
     /// The snapshots of several apps summed into one, as a monitor shows a fleet.
     ///
     /// Each event type's counters are summed by type name, each observer class's by class name,
@@ -150,7 +85,7 @@ extension BusSnapshot {
             sticky += snapshot.stickyEvents
         }
         return BusSnapshot(
-            busName: fleetName(apps: snapshots.count),
+            busName: "fleet (\(snapshots.count) \(snapshots.count == 1 ? "app" : "apps"))",
             eventTypes: types.values, wildcardObservers: wildcard.live,
             deadWildcardObservers: wildcard.dead, reclaimedWildcardObservers: wildcard.reclaimed,
             wildcardDeliveries: wildcard.deliveries, observers: classes.values, leakSuspects: suspects,

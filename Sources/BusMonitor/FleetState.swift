@@ -190,15 +190,26 @@ package struct FleetState: Sendable {
         fleetChanged = true
     }
 
-    /// Counts and tells the events missing before `event` in its app's numbering: sent, and
-    /// never heard (a server that restarted took them before the monitor's subscription was
-    /// back). An event numbered at or below the highest heard is late, and fills no gap.
+    /// Counts and tells the events missing before `event` in its app's numbering: published
+    /// by its bridge, and never heard (a server that restarted handed them out before the
+    /// monitor's subscription was back).
+    ///
+    /// A bridge's messages come in the order it sent them, so a number at or below the last is
+    /// a bridge that numbers afresh (closed and made again in the same process): counting goes
+    /// on from there. A jump of more than ``implausibleGap`` is no bridge's (nothing publishes
+    /// four billion events while a monitor looks away) but someone's on the subject making one
+    /// up: it is not counted, and does not move the numbering.
     private mutating func checkNumbering(of event: FeedEvent, from member: inout Member, now: Double) {
         let number = event.sequence
-        defer { member.lastEventNumber = max(member.lastEventNumber ?? number, number) }
-        guard let last = member.lastEventNumber, number > last else { return }
+        guard number >= 0 else { return }  // a decoded record's never is
+        guard let last = member.lastEventNumber, number > last else {
+            member.lastEventNumber = number
+            return
+        }
         let (missing, overflow) = number.subtractingReportingOverflow(last)
-        let lost = overflow ? Int.max : missing - 1
+        guard !overflow, missing <= Self.implausibleGap else { return }
+        member.lastEventNumber = number
+        let lost = missing - 1
         guard lost > 0 else { return }
         droppedEvents.clampedAdd(lost)
         let numbers = lost == 1 ? "number \(last + 1)" : "numbers \(last + 1) to \(number - 1)"
@@ -206,6 +217,9 @@ package struct FleetState: Sendable {
             "\(member.info.origin): \(lost) \(lost == 1 ? "event" : "events") lost on the way (\(numbers))",
             isWarning: true, now: now)
     }
+
+    /// The largest step in an app's numbering taken as events lost; a larger one is made up.
+    static let implausibleGap = 1 << 32
 
     private mutating func join(_ origin: EventOrigin, heard: Double, now: Double, replayed: Bool) -> Member {
         note(replayed ? "\(origin) joined (from history)" : "\(origin) joined", now: now)

@@ -115,7 +115,8 @@
         /// Connections made so far; it grows by one with each reconnection.
         package var connections: Int { connection.events.connections.load(ordering: .relaxed) }
 
-        /// Live messages dropped because the replay held too many.
+        /// Live messages other than events dropped because the replay held too many (events
+        /// dropped so leave a gap in their bridge's numbering, counted where it shows).
         package var heldDropped: Int { core.heldDropped }
 
         /// Asks every bridge for its bus's handler calls for the next few seconds (see
@@ -214,6 +215,12 @@
             return hasher.finalize()
         }
 
+        /// Whether `bytes` is a bridge's event, which begins as its encoder writes every one.
+        private static func isEvent(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            bytes.starts(with: eventStart)
+        }
+        private static let eventStart = Array(#"{"kind":"event","#.utf8)
+
         /// A live message: held while the replay runs, delivered otherwise.
         func live(_ bytes: UnsafeRawBufferPointer) {
             let direct = seam.withLock { seam in
@@ -224,7 +231,9 @@
                     seam.held.append(Array(bytes))
                     seam.heldBytes += bytes.count
                     seam.heldHashes.insert(Self.hash(bytes))
-                } else {
+                } else if !Self.isEvent(bytes) {
+                    // An event dropped here leaves a gap in its bridge's numbering, which the
+                    // fleet counts as lost when the next one arrives: counted there, once.
                     seam.heldDropped += 1
                 }
                 return false

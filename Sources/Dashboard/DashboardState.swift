@@ -214,15 +214,8 @@ struct DashboardState {
     private(set) var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
     /// The keys of ``memberSnapshots`` in the order they first came.
     private var snapshotOrder: [EventOrigin?] = []
-    /// What the apps a fleet forgot after they went (it lists ``FleetState/maximumMembers`` at
-    /// most) still count in the sums: their totals, summed, in bounded rows (see
-    /// ``BusSnapshot/bounded(to:otherTypes:otherClasses:)``). Without it, apps coming and going
-    /// past the limit would make the totals fall.
-    private var forgottenTotals: BusSnapshot?
     /// Snapshot sums taken so far (it wraps): a batch that took one moves the protocols' rows.
     private var snapshotsTaken = 0
-    /// The row the forgotten apps' observer classes past the limit are summed in.
-    static let otherClassesName = "(other classes)"
     /// Snapshots of apps past ``FleetState/maximumMembers`` not kept, so far: the header says
     /// so, since the counters then leave those apps out.
     private(set) var snapshotsRefused = 0
@@ -357,18 +350,7 @@ struct DashboardState {
         let listed = Set(members.map(\.origin))
         let unlisted = snapshotOrder.filter { $0.map { !listed.contains($0) } ?? false }
         if !unlisted.isEmpty {
-            for origin in unlisted {
-                // Its totals stay in the sums, as a gone app's do.
-                if let forgotten = memberSnapshots[origin] {
-                    forgottenTotals = BusSnapshot.merged(
-                        [forgottenTotals, forgotten.retired].compactMap { $0 }
-                    )
-                    .bounded(
-                        to: Self.maximumTypeRows, otherTypes: Self.otherTypesName,
-                        otherClasses: Self.otherClassesName)
-                }
-                memberSnapshots[origin] = nil
-            }
+            for origin in unlisted { memberSnapshots[origin] = nil }
             snapshotOrder.removeAll { $0.map { !listed.contains($0) } ?? false }
             snapshotsChanged = true
         }
@@ -438,12 +420,10 @@ struct DashboardState {
         snapshotsTaken &+= 1
         let counted = countedOrigins
         // A gone app's totals stay in the sums; what it had live went with it.
-        let members = snapshotOrder.compactMap { origin in
-            memberSnapshots[origin].map { origin.map(goneMembers.contains) == true ? $0.retired : $0 }
-        }
-        var snapshot = BusSnapshot.merged(members + [forgottenTotals].compactMap { $0 })
-        // Named for the apps it sums now: the forgotten are in its totals, not in its count.
-        if forgottenTotals != nil { snapshot = snapshot.named(BusSnapshot.fleetName(apps: members.count)) }
+        let snapshot = BusSnapshot.merged(
+            snapshotOrder.compactMap { origin in
+                memberSnapshots[origin].map { origin.map(goneMembers.contains) == true ? $0.retired : $0 }
+            })
         if isAwaitingBaseline || counted != countedMembers {
             countedMembers = counted
             let before = publishedByType()
@@ -544,7 +524,6 @@ struct DashboardState {
         handlers.restartReports()
         memberSnapshots = [:]
         snapshotOrder = []
-        forgottenTotals = nil
         countedMembers = []
         // A new process numbers its observers afresh.
         announcedReclaims = [:]

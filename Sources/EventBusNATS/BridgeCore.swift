@@ -147,6 +147,10 @@
 
         private func run() {
             var encoder = EnvelopeEncoder(sender: sender)
+            // The number of the last event published: events are numbered as they are sent, not
+            // as the bus delivered them, so that a gap a reader sees is events lost after the
+            // bridge (what the bridge itself drops or does not send is in its own counts).
+            var lastSent = 0
             while true {
                 let stopping = self.stopping.load(ordering: .acquiring)
                 guard connection.events.state == .connected else {
@@ -163,7 +167,9 @@
                     inbox.wait(timeout: nil)
                     continue
                 }
-                for case .event(let event) in drained.records { send(event, with: &encoder) }
+                for case .event(let event) in drained.records {
+                    if send(event, numbered: lastSent + 1, with: &encoder) { lastSent += 1 }
+                }
                 let batch = drained.records.count
                 // nats.c's flusher thread waits a millisecond for more messages before it writes
                 // (conn.c, `_flusher`), so a lone event would wait that long. A flush writes at
@@ -178,17 +184,22 @@
             if connection.events.state == .connected { _ = connection.flush(timeout: 0.5) }
         }
 
-        private func send(_ event: FeedEvent, with encoder: inout EnvelopeEncoder) {
-            guard case .value(let value) = event.payload else { return }
+        /// Publishes `event` as number `number`; returns whether it was published (an event that
+        /// is not `Encodable`, fails to encode, or that the client refuses is not, and takes no
+        /// number).
+        private func send(
+            _ event: FeedEvent, numbered number: Int, with encoder: inout EnvelopeEncoder
+        ) -> Bool {
+            guard case .value(let value) = event.payload else { return false }
             let type = encoder.type(of: value)
             let outcome = encoder.encode(
-                value, sequence: event.sequence, time: event.time, receivers: event.receivers,
+                value, sequence: number, time: event.time, receivers: event.receivers,
                 trace: event.trace, info: type)
             switch outcome {
-            case .skipped: return
+            case .skipped: return false
             case .failed:
                 counters.unencodable.add(1, ordering: .relaxed)
-                return
+                return false
             case .encoded: break
             }
             let sent = type.subject.withUnsafeBufferPointer { subject in
@@ -201,6 +212,7 @@
             } else {
                 counters.dropped.add(1, ordering: .relaxed)
             }
+            return sent
         }
 
         private func ensureStreamIfNeeded() {

@@ -176,17 +176,25 @@ import Testing
         #expect(gap.droppedEvents == 4)
         #expect(texts(gap) == ["alpha@web-1:11: 4 events lost on the way (numbers 10 to 13)"])
         #expect(gap.notices.first?.isWarning == true)
-        // and one late or repeated fills nothing and counts nothing more.
-        state.receive(numbered(12, from: alpha), now: 1002)
         state.receive(numbered(15, from: alpha), now: 1002)
         state.receive(numbered(17, from: alpha), now: 1002)
         let later = state.takeBatch(now: 1002)
         #expect(later.droppedEvents == 5)
         #expect(texts(later) == ["alpha@web-1:11: 1 event lost on the way (number 16)"])
-        // A made-up number far ahead counts without overflowing.
-        state.receive(numbered(Int.max, from: beta), now: 1003)
-        state.receive(numbered(Int.min, from: beta), now: 1003)
-        #expect(state.takeBatch(now: 1003).droppedEvents == Int.max)
+        // A bridge made again in the same process numbers from 1: counting goes on from there.
+        for number in [1, 2, 4] { state.receive(numbered(number, from: alpha), now: 1003) }
+        let again = state.takeBatch(now: 1003)
+        #expect(again.droppedEvents == 6)
+        #expect(texts(again) == ["alpha@web-1:11: 1 event lost on the way (number 3)"])
+        // A number made up far ahead (anyone can publish on the subject) is not counted, and
+        // the numbering goes on as the bridge's.
+        state.receive(numbered(Int.max, from: beta), now: 1004)
+        state.receive(numbered(3, from: beta), now: 1004)
+        state.receive(numbered(1 << 40, from: beta), now: 1004)
+        state.receive(numbered(4, from: beta), now: 1004)
+        let madeUp = state.takeBatch(now: 1004)
+        #expect(madeUp.droppedEvents == 6)
+        #expect(texts(madeUp).isEmpty)
     }
 
     @Test("numbering is not checked for apps that dialled in: their taps report their own drops")

@@ -78,7 +78,9 @@
             let text = String(decoding: first.data, as: UTF8.self)
             #expect(text.hasSuffix(#","payload":{"userId":"42","userName":"Ada / Lovelace"}}"# + "\n"))
             let second = try #require(listener.next())
-            #expect(second.json?["seq"] as? Int == 3)
+            // Numbered among those published: the event that stays local takes no number, so a
+            // gap a monitor sees is events lost after the bridge.
+            #expect(second.json?["seq"] as? Int == 2)
             #expect((second.json?["payload"] as? [String: Any])?["userName"] as? String == "Grace")
             #expect(listener.next(timeout: 0.2) == nil)
             #expect(bridge.statistics.forwarded == 2)
