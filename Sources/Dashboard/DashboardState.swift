@@ -460,17 +460,18 @@ struct DashboardState {
     ///
     /// - Returns: The source's time of this batch, never earlier than the one before.
     private mutating func advanceClock(with batch: SourceBatch, at now: Double) -> Double {
-        var lastEvent: Double?
-        var lastChange: Double?
-        for record in batch.records.reversed() {
+        // The latest stamp of the batch, not its last record's: in a fleet's batch the last may
+        // come from an app whose clock is behind, and would hold the reading back.
+        var newest: Double?
+        for record in batch.records {
+            let time: Double
             switch record {
-            case .event(let event) where lastEvent == nil: lastEvent = event.time
-            case .lifecycle(let change) where lastChange == nil: lastChange = change.time
-            default: break
+            case .event(let event): time = event.time
+            case .lifecycle(let change): time = change.time
+            default: continue
             }
-            if lastEvent != nil, lastChange != nil { break }
+            if time.isFinite, time > newest ?? -.infinity { newest = time }
         }
-        let newest = [lastEvent, lastChange].compactMap { $0 }.max()
         if let clock = batch.sourceClock, clock.isFinite {
             clockOffset = clock - now
         } else if let newest, newest.isFinite {

@@ -72,6 +72,25 @@ struct DashboardControllerTests {
         #expect(abs(dashboard.live.totalMeter.rate(at: reading) - 40) < 2)
     }
 
+    @Test("a batch whose last record comes from a clock an hour behind still moves the reading on")
+    func aStampFarBehindLastInABatchDoesNotHoldTheClock() throws {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        dashboard.update(now: startTime)
+        var now = startTime
+        for _ in 0..<50 {
+            now += 0.1
+            source.enqueue(
+                SourceBatch(
+                    events: (0..<4).map { login("u\($0)", at: now) } + [dataLoaded(["x"], at: now - 3600)]))
+            dashboard.update(now: now)
+        }
+        let row = try #require(dashboard.live.rows.first { $0.name == "UserLoggedInEvent" })
+        let reading = dashboard.live.sourceTime(at: now)
+        #expect(abs(reading - now) < 0.2)
+        #expect(abs(row.meter.rate(at: reading) - 40) < 1)
+    }
+
     @Test func snapshotsGiveExactCountsAndFeedEventsAddToThem() throws {
         let source = ScriptedSource()
         let dashboard = SourceDashboard(source: source)
