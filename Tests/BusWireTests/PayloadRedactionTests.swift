@@ -69,6 +69,22 @@ struct PayloadRedactionTests {
         #expect(text == #"{"name":"n","secret":"<redacted>"}"#)
     }
 
+    @Test("JSON text from a fleet is redacted by its keys: values, spacing and escapes do not fool it")
+    func jsonTextByKeys() {
+        let redaction = PayloadRedaction.default
+        // A value that reads like a name is no key: the text comes back as it was, byte for byte.
+        let plain = #"{"kind" : "token","note":"password: x","n":[1,{"a":"b"}]}"#
+        #expect(redaction.redact(json: plain) == plain)
+        // Keys at any depth, in any case, with space before their colon.
+        #expect(
+            redaction.redact(json: #"{"user":{"Password" : "x","zeta":"ada"},"list":[{"TOKEN":1}]}"#)
+                == #"{"list":[{"TOKEN":"<redacted>"}],"user":{"Password":"<redacted>","zeta":"ada"}}"#)
+        // A key spelled with an escape is read as JSON reads it.
+        #expect(redaction.redact(json: #"{"password":"x"}"#) == #"{"password":"<redacted>"}"#)
+        // Not JSON at all: left as it is.
+        #expect(redaction.redact(json: #"{"password":"#) == #"{"password":"#)
+    }
+
     @Test("descriptions of events that are not Encodable are redacted too")
     func descriptions() {
         let text = PayloadFormatter.format(Described(user: "ada", token: "tk \"quoted\", still", count: 3))
