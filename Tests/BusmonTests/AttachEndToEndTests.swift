@@ -216,27 +216,29 @@ struct AttachEndToEndTests {
             try? FileManager.default.removeItem(atPath: recording)
             try? FileManager.default.removeItem(atPath: trace)
         }
-        // The files may grow to 64 blocks; busmon ignores SIGXFSZ, so writing past that fails
-        // with "File too large", part way through a batch.
+        // The files may grow to 256 blocks (128 KiB or more), less than 3 s of records and calls
+        // at this rate; busmon ignores SIGXFSZ, so the write that passes the limit fails with
+        // "File too large" part way through its batch. The headless output goes where no limit
+        // applies, so that busmon runs on.
         let result = try ChildProcess.run(
             "/bin/sh",
             [
-                "-c", #"ulimit -f 64 && exec "$0" "$@""#, try BusmonBinary.require(), "--headless", "--rate",
-                "2000",
-                "--duration", "1.5", "--record", recording, "--trace", trace,
+                "-c", #"ulimit -f 256 && exec "$0" "$@" > /dev/null"#, try BusmonBinary.require(),
+                "--headless",
+                "--rate", "500", "--duration", "3", "--record", recording, "--trace", trace,
             ],
             environment: environment)
         #expect(result.status == 1)
         #expect(result.standardError.contains("stopped: File too large"), "\(result.standardError)")
         let recorded = try String(contentsOfFile: recording, encoding: .utf8)
         #expect(recorded.hasSuffix("\n"))
-        #expect(try jsonLines(recorded).count > 10, "every line whole")
+        #expect(try !jsonLines(recorded).isEmpty, "every line whole")
         let traced = try String(contentsOfFile: trace, encoding: .utf8)
         #expect(traced.hasSuffix("\n"))
         // A trace that stopped lacks only its closing bracket, as one of a run killed would.
         let events = try #require(
             try JSONSerialization.jsonObject(with: Data((traced + "]").utf8)) as? [Any])
-        #expect(events.count > 10)
+        #expect(!events.isEmpty)
     }
 
     @Test(.enabled(if: TestHost.fullDevice != nil, "this host has no device that is always full"))
