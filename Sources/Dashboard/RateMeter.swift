@@ -17,9 +17,9 @@ struct RateMeter {
     private(set) var total: Int?
     /// Whether the counter moves only with readings made now and then (a protocol's row, whose
     /// count comes from snapshots alone): the rate is then taken up to the newest reading, not
-    /// up to now, so that it does not sag between two readings by what the next will add. A
-    /// second after the newest reading, time runs on, and a counter nobody reads any more
-    /// falls to zero from a second after it.
+    /// up to now, so that it does not sag between two readings by what the next will add. From
+    /// a second after the newest reading time runs on, so that a counter nobody reads any more
+    /// falls to zero.
     var endsAtNewestReading = false
     private var samples: [Sample] = []
     private var buckets = [Int](repeating: 0, count: historySeconds)
@@ -64,7 +64,7 @@ struct RateMeter {
         for index in samples.indices { samples[index].total.clampedAdd(delta) }
     }
 
-    /// Counts per second averaged over the last ``window`` seconds before `now`; over the
+    /// Counts per second averaged over the last ``window`` seconds before `time`; over the
     /// time there is, but ``shortestSpan`` at least, while the meter is younger than the window.
     func rate(at time: Double) -> Double {
         guard let total else { return 0 }
