@@ -64,6 +64,7 @@ struct FrameLoop {
         // rather than a copy.
         var previousGrid = grid
         var frames = 0
+        var endedEarlyWithoutKey = true
 
         func report(_ end: LoopEnd) -> LoopReport {
             LoopReport(end: end, frames: frames, seconds: MonotonicClock.now() - start)
@@ -74,7 +75,9 @@ struct FrameLoop {
                 _ = screen.handle(.interrupt)  // let the screen finish up; the signal ends the run regardless
                 return report(.signal(signal))
             }
-            if terminal.hasHungUp {
+            // Asked only when the wait for a key ended early with none: a terminal that hung up
+            // has its reads end at once, and the question is a system call, not one per frame.
+            if endedEarlyWithoutKey, terminal.hasHungUp {
                 // The terminal went away and no SIGHUP came (busmon is not its session): end as
                 // if one had, rather than spin on reads that fail at once.
                 _ = screen.handle(.interrupt)
@@ -112,7 +115,10 @@ struct FrameLoop {
 
             let waitUntil = min(nextFrame, deadline ?? nextFrame)
             let waitMilliseconds = Int(((waitUntil - now) * 1000).rounded(.up))
-            switch terminal.nextEvent(timeoutMilliseconds: max(0, waitMilliseconds)) {
+            let event = terminal.nextEvent(timeoutMilliseconds: max(0, waitMilliseconds))
+            // A millisecond's grace: the wait's end may come a hair before its deadline.
+            endedEarlyWithoutKey = event == nil && MonotonicClock.now() < waitUntil - 0.001
+            switch event {
             case .key(let key):
                 if !screen.handle(key) { return report(.quit) }
                 // Answered in the next frame, at once even while the loop looks less often, but

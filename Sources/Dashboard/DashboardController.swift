@@ -70,6 +70,9 @@ package class DashboardController {
     private var changedSinceFrame = true
     /// When the last frame was laid out, seconds since 1970.
     private var lastFrameTime: Double?
+    /// The log's ``LogPane/heldBackUntil`` as the last frame's layout left it, which only a
+    /// layout changes: asked on every tick, and a pane taken out of the list is a copy.
+    private var logHeldBackUntil: Double?
     /// Panes as the last frame drew them, copied by the next while their inputs stay.
     private var drawnPanes: [Int: DashboardView.DrawnPane] = [:]
     /// Whether a frame copies the panes whose inputs did not change from the last one; off, it
@@ -234,7 +237,7 @@ package class DashboardController {
     package func needsFrame(at now: Double) -> Bool {
         guard !hasChangesToShow, let lastFrameTime else { return true }
         // Held-back lines are due only where the log is drawn: a screen too small draws no panes.
-        if layout?.isTooSmall != true, let due = pane(LogPane.self)?.heldBackUntil, now >= due { return true }
+        if layout?.isTooSmall != true, let due = logHeldBackUntil, now >= due { return true }
         // Lines the filter has yet to check show in the frames that check them, where the log
         // is drawn (a screen too small draws no panes, and checks nothing).
         if layout?.isTooSmall != true, filter != nil, filterCache?.hasBacklog == true { return true }
@@ -549,6 +552,7 @@ package class DashboardController {
                 panes[index].layOut(rows: layout.contentRows[index], in: context)
             }
         }
+        logHeldBackUntil = pane(LogPane.self)?.heldBackUntil
         let canvas = PaneCanvas(
             state: state, now: pausedAt ?? now, options: options, glyphs: glyphs, isPaused: isPaused,
             filter: filter, message: currentMessage(at: now), columns: layout.columns,
