@@ -4,6 +4,7 @@ extension Int {
     /// Counts a monitor adds up may come from another process, a recording or the network, and
     /// are not trusted to be small: a snapshot whose counts are each near `Int.max` is well
     /// formed, and a sum of two of them must show as the largest count, not end the monitor.
+    @inlinable
     package func clampedAdding(_ other: Int) -> Int {
         let (sum, overflowed) = addingReportingOverflow(other)
         guard overflowed else { return sum }
@@ -28,7 +29,10 @@ extension Int {
 extension Sequence {
     /// The sum of `count` over the elements, held at `Int.max` where it would overflow; see
     /// ``Swift/Int/clampedAdding(_:)``. A loop rather than `reduce`, which a debug build
-    /// calls a closure for twice per element.
+    /// calls a closure for twice per element; inlinable, so that the monitor's modules get it
+    /// specialized for their rows rather than a generic loop that copies each through its
+    /// type's witnesses.
+    @inlinable
     package func clampedSum(_ count: (Element) -> Int) -> Int {
         var total = 0
         for element in self { total = total.clampedAdding(count(element)) }
