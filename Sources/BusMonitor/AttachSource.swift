@@ -369,16 +369,6 @@ final class AttachReader: @unchecked Sendable {
         }
     }
 
-    /// Seconds the reader pauses after a small read, so that what the tap sends in that time
-    /// arrives in one read: a tenth of a second, the beat on which the log moves on. A trickle
-    /// of events then reaches the dashboard ten times a second, as the log already showed it,
-    /// and busmon draws only the frames that show news (about 11 a second at simapp's rate);
-    /// a busy app's large reads are read at once and drawn every frame, and keys are answered
-    /// in the next frame either way. (Attached to simapp at 200 events a second, release,
-    /// 150x45: 1.27-1.36% of a core at 40 ms, 0.93-1.02% at 100 ms.)
-    static let readPause = 0.1
-    /// Bytes below which a read counts as small: a few events, not a busy app's stream.
-    static let smallRead = 4096
     /// Bytes read and not yet drained past which reading pauses, as it does at the buffer's
     /// count of records: 10,000 lines of a stranger's megabyte each would be 10 GB. Far above
     /// what a real app sends in a frame (at 100,000 events a second, about 1 MB).
@@ -404,6 +394,7 @@ final class AttachReader: @unchecked Sendable {
         var malformed = MalformedLines()
         var refused = false
         var askedForCalls = false
+        var pacing = ReadPacing(now: MonotonicClock.now())
         while !isStopping {
             if !askedForCalls, wantsCalls.current {
                 // One short line on a fresh connection: it fits the socket's buffer.
@@ -478,11 +469,11 @@ final class AttachReader: @unchecked Sendable {
             }
             // Retry an incompatible tap slowly, so as not to churn its subscriptions.
             if incompatible { return max(2, retryInterval) }
-            // A tap sends every 10 ms while its app publishes. Reading what gathered in a
-            // moment's pause costs one wake-up and one frame where there were several. Only
-            // after a small read: a socket's buffer may hold as little as 8 KiB (macOS), and a
-            // busy app must be read at once or its tap, past its 256 KiB for a reader, drops.
-            if count < Self.smallRead { thread.sleep(seconds: Self.readPause) }
+            // A tap sends every 10 ms while its app publishes: what gathers in a pause costs
+            // one wake-up and one frame where there were several (``ReadPacing``).
+            if pacing.pausesAfter(reading: count, at: MonotonicClock.now()) {
+                thread.sleep(seconds: ReadPacing.pause)
+            }
         }
         return 0
     }

@@ -1,0 +1,48 @@
+/// When a reader of a tap pauses between reads, so that an app publishing a trickle costs
+/// busmon a wake-up and a frame for what gathered in a pause rather than one for every 10 ms
+/// the tap sends, while a busy app is read as fast as it sends.
+///
+/// The pause is three frames at 25 frames a second: longer than the tenth of a second on which
+/// the log moves on, so two frames of news are never closer than the log's beat and each shows
+/// the log moved on (at a pause of exactly a tenth, half the news frames came 80 ms after the
+/// last, the log held their lines back, and a frame 40 ms later showed them: 14 frames a second
+/// instead of 10). A trickle then reaches the dashboard about eight times a second.
+///
+/// A reader pauses only while what arrives in a pause, at the rate of the last second or of
+/// this one if higher, stays under a quarter of what a tap holds for a reader (256 KiB):
+/// beyond that the tap finds the reader behind and starts dropping. At 200 bytes an event that
+/// is up to about 2,700 events a second; a busier app is read at once, at every frame.
+struct ReadPacing {
+    /// Seconds a reader pauses after a read while the app's rate allows it.
+    static let pause = 0.12
+    /// Bytes that may gather during a pause: a quarter of a tap's 256 KiB for a reader.
+    static let bytesPerPause = 64 << 10
+    /// Seconds over which the rate is taken.
+    static let window = 1.0
+
+    private var windowStart: Double
+    private var windowBytes = 0
+    /// Bytes a second over the last whole window.
+    private var lastRate = 0.0
+
+    /// Starts pacing a connection at `now` (seconds on a monotonic clock).
+    init(now: Double) {
+        windowStart = now
+    }
+
+    /// Counts a read of `bytes` at `now`; returns whether the reader should pause before it
+    /// reads again.
+    mutating func pausesAfter(reading bytes: Int, at now: Double) -> Bool {
+        windowBytes += bytes
+        let elapsed = now - windowStart
+        if elapsed >= Self.window {
+            lastRate = Double(windowBytes) / elapsed
+            windowStart = now
+            windowBytes = 0
+        }
+        // The current window counts as at least a pause long, so that one large read right
+        // after a quiet spell reads as the burst it is, not as a second's average.
+        let currentRate = Double(windowBytes) / max(now - windowStart, Self.pause)
+        return max(lastRate, currentRate) * Self.pause < Double(Self.bytesPerPause)
+    }
+}
