@@ -4,10 +4,12 @@ import Synchronization
 extension EventBus {
     // MARK: - Introspection
 
-    /// The number of live subscriptions to `type`, wildcard observers not included.
+    /// The number of live subscriptions to `type` itself: subscriptions to a protocol it
+    /// conforms to (`conformingTo:`) and wildcard observers, which receive its events too, are
+    /// not included (``snapshot()`` counts them in their own rows).
     ///
     /// - Parameter type: The event type.
-    /// - Returns: Subscriptions that would receive an event of this type now.
+    /// - Returns: Subscriptions to this type that would receive an event of it now.
     public func subscriberCount<T: Event>(for type: T.Type) -> Int {
         // Checking a weak reference briefly holds the observer; were that the last reference,
         // its deinit would run here, so the check happens outside the lock.
