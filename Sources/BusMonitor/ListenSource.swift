@@ -257,6 +257,8 @@ final class ListenLoop: @unchecked Sendable {
     /// The number the next connection gets, for its app's losses (``FleetLinkReport/link``).
     private var nextLinkNumber = 1
     private var acceptPausedUntil = 0.0
+    /// Bytes read from dialled apps in this round of the loop, for ``ReadPacing``.
+    private var appBytesThisRound = 0
     /// Wrong tokens from each app (its name and process) at each address
     /// (``penaltyKey(host:app:)``), in a row, and until when that app is refused there. By app
     /// as well as address: the iOS Simulator's apps all come from 127.0.0.1, and one app with a
@@ -316,7 +318,9 @@ final class ListenLoop: @unchecked Sendable {
 
     private func run() {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var pacing = ReadPacing(now: MonotonicClock.now())
         while !thread.isStopRequested {
+            appBytesThisRound = 0
             let now = MonotonicClock.now()
             let roomForEvents = shared.withLock(\.hasRoom)
             var descriptors = [
@@ -358,6 +362,12 @@ final class ListenLoop: @unchecked Sendable {
                 }
             }
             if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections() }
+            // Apps' taps send every 10 ms: while they trickle, what gathers in a pause costs one
+            // wake-up and one frame where there were several, as for an attached app.
+            if appBytesThisRound > 0, pacing.pausesAfter(reading: appBytesThisRound, at: MonotonicClock.now())
+            {
+                thread.sleep(seconds: ReadPacing.pause)
+            }
         }
         // busmon quitting is no app leaving: the apps are still there, and a recording ends
         // with them as they were, as one of an attached app writes no detach when busmon quits.
@@ -478,6 +488,7 @@ final class ListenLoop: @unchecked Sendable {
         var malformed = MalformedLines()
         var bytesRead = 0
         defer {
+            appBytesThisRound += bytesRead
             if !messages.isEmpty || malformed.count > 0 || bytesRead > 0 {
                 let now = WallClock.now()
                 shared.withLock { state in

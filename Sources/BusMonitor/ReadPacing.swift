@@ -1,17 +1,19 @@
-/// When a reader of a tap pauses between reads, so that an app publishing a trickle costs
-/// busmon a wake-up and a frame for what gathered in a pause rather than one for every 10 ms
-/// the tap sends, while a busy app is read as fast as it sends.
+/// When a reader of apps' taps (attached to one, or listening for apps that dial in) pauses
+/// between reads, so that an app publishing a trickle costs busmon a wake-up and a frame for
+/// what gathered in a pause rather than one for every 10 ms a tap sends, while a busy app is
+/// read as fast as it sends.
 ///
 /// The pause is three frames at 25 frames a second: longer than the tenth of a second on which
 /// the log moves on, so two frames of news are never closer than the log's beat and each shows
-/// the log moved on (at a pause of exactly a tenth, half the news frames came 80 ms after the
+/// the log moved on (at a pause of exactly a tenth, news often reached frames 80 ms after the
 /// last, the log held their lines back, and a frame 40 ms later showed them: 14 frames a second
 /// instead of 10). A trickle then reaches the dashboard about eight times a second.
 ///
 /// A reader pauses only while what arrives in a pause, at the rate of the last second or of
 /// this one if higher, stays under a quarter of what a tap holds for a reader (256 KiB):
 /// beyond that the tap finds the reader behind and starts dropping. At 200 bytes an event that
-/// is up to about 2,700 events a second; a busier app is read at once, at every frame.
+/// is up to about 2,700 events a second (from all the apps a listener reads together); a
+/// busier stream is read at once, at every frame.
 struct ReadPacing {
     /// Seconds a reader pauses after a read while the app's rate allows it.
     static let pause = 0.12

@@ -165,13 +165,15 @@ package class DashboardController {
             filterCache = nil
             changedSinceFrame = true
         }
+        // A fleet's source sends its members only when one changed: a batch without them says
+        // nothing new about the fleet, and is no frame's news.
+        let fleet = batch.fleet ?? lastBatchStatus.fleet
         if bringsNews(batch.records, fleet: batch.fleet) || !batch.notices.isEmpty || batch.countersRestarted
             || batch.status != lastBatchStatus.status || batch.droppedEvents != lastBatchStatus.dropped
-            || batch.droppedLifecycle != lastBatchStatus.droppedLifecycle
-            || batch.fleet != lastBatchStatus.fleet
+            || batch.droppedLifecycle != lastBatchStatus.droppedLifecycle || fleet != lastBatchStatus.fleet
         {
             changedSinceFrame = true
-            lastBatchStatus = (batch.status, batch.droppedEvents, batch.droppedLifecycle, batch.fleet)
+            lastBatchStatus = (batch.status, batch.droppedEvents, batch.droppedLifecycle, fleet)
         }
         live.apply(batch, at: now)
     }

@@ -107,6 +107,30 @@ struct FrameSkippingTests {
         return FeedSnapshot(time: time, snapshot: bus)
     }
 
+    @Test("a fleet's batch without its members (none changed) calls for no frame")
+    func anUnchangedFleetIsNoNews() {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        var now = startTime
+        let members = threeAppFleet(lastSeen: now)
+        expectFrame(for: SourceBatch(fleet: members), from: source, on: dashboard, at: now)
+        // A listener or a NATS source sends the members only when one changed.
+        for _ in 0..<3 {
+            now += 0.04
+            source.enqueue(SourceBatch())
+            dashboard.update(now: now)
+            #expect(!dashboard.needsFrame(at: now))
+        }
+        now += 0.04
+        source.enqueue(SourceBatch(fleet: members))
+        dashboard.update(now: now)
+        #expect(!dashboard.needsFrame(at: now), "the same members again")
+        now += 0.04
+        expectFrame(
+            for: SourceBatch(fleet: threeAppFleet(lastSeen: now, checkoutEvents: 5)), from: source,
+            on: dashboard, at: now)
+    }
+
     @Test("a snapshot that repeats the last but for the time and ages calls for no frame")
     func aRepeatedSnapshotCallsForNoFrame() {
         let source = ScriptedSource()
