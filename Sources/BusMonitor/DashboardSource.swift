@@ -186,6 +186,10 @@ package protocol DashboardSource: AnyObject, Sendable {
     /// The monitor sends ``perform(_:)`` only these. A source that takes none need not
     /// implement it: the default is empty.
     var supportedCommands: [SourceCommandDescription] { get }
+    /// Whether the dashboard drains this source at a trickle's pace (``ReadPacing``) rather
+    /// than at every frame: a source whose records arrive as a network client delivers them,
+    /// with no reader of its own that pauses between reads. The default is `false`.
+    var wantsPacedDrains: Bool { get }
     /// Everything gathered since the previous call.
     func drain() -> SourceBatch
     /// What ``drain()`` gives, as batches to apply in order: a replay whose cursor moved hands
@@ -217,6 +221,9 @@ package protocol SearchableSource: DashboardSource {
 extension DashboardSource {
     /// No commands.
     package var supportedCommands: [SourceCommandDescription] { [] }
+
+    /// Drained at every frame: the source's records come at its own pace, or as time passes.
+    package var wantsPacedDrains: Bool { false }
 
     /// What ``drain()`` gives: the source has nothing more to add at the end.
     package func drainLast() -> SourceBatch { drain() }

@@ -23,6 +23,9 @@ extension WrappingSource {
     /// The wrapped source's commands.
     package var supportedCommands: [SourceCommandDescription] { wrapped.supportedCommands }
 
+    /// Paced as the wrapped source is.
+    package var wantsPacedDrains: Bool { wrapped.wantsPacedDrains }
+
     /// Asks the wrapped source for handler calls.
     package func requestHandlerCalls() {
         wrapped.requestHandlerCalls()

@@ -13,38 +13,46 @@
 /// this one if higher, stays under a quarter of what a tap holds for a reader (256 KiB):
 /// beyond that the tap finds the reader behind and starts dropping. At 200 bytes an event that
 /// is up to about 2,700 events a second (from all the apps a listener reads together); a
-/// busier stream is read at once, at every frame.
-struct ReadPacing {
+/// busier stream is read at once, at every frame. A dashboard paces its drains of a source
+/// with no reader of its own (a NATS fleet) the same way, counting records.
+package struct ReadPacing {
     /// Seconds a reader pauses after a read while the app's rate allows it.
-    static let pause = 0.12
+    package static let pause = 0.12
     /// Bytes that may gather during a pause: a quarter of a tap's 256 KiB for a reader.
-    static let bytesPerPause = 64 << 10
+    package static let bytesPerPause = 64 << 10
+    /// Records that may gather during a pause, for a dashboard that paces its drains: what
+    /// ``bytesPerPause`` holds of a tap's lines of 200 bytes.
+    package static let recordsPerPause = bytesPerPause / 200
     /// Seconds over which the rate is taken.
-    static let window = 1.0
+    package static let window = 1.0
 
+    /// What may gather during a pause, in the unit counted: bytes, or records.
+    private let allowance: Int
     private var windowStart: Double
-    private var windowBytes = 0
-    /// Bytes a second over the last whole window.
+    private var windowAmount = 0
+    /// The amount a second over the last whole window.
     private var lastRate = 0.0
 
-    /// Starts pacing a connection at `now` (seconds on a monotonic clock).
-    init(now: Double) {
+    /// Starts pacing at `now` (seconds), with `allowance` (bytes or records, as counted) that
+    /// may gather during a pause.
+    package init(now: Double, allowance: Int = bytesPerPause) {
+        self.allowance = allowance
         windowStart = now
     }
 
-    /// Counts a read of `bytes` at `now`; returns whether the reader should pause before it
-    /// reads again.
-    mutating func pausesAfter(reading bytes: Int, at now: Double) -> Bool {
-        windowBytes += bytes
+    /// Counts a read of `amount` (bytes or records) at `now`; returns whether the reader
+    /// should pause before it reads again.
+    package mutating func pausesAfter(reading amount: Int, at now: Double) -> Bool {
+        windowAmount += amount
         let elapsed = now - windowStart
         if elapsed >= Self.window {
-            lastRate = Double(windowBytes) / elapsed
+            lastRate = Double(windowAmount) / elapsed
             windowStart = now
-            windowBytes = 0
+            windowAmount = 0
         }
         // The current window counts as at least a pause long, so that one large read right
         // after a quiet spell reads as the burst it is, not as a second's average.
-        let currentRate = Double(windowBytes) / max(now - windowStart, Self.pause)
-        return max(lastRate, currentRate) * Self.pause < Double(Self.bytesPerPause)
+        let currentRate = Double(windowAmount) / max(now - windowStart, Self.pause)
+        return max(lastRate, currentRate) * Self.pause < Double(allowance)
     }
 }

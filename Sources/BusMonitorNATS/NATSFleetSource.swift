@@ -194,6 +194,10 @@ package final class NATSFleetSource: DashboardSource {
         "fleet: each app controls its own rate"
     }
 
+    /// Drained at a trickle's pace: apps' events arrive as the server delivers them, with no
+    /// read that could pause, and each drain that brought any would be a frame's news.
+    package var wantsPacedDrains: Bool { true }
+
     /// Everything gathered since the previous call, the fleet's members when they changed, the
     /// merged counters when they changed, notices, and the status: `connecting to …`,
     /// `disconnected from …, retrying`, `replaying history (N messages)`, or how many apps

@@ -7,6 +7,10 @@ package import ScreenGrid
 package final class SourceDashboard: DashboardController {
     /// Where the data comes from.
     package let source: any DashboardSource
+    /// For a source that wants paced drains: the pace of its records, and when it is next
+    /// drained (seconds since 1970).
+    private var drainPacing: ReadPacing?
+    private var nextDrain = -Double.infinity
 
     /// A dashboard of `source`.
     ///
@@ -19,10 +23,25 @@ package final class SourceDashboard: DashboardController {
     }
 
     /// Drains the source into the dashboard; the source's title and commands may have changed.
+    ///
+    /// A source that ``DashboardSource/wantsPacedDrains`` is drained at once when it brought
+    /// nothing last time, and otherwise after ``ReadPacing/pause`` while its records come at a
+    /// trickle: a frame each 0.12 s shows what came, instead of one every 40 ms.
     package func update(now: Double) {
         title = source.title
         sourceCommands = source.supportedCommands
-        for batch in source.drainBatches() { update(batch, now: now) }
+        let paced = source.wantsPacedDrains
+        // A clock set back holds no drain for longer than a pause.
+        if paced, now < nextDrain, nextDrain - now <= ReadPacing.pause { return }
+        let batches = source.drainBatches()
+        if paced {
+            let records = batches.reduce(0) { $0 + $1.records.count }
+            var pacing = drainPacing ?? ReadPacing(now: now, allowance: ReadPacing.recordsPerPause)
+            let pauses = records > 0 && pacing.pausesAfter(reading: records, at: now)
+            drainPacing = pacing
+            nextDrain = pauses ? now + ReadPacing.pause : -.infinity
+        }
+        for batch in batches { update(batch, now: now) }
     }
 
     /// The source that searches its records, this one or one it wraps (a replay under
@@ -42,6 +61,8 @@ package final class SourceDashboard: DashboardController {
     ///
     /// - Returns: `false` when the person asked to quit.
     package func handle(_ key: DashboardKey) -> Bool {
+        // What a key changes shows with what came since, not a pause later.
+        nextDrain = -.infinity
         switch respond(to: key) {
         case .quit?:
             return false

@@ -20,16 +20,22 @@ struct DataLoadedEvent: Event, Encodable, Equatable {
 final class ScriptedSource: DashboardSource {
     let title: String
     let supportedCommands: [SourceCommandDescription]
+    let wantsPacedDrains: Bool
     private let batches = LockedValue<[SourceBatch]>([])
     private let commands = LockedValue<[SourceCommand]>([])
 
     init(
         title: String = "scripted",
-        supportedCommands: [SourceCommandDescription] = SourceCommandDescription.simulatedApp
+        supportedCommands: [SourceCommandDescription] = SourceCommandDescription.simulatedApp,
+        wantsPacedDrains: Bool = false
     ) {
         self.title = title
         self.supportedCommands = supportedCommands
+        self.wantsPacedDrains = wantsPacedDrains
     }
+
+    /// Batches queued and not drained yet.
+    var waiting: Int { batches.withLock(\.count) }
 
     /// Queues `batch` for a later drain.
     func enqueue(_ batch: SourceBatch) {
