@@ -26,12 +26,16 @@ package struct FlowGraph: Sendable {
         }
     }
 
-    /// Events published from each call site, per event type.
+    /// Events published from each call site, per event type, up to each app's newest snapshot
+    /// (see ``eventsAfterSnapshots``).
     package private(set) var publishes: [Edge: Int] = [:]
     /// Handler calls of each observer class (`token` for subscriptions without one), per event
-    /// type, from the newest snapshot; 0 for a subscription seen only as it was made.
+    /// type, from the newest snapshot, counted from the app's first snapshot, as its events are
+    /// counted from when the monitor began to watch; 0 for a subscription seen only as it was
+    /// made.
     package private(set) var handles: [Edge: Int] = [:]
-    /// Events of each type published by the handlers of another type.
+    /// Events of each type published by the handlers of another type, up to each app's newest
+    /// snapshot.
     package private(set) var triggers: [Edge: Int] = [:]
     /// Failed and slow handler calls, per event type and observer class.
     package private(set) var troubles: [Edge: Int] = [:]
@@ -49,15 +53,42 @@ package struct FlowGraph: Sendable {
     /// record per event, lifecycle change or snapshot row): said so in the graph.
     package private(set) var leftOut = 0
 
-    /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots.
+    /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots,
+    /// since its first snapshot.
     private var appCalls: [EventOrigin?: [Edge: Int]] = [:]
     private var appTrouble: [EventOrigin?: [Edge: Int]] = [:]
+    /// Each app's handler calls and failed or slow calls in the first snapshot the graph took,
+    /// which the later ones are counted from.
+    private var baseCalls: [EventOrigin?: [Edge: Int]] = [:]
+    private var baseTrouble: [EventOrigin?: [Edge: Int]] = [:]
     /// The calls and troubles of the processes watched before the current one behind the same
     /// socket, summed.
     private var earlierCalls: [Edge: Int] = [:]
     private var earlierTrouble: [Edge: Int] = [:]
     /// The hellos of a source that watches one app.
     private var hellos = HelloSequence()
+
+    /// The arrows of an app's events since its newest snapshot.
+    private struct EventArrows: Sendable {
+        var publishes: [Edge: Int] = [:]
+        var triggers: [Edge: Int] = [:]
+        var events = 0
+    }
+
+    /// Events of each app since its newest snapshot, counted into ``publishes`` and
+    /// ``triggers`` when its next snapshot comes: the calls on the arrows to observer classes
+    /// come from snapshots, and a graph written between two of them would otherwise show a
+    /// type's events up to now beside its handlers' calls up to half a second before. An app
+    /// that sent no snapshot yet has its events counted at once.
+    private var sinceSnapshot: [EventOrigin?: EventArrows] = [:]
+    /// Apps that sent a snapshot.
+    private var snapshotted: Set<EventOrigin?> = []
+
+    /// Events that came after their app's newest snapshot, not counted in the graph yet; the
+    /// graph's title says how many.
+    package var eventsAfterSnapshots: Int {
+        sinceSnapshot.values.reduce(0) { $0.clampedAdding($1.events) }
+    }
 
     /// The types of recent events, by app and number, to name the type of an event's cause;
     /// two generations, so that memory stays bounded (``recentLimit`` entries each).
@@ -91,7 +122,9 @@ package struct FlowGraph: Sendable {
             case .lifecycle(let change): take(change.change)
             case .snapshot(let snapshot): take(snapshot.snapshot, of: snapshot.origin)
             case .hello(let hello): take(hello)
-            case .dropped, .refused, .call, .detached: break
+            // The app went away: no snapshot will follow its last events.
+            case .detached: countEvents(since: nil)
+            case .dropped, .refused, .call: break
             }
         }
     }
@@ -101,6 +134,11 @@ package struct FlowGraph: Sendable {
     /// and added to its own.
     private mutating func take(_ hello: FeedHello) {
         guard hellos.startsNewProcess(hello) else { return }
+        // The process before sends no more snapshots, and the new one counts from its first.
+        countEvents(since: nil)
+        snapshotted.remove(nil)
+        baseCalls[nil] = nil
+        baseTrouble[nil] = nil
         // Only the arrows the graph has: as many as ``maximumEdges``, however many processes.
         if let calls = appCalls.removeValue(forKey: nil) {
             for (edge, count) in calls where handles[edge] != nil {
@@ -119,14 +157,20 @@ package struct FlowGraph: Sendable {
     private mutating func take(_ event: FeedEvent) {
         let trace = event.trace
         let typeName = Self.kept(event.typeName)
+        var arrows = EventArrows()
         if let site = trace.site {
-            add(1, at: Edge(from: site.description, to: typeName), in: \.publishes)
+            arrows.publishes[Edge(from: site.description, to: typeName)] = 1
         }
         if let cause = trace.causeID {
             let key = RecentEvent(origin: event.origin, eventID: cause)
             if let causeType = recent[key] ?? older[key] {
-                add(1, at: Edge(from: causeType, to: typeName), in: \.triggers)
+                arrows.triggers[Edge(from: causeType, to: typeName)] = 1
             }
+        }
+        if snapshotted.contains(event.origin) {
+            hold(arrows, of: event.origin)
+        } else {
+            count(arrows)
         }
         if trace.eventID != 0 {
             remember(RecentEvent(origin: event.origin, eventID: trace.eventID), typeName)
@@ -150,8 +194,46 @@ package struct FlowGraph: Sendable {
         }
     }
 
+    /// Keeps an event's arrows until its app's next snapshot; an app past ``maximumApps``
+    /// has its events counted at once.
+    private mutating func hold(_ arrows: EventArrows, of origin: EventOrigin?) {
+        guard sinceSnapshot[origin] != nil || sinceSnapshot.count < Self.maximumApps else {
+            count(arrows)
+            return
+        }
+        var held = sinceSnapshot.removeValue(forKey: origin) ?? EventArrows()
+        held.events += 1
+        // Arrows past the limit are left out when they are counted; one held per arrow the
+        // graph could still take keeps the memory bounded.
+        for (edge, count) in arrows.publishes
+        where held.publishes[edge] != nil || held.publishes.count < Self.maximumEdges {
+            held.publishes[edge, default: 0].clampedAdd(count)
+        }
+        for (edge, count) in arrows.triggers
+        where held.triggers[edge] != nil || held.triggers.count < Self.maximumEdges {
+            held.triggers[edge, default: 0].clampedAdd(count)
+        }
+        sinceSnapshot[origin] = held
+    }
+
+    /// Counts the arrows of `arrows` into the graph.
+    private mutating func count(_ arrows: EventArrows) {
+        for (edge, count) in arrows.publishes { add(count, at: edge, in: \.publishes) }
+        for (edge, count) in arrows.triggers { add(count, at: edge, in: \.triggers) }
+    }
+
+    /// Counts the events `origin` published since its newest snapshot.
+    private mutating func countEvents(since origin: EventOrigin?) {
+        if let held = sinceSnapshot.removeValue(forKey: origin) { count(held) }
+    }
+
     /// Takes one app's handler rows; in a fleet each edge counts the calls of every app.
     private mutating func take(_ snapshot: BusSnapshot, of origin: EventOrigin?) {
+        // Its events up to this snapshot are counted with the calls it holds.
+        countEvents(since: origin)
+        if snapshotted.contains(origin) || snapshotted.count < Self.maximumApps {
+            snapshotted.insert(origin)
+        }
         var calls: [Edge: Int] = [:]
         var trouble: [Edge: Int] = [:]
         for row in snapshot.handlers where row.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName {
@@ -163,6 +245,14 @@ package struct FlowGraph: Sendable {
             leftOut += 1
             return
         }
+        // Counted from the app's first snapshot on, as its events are: calls made before the
+        // monitor watched had events it never saw.
+        let firstCalls = baseCalls[origin] ?? calls
+        let firstTrouble = baseTrouble[origin] ?? trouble
+        baseCalls[origin] = firstCalls
+        baseTrouble[origin] = firstTrouble
+        for (edge, count) in firstCalls { calls[edge] = max(0, (calls[edge] ?? 0) - count) }
+        for (edge, count) in firstTrouble { trouble[edge] = max(0, (trouble[edge] ?? 0) - count) }
         appCalls[origin] = calls
         appTrouble[origin] = trouble
         for edge in calls.keys {
@@ -208,9 +298,14 @@ package struct FlowGraph: Sendable {
             return "\"" + safe.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         }
         func id(_ kind: String, _ name: String) -> String { quoted(kind + ":" + name) }
+        var notes: [String] = []
+        if leftOut > 0 { notes.append("\(leftOut) records past the graph's limits left out") }
+        let newer = eventsAfterSnapshots
+        if newer > 0 { notes.append("\(newer) events after the newest snapshot not counted yet") }
+        let label = notes.isEmpty ? title : title + " (" + notes.joined(separator: "; ") + ")"
         var lines = [
             "digraph busmon {",
-            "  label=\(quoted(leftOut == 0 ? title : title + " (\(leftOut) records past the graph's limits left out)")); labelloc=t; rankdir=LR;",
+            "  label=\(quoted(label)); labelloc=t; rankdir=LR;",
             "  node [fontname=\"Helvetica\", fontsize=11]; edge [fontname=\"Helvetica\", fontsize=9];",
         ]
         let sites = Set(publishes.keys.map(\.from)).sorted()

@@ -72,8 +72,15 @@ struct FlowGraphTests {
         #expect(graph.publishes[FlowGraph.Edge(from: "Store.swift:5", to: "Load")] == 1)
         #expect(graph.triggers == [FlowGraph.Edge(from: "Login", to: "Load"): 1])
         #expect(graph.handles[FlowGraph.Edge(from: "Load", to: "Cache")] == 0)
-        #expect(graph.handles[FlowGraph.Edge(from: "Login", to: "token")] == 2)
+        #expect(
+            graph.handles[FlowGraph.Edge(from: "Login", to: "token")] == 0, "counted from this snapshot on")
         #expect(graph.troubles[FlowGraph.Edge(from: "Load", to: "Cache")] == 1)
+        graph.take(
+            SourceBatch(
+                snapshot: BusSnapshot(
+                    busName: "b", eventTypes: [], wildcardObservers: 0,
+                    handlers: [HandlerStatistics(observerTypeName: nil, eventTypeName: "Login", calls: 5)])))
+        #expect(graph.handles[FlowGraph.Edge(from: "Login", to: "token")] == 3)
 
         let dot = graph.dot(title: "an \"app\"")
         #expect(dot.hasPrefix("digraph busmon {\n  label=\"an \\\"app\\\"\";"))
@@ -110,10 +117,54 @@ struct FlowGraphTests {
                 .hello(FeedHello(pid: 12, process: "shop", bus: "main", time: 3)), snapshot(calls: 5),
                 .event(event("Load", id: 2, cause: 1)),
             ]))
-        #expect(graph.handles[edge] == 79)
+        // Counted from each process's first snapshot: 4 calls of the first, none of the second.
+        #expect(graph.handles[edge] == 4)
         #expect(graph.triggers.isEmpty, "event 1 of the old process caused nothing in the new one")
         graph.take(SourceBatch(records: [snapshot(calls: 66)]))
-        #expect(graph.handles[edge] == 140)
+        #expect(graph.handles[edge] == 65)
+    }
+
+    @Test("events count up to their app's newest snapshot, the moment its handlers' calls are of")
+    func eventsCountUpToTheNewestSnapshot() {
+        func snapshot(calls: Int) -> FeedRecord {
+            .snapshot(
+                FeedSnapshot(
+                    time: 1,
+                    snapshot: BusSnapshot(
+                        busName: "b", eventTypes: [], wildcardObservers: 0,
+                        handlers: [
+                            HandlerStatistics(
+                                observerTypeName: "Screen", eventTypeName: "Login", calls: calls)
+                        ])))
+        }
+        let published = FlowGraph.Edge(from: "Auth.swift:10", to: "Login")
+        let handled = FlowGraph.Edge(from: "Login", to: "Screen")
+        var graph = FlowGraph()
+        graph.take(
+            SourceBatch(records: [
+                .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 1)), snapshot(calls: 7),
+                .event(event("Login", id: 1, line: 10)), .event(event("Load", id: 2, cause: 1)),
+                .event(event("Login", id: 3, line: 10)),
+            ]))
+        #expect(graph.publishes[published] == nil, "two logins after the snapshot that counted no call yet")
+        #expect(graph.triggers.isEmpty)
+        #expect(graph.handles[handled] == 0)
+        #expect(graph.eventsAfterSnapshots == 3)
+        #expect(graph.dot(title: "shop").contains("(3 events after the newest snapshot not counted yet)"))
+
+        // 7 calls came before the first snapshot, with events the monitor never saw.
+        graph.take(SourceBatch(records: [snapshot(calls: 9), .event(event("Login", id: 4, line: 10))]))
+        #expect(graph.publishes[published] == 2, "the logins up to the snapshot that counts their 2 calls")
+        #expect(graph.handles[handled] == 2)
+        #expect(graph.triggers == [FlowGraph.Edge(from: "Login", to: "Load"): 1])
+        #expect(graph.eventsAfterSnapshots == 1)
+
+        // The app went away: no snapshot will come, and its last events count.
+        graph.take(
+            SourceBatch(records: [.detached(FeedDetached(time: 2, pid: 11, process: "shop", bus: "main"))]))
+        #expect(graph.publishes[published] == 3)
+        #expect(graph.eventsAfterSnapshots == 0)
+        #expect(!graph.dot(title: "shop").contains("not counted yet"))
     }
 
     @Test("causes are looked up in the app that published them")
