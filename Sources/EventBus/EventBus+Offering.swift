@@ -104,11 +104,14 @@ extension EventBus {
     /// those behind a gate (the package's own buffers) untimed, the others timed, so that
     /// whether a monitor's calls are timed does not depend on who else watches. Out of line:
     /// an app's own delivery observer beside busmon is the rare case.
+    ///
+    /// - Parameter record: The publish's own record, offered where it lies (a copy of it cost
+    ///   a value witness call to copy and one to destroy, for every publish an app watched by a
+    ///   wildcard observer of its own makes under a monitor).
     @inline(never)
     static func offerTimingUngated(
-        _ record: DeliveryRecord, to watchers: EntryList, marker: DeliveryMarker?, timer: HandlerTimer?
+        _ record: inout DeliveryRecord, to watchers: EntryList, marker: DeliveryMarker?, timer: HandlerTimer?
     ) -> DeliveryTally {
-        var record = record
         var tally = DeliveryTally()
         for index in watchers.indices {
             let gated = watchers[index].borrow { $0.deliveryGate != nil }

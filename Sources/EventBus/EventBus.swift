@@ -428,7 +428,7 @@ public final class EventBus: Sendable {
                 wildcards = Self.offer(built: &record, to: watchers, marker: marker, timer: timer?.untraced)
             case .mixed:
                 wildcards = Self.offerTimingUngated(
-                    record, to: watchers, marker: marker, timer: timer?.untraced)
+                    &record, to: watchers, marker: marker, timer: timer?.untraced)
             }
             return (typed, wildcards)
         }
