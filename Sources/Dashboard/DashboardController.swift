@@ -55,8 +55,10 @@ package class DashboardController {
     }
 
     /// What is being watched, for the header: the source's title, which may change (an attached
-    /// app says who it is once it answers).
-    package var title: String
+    /// app says who it is once it answers); a new one is drawn in the next frame.
+    package var title: String {
+        didSet { if title != oldValue { changedSinceFrame = true } }
+    }
     /// The commands the source takes, which the key bar, the help and the keys offer.
     package var sourceCommands: [SourceCommandDescription] {
         didSet { if sourceCommands != oldValue { keyMapCache = nil } }

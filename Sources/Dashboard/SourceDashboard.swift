@@ -28,8 +28,12 @@ package final class SourceDashboard: DashboardController {
     /// nothing last time, and otherwise after ``ReadPacing/pause`` while its records come at a
     /// trickle: a frame each 0.12 s shows what came, instead of one every 40 ms.
     package func update(now: Double) {
-        title = source.title
-        sourceCommands = source.supportedCommands
+        // Read after the drain too: what it read may name another app (a replay stepping over a
+        // new process's hello), and the header names it in the frame that shows its records.
+        defer {
+            title = source.title
+            sourceCommands = source.supportedCommands
+        }
         let paced = source.wantsPacedDrains
         // A clock set back holds no drain for longer than a pause.
         if paced, now < nextDrain, nextDrain - now <= ReadPacing.pause { return }

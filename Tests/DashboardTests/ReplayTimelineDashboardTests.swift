@@ -43,6 +43,68 @@ struct ReplayTimelineDashboardTests {
         #expect((80...120).contains(rate), "T at \(rate) a second")
     }
 
+    @Test("the header names the process whose records the panes show, stepping over a restart either way")
+    func theHeaderNamesTheProcessAtTheCursor() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("restart.jsonl")
+        let start = 1_700_000_000.0
+        func snapshot(at time: Double) -> String {
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: time, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
+            ).encodeLine()
+        }
+        func event(_ number: Int, at time: Double) -> String {
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: number, time: time, typeName: "T", payload: .description("\(number)"),
+                    receivers: 1)
+            ).encodeLine()
+        }
+        // The app's process 11 goes away at 5 s; process 12 is attached at 7 s.
+        var lines = [FeedRecord.hello(FeedHello(pid: 11, process: "app", bus: "b", time: start)).encodeLine()]
+        lines.append(snapshot(at: start))
+        lines += (1...4).map { event($0, at: start + Double($0)) }
+        lines.append(
+            FeedRecord.detached(FeedDetached(time: start + 5, pid: 11, process: "app", bus: "b")).encodeLine()
+        )
+        lines.append(
+            FeedRecord.hello(FeedHello(pid: 12, process: "app", bus: "b", time: start + 7)).encodeLine())
+        lines.append(snapshot(at: start + 7))
+        lines += (1...4).map { event($0, at: start + 7 + Double($0)) }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+
+        let dashboard = SourceDashboard(source: try ReplaySource(path: path, speed: 1))
+        var now = 1_800_000_000.0
+        func press(_ character: Character) {
+            _ = dashboard.handle(.character(character))
+            now += 0.04
+            dashboard.update(now: now)
+        }
+        func header() -> String {
+            var grid = CellGrid(width: 120, height: 30)
+            dashboard.render(into: &grid, now: now)
+            return grid.row(0)
+        }
+        press(" ")  // pause at the start
+        for _ in 0..<4 { press(".") }
+        #expect(header().contains("(pid 11)"), "\(header())")
+        press(".")  // over the detach and the new process's hello, to its first event
+        #expect(Self.shown(dashboard).newest == "1")
+        #expect(
+            header().contains("(pid 12)"), "the frame that shows process 12's event names it: \(header())")
+        // Back to just before that event: process 12, attached before it, is the one watched
+        // (the log's newest lines say process 11 went away and 12 was attached).
+        press(",")
+        #expect(header().contains("(pid 12)"), "\(header())")
+        press(",")
+        #expect(Self.shown(dashboard).newest == "3")
+        #expect(header().contains("(pid 11)"), "\(header())")
+        press(".")
+        press(".")
+        #expect(header().contains("(pid 12)"), "\(header())")
+    }
+
     @Test(
         "after a jump, only the changes of the seconds before the cursor are highlighted, as when it played")
     func highlightsAfterAJumpAreTheRecordings() throws {
