@@ -1534,6 +1534,19 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     if case .hello(let found)? = try? FeedRecord.decode(line: line) { found } else { nil }
                 }
             } ?? hello
+        if start == 0, recordsAnAttach {
+            if checkpoint.helloLine == nil {
+                // The first hello comes after the first record: read again, it says so again.
+                clock.hello = nil
+            } else if let first = clock.hello {
+                // The log starts over from the first record, after the first hello: its line
+                // (`attached to …`) is the log's first, as when the replay played from the start.
+                clock.notices.append(
+                    SourceNotice(
+                        time: firstTime + max(0, min(first.time - firstTime, duration)),
+                        text: first.attachNotice(after: nil).text))
+            }
+        }
         clock.detached = checkpoint.detached
         clock.recordedFleet = checkpoint.fleetLine.flatMap {
             Self.readLine(at: $0, of: file) { FleetLine.decode($0)?.members }

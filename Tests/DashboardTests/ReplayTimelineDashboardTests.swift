@@ -43,9 +43,9 @@ struct ReplayTimelineDashboardTests {
         #expect((80...120).contains(rate), "T at \(rate) a second")
     }
 
-    @Test("the header names the process whose records the panes show, stepping over a restart either way")
-    func theHeaderNamesTheProcessAtTheCursor() throws {
-        let directory = TemporaryDirectory()
+    /// A recording of an app's process 11 that goes away at 5 s, and of its process 12, attached
+    /// at 7 s: each publishes four events a second apart, after a snapshot.
+    static func restartRecording(in directory: TemporaryDirectory) throws -> String {
         let path = directory.file("restart.jsonl")
         let start = 1_700_000_000.0
         func snapshot(at time: Double) -> String {
@@ -73,7 +73,13 @@ struct ReplayTimelineDashboardTests {
         lines.append(snapshot(at: start + 7))
         lines += (1...4).map { event($0, at: start + 7 + Double($0)) }
         try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
 
+    @Test("the header names the process whose records the panes show, stepping over a restart either way")
+    func theHeaderNamesTheProcessAtTheCursor() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.restartRecording(in: directory)
         let dashboard = SourceDashboard(source: try ReplaySource(path: path, speed: 1))
         var now = 1_800_000_000.0
         func press(_ character: Character) {
@@ -103,6 +109,36 @@ struct ReplayTimelineDashboardTests {
         press(".")
         press(".")
         #expect(header().contains("(pid 12)"), "\(header())")
+    }
+
+    @Test("the log's first line says which app was attached, after a move back to the start too")
+    func theFirstAttachIsLoggedAfterAMoveBack() throws {
+        let directory = TemporaryDirectory()
+        let dashboard = SourceDashboard(
+            source: try ReplaySource(path: Self.restartRecording(in: directory), speed: 1))
+        var now = 1_800_000_000.0
+        func press(_ character: Character) {
+            _ = dashboard.handle(.character(character))
+            now += 0.04
+            dashboard.update(now: now)
+        }
+        func attachLines() -> [String] {
+            dashboard.shown.log.sequences.compactMap { sequence -> String? in
+                guard case .notice(let notice)? = dashboard.shown.log[sequence]?.content,
+                    notice.text.hasPrefix("attached to app (pid 11)")
+                else { return nil }
+                return notice.text
+            }
+        }
+        press(" ")  // pause at the start
+        press(".")
+        #expect(attachLines().count == 1)
+        press(">")
+        press("<")
+        #expect(Self.shown(dashboard).newest == "1", "back at the first event, read again from the start")
+        #expect(attachLines().count == 1, "the log as it read when the replay played from the start")
+        press(".")
+        #expect(attachLines().count == 1)
     }
 
     @Test(
