@@ -69,15 +69,21 @@ extension DashboardState {
         var first = true
         for sequence in log.sequences.suffix(Self.reportedLogLines) {
             guard let entry = log[sequence] else { continue }
-            let record: FeedRecord
+            let records: [FeedRecord]
             switch entry.content {
-            case .event(let event): record = .event(event)
-            case .lifecycle(let change): record = .lifecycle(FeedLifecycle(time: entry.time, change: change))
-            default: continue
+            case .event(let event): records = [.event(event)]
+            case .lifecycle(let change):
+                records = [.lifecycle(FeedLifecycle(time: entry.time, change: change))]
+            // One line for an object's reclaimed subscriptions: the changes it is made of.
+            case .reclaim(let reclaim):
+                records = reclaim.changes.map { .lifecycle(FeedLifecycle(time: entry.time, change: $0)) }
+            case .notice: records = []
             }
-            if !first { writer.appendRaw(",") }
-            first = false
-            writer.appendRaw(String(record.encodeLine().dropLast()))
+            for record in records {
+                if !first { writer.appendRaw(",") }
+                first = false
+                writer.appendRaw(String(record.encodeLine().dropLast()))
+            }
         }
         writer.endArray()
         writer.endRecord()

@@ -151,4 +151,37 @@ struct SimulatedDashboardTests {
             state.contains(#""dropped":0,"#) && state.contains(#""droppedFromAppsPastTheLimit":2500"#),
             "\(state)")
     }
+
+    @Test("the state line's log holds the lifecycle changes an object's reclaim line is made of")
+    func reclaimsInTheStateLog() throws {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        let start = wallClock()
+        // One object's subscriptions to two types reclaimed: one log line.
+        source.enqueue(
+            SourceBatch(
+                lifecycle: ["UserLoggedInEvent", "UserLoggedOutEvent"].map { type in
+                    FeedLifecycle(
+                        time: start,
+                        change: SubscriberLifecycleEvent(
+                            kind: .reclaimed, eventTypeName: type, observerTypeName: "LoginScreen",
+                            observerID: 41,
+                            deadFor: .milliseconds(12),
+                            reclaimedBy: .publish(eventTypeName: "DataLoadedEvent")))
+                }))
+        dashboard.update(now: start)
+        #expect(dashboard.shown.log.sequences.count == 1)
+        let line = dashboard.stateReport(cursor: nil, now: start)
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let log = try #require(state["log"] as? [[String: Any]])
+        #expect(log.count == 2, "\(log)")
+        #expect(
+            log.allSatisfy { $0["kind"] as? String == "lifecycle" && $0["change"] as? String == "reclaimed" },
+            "\(log)")
+        #expect(
+            Set(log.compactMap { $0["eventTypeName"] as? String }) == [
+                "UserLoggedInEvent", "UserLoggedOutEvent",
+            ], "\(log)")
+    }
 }
