@@ -256,7 +256,15 @@ struct DashboardState {
         }
         problems = batch.problems
         if let newest = batch.notices.last {
-            warning = newest.isWarning ? newest : nil
+            // A warning stays in the header until a notice of a later moment comes: those of one
+            // moment (a replay's warnings about its file and the attach it starts with) leave it.
+            if let index = batch.notices.lastIndex(where: \.isWarning),
+                batch.notices[index...].allSatisfy({ $0.time <= batch.notices[index].time })
+            {
+                warning = batch.notices[index]
+            } else {
+                warning = newest.isWarning ? newest : nil
+            }
         }
         droppedEvents = batch.droppedEvents
         droppedLifecycle = batch.droppedLifecycle

@@ -263,6 +263,18 @@ struct DashboardStateTests {
         grid = render(dashboard, now: now + 1)
         #expect(!grid.row(0).contains("recording.jsonl"))
         #expect(grid.text.contains("• attached to simapp (pid 13377)"))
+
+        // A warning and a notice of one moment (a replay's warning about its file and the
+        // attach it starts with) leave the warning in the header
+        source.enqueue(
+            SourceBatch(notices: [
+                SourceNotice(
+                    time: now + 2, text: "other.jsonl:9: last line cut short, skipped", isWarning: true),
+                SourceNotice(time: now + 2, text: "attached to simapp (pid 13378)"),
+            ]))
+        dashboard.update(now: now + 2)
+        grid = render(dashboard, now: now + 2)
+        #expect(grid.row(0).contains("! other.jsonl:9"), "\(grid.row(0))")
     }
 
     @Test(
