@@ -26,7 +26,20 @@ internal import TerminalUI
 /// end it (``endingSignals``), as shells report a program killed by that signal.
 package enum Busmon {
     /// Runs busmon with `arguments` (without the program name) and returns its exit status.
-    package static func run(arguments: [String], environment: [String: String]) -> Int32 {
+    ///
+    /// - Parameter undecodable: The positions in `arguments` of those that were not UTF-8 on
+    ///   the command line (``undecodableArguments()``), which are refused: Swift's strings
+    ///   replace their bad bytes, so a path would name another file than the one given.
+    package static func run(
+        arguments: [String], environment: [String: String], undecodable: [Int] = []
+    ) -> Int32 {
+        if let position = undecodable.first, arguments.indices.contains(position) {
+            printError(
+                "busmon: argument \(position + 1) ('\(arguments[position])') is not valid UTF-8, and "
+                    + "busmon would read another name than the one given; use a UTF-8 name")
+            writeToStandardError("usage: busmon [options]; busmon --help lists them")
+            return 2
+        }
         let closedDescriptors = System.occupyClosedStandardDescriptors()
         // Anyone on the machine may read a command line (ps): the token leaves it at once.
         if let token = commandLineToken(arguments) { System.hideArgument(token) }
@@ -588,3 +601,11 @@ package enum Busmon {
 /// The first SIGINT or SIGTERM that came while a headless run set up its signal sources, or 0.
 /// Written by a signal handler: an atomic store is safe there.
 private let signalBeforeSources = Atomic<Int32>(0)
+
+extension Busmon {
+    /// The positions of this process's arguments (without the program name) that are not
+    /// valid UTF-8, as ``run(arguments:environment:undecodable:)`` takes them.
+    package static func undecodableArguments() -> [Int] {
+        System.undecodableArguments()
+    }
+}

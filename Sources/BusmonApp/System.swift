@@ -57,6 +57,15 @@ enum System {
         return closed
     }
 
+    /// The positions of this process's arguments, the program name left out, whose bytes are
+    /// not valid UTF-8.
+    static func undecodableArguments() -> [Int] {
+        (1..<max(1, Int(CommandLine.argc))).compactMap { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return nil }
+            return String(validatingCString: argument) == nil ? index - 1 : nil
+        }
+    }
+
     /// Overwrites `value` with `x`s wherever it is, alone or after `=` (or `anywhere` in an
     /// argument that is a URL, holding `://`), in this process's command line, which is what `ps` shows of it (Linux's
     /// /proc/PID/cmdline and Darwin's KERN_PROCARGS2 both read the process's own copy). The

@@ -12,5 +12,6 @@ import Foundation
 
 exit(
     Busmon.run(
-        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+        undecodable: Busmon.undecodableArguments())
 )

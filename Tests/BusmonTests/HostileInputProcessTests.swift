@@ -172,6 +172,24 @@ import Testing
         #expect(Set(sequences).count == sequences.count, "each event recorded once")
     }
 
+    @Test("a file name that is not UTF-8 is refused as a usage error, not read or written under another name")
+    func aFileNameThatIsNotUTF8IsRefused() throws {
+        let directory = TemporaryDirectory()
+        // The shell makes the names' bytes (0xFF and 0xFE are never UTF-8) and runs busmon in
+        // the directory, where the files would appear.
+        let script =
+            "cd \"$1\" && printf 'x\\n' > \"$(printf 'rec\\377.jsonl')\" && "
+            + "\"$0\" --replay \"$(printf 'rec\\377.jsonl')\" --headless; echo \"replay=$?\"; "
+            + "\"$0\" --headless --duration 1 --record \"$(printf 'out\\376.jsonl')\"; echo \"record=$?\"; echo \"written=$(ls | grep -c out)\""
+        let result = try ChildProcess.run(
+            "/bin/sh", ["-c", script, try BusmonBinary.require(), directory.path], environment: environment)
+        #expect(result.standardOutput.contains("replay=2\n"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("record=2\n"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("written=0\n"), "no file written under another name")
+        #expect(result.standardError.contains("argument 2 ('rec\u{FFFD}.jsonl') is not valid UTF-8"))
+        #expect(result.standardError.contains("argument 5 ('out\u{FFFD}.jsonl') is not valid UTF-8"))
+    }
+
     @Test("--attach with a path longer than a socket address holds is refused at once")
     func anOverlongAttachPathIsRefusedAtOnce() throws {
         let path = "/tmp/" + String(repeating: "a", count: 150) + ".sock"
