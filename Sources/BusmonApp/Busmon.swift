@@ -332,20 +332,23 @@ package enum Busmon {
             session.runsMainActorWork
             ? MainRunLoop.serve(whileRunning: "busmon headless") { runner.run() } : runner.run()
         sources.forEach { $0.cancel() }
+        // A run a signal ended says so in its status, as shells report a program it killed,
+        // whatever else it says: a script tells a kill apart from a failure.
+        let unwatched: Int32 = outcome == .stopped ? stopped.signal.map { 128 + $0 } ?? 1 : 1
         if let attach = session.watchedSource as? AttachSource, attach.hello == nil {
             // A script must not mistake a run that never saw the app for a quiet one.
             printError("busmon: never attached to \(attach.socketPath): \(attach.drain().status ?? "no app")")
-            return 1
+            return unwatched
         }
         if let listen = session.watchedSource as? ListenSource, !listen.anyAppConnected {
             printError("busmon: no app dialled in to \(listen.address)")
-            return 1
+            return unwatched
         }
         if let fleet = session.watchedSource as? NATSFleetSource, !fleet.hasConnected {
             printError(
                 "busmon: never reached the NATS server at \(fleet.shownURL)"
                     + (fleet.connectionProblem.map { ": \($0)" } ?? ""))
-            return 1
+            return unwatched
         }
         let failures = session.outputFailures
         if !failures.isEmpty {
