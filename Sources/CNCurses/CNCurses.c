@@ -41,8 +41,8 @@ void cnc_end(cnc_screen *screen) {
 }
 
 bool cnc_can_address_cursor(void) {
-    char *cursor_address = tigetstr("cup");
-    return cursor_address != NULL && cursor_address != (char *)-1;
+    char *cup = tigetstr("cup");
+    return cup != NULL && cup != (char *)-1;
 }
 
 void cnc_enter_dashboard_mode(bool keys_as_data) {

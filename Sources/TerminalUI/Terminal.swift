@@ -87,6 +87,13 @@ package final class Terminal {
         setlocale(LC_ALL, "")
         let unicode = TerminalSupport.isUTF8(codeset: String(cString: cnc_codeset()))
 
+        // Asked before curses starts, which would write a screenful of blanks to a terminal that
+        // cannot take a full screen (`dumb`) before busmon could say so.
+        switch cnc_terminal_addresses_cursor(term) {
+        case -1: throw .unknownTerminal(term)
+        case 0: throw .notFullScreen(term)
+        default: break
+        }
         // newterm, unlike initscr, returns NULL for an unknown terminal instead of exiting.
         guard let newScreen = cnc_newterm_stdio(term) else { throw .unknownTerminal(term) }
         screen = newScreen

@@ -65,6 +65,11 @@ void cnc_end(cnc_screen *screen);
 /// Whether the current terminal can move its cursor anywhere (has "cup"); "dumb" cannot.
 bool cnc_can_address_cursor(void);
 
+/// Whether the terminal type `type` can move its cursor anywhere: 1 yes, 0 no, -1 for a type
+/// the terminfo database does not know. Reads the entry without starting curses, which would
+/// blank a screenful first; the current terminal, if any, stays current.
+int cnc_terminal_addresses_cursor(const char *type);
+
 /// Keys unbuffered, no echo, keypad decoding on, cursor hidden, and a short wait after Esc for
 /// the rest of an escape sequence. With `keys_as_data`, Ctrl-C, Ctrl-\ and Ctrl-Z arrive as
 /// keys (raw mode) instead of raising signals, for a terminal that is not the process's
