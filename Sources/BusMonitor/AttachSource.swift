@@ -420,6 +420,14 @@ final class AttachReader: @unchecked Sendable {
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
             // A tap that refused is full: ask again at a slower pace.
             guard count > 0 else {
+                var cutShort = MalformedLines()
+                decoder.finish(malformed: &cutShort)
+                if cutShort.count > 0 {
+                    shared.withLock { state in
+                        state.malformedLines += cutShort.count
+                        state.malformedSinceDrain.add(cutShort)
+                    }
+                }
                 return refused ? max(Self.refusedRetryInterval, retryInterval) : retryInterval
             }
 

@@ -510,7 +510,11 @@ final class ListenLoop: @unchecked Sendable {
                 System.receiveNow(connection.descriptor, $0.baseAddress!, $0.count)
             }
             // A stranger that hangs up before dialling is closed without a word.
-            if count == 0 { return connection.dial == nil ? "" : "it closed the connection" }
+            if count == 0 {
+                guard connection.dial != nil else { return "" }
+                connection.decoder.finish(malformed: &malformed)
+                return "it closed the connection"
+            }
             // A refused stranger's input is read and dropped until it hangs up.
             if count > 0, connection.closingSince != nil { continue }
             if count < 0 {

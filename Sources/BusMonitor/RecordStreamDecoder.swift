@@ -26,6 +26,14 @@ struct RecordStreamDecoder {
             }
         }
     }
+
+    /// Counts in `malformed` a line the stream began and never ended, for a connection that
+    /// ended: the app went away in the middle of writing its last record.
+    func finish(malformed: inout MalformedLines) {
+        let bytes = lines.unfinishedBytes
+        guard bytes > 0 else { return }
+        malformed.add(reason: "the connection ended \(bytes) bytes into a line, which is lost")
+    }
 }
 
 /// Lines of an app's stream that could not be read: how many, and why the first could not, so
@@ -73,6 +81,9 @@ struct LineSplitter {
     init(limit: Int) {
         self.limit = limit
     }
+
+    /// Bytes of a line begun and not ended yet (one past the limit, already counted, is not).
+    var unfinishedBytes: Int { skippingLongLine ? 0 : partial.count }
 
     mutating func append(_ bytes: ArraySlice<UInt8>, _ handle: (Piece) -> Void) {
         var start = bytes.startIndex

@@ -189,6 +189,35 @@ struct AttachSourceTests {
     }
 }
 
+@Suite("AttachSource when the app goes away mid-line")
+struct AttachSourceCutOffTests {
+    @Test("a record the app was writing when it went away is said to be lost")
+    func aLineCutOffByTheAppGoingAwayIsSaid() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02)
+        defer { source.close() }
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
+        // Half of an event line, then the app is gone.
+        let half = Array(
+            FeedRecord.event(
+                FeedEvent(sequence: 1, time: 2, typeName: "T", payload: .description("ok"), receivers: 0)
+            ).encodeLine().utf8.prefix(30))
+        _ = half.withUnsafeBytes { System.writeAll(tap.peer, $0) }
+        tap.hangUp()
+        let batches = drainUntil(source) { batches in
+            batches.flatMap(\.notices).contains { $0.text.contains("detached") }
+        }
+        let said = batches.flatMap(\.notices).filter(\.isWarning).map(\.text)
+        #expect(
+            said.contains { $0.contains("the connection ended 30 bytes into a line, which is lost") },
+            "\(batches.flatMap(\.notices).map(\.text))")
+        #expect(source.malformedLineCount == 1)
+    }
+}
+
 /// A tap that tests script line by line: it accepts one monitor at a time and sends what it is
 /// told.
 final class FakeTap {
