@@ -72,6 +72,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// counters, or it says the app went away. A replay then says the first attach as the live
     /// monitor did, not only the later ones.
     private let recordsAnAttach: Bool
+    /// Seconds without a line from the attached app after which the log says it is quiet, as
+    /// the monitor that recorded said it: ``FleetPresenceTimes/quietAfter``, or three of the
+    /// tap's snapshot intervals (their median in the recording) if that is longer.
+    private let quietAfter: Double
     /// Records that play (all but hellos and unknown kinds).
     private let itemCount: Int
     /// The time of the first record that plays: offset zero.
@@ -234,6 +238,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// Whether the app of ``hello`` went away where the replay reads, as the recording's
         /// `detached` line says: the status says so until the next hello.
         var detached = false
+        /// Whether the log said that the attached app fell quiet, and not yet that it is back.
+        var saidQuiet = false
         /// The fleet as the newest `fleet` line read listed it: each app's presence as the
         /// monitor that recorded saw it (an app that left is gone when it left). `nil` until
         /// one is read; a recording of one app has none.
@@ -299,6 +305,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var newestFleetLine: RecordingLineReader.Position?
         var detached = false
         var watchedATap = false
+        /// The first thousand gaps between the attached app's snapshots, for its pace.
+        var snapshotGaps: [Double] = []
+        var previousSnapshotTime: Double?
         var newestHello: FeedHello?
         var unreadableFleetLines = 0
         var malformedLines = 0
@@ -430,6 +439,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 // An app's snapshot in a fleet (dialled in to `--listen`) names the app and
                 // carries its tap's counters too; only one app's, unnamed, is an attach.
                 if snapshot.tap != nil, record.origin == nil { watchedATap = true }
+                if record.origin == nil {
+                    if let previous = previousSnapshotTime, snapshotGaps.count < 1_000, time > previous {
+                        snapshotGaps.append(time - previous)
+                    }
+                    previousSnapshotTime = time
+                }
             default:
                 break
             }
@@ -493,6 +508,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         self.isEmpty = records == 0
         self.lastLineCutOff = cutOff
         self.recordsAnAttach = watchedATap
+        let pace = snapshotGaps.sorted().dropFirst(snapshotGaps.count / 2).first ?? 0
+        quietAfter = max(FleetPresenceTimes().quietAfter, 3 * pace)
         self.itemCount = items
         self.eventCount = events
         self.handlerCallCount = calls
@@ -665,6 +682,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         defer {
             clock.hello = found
             clock.detached = false
+            clock.saidQuiet = false
         }
         guard let previous = clock.hello else {
             clock.countersStartOver = true
@@ -834,6 +852,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 continue
             }
             let pending = (item: item, offset: offset, length: length)
+            noteSilence(&clock, endedBy: pending.offset, saysBack: pending.item.record.kind != "detached")
             // One batch a second of the recording's clock (a tenth in the first two seconds,
             // where the first reading is where the rates start from and there would be no
             // other), and one ending at each snapshot, while playing and while a move reads up
@@ -933,6 +952,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             clock.checkedGrowth = true
             noteGrowth(&clock)
         }
+        noteSilence(&clock, until: min(cursor(clock, now: now), duration))
         batches[batches.count - 1].notices = clock.notices
         clock.notices = []
         Self.noteDrops(clock, in: &batches[batches.count - 1])
@@ -949,6 +969,34 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             batches[batches.count - 1].fleet = Self.fleet(clock)
         }
         return batches
+    }
+
+    /// Says, as the monitor that recorded said it live, that the attached app sent nothing for
+    /// ``quietAfter`` seconds, if the cursor at `offset` stands that long after the last record
+    /// handed over.
+    private func noteSilence(_ clock: inout Clock, until offset: Double) {
+        // Only between two records: where the recording ends, the monitor stopped watching.
+        guard recordsAnAttach, !clock.saidQuiet, clock.delivered > 0, clock.delivered < itemCount,
+            let hello = clock.hello, !clock.detached
+        else { return }
+        let quietAt = clock.handedOver + quietAfter
+        guard offset >= quietAt else { return }
+        clock.saidQuiet = true
+        clock.notices.append(
+            SourceNotice(
+                time: firstTime + quietAt,
+                text: "\(hello.processName) is quiet: nothing from it for \(FleetState.format(quietAfter))"))
+    }
+
+    /// Before the record at `offset` is handed over: says the app fell quiet if it did since the
+    /// last record, and, unless the record says it went away (`saysBack` false), that it is back.
+    private func noteSilence(_ clock: inout Clock, endedBy offset: Double, saysBack: Bool) {
+        noteSilence(&clock, until: offset)
+        guard clock.saidQuiet else { return }
+        clock.saidQuiet = false
+        if saysBack, let hello = clock.hello, !clock.detached {
+            clock.notices.append(SourceNotice(time: firstTime + offset, text: "\(hello.processName) is back"))
+        }
     }
 
     /// Says that the file grew since the replay opened it, if it did: a recording still being
@@ -1548,6 +1596,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             }
         }
         clock.detached = checkpoint.detached
+        clock.saidQuiet = false
         clock.recordedFleet = checkpoint.fleetLine.flatMap {
             Self.readLine(at: $0, of: file) { FleetLine.decode($0)?.members }
         }

@@ -132,6 +132,42 @@ struct ReplayTimelineTests {
             "and Space pauses it as before")
     }
 
+    @Test("an attached app's silence is logged as the monitor said it live: quiet after 5 s, then back")
+    func silencesAreLoggedAsWhenLive() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("quiet.jsonl")
+        let start = 1_700_000_000.0
+        func snapshot(at seconds: Double) -> String {
+            FeedRecord.snapshot(
+                FeedSnapshot(
+                    time: start + seconds,
+                    snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 1))
+            ).encodeLine()
+        }
+        // Snapshots every half second, a 4 s silence (too short), an 8 s one (said), and the
+        // app's going away after a last silence, which says no "back".
+        var lines = [FeedRecord.hello(FeedHello(pid: 7, process: "app", bus: "b", time: start)).encodeLine()]
+        let times =
+            Array(stride(from: 0.0, through: 3, by: 0.5)) + Array(stride(from: 7.0, through: 9, by: 0.5))
+            + Array(stride(from: 17.0, through: 18, by: 0.5))
+        lines += times.map { snapshot(at: $0) }
+        lines.append(
+            FeedRecord.detached(FeedDetached(time: start + 25, pid: 7, process: "app", bus: "b")).encodeLine()
+        )
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+
+        let replay = try ReplaySource(path: path, speed: 0)
+        let batches = drainUntil(replay) { _ in replay.isFinished }
+        let said = batches.flatMap(\.notices).map { ($0.time - start, $0.text) }
+        #expect(
+            said.map(\.1) == [
+                "attached to app (pid 7)", "app (pid 7) is quiet: nothing from it for 5 s",
+                "app (pid 7) is back",
+                "app (pid 7) is quiet: nothing from it for 5 s", "detached from app (pid 7)",
+            ], "\(said)")
+        #expect(said.map(\.0).map { ($0 * 10).rounded() / 10 } == [0, 14, 17, 23, 25], "\(said)")
+    }
+
     @Test("a recording cut short while it plays says so when playback reaches the cut")
     func aRecordingCutWhilePlayingSaysSo() throws {
         let directory = TemporaryDirectory()
