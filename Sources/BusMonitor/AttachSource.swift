@@ -335,6 +335,13 @@ final class AttachReader: @unchecked Sendable {
             }
             switch UnixSocket.connect(to: socketPath) {
             case .connected(let descriptor):
+                shared.withLock { state in
+                    // What listens there has said nothing yet: a tap says who it is at once.
+                    if state.state == .connecting {
+                        state.waitingReason =
+                            "connected to \(socketPath), waiting for the app to say who it is"
+                    }
+                }
                 let delay = serve(descriptor)
                 close(descriptor)
                 // Closed by busmon itself (it quits): the app did not go away, and a recording

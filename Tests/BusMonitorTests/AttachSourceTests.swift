@@ -29,6 +29,21 @@ struct AttachWaitingTests {
         #expect(eventually { source.drain().status == "waiting for \(path) to appear (no such file)" })
         #expect(source.state == .connecting)
     }
+
+    @Test("something that listens and says nothing is named as such, not as a connection in progress")
+    func aSilentListener() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("silent.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.01)
+        defer { source.close() }
+        #expect(tap.accept())
+        #expect(
+            eventually {
+                source.drain().status == "connected to \(path), waiting for the app to say who it is"
+            })
+        #expect(source.state == .connecting)
+    }
 }
 
 @Suite("AttachSource")
