@@ -92,19 +92,20 @@ struct FlowGraphTests {
         #expect(dot.hasSuffix("}\n"))
     }
 
+    /// A snapshot whose one handler row says `observer` was called `calls` times for `type`.
+    private func snapshot(_ type: String = "Load", observer: String = "Cache", calls: Int) -> FeedRecord {
+        .snapshot(
+            FeedSnapshot(
+                time: 1,
+                snapshot: BusSnapshot(
+                    busName: "b", eventTypes: [], wildcardObservers: 0,
+                    handlers: [
+                        HandlerStatistics(observerTypeName: observer, eventTypeName: type, calls: calls)
+                    ])))
+    }
+
     @Test("an app restarted behind one socket adds its calls to those of the process before it")
     func aRestartedAppAddsItsCalls() {
-        func snapshot(calls: Int) -> FeedRecord {
-            .snapshot(
-                FeedSnapshot(
-                    time: 1,
-                    snapshot: BusSnapshot(
-                        busName: "b", eventTypes: [], wildcardObservers: 0,
-                        handlers: [
-                            HandlerStatistics(observerTypeName: "Cache", eventTypeName: "Load", calls: calls)
-                        ])
-                ))
-        }
         var graph = FlowGraph()
         let edge = FlowGraph.Edge(from: "Load", to: "Cache")
         graph.take(
@@ -126,17 +127,7 @@ struct FlowGraphTests {
 
     @Test("events count up to their app's newest snapshot, the moment its handlers' calls are of")
     func eventsCountUpToTheNewestSnapshot() {
-        func snapshot(calls: Int) -> FeedRecord {
-            .snapshot(
-                FeedSnapshot(
-                    time: 1,
-                    snapshot: BusSnapshot(
-                        busName: "b", eventTypes: [], wildcardObservers: 0,
-                        handlers: [
-                            HandlerStatistics(
-                                observerTypeName: "Screen", eventTypeName: "Login", calls: calls)
-                        ])))
-        }
+        func snapshot(calls: Int) -> FeedRecord { self.snapshot("Login", observer: "Screen", calls: calls) }
         let published = FlowGraph.Edge(from: "Auth.swift:10", to: "Login")
         let handled = FlowGraph.Edge(from: "Login", to: "Screen")
         var graph = FlowGraph()
