@@ -62,7 +62,13 @@ enum System {
     static func undecodableArguments() -> [Int] {
         (1..<max(1, Int(CommandLine.argc))).compactMap { index in
             guard let argument = CommandLine.unsafeArgv[index] else { return nil }
-            return String(validatingCString: argument) == nil ? index - 1 : nil
+            // Decoding replaces what is not UTF-8, so the bytes come back changed (a check
+            // available on every platform the package supports, unlike newer validating
+            // initializers).
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument)
+            )
+            return String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) ? nil : index - 1
         }
     }
 
