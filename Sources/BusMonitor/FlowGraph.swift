@@ -83,6 +83,8 @@ package struct FlowGraph: Sendable {
     private var sinceSnapshot: [EventOrigin?: EventArrows] = [:]
     /// Apps that sent a snapshot.
     private var snapshotted: Set<EventOrigin?> = []
+    /// Arrows in ``sinceSnapshot``, all apps' together.
+    private var heldArrows = 0
 
     /// Events that came after their app's newest snapshot, not counted in the graph yet; the
     /// graph's title says how many.
@@ -116,6 +118,12 @@ package struct FlowGraph: Sendable {
 
     /// Takes in one batch.
     package mutating func take(_ batch: SourceBatch) {
+        defer {
+            // An app of a fleet that is gone sends no more snapshots: its last events count.
+            for member in batch.fleet ?? [] where member.presence == .gone {
+                countEvents(since: member.origin)
+            }
+        }
         for record in batch.records {
             switch record {
             case .event(let event): take(event)
@@ -196,6 +204,9 @@ package struct FlowGraph: Sendable {
 
     /// Keeps an event's arrows until its app's next snapshot; an app past ``maximumApps``
     /// has its events counted at once.
+    ///
+    /// The arrows held, over all apps, are as many as ``maximumEdges`` at most, as the graph's
+    /// own: one that would be a new arrow past that is left out, and counted as such.
     private mutating func hold(_ arrows: EventArrows, of origin: EventOrigin?) {
         guard sinceSnapshot[origin] != nil || sinceSnapshot.count < Self.maximumApps else {
             count(arrows)
@@ -203,14 +214,24 @@ package struct FlowGraph: Sendable {
         }
         var held = sinceSnapshot.removeValue(forKey: origin) ?? EventArrows()
         held.events += 1
-        // Arrows past the limit are left out when they are counted; one held per arrow the
-        // graph could still take keeps the memory bounded.
-        for (edge, count) in arrows.publishes
-        where held.publishes[edge] != nil || held.publishes.count < Self.maximumEdges {
+        for (edge, count) in arrows.publishes {
+            if held.publishes[edge] == nil {
+                guard heldArrows < Self.maximumEdges else {
+                    leftOut += 1
+                    continue
+                }
+                heldArrows += 1
+            }
             held.publishes[edge, default: 0].clampedAdd(count)
         }
-        for (edge, count) in arrows.triggers
-        where held.triggers[edge] != nil || held.triggers.count < Self.maximumEdges {
+        for (edge, count) in arrows.triggers {
+            if held.triggers[edge] == nil {
+                guard heldArrows < Self.maximumEdges else {
+                    leftOut += 1
+                    continue
+                }
+                heldArrows += 1
+            }
             held.triggers[edge, default: 0].clampedAdd(count)
         }
         sinceSnapshot[origin] = held
@@ -224,7 +245,9 @@ package struct FlowGraph: Sendable {
 
     /// Counts the events `origin` published since its newest snapshot.
     private mutating func countEvents(since origin: EventOrigin?) {
-        if let held = sinceSnapshot.removeValue(forKey: origin) { count(held) }
+        guard let held = sinceSnapshot.removeValue(forKey: origin) else { return }
+        heldArrows -= held.publishes.count + held.triggers.count
+        count(held)
     }
 
     /// Takes one app's handler rows; in a fleet each edge counts the calls of every app.

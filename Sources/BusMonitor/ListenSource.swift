@@ -519,7 +519,10 @@ final class ListenLoop: @unchecked Sendable {
             if count > 0, connection.closingSince != nil { continue }
             if count < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return nil }
-                return connection.dial == nil ? "" : "the connection failed: \(UnixSocket.errorText(errno))"
+                guard connection.dial != nil else { return "" }
+                let reason = UnixSocket.errorText(errno)
+                connection.decoder.finish(malformed: &malformed)
+                return "the connection failed: \(reason)"
             }
             if connection.dial == nil {
                 if let ended = takeDial(

@@ -240,6 +240,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var detached = false
         /// Whether the log said that the attached app fell quiet, and not yet that it is back.
         var saidQuiet = false
+        /// The offset of the newest line heard from the attached app, a hello included: its
+        /// silence counts from there, as the live monitor's does.
+        var lastHeard = 0.0
         /// The fleet as the newest `fleet` line read listed it: each app's presence as the
         /// monitor that recorded saw it (an app that left is gone when it left). `nil` until
         /// one is read; a recording of one app has none.
@@ -375,6 +378,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                     newestHello = found
                     newestHelloLine = line.position
                     detached = false
+                    previousSnapshotTime = nil
                 }
                 continue
             }
@@ -435,6 +439,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             case .detached(let detach):
                 watchedATap = true
                 if let newestHello, detach.isDetach(from: newestHello) { detached = true }
+                // The gap to the next process's first snapshot is not the tap's pace.
+                previousSnapshotTime = nil
             case .snapshot(let snapshot):
                 // An app's snapshot in a fleet (dialled in to `--listen`) names the app and
                 // carries its tap's counters too; only one app's, unnamed, is an attach.
@@ -509,7 +515,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         self.lastLineCutOff = cutOff
         self.recordsAnAttach = watchedATap
         let pace = snapshotGaps.sorted().dropFirst(snapshotGaps.count / 2).first ?? 0
-        quietAfter = max(FleetPresenceTimes().quietAfter, 3 * pace)
+        // As the live monitor says it: whole seconds past a fleet's wait.
+        let threshold = max(FleetPresenceTimes().quietAfter, 3 * pace)
+        quietAfter = threshold > FleetPresenceTimes().quietAfter ? threshold.rounded(.up) : threshold
         self.itemCount = items
         self.eventCount = events
         self.handlerCallCount = calls
@@ -683,6 +691,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             clock.hello = found
             clock.detached = false
             clock.saidQuiet = false
+            clock.lastHeard = max(clock.lastHeard, offset)
         }
         guard let previous = clock.hello else {
             clock.countersStartOver = true
@@ -899,6 +908,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             if pending.item.restartsCounters { batch.countersRestarted = true }
             Self.hear(pending.item.record, &clock)
             clock.handedOver = pending.offset
+            clock.lastHeard = pending.offset
             clock.pending = nil
             clock.delivered += 1
             taken += 1
@@ -979,7 +989,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         guard recordsAnAttach, !clock.saidQuiet, clock.delivered > 0, clock.delivered < itemCount,
             let hello = clock.hello, !clock.detached
         else { return }
-        let quietAt = clock.handedOver + quietAfter
+        let quietAt = clock.lastHeard + quietAfter
         guard offset >= quietAt else { return }
         clock.saidQuiet = true
         clock.notices.append(
@@ -1570,6 +1580,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.pending = nil
         clock.latest = checkpoint.latest
         clock.handedOver = checkpoint.latest
+        clock.lastHeard = checkpoint.latest
         clock.delivered = checkpoint.delivered
         clock.dropped = checkpoint.drops.events
         clock.droppedCalls = checkpoint.drops.calls

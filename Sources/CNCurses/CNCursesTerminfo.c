@@ -22,7 +22,10 @@ int cnc_terminal_addresses_cursor(const char *type) {
     int status = 0;
     // With a place for the status, setupterm reads the entry and writes nothing.
     if (setupterm((char *)type, fileno(stdout), &status) != OK) {
-        return -1;
+        // A failure may have set another terminal current, or none.
+        set_curterm(before);
+        // 1: a hardcopy terminal, which is known and cannot move a cursor.
+        return status == 1 ? 0 : -1;
     }
     char *cup = tigetstr("cup");
     int addresses = cup != NULL && cup != (char *)-1;
@@ -31,6 +34,14 @@ int cnc_terminal_addresses_cursor(const char *type) {
         del_curterm(loaded);
     }
     return addresses;
+}
+
+#elif __has_include(<curses.h>)
+
+// curses without terminfo's header: newterm's own answer (cnc_can_address_cursor) decides.
+int cnc_terminal_addresses_cursor(const char *type) {
+    (void)type;
+    return 1;
 }
 
 #endif

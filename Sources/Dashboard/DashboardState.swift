@@ -257,11 +257,14 @@ struct DashboardState {
         problems = batch.problems
         if let newest = batch.notices.last {
             // A warning stays in the header until a notice of a later moment comes: those of one
-            // moment (a replay's warnings about its file and the attach it starts with) leave it.
+            // moment (a replay's warnings about its file and the attach it starts with) leave it,
+            // in its batch or a later one.
             if let index = batch.notices.lastIndex(where: \.isWarning),
                 batch.notices[index...].allSatisfy({ $0.time <= batch.notices[index].time })
             {
                 warning = batch.notices[index]
+            } else if let shown = warning, batch.notices.allSatisfy({ $0.time <= shown.time }) {
+                // Notices of its moment, or older ones, which a replay's move may bring again.
             } else {
                 warning = newest.isWarning ? newest : nil
             }

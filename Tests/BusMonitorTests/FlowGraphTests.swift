@@ -158,6 +158,31 @@ struct FlowGraphTests {
         #expect(!graph.dot(title: "shop").contains("not counted yet"))
     }
 
+    @Test("a fleet's app that is gone has its last events counted, and held arrows are bounded over all apps")
+    func aGoneAppsEventsCountAndHeldArrowsAreBounded() {
+        let origin = FeedOrigin(app: "a", host: "h", pid: 1)
+        func appSnapshot() -> FeedRecord {
+            .snapshot(
+                FeedSnapshot(
+                    time: 1, snapshot: BusSnapshot(busName: "b", eventTypes: [], wildcardObservers: 0),
+                    origin: origin))
+        }
+        var graph = FlowGraph()
+        let count = FlowGraph.maximumEdges + 5
+        graph.take(
+            SourceBatch(
+                records: [appSnapshot()]
+                    + (0..<count).map { .event(event("T", id: UInt64($0 + 1), line: $0 + 1, app: "a")) }))
+        #expect(graph.publishes.isEmpty, "held until the app's next snapshot")
+        #expect(graph.leftOut == 5, "arrows past the limit are not held, and are counted")
+        #expect(graph.eventsAfterSnapshots == count)
+        var gone = SourceBatch()
+        gone.fleet = [FleetMember(origin: origin, presence: .gone, lastSeen: 1)]
+        graph.take(gone)
+        #expect(graph.publishes.count == FlowGraph.maximumEdges)
+        #expect(graph.eventsAfterSnapshots == 0)
+    }
+
     @Test("causes are looked up in the app that published them")
     func causesStayInTheirApp() {
         var graph = FlowGraph()

@@ -275,6 +275,11 @@ struct DashboardStateTests {
         dashboard.update(now: now + 2)
         grid = render(dashboard, now: now + 2)
         #expect(grid.row(0).contains("! other.jsonl:9"), "\(grid.row(0))")
+        // and so does a notice of that moment, or an older one, in a later batch
+        source.enqueue(SourceBatch(notices: [SourceNotice(time: now + 2, text: "attached again to simapp")]))
+        dashboard.update(now: now + 3)
+        grid = render(dashboard, now: now + 3)
+        #expect(grid.row(0).contains("! other.jsonl:9"), "\(grid.row(0))")
     }
 
     @Test(
