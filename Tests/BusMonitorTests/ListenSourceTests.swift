@@ -38,6 +38,11 @@ private final class Stranger: Sendable {
 
     deinit { close(descriptor) }
 
+    /// Ends the connection as a process that exits does, with nothing more to say.
+    func hangUp() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     func say(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { System.writeAll(descriptor, $0) }
     }
@@ -209,6 +214,31 @@ struct ListenSourceTests {
         #expect(eventually { source.refusedConnections >= 3 + 20 })
         #expect(source.connectedApps == 1)
         _ = silent
+    }
+
+    @Test("an app that hangs up in the middle of a record is said to have lost it")
+    func aLineCutOffByTheAppHangingUpIsSaid() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
+        let app = try #require(Stranger(port: port(of: source)))
+        let hello = FeedRecord.hello(FeedHello(pid: 99, process: "cut", bus: "b", time: 1)).encodeLine()
+        let half = FeedRecord.event(
+            FeedEvent(sequence: 1, time: 2, typeName: "T", payload: .description("ok"), receivers: 0)
+        ).encodeLine().utf8.prefix(30)
+        app.say(
+            MonitorLinkHandshake.Dial(token: "tok-0123456789", app: "cut", host: "h", pid: 99).encodeLine()
+                + Array(hello.utf8) + Array(half))
+        #expect(eventually { source.connectedApps == 1 })
+        app.hangUp()
+        let batches = drainUntil(source) { batches in
+            batches.flatMap(\.notices).contains { $0.text.contains("into a line") }
+        }
+        let said = batches.flatMap(\.notices).map(\.text)
+        #expect(
+            said.contains {
+                $0.contains(
+                    "skipped 1 malformed line (the connection ended 30 bytes into a line, which is lost)")
+            },
+            "\(said)")
     }
 
     @Test("connections held open without dialling, however many, do not lock an app out")
