@@ -214,27 +214,23 @@ package struct FlowGraph: Sendable {
         }
         var held = sinceSnapshot.removeValue(forKey: origin) ?? EventArrows()
         held.events += 1
-        for (edge, count) in arrows.publishes {
-            if held.publishes[edge] == nil {
-                guard heldArrows < Self.maximumEdges else {
-                    leftOut += 1
-                    continue
-                }
-                heldArrows += 1
-            }
-            held.publishes[edge, default: 0].clampedAdd(count)
-        }
-        for (edge, count) in arrows.triggers {
-            if held.triggers[edge] == nil {
-                guard heldArrows < Self.maximumEdges else {
-                    leftOut += 1
-                    continue
-                }
-                heldArrows += 1
-            }
-            held.triggers[edge, default: 0].clampedAdd(count)
-        }
+        add(arrows.publishes, toHeld: &held.publishes)
+        add(arrows.triggers, toHeld: &held.triggers)
         sinceSnapshot[origin] = held
+    }
+
+    /// Adds `arrows` to `held`, one of an app's held maps, within the bound on held arrows.
+    private mutating func add(_ arrows: [Edge: Int], toHeld held: inout [Edge: Int]) {
+        for (edge, count) in arrows {
+            if held[edge] == nil {
+                guard heldArrows < Self.maximumEdges else {
+                    leftOut += 1
+                    continue
+                }
+                heldArrows += 1
+            }
+            held[edge, default: 0].clampedAdd(count)
+        }
     }
 
     /// Counts the arrows of `arrows` into the graph.
