@@ -861,7 +861,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 continue
             }
             let pending = (item: item, offset: offset, length: length)
-            noteSilence(&clock, endedBy: pending.offset, saysBack: pending.item.record.kind != "detached")
+            var saysBack = true
+            if case .detached = pending.item.record { saysBack = false }
+            noteSilence(&clock, endedBy: pending.offset, saysBack: saysBack)
             // One batch a second of the recording's clock (a tenth in the first two seconds,
             // where the first reading is where the rates start from and there would be no
             // other), and one ending at each snapshot, while playing and while a move reads up
@@ -982,8 +984,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     }
 
     /// Says, as the monitor that recorded said it live, that the attached app sent nothing for
-    /// ``quietAfter`` seconds, if the cursor at `offset` stands that long after the last record
-    /// handed over.
+    /// ``quietAfter`` seconds, if the cursor at `offset` stands that long after the newest line
+    /// heard from it.
     private func noteSilence(_ clock: inout Clock, until offset: Double) {
         // Only between two records: where the recording ends, the monitor stopped watching.
         guard recordsAnAttach, !clock.saidQuiet, clock.delivered > 0, clock.delivered < itemCount,
