@@ -81,8 +81,6 @@ package struct FlowGraph: Sendable {
     /// type's events up to now beside its handlers' calls up to half a second before. An app
     /// that sent no snapshot yet has its events counted at once.
     private var sinceSnapshot: [EventOrigin?: EventArrows] = [:]
-    /// Apps that sent a snapshot.
-    private var snapshotted: Set<EventOrigin?> = []
     /// Arrows in ``sinceSnapshot``, all apps' together.
     private var heldArrows = 0
 
@@ -144,7 +142,6 @@ package struct FlowGraph: Sendable {
         guard hellos.startsNewProcess(hello) else { return }
         // The process before sends no more snapshots, and the new one counts from its first.
         countEvents(since: nil)
-        snapshotted.remove(nil)
         baseCalls[nil] = nil
         baseTrouble[nil] = nil
         // Only the arrows the graph has: as many as ``maximumEdges``, however many processes.
@@ -175,7 +172,8 @@ package struct FlowGraph: Sendable {
                 arrows.triggers[Edge(from: causeType, to: typeName)] = 1
             }
         }
-        if snapshotted.contains(event.origin) {
+        // An app whose first snapshot was taken has a baseline of calls.
+        if baseCalls[event.origin] != nil {
             hold(arrows, of: event.origin)
         } else {
             count(arrows)
@@ -250,9 +248,6 @@ package struct FlowGraph: Sendable {
     private mutating func take(_ snapshot: BusSnapshot, of origin: EventOrigin?) {
         // Its events up to this snapshot are counted with the calls it holds.
         countEvents(since: origin)
-        if snapshotted.contains(origin) || snapshotted.count < Self.maximumApps {
-            snapshotted.insert(origin)
-        }
         var calls: [Edge: Int] = [:]
         var trouble: [Edge: Int] = [:]
         for row in snapshot.handlers where row.eventTypeName != SubscriberLifecycleEvent.wildcardTypeName {
