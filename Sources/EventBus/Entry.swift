@@ -36,13 +36,15 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil, timer: HandlerTimer? = nil,
         mainActor: inout MainActorPass
     ) -> DeliveryOutcome {
-        if let scheduler {
+        // Not `if let scheduler`: a copy of the existential held across the main-actor decision
+        // cost a retain and a release on every publish that made the decision.
+        if scheduler != nil {
             // A main-actor handler offered an event on the main actor runs now, like the plain
             // handlers around it, through the same few lines as they do; the decision is made once
             // per delivery, not once per handler.
             let runsHere = mainActorMailbox.map { mainActor.allowsInline(through: $0) } ?? false
             if !runsHere {
-                return offerThroughScheduler(event, scheduler, timer: timer?.scheduled)
+                return offerThroughScheduler(event, timer: timer?.scheduled)
             }
         }
         if observerID == nil {
@@ -90,9 +92,9 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:)``
     /// for every entry, and the plain handlers' path stays as small as it was without this branch.
     @inline(never)
-    private func offerThroughScheduler(
-        _ event: Payload, _ scheduler: any DeliveryScheduler, timer: ScheduledTimer?
-    ) -> DeliveryOutcome {
+    private func offerThroughScheduler(_ event: Payload, timer: ScheduledTimer?) -> DeliveryOutcome {
+        // Called only for an entry with a scheduler, which never changes.
+        guard let scheduler else { return .skipped }
         let word = state.load(ordering: .acquiring)
         if word & Self.cancelledBit != 0 { return .skipped }
         if observerID != nil && observer == nil { return .observerDied }
