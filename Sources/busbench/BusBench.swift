@@ -398,7 +398,7 @@ struct BusBench {
         sanityCheck(result.observerRows == 4, "snapshot: \(result.observerRows) observer classes, not 4")
         sanityCheck(result.liveInstances == observers, "snapshot: \(result.liveInstances) live observers")
         sanityCheck(result.suspects == 100, "snapshot: \(result.suspects) leak suspects, not 100")
-        checks.append(.atMost("snapshot() at \(observers) observers (ms)", result.plain, 5))
+        checks.append(.millisecondsAtMost("snapshot() at \(observers) observers", result.plain, 5))
     }
 
     // MARK: - Results

@@ -34,6 +34,13 @@ struct TargetCheck {
             formattedValue: "\(value)")
     }
 
+    /// A time in milliseconds that should be at most `maximum`.
+    static func millisecondsAtMost(_ label: String, _ value: Double, _ maximum: Double) -> TargetCheck {
+        TargetCheck(
+            label: label, value: value, target: "<= \(format(maximum)) ms", passes: value <= maximum,
+            formattedValue: format(value) + " ms")
+    }
+
     /// A share of one core, such as a process's CPU time per second, that should be at most
     /// `maximum` (0.01 is 1%).
     static func shareAtMost(_ label: String, _ value: Double, _ maximum: Double) -> TargetCheck {
