@@ -823,7 +823,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         let holds = clock.isPaused && seeking == nil
         var batches: [SourceBatch] = []
         var batch = SourceBatch()
-        /// The unit of recording (see ``readingUnit(at:)``) the batch being filled holds.
+        /// Where a move reads in tenths again (see ``readingUnit(at:tenthsFrom:)``).
+        let tenthsFrom = finelyReadFrom(seeking)
+        /// The unit of recording (see ``readingUnit(at:tenthsFrom:)``) the batch being filled
+        /// holds.
         var currentUnit: Int?
         /// Hands `batch` over as one reading, at `offset` on the replay's clock, with the fleet
         /// as that reading left it (so that each app's rate is read as it played, not once at
@@ -837,6 +840,24 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             batch.sourceClock = firstTime + offset
             batches.append(batch)
             batch = SourceBatch()
+        }
+        /// Empty readings this drain may still make: a step back whose target lies after a long
+        /// pause reads in tenths from well before it (see ``finelyReadFrom(_:)``).
+        var emptyReadingsLeft = Self.maximumEmptyReadings
+        /// Reads the tenths after `unit` and before `next` that a move reads in tenths and that
+        /// held nothing, each at its end, as playing reads them frame by frame: a rate's window
+        /// that starts in one then starts there, not at the last record before it. Only the
+        /// last three seconds of them: a window ends at the cursor, at or after `next`.
+        func readEmptyTenths(after unit: Int, before next: Int) {
+            guard !batch.hasRecords, tenthsFrom.isFinite else { return }
+            let firstTenth = Int((tenthsFrom * 10).rounded(.down))
+            let tenthsKept = Int(Self.tenthsBeforeTheCursor * 10)
+            var tenth = max(unit + 1, firstTenth, next - tenthsKept)
+            while tenth < next, emptyReadingsLeft > 0 {
+                close(&batch, readAt: max(clock.handedOver, readingUnitEnd(tenth) - 0.001))
+                emptyReadingsLeft -= 1
+                tenth += 1
+            }
         }
         var taken = 0
         var bytes = 0
@@ -866,11 +887,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             noteSilence(&clock, endedBy: pending.offset, saysBack: saysBack)
             // One batch a second of the recording's clock (a tenth in the first two seconds,
             // where the first reading is where the rates start from and there would be no
-            // other), and one ending at each snapshot, while playing and while a move reads up
+            // other, and in the three before a move's cursor), and one ending at each snapshot, while playing and while a move reads up
             // to its cursor alike: each batch is one reading of the rates, so that a second's
             // records count in that second whichever way the cursor got there, not in the next
             // because a frame's drain ended just past it.
-            let unit = readingUnit(at: pending.offset)
+            let unit = readingUnit(at: pending.offset, tenthsFrom: tenthsFrom)
             if let currentUnit, unit != currentUnit, batch.hasRecords {
                 // On the replay's clock, read at the end of its own unit (nothing happened after
                 // its last record): the dashboard times changes by it and counts them in that
@@ -879,6 +900,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 // clock's seconds since 1970, which a smaller step would not survive.)
                 close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
             }
+            if let currentUnit, unit != currentUnit { readEmptyTenths(after: currentUnit, before: unit) }
             currentUnit = unit
             bytes += pending.length
             switch pending.item.record {
@@ -952,10 +974,12 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         }
         // Records of a unit the cursor has left are read at that unit's end too, not at the
         // cursor: a frame that ends a little past a second would count them in the next one.
-        if let currentUnit, batch.hasRecords,
-            readingUnit(at: min(cursor(clock, now: now), duration)) > currentUnit
-        {
-            close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
+        let cursorUnit = readingUnit(at: min(cursor(clock, now: now), duration), tenthsFrom: tenthsFrom)
+        if let currentUnit, cursorUnit > currentUnit {
+            if batch.hasRecords {
+                close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
+            }
+            readEmptyTenths(after: currentUnit, before: cursorUnit)
         }
         batches.append(batch)
         batches[0].replacesState = clock.replacing
@@ -1152,14 +1176,36 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// The stretch of recording whose records a replay hands over as one reading of the rates,
     /// on the recording's clock, as the dashboard's sparklines count: tenths of a second of the
-    /// clock in the recording's first two seconds, whole seconds of it after (numbered as their
-    /// last tenth, so that numbers only grow).
-    func readingUnit(at offset: Double) -> Int {
+    /// clock in the recording's first two seconds and from `tenthsFrom` (a whole second of the
+    /// clock) on, whole seconds of it elsewhere (numbered as their last tenth, so that numbers
+    /// only grow).
+    func readingUnit(at offset: Double, tenthsFrom: Double = .infinity) -> Int {
         let time = firstTime + offset
-        return offset < 2 ? Int((time * 10).rounded(.down)) : Int(time.rounded(.down)) * 10 + 9
+        return offset < 2 || time >= tenthsFrom
+            ? Int((time * 10).rounded(.down)) : Int(time.rounded(.down)) * 10 + 9
     }
 
-    /// Seconds into the recording where `unit` (see ``readingUnit(at:)``) ends.
+    /// Seconds of recording before a move's cursor that the move reads in tenths, as playing
+    /// reads them frame by frame: the rates' two-second window then starts where it would
+    /// have, not up to a second earlier, at the end of the whole second before it.
+    static let tenthsBeforeTheCursor = 3.0
+
+    /// Readings of tenths that held nothing one drain makes at most (see
+    /// ``tenthsBeforeTheCursor``): thirty for a move to a moment, more only for a step back
+    /// past a long pause.
+    static let maximumEmptyReadings = 600
+
+    /// The recording's time (a whole second of its clock) from which the reading towards
+    /// `seeking` goes in tenths, or infinity when nothing moves the cursor (playing, or a step
+    /// on to the next event).
+    private func finelyReadFrom(_ seeking: SeekTarget?) -> Double {
+        guard let seeking, seeking != .throughNextEvent else { return .infinity }
+        // A step back's target is known as a record, not a time: the checkpoint before it is
+        // at most a second of recording earlier, but for a pause.
+        return (firstTime + estimate(seeking).offset - Self.tenthsBeforeTheCursor).rounded(.down)
+    }
+
+    /// Seconds into the recording where `unit` (see ``readingUnit(at:tenthsFrom:)``) ends.
     func readingUnitEnd(_ unit: Int) -> Double {
         Double(unit + 1) / 10 - firstTime
     }

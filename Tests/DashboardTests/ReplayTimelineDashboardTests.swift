@@ -216,6 +216,26 @@ struct ReplayTimelineDashboardTests {
     }
 
     @Test(
+        "after a jump to a moment between two seconds, a sparse type's rate starts its window there, as played"
+    )
+    func sparseRatesAfterAJumpBetweenSeconds() throws {
+        let directory = TemporaryDirectory()
+        // An event at the start, then two a second, at .05 and .95, for 30 s
+        let times: [Double] = [0] + (0..<30).flatMap { second in [0.05, 0.95].map { Double(second) + $0 } }
+        let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        #expect(replay.pause(at: 20.9) == nil)
+        let now = 1_800_000_000.0
+        dashboard.update(now: now)
+        // Then the rate counts 18.9 to 20.9 (four events) over two seconds, as playing reads it
+        // frame by frame: not from the end of second 17, five events over 2.9 s
+        let state = dashboard.shown
+        let meter = try #require(state.rows.first { $0.name == "T" }).meter
+        let rate = meter.rate(at: state.sourceTime(at: now))
+        #expect(abs(rate - 2) < 0.01, "T at \(rate) a second")
+    }
+
+    @Test(
         "after playing, steps and a move back to where it paused show the sparklines and rates that playing showed"
     )
     func movesKeepThePlayedRates() throws {
@@ -266,9 +286,10 @@ struct ReplayTimelineDashboardTests {
         _ = replay.perform(.goTo.with(value: String(format: "%.4f", paused)))
         now += 0.04
         dashboard.update(now: now)
-        // Then the sparkline reads as it did, and the rate within 5% of itself: playing reads
-        // the rates at every frame too, a move only where each second ends, and the rate's
-        // two-second window starts between two readings (1-4% apart in runs of this test)
+        // Then the sparkline reads as it did, and the rate within 5% of itself: playing at eight
+        // times the speed reads the rates every 0.32 s of the recording, a move every tenth of
+        // a second in the three before its cursor, and the rate's two-second window starts
+        // between two readings (1-4% apart in runs of this test)
         let moved = try readings()
         #expect(moved.history == played.history, "played \(played), moved \(moved)")
         #expect(abs(moved.rate - played.rate) <= 0.05 * played.rate, "played \(played), moved \(moved)")
