@@ -16,7 +16,7 @@ package struct SourceCommandDescription: Sendable, Equatable {
         /// The characters that send it, such as `+` and `=` (the unshifted `+`).
         package var characters: [Character]
         /// For a command that needs a value, the prompt that asks for it, such as `Go to
-        /// (mm:ss or seconds)`; the command is sent with what was typed. `nil` sends it at once.
+        /// (mm:ss, h:mm:ss or seconds)`; the command is sent with what was typed. `nil` sends it at once.
         package var asks: String?
 
         /// Creates keys for a command.
@@ -80,9 +80,11 @@ package struct SourceCommandDescription: Sendable, Equatable {
         keys: [
             Keys(command: .jumpBack, characters: ["<"]),
             Keys(command: .jumpForward, characters: [">"]),
-            Keys(command: .goTo, characters: ["t"], asks: "Go to (mm:ss or seconds)"),
+            Keys(command: .goTo, characters: ["t"], asks: "Go to (mm:ss, h:mm:ss or seconds)"),
         ], keyText: "</>, t", barLabel: "Jump",
-        help: "jump ten seconds back / on in the recording; t goes to a time typed as mm:ss or seconds")
+        help:
+            "jump ten seconds back / on in the recording; t goes to a time typed as mm:ss, h:mm:ss or seconds"
+    )
 
     /// `n` finds the next log line the filter shows in a replay, and `N` the previous one.
     package static let replayFind = SourceCommandDescription(

@@ -74,7 +74,7 @@ struct ReplayTimelineInTmuxTests {
 
         // t asks for a time; the panes show the bus at 0:30, its 301st event the newest.
         try pane.press("t")
-        try await pane.waitForScreen(containing: "Go to (mm:ss or seconds): ")
+        try await pane.waitForScreen(containing: "Go to (mm:ss, h:mm:ss or seconds): ")
         try pane.type("0:30")
         try pane.press("Enter")
         let thirty = try await pane.waitForScreen("the bus at 0:30") { Self.count(on: $0) == 301 }

@@ -360,7 +360,7 @@ struct ReplayTimelineDashboardTests {
         press("t")
         var prompt = CellGrid(width: 120, height: 30)
         dashboard.render(into: &prompt, now: now)
-        #expect(prompt.row(29).hasPrefix("Go to (mm:ss or seconds): "), "\(prompt.row(29))")
+        #expect(prompt.row(29).hasPrefix("Go to (mm:ss, h:mm:ss or seconds): "), "\(prompt.row(29))")
         for character in "0:25" { press(character) }
         _ = dashboard.handle(.enter)
         now += 0.04
