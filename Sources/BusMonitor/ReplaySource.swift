@@ -271,6 +271,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var lastLine: Int?
         /// The offset of the last record handed over (``latest`` may be a record read ahead).
         var handedOver = 0.0
+        /// Where the dashboard took its last reading: the cursor at the end of the last drain.
+        var lastReadingOffset: Double?
     }
 
     /// Reads and checks a recording.
@@ -828,6 +830,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// The unit of recording (see ``readingUnit(at:tenthsFrom:)``) the batch being filled
         /// holds.
         var currentUnit: Int?
+        /// The unit of the dashboard's last reading, for a drain that goes on from it: a move
+        /// that reads on from a cursor in a silence reads the silence's tenths too.
+        let startUnit =
+            clock.replacing
+            ? nil : clock.lastReadingOffset.map { readingUnit(at: $0, tenthsFrom: tenthsFrom) }
         /// Hands `batch` over as one reading, at `offset` on the replay's clock, with the fleet
         /// as that reading left it (so that each app's rate is read as it played, not once at
         /// the end of a move), and starts the next.
@@ -859,6 +866,23 @@ package final class ReplaySource: FiniteSource, SearchableSource {
                 tenth += 1
             }
         }
+        /// Starts the unit `unit` holds: the batch of the unit before, if it has records, is
+        /// read at that unit's end, and the tenths between them that a move reads are read
+        /// empty.
+        func enter(_ unit: Int) {
+            if let currentUnit, unit != currentUnit, batch.hasRecords {
+                // On the replay's clock, read at the end of its own unit (nothing happened after
+                // its last record): the dashboard times changes by it and counts them in that
+                // second, and a rate's window then starts on a second, as when it played.
+                // (A millisecond before the end: the dashboard adds and subtracts the wall
+                // clock's seconds since 1970, which a smaller step would not survive.)
+                close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
+            }
+            if let previous = currentUnit ?? startUnit, unit > previous {
+                readEmptyTenths(after: previous, before: unit)
+            }
+            currentUnit = unit
+        }
         var taken = 0
         var bytes = 0
         var eventTaken = false
@@ -876,7 +900,10 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             guard case .item(let item) = next else {
                 // A hello goes on in the batch, where it was: a recording or headless output of
                 // the replay writes it there.
-                if case .hello(let found) = next, clock.hello != found { batch.records.append(.hello(found)) }
+                if case .hello(let found) = next, clock.hello != found {
+                    enter(readingUnit(at: offset, tenthsFrom: tenthsFrom))
+                    batch.records.append(.hello(found))
+                }
                 play(next, at: offset, &clock)
                 clock.pending = nil
                 continue
@@ -891,17 +918,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // to its cursor alike: each batch is one reading of the rates, so that a second's
             // records count in that second whichever way the cursor got there, not in the next
             // because a frame's drain ended just past it.
-            let unit = readingUnit(at: pending.offset, tenthsFrom: tenthsFrom)
-            if let currentUnit, unit != currentUnit, batch.hasRecords {
-                // On the replay's clock, read at the end of its own unit (nothing happened after
-                // its last record): the dashboard times changes by it and counts them in that
-                // second, and a rate's window then starts on a second, as when it played.
-                // (A millisecond before the end: the dashboard adds and subtracts the wall
-                // clock's seconds since 1970, which a smaller step would not survive.)
-                close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
-            }
-            if let currentUnit, unit != currentUnit { readEmptyTenths(after: currentUnit, before: unit) }
-            currentUnit = unit
+            enter(readingUnit(at: pending.offset, tenthsFrom: tenthsFrom))
             bytes += pending.length
             switch pending.item.record {
             case .dropped(let drops):
@@ -975,11 +992,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         // Records of a unit the cursor has left are read at that unit's end too, not at the
         // cursor: a frame that ends a little past a second would count them in the next one.
         let cursorUnit = readingUnit(at: min(cursor(clock, now: now), duration), tenthsFrom: tenthsFrom)
-        if let currentUnit, cursorUnit > currentUnit {
-            if batch.hasRecords {
+        if let previous = currentUnit ?? startUnit, cursorUnit > previous {
+            if let currentUnit, batch.hasRecords {
                 close(&batch, readAt: max(clock.handedOver, readingUnitEnd(currentUnit) - 0.001))
             }
-            readEmptyTenths(after: currentUnit, before: cursorUnit)
+            readEmptyTenths(after: previous, before: cursorUnit)
         }
         batches.append(batch)
         batches[0].replacesState = clock.replacing
@@ -999,6 +1016,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         // An empty recording too: its header shows where the cursor is, not a clock of its own.
         if cursor.isFinite {
             batches[batches.count - 1].sourceClock = firstTime + min(cursor, duration)
+            clock.lastReadingOffset = min(cursor, duration)
         }
         if clock.recordedFleet != nil, clock.fleetChanged {
             clock.fleetChanged = false

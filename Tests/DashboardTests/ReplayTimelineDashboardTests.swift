@@ -235,6 +235,37 @@ struct ReplayTimelineDashboardTests {
         #expect(abs(rate - 2) < 0.01, "T at \(rate) a second")
     }
 
+    @Test("a move on from a silence across an app's restart reads the rates a move from anywhere else reads")
+    func ratesAfterAMoveOnFromASilence() throws {
+        let directory = TemporaryDirectory()
+        // Ten events a second until 10 s, nothing until a new process at 12 s, ten a second
+        // again
+        let path = try TimelineRecording.writeRestartedApp(start: 1_800_000_000, in: directory)
+        func rate(movingFrom start: Double?, to target: Double) throws -> Double {
+            let replay = try ReplaySource(path: path, speed: 1)
+            let dashboard = SourceDashboard(source: replay)
+            var now = 1_700_000_000.0
+            if let start {
+                #expect(replay.pause(at: start) == nil)
+                dashboard.update(now: now)
+                now += 0.04
+                _ = replay.perform(.goTo.with(value: "\(target)"))
+            } else {
+                #expect(replay.pause(at: target) == nil)
+            }
+            dashboard.update(now: now)
+            let state = dashboard.shown
+            return state.totalMeter.rate(at: state.sourceTime(at: now))
+        }
+        // When the cursor moves to 13.5 s (13.6 s on the recording's clock: the cursor counts from
+        // the first event, at 0.1 s) from the start, from before the silence, and from within it
+        // (a move that reads on from where the cursor stood)
+        let rates = try [nil, 8, 11].map { try rate(movingFrom: $0, to: 13.5) }
+        // Then each reads the 16 events from 12.1 s to 13.6 s over the two seconds before the
+        // cursor, not over the 2.5 s since the cursor's last reading in the silence
+        for rate in rates { #expect(abs(rate - 8) < 0.1, "rates \(rates)") }
+    }
+
     @Test(
         "after playing, steps and a move back to where it paused show the sparklines and rates that playing showed"
     )
