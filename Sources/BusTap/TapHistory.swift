@@ -14,6 +14,15 @@ struct TapHistory {
         /// A handler call, kept while a reader asked for calls, with its number among the calls
         /// the tap kept (from 1), so that a reader that skips some can count them.
         case call(sequence: Int, FeedHandlerCall)
+
+        /// When it happened, in seconds since 1970 (a call: when it started).
+        var time: Double {
+            switch self {
+            case .event(let event): event.time
+            case .lifecycle(_, let change): change.time
+            case .call(_, let call): call.time
+            }
+        }
     }
 
     /// Where a reader stands: the next position, and the sequence numbers it expects next.

@@ -73,6 +73,7 @@ extension TapServer {
                 let first = max(client.cursor.position, low)
                 client.takenThisRound += high - first
                 for position in first..<high {
+                    client.writeSnapshots(reaching: position)
                     // Calls go only to the readers that asked for them.
                     if case .call = history[position], !client.wantsCalls { continue }
                     noteGaps(before: history[position], for: client)
@@ -81,6 +82,7 @@ extension TapServer {
                     client.output.append(contentsOf: encoded.bytes[start..<lineEnds[index]])
                 }
                 client.cursor.position = high
+                client.writeSnapshots(reaching: high)
             }
         }
     }
@@ -134,15 +136,19 @@ extension TapServer {
             client.droppedCallsTold = client.droppedCalls(inboxDrops: droppedCalls)
             grew = true
         }
-        if grew { appendDrops(to: client) }
+        // Stamped as the record it comes before: a reader behind reads it among records of
+        // that moment, not of now.
+        if grew { appendDrops(to: client, at: entry.time) }
     }
 
-    func appendDrops(to client: Client) {
+    /// Tells `client` the counts of what it lost so far, in a line stamped `time` (now when
+    /// `nil`).
+    func appendDrops(to client: Client, at time: Double? = nil) {
         var writer = JSONLineWriter()
         writer.write(
             FeedDrops(
-                time: WallClock.now(), events: client.droppedEvents, lifecycle: client.droppedLifecycle,
-                calls: client.droppedCallsTold)
+                time: time ?? WallClock.now(), events: client.droppedEvents,
+                lifecycle: client.droppedLifecycle, calls: client.droppedCallsTold)
         )
         client.output.append(contentsOf: writer.bytes)
     }
@@ -156,9 +162,14 @@ extension TapServer {
     func broadcastSnapshot() {
         var writer = JSONLineWriter(reservingCapacity: 4096)
         writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters, redacting: redaction)
-        // A reader far behind skips this one; the next snapshot supersedes it anyway.
-        for client in clients where client.pendingBytes < 2 * Self.outputHighWater {
-            client.output.append(contentsOf: writer.bytes)
+        for client in clients {
+            if client.cursor.position < history.end {
+                // Behind: it goes out after the records that came before it.
+                client.holdSnapshot(writer.bytes, at: history.end)
+            } else if client.pendingBytes < 2 * Self.outputHighWater {
+                // A reader far behind in taking its output skips this one; the next supersedes it.
+                client.output.append(contentsOf: writer.bytes)
+            }
         }
     }
 

@@ -123,6 +123,28 @@ final class TapServer: @unchecked Sendable {
             self.cursor = cursor
         }
 
+        /// Snapshots taken while the reader was behind in the history, each with the position
+        /// the history had reached then, oldest first: each goes out once the reader has the
+        /// records before it, so that a reader's lines stay in the order things happened, and
+        /// its counts never include events that come after them. Two at most: the oldest, which
+        /// the reader reaches first, and the newest, which supersedes those between.
+        var pendingSnapshots: [(position: Int, line: [UInt8])] = []
+
+        /// Keeps `line`, a snapshot taken when the history reached `position`, until the reader
+        /// gets there.
+        func holdSnapshot(_ line: [UInt8], at position: Int) {
+            if pendingSnapshots.count >= 2 { pendingSnapshots.removeLast() }
+            pendingSnapshots.append((position, line))
+        }
+
+        /// Writes the snapshots the reader has reached, at `position` in the history.
+        func writeSnapshots(reaching position: Int) {
+            while let first = pendingSnapshots.first, first.position <= position {
+                output.append(contentsOf: first.line)
+                pendingSnapshots.removeFirst()
+            }
+        }
+
         var pendingBytes: Int { output.count - sent }
         var wantsRecords: Bool { pendingBytes < TapServer.outputHighWater }
     }
@@ -305,7 +327,9 @@ final class TapServer: @unchecked Sendable {
         pumpRecords()
         broadcastSnapshot()
         let deadline = MonotonicClock.now() + Self.closingGrace
-        while clients.contains(where: { $0.pendingBytes > 0 }) {
+        // A reader behind in the history takes the rest of it, then the last snapshot.
+        while clients.contains(where: { $0.pendingBytes > 0 || $0.cursor.position < history.end }) {
+            pumpHistory()
             flush()
             let remaining = deadline - MonotonicClock.now()
             guard remaining > 0, !clients.isEmpty else { break }

@@ -311,6 +311,51 @@ struct BusTapTests {
         #expect(later.snapshots.last?.snapshot["Ping"]?.published == total)
     }
 
+    @Test("a reader behind gets each snapshot after the records that came before it, never ahead of them")
+    func snapshotsKeepTheirPlaceForAReaderBehind() throws {
+        let directory = TemporaryDirectory()
+        let bus = EventBus()
+        let tap = try BusTap(
+            bus: bus, socketPath: directory.file("t.sock"), snapshotInterval: 0.02,
+            clientQueueCapacity: 2_000,
+            maximumMonitors: 64, idleTimeout: 3600)
+        let client = try #require(RawClient(path: tap.socketPath))
+        client.setSmallReceiveBuffer()
+        #expect(eventually { tap.connectedClients == 1 && bus.snapshot().wildcardObservers == 1 })
+
+        // Given a reader that reads nothing while the app publishes far more than its output
+        // holds, for many snapshot intervals
+        let note = String(repeating: "x", count: 100)
+        var published = 0
+        let until = MonotonicClock.now() + 0.3
+        while MonotonicClock.now() < until {
+            published += 1
+            bus.publish(Ping(number: published, note: note))
+        }
+        // When it reads everything: each event, or a count of it as lost, and a snapshot that
+        // counts them all
+        let records = client.readRecords(timeout: 120) { records in
+            records.events.count + (records.drops.last?.events ?? 0) == published
+                && records.snapshots.contains { $0.snapshot["Ping"]?.published == published }
+        }
+        #expect(records.events.count + (records.drops.last?.events ?? 0) == published)
+        #expect(records.snapshots.count > 1)
+        // Then no record after a snapshot is older than it, but by the moment between the tap's
+        // taking of the events and of the snapshot (a snapshot that overtook what the reader had
+        // not read yet was as far ahead as the reader was behind)
+        var newestSnapshot = -Double.infinity
+        var lateRecords = 0
+        for record in records {
+            guard let time = record.time else { continue }
+            if case .snapshot = record {
+                newestSnapshot = max(newestSnapshot, time)
+            } else if time < newestSnapshot - 0.05 {
+                lateRecords += 1
+            }
+        }
+        #expect(lateRecords == 0, "\(lateRecords) records older than a snapshot before them")
+    }
+
     @Test("closing the tap disconnects readers and frees the path for a new tap")
     func closeAndReopen() throws {
         let directory = TemporaryDirectory()
