@@ -52,6 +52,12 @@ package struct FlowGraph: Sendable {
     /// Records that would have made an arrow or an app past those limits, left out so far (a
     /// record per event, lifecycle change or snapshot row): said so in the graph.
     package private(set) var leftOut = 0
+    /// Events the source says were lost on their way to busmon, so far: not counted, and said
+    /// so in the graph.
+    package private(set) var lostEvents = 0
+    /// Processes that took turns behind a source that watches one app, after the first: their
+    /// counts are added up, and the graph's title, which names the newest, says so.
+    package private(set) var processesBefore = 0
 
     /// Each app's newest handler calls and failed or slow calls per edge, from its snapshots,
     /// since its first snapshot.
@@ -116,6 +122,7 @@ package struct FlowGraph: Sendable {
 
     /// Takes in one batch.
     package mutating func take(_ batch: SourceBatch) {
+        lostEvents = max(lostEvents, batch.droppedEvents)
         defer {
             // An app of a fleet that is gone sends no more snapshots: its last events count.
             for member in batch.fleet ?? [] where member.presence == .gone {
@@ -140,6 +147,7 @@ package struct FlowGraph: Sendable {
     /// and added to its own.
     private mutating func take(_ hello: FeedHello) {
         guard hellos.startsNewProcess(hello) else { return }
+        if !isEmpty || !baseCalls.isEmpty { processesBefore.clampedAdd(1) }
         // The process before sends no more snapshots, and the new one counts from its first.
         countEvents(since: nil)
         baseCalls[nil] = nil
@@ -304,7 +312,7 @@ package struct FlowGraph: Sendable {
     /// The graph in Graphviz's DOT language: call sites (notes) → event types (boxes) →
     /// observer classes (ellipses), and dashed red arrows from a type to the types its handlers
     /// publish; each arrow labelled with its count, and handlers that failed or were slow in red.
-    package func dot(title: String) -> String {
+    package func dot(title: String, final: Bool = false) -> String {
         // Names came from apps: control characters are written as visible escapes, so that
         // `cat` of the file, or a label drawn by a terminal tool, cannot act on them.
         func quoted(_ text: String) -> String {
@@ -313,9 +321,16 @@ package struct FlowGraph: Sendable {
         }
         func id(_ kind: String, _ name: String) -> String { quoted(kind + ":" + name) }
         var notes: [String] = []
+        if processesBefore > 0 {
+            notes.append("the counts of \(processesBefore + 1) processes in turn, added up")
+        }
         if leftOut > 0 { notes.append("\(leftOut) records past the graph's limits left out") }
+        if lostEvents > 0 { notes.append("\(lostEvents) events lost on the way, not counted") }
         let newer = eventsAfterSnapshots
-        if newer > 0 { notes.append("\(newer) events after the newest snapshot not counted yet") }
+        // At the end no snapshot will come for them: not counted, rather than not yet.
+        if newer > 0 {
+            notes.append("\(newer) events after the newest snapshot not counted" + (final ? "" : " yet"))
+        }
         let label = notes.isEmpty ? title : title + " (" + notes.joined(separator: "; ") + ")"
         var lines = [
             "digraph busmon {",

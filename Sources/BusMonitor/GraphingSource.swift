@@ -77,10 +77,10 @@ package final class GraphingSource: WrappingSource {
 
     private let lastDrain = LastDrain()
 
-    /// Writes the graph as it is now.
-    package func writeNow() {
+    /// Writes the graph as it is now; `final` when nothing more will come.
+    package func writeNow(final: Bool = false) {
         let (text, title) = state.withLock { ($0.graph, wrapped.title) }
-        let error = Self.write(text.dot(title: title), to: path)
+        let error = Self.write(text.dot(title: title, final: final), to: path)
         state.withLock {
             $0.error = error.map { "graph to \(path) not written: \($0)" }
             $0.lastWrite = MonotonicClock.now()
@@ -95,7 +95,7 @@ package final class GraphingSource: WrappingSource {
             state.graph.take(state.taken.fresh(batch))
             return forceWrite || now - state.lastWrite >= Self.writeInterval
         }
-        if due { writeNow() }
+        if due { writeNow(final: forceWrite) }
         state.withLock { state in
             if let error = state.error {
                 batch.add(

@@ -123,6 +123,28 @@ struct FlowGraphTests {
         #expect(graph.triggers.isEmpty, "event 1 of the old process caused nothing in the new one")
         graph.take(SourceBatch(records: [snapshot(calls: 66)]))
         #expect(graph.handles[edge] == 65)
+        // And the title, which names the newest process, says the counts are two processes'
+        #expect(graph.processesBefore == 1)
+        #expect(graph.dot(title: "shop (pid 12)").contains("(the counts of 2 processes in turn, added up)"))
+    }
+
+    @Test(
+        "events lost on the way are said in the title, and events held at the end are not counted, not 'yet'")
+    func lostAndLastEventsAreSaid() {
+        var graph = FlowGraph()
+        var batch = SourceBatch(records: [
+            .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 1)), snapshot(calls: 7),
+            .event(event("Login", id: 1)),
+        ])
+        batch.droppedEvents = 40
+        graph.take(batch)
+        #expect(graph.lostEvents == 40)
+        let live = graph.dot(title: "shop")
+        #expect(live.contains("40 events lost on the way, not counted"), "\(live)")
+        #expect(live.contains("1 events after the newest snapshot not counted yet"), "\(live)")
+        #expect(!live.contains("processes"))
+        let last = graph.dot(title: "shop", final: true)
+        #expect(last.contains("1 events after the newest snapshot not counted)"), "\(last)")
     }
 
     @Test("events count up to their app's newest snapshot, the moment its handlers' calls are of")
