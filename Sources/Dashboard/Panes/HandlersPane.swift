@@ -16,7 +16,8 @@ struct HandlersPane: DashboardPane {
             text: "per observer class (token for subscriptions without one) and type: CALLS timed, "
                 + "AVG and MAX time, WAIT (p99 of how long a delivery waited to start: a main-actor hop, "
                 + "an actor's mailbox, a queue; 0 when called in the publish), SLOW calls (over the bus's "
-                + "threshold, 16 ms by default), FAILED (threw)"),
+                + "threshold, 16 ms by default), FAILED (threw), DROPPED (events an async stream's "
+                + "full buffer let go)"),
         KeyHint(keys: "SLOW, FAILED", text: "yellow and red; the worst handlers come first"),
         KeyHint(
             keys: "WAIT", text: "yellow when deliveries waited past the bus's slow-delivery threshold (late)"),

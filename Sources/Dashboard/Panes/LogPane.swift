@@ -20,6 +20,12 @@ struct LogPane: DashboardPane {
     let name = "log"
     let enterHelp = "the line's full payload"
     let takesFirstFocus = true
+    let columnHelp = [
+        KeyHint(
+            keys: "Log",
+            text: "each event's time, type and payload, and on the right how many subscribers "
+                + "received it (yellow 0: nobody listened); lifecycle changes and notices between"),
+    ]
 
     /// Whether the log shows its newest lines as they come.
     private(set) var isFollowing = true
