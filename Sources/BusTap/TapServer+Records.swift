@@ -160,12 +160,24 @@ extension TapServer {
     }
 
     func broadcastSnapshot() {
+        let time = WallClock.now()
+        let snapshot = takeSnapshot()
+        // What the app published before the snapshot, which it counts, is taken in now: the
+        // tap's thread may have waited long since its last round (it runs below the app's
+        // threads), and the snapshot goes after those records, before the first one after it.
+        let before = history.end
+        collect()
+        var place = history.end
+        for position in max(before, history.oldest)..<history.end where history[position].time > time {
+            place = position
+            break
+        }
         var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: WallClock.now(), takeSnapshot(), tap: counters, redacting: redaction)
+        writer.writeSnapshot(time: time, snapshot, tap: counters, redacting: redaction)
         for client in clients {
-            if client.cursor.position < history.end {
+            if client.cursor.position < place {
                 // Behind: it goes out after the records that came before it.
-                client.holdSnapshot(writer.bytes, at: history.end)
+                client.holdSnapshot(writer.bytes, at: place)
             } else if client.pendingBytes < 2 * Self.outputHighWater {
                 // A reader far behind in taking its output skips this one; the next supersedes it.
                 client.output.append(contentsOf: writer.bytes)

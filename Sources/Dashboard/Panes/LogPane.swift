@@ -24,7 +24,7 @@ struct LogPane: DashboardPane {
         KeyHint(
             keys: "Log",
             text: "each event's time, type and payload, and on the right how many subscribers "
-                + "received it (yellow 0: nobody listened); lifecycle changes and notices between"),
+                + "received it (yellow 0: nobody listened); lifecycle changes and notices between")
     ]
 
     /// Whether the log shows its newest lines as they come.
