@@ -200,19 +200,27 @@ struct ReplayTimelineDashboardTests {
         let times = (0..<30).flatMap { second in
             [0.0, 0.3, 0.6].prefix(second % 3 + 1).map { Double(second) + $0 }
         }
-        let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 1)
-        let dashboard = SourceDashboard(source: replay)
-        #expect(replay.pause(at: 11) == nil)
-        let now = 1_800_000_000.0
-        dashboard.update(now: now)
+        let (meter, at) = try meterOfT(afterJumpingTo: 11, times: times, in: directory)
         // Then the rate counts 9.0 to 11.0 (four events) over two seconds: a reading where
         // second 9 began, not at 8.6, the last event before it
-        let state = dashboard.shown
-        let meter = try #require(state.rows.first { $0.name == "T" }).meter
-        let rate = meter.rate(at: state.sourceTime(at: now))
+        let rate = meter.rate(at: at)
         #expect(abs(rate - 2) < 0.01, "T at \(rate) a second")
         // And each second's events are in that second's column of the sparkline
-        #expect(meter.history(seconds: 5, at: state.sourceTime(at: now)) == [1, 2, 3, 1, 2])
+        #expect(meter.history(seconds: 5, at: at) == [1, 2, 3, 1, 2])
+    }
+
+    /// The rate meter of type `T` once a replay of events at `times` jumped to `target`, and the
+    /// time the dashboard reads it at.
+    private func meterOfT(
+        afterJumpingTo target: Double, times: [Double], in directory: TemporaryDirectory
+    ) throws -> (meter: RateMeter, at: Double) {
+        let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        #expect(replay.pause(at: target) == nil)
+        let now = 1_800_000_000.0
+        dashboard.update(now: now)
+        let state = dashboard.shown
+        return (try #require(state.rows.first { $0.name == "T" }).meter, state.sourceTime(at: now))
     }
 
     @Test(
@@ -222,16 +230,10 @@ struct ReplayTimelineDashboardTests {
         let directory = TemporaryDirectory()
         // An event at the start, then two a second, at .05 and .95, for 30 s
         let times: [Double] = [0] + (0..<30).flatMap { second in [0.05, 0.95].map { Double(second) + $0 } }
-        let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 1)
-        let dashboard = SourceDashboard(source: replay)
-        #expect(replay.pause(at: 20.9) == nil)
-        let now = 1_800_000_000.0
-        dashboard.update(now: now)
+        let (meter, at) = try meterOfT(afterJumpingTo: 20.9, times: times, in: directory)
         // Then the rate counts 18.9 to 20.9 (four events) over two seconds, as playing reads it
         // frame by frame: not from the end of second 17, five events over 2.9 s
-        let state = dashboard.shown
-        let meter = try #require(state.rows.first { $0.name == "T" }).meter
-        let rate = meter.rate(at: state.sourceTime(at: now))
+        let rate = meter.rate(at: at)
         #expect(abs(rate - 2) < 0.01, "T at \(rate) a second")
     }
 
