@@ -870,7 +870,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         /// read at that unit's end, and the tenths between them that a move reads are read
         /// empty.
         func enter(_ unit: Int) {
-            if let currentUnit, unit != currentUnit, batch.hasRecords {
+            // Units only move on: the records after a hello stamped ahead of them (its time is
+            // the app's own, apart from the records' order) stay in its unit, rather than make
+            // a reading earlier than the one before.
+            if let currentUnit, unit <= currentUnit { return }
+            if let currentUnit, batch.hasRecords {
                 // On the replay's clock, read at the end of its own unit (nothing happened after
                 // its last record): the dashboard times changes by it and counts them in that
                 // second, and a rate's window then starts on a second, as when it played.

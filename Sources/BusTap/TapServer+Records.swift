@@ -30,11 +30,14 @@ extension TapServer {
     }
 
     /// Moves records to the output of every reader that has room, formatting each record once
-    /// however many readers take it.
-    func pumpRecords() {
+    /// however many readers take it, with `snapshot` (see ``snapshotLine()``) in its place
+    /// among them.
+    func pumpRecords(with snapshot: SnapshotLine? = nil) {
+        let before = history.end
         // Every round, so that the history always ends with the newest events, however far
         // behind the readers are.
         collect()
+        if let snapshot { place(snapshot, amongRecordsFrom: before) }
         for client in clients { client.takenThisRound = 0 }
         pumpHistory()
         // A round in which every reader caught up asks for no limit.
@@ -159,28 +162,38 @@ extension TapServer {
         bus.snapshot(instancesPerClass: FeedSnapshot.instancesPerClass)
     }
 
-    func broadcastSnapshot() {
+    /// A `snapshot` line and when it was taken.
+    struct SnapshotLine {
+        let time: Double
+        let bytes: [UInt8]
+    }
+
+    /// The bus's snapshot now, as a line, taken before the round's drain of the inbox: what the
+    /// app published before it, which it counts, is then in the history when it is placed.
+    func snapshotLine() -> SnapshotLine {
         let time = WallClock.now()
-        let snapshot = takeSnapshot()
-        // What the app published before the snapshot, which it counts, is taken in now: the
-        // tap's thread may have waited long since its last round (it runs below the app's
-        // threads), and the snapshot goes after those records, before the first one after it.
-        let before = history.end
-        collect()
+        var writer = JSONLineWriter(reservingCapacity: 4096)
+        writer.writeSnapshot(time: time, takeSnapshot(), tap: counters, redacting: redaction)
+        return SnapshotLine(time: time, bytes: writer.bytes)
+    }
+
+    /// Gives every reader `snapshot` where it belongs among the records the round took in from
+    /// `before` on: before the first stamped after it. The tap's thread runs below the app's and
+    /// may have waited long since its last round, so those records may be many. A reader with
+    /// records to read before that place gets it when it reaches it (``Client/holdSnapshot(_:at:)``).
+    func place(_ snapshot: SnapshotLine, amongRecordsFrom before: Int) {
         var place = history.end
-        for position in max(before, history.oldest)..<history.end where history[position].time > time {
+        for position in max(before, history.oldest)..<history.end where history[position].time > snapshot.time
+        {
             place = position
             break
         }
-        var writer = JSONLineWriter(reservingCapacity: 4096)
-        writer.writeSnapshot(time: time, snapshot, tap: counters, redacting: redaction)
         for client in clients {
             if client.cursor.position < place {
-                // Behind: it goes out after the records that came before it.
-                client.holdSnapshot(writer.bytes, at: place)
+                client.holdSnapshot(snapshot.bytes, at: place)
             } else if client.pendingBytes < 2 * Self.outputHighWater {
                 // A reader far behind in taking its output skips this one; the next supersedes it.
-                client.output.append(contentsOf: writer.bytes)
+                client.output.append(contentsOf: snapshot.bytes)
             }
         }
     }

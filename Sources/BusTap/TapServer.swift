@@ -295,12 +295,13 @@ final class TapServer: @unchecked Sendable {
             }
             guard !clients.isEmpty else { continue }
 
-            pumpRecords()
             let now = MonotonicClock.now()
+            var snapshot: SnapshotLine?
             if now >= nextSnapshot {
                 nextSnapshot = now + snapshotInterval
-                broadcastSnapshot()
+                snapshot = snapshotLine()
             }
+            pumpRecords(with: snapshot)
             flush()
         }
         shutDown()
@@ -324,8 +325,7 @@ final class TapServer: @unchecked Sendable {
     /// monitor's totals match the app's, waiting at most a moment for slow readers.
     func sendLastRecords() {
         guard !clients.isEmpty else { return }
-        pumpRecords()
-        broadcastSnapshot()
+        pumpRecords(with: snapshotLine())
         let deadline = MonotonicClock.now() + Self.closingGrace
         // A reader behind in the history takes the rest of it, then the last snapshot.
         while clients.contains(where: { $0.pendingBytes > 0 || $0.cursor.position < history.end }) {
@@ -336,6 +336,8 @@ final class TapServer: @unchecked Sendable {
             var descriptors = clients.filter { $0.pendingBytes > 0 }.map {
                 pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0)
             }
+            // A reader that took all its output while behind gets more at once.
+            guard !descriptors.isEmpty else { continue }
             _ = poll(&descriptors, nfds_t(descriptors.count), Int32(max(1, remaining * 1000)))
         }
     }

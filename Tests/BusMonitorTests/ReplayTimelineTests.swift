@@ -21,6 +21,50 @@ struct ReplayTimelineTests {
         batches.flatMap(\.events).compactMap { Int($0.payload.text) }
     }
 
+    @Test(
+        "a new process's hello stamped after the record that follows it never makes a reading earlier than the one before",
+        arguments: [false, true])
+    func readingsGoForwardPastAHelloAhead(moving: Bool) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("h.jsonl")
+        func tick(_ number: Int, at time: Double) -> String {
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: number, time: time, typeName: "T", payload: .description("t"), receivers: 1)
+            ).encodeLine()
+        }
+        let start = 1_000.0
+        // Ten events a second for 5 s, then a new process whose hello is stamped 20 ms after its
+        // first event (clocks a few milliseconds apart), across a tenth of a second where a move
+        // reads in tenths, across a whole second where playing reads in seconds
+        let restart = moving ? 6.3 : 6.0
+        var lines = [FeedRecord.hello(FeedHello(pid: 7, process: "app", bus: "b", time: start)).encodeLine()]
+        lines += (0..<50).map { tick($0 + 1, at: start + Double($0) / 10) }
+        lines.append(
+            FeedRecord.hello(FeedHello(pid: 8, process: "app", bus: "b", time: start + restart + 0.01))
+                .encodeLine())
+        lines += (0..<30).map { tick($0 + 1, at: start + restart - 0.01 + Double($0) / 10) }
+        try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
+        // When it plays as fast as it reads, or a move reads past it in tenths
+        let replay = try ReplaySource(path: path, speed: moving ? 1 : 0)
+        var batches: [SourceBatch] = []
+        if moving {
+            _ = replay.perform(.togglePlayback)
+            _ = replay.drainBatches()
+            _ = replay.perform(.goTo.with(value: "7"))
+            batches = replay.drainBatches()
+        } else {
+            for _ in 0..<1_000 where !replay.isFinished { batches += replay.drainBatches() }
+            batches += replay.drainBatches()
+        }
+        // Then each reading comes at or after the one before
+        let clocks = batches.compactMap(\.sourceClock)
+        #expect(clocks.count > 1)
+        for (earlier, later) in zip(clocks, clocks.dropFirst()) {
+            #expect(later >= earlier, "a reading at \(later - start) after one at \(earlier - start)")
+        }
+    }
+
     @Test("paused, the cursor stays; > reads on ten seconds, < reads again from before it")
     func jumpsMoveTheCursor() throws {
         let directory = TemporaryDirectory()
