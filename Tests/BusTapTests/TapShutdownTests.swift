@@ -25,7 +25,7 @@ struct TapShutdownTests {
             bus: bus, socketPath: directory.file("t.sock"), snapshotInterval: 100, capacity: 20_000,
             processName: "shop")
         var ends: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        #expect(socketpair(AF_UNIX, System.streamSocketType, 0, &ends) == 0)
         let (tapEnd, readerEnd) = (ends[0], ends[1])
         defer { close(readerEnd) }
         // A send buffer as large as a TCP link's: one flush can take all the reader was given.
