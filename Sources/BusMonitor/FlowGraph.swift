@@ -3,7 +3,7 @@ internal import EventBus
 
 /// Who publishes what to whom, gathered from what a source delivers: call sites publish event
 /// types, observer classes handle them, and an event type's handlers publish other types.
-/// ``dot(title:)`` writes it for Graphviz.
+/// ``dot(title:final:)`` writes it for Graphviz.
 ///
 /// ```swift
 /// var graph = FlowGraph()

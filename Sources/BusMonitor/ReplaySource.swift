@@ -1201,7 +1201,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// clock in the recording's first two seconds and from `tenthsFrom` (a whole second of the
     /// clock) on, whole seconds of it elsewhere (numbered as their last tenth, so that numbers
     /// only grow).
-    func readingUnit(at offset: Double, tenthsFrom: Double = .infinity) -> Int {
+    func readingUnit(at offset: Double, tenthsFrom: Double) -> Int {
         let time = firstTime + offset
         return offset < 2 || time >= tenthsFrom
             ? Int((time * 10).rounded(.down)) : Int(time.rounded(.down)) * 10 + 9
