@@ -62,6 +62,11 @@ package final class HeadlessRunner: Sendable {
     private let stopPublishing: @Sendable () -> Void
     private let wake = DispatchSemaphore(value: 0)
     private let stopRequested = LockedValue(false)
+    private let lossesSeen = LockedValue(RecordLosses())
+
+    /// What the source counted as lost on the way, as of the last lines written: said again
+    /// when the run ends, since the `dropped` lines may have gone where nobody looks.
+    package var losses: RecordLosses { lossesSeen.current }
 
     /// Prepares a run; nothing happens until ``run()``.
     ///
@@ -136,6 +141,8 @@ package final class HeadlessRunner: Sendable {
                 totals.writeSummary(elapsed: now - start, into: &writer)
                 nextSummary = now + summaryInterval
             }
+            let losses = totals.losses
+            lossesSeen.withLock { $0 = losses }
             if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
             if let outcome { return outcome }
             // A replay may have more due at once (a batch is capped): drain again without waiting.
@@ -241,6 +248,13 @@ package final class HeadlessRunner: Sendable {
             if let status = batch.status { self.status = status }
             problems = batch.problems
             if let clock = batch.sourceClock { sourceClock = clock }
+        }
+
+        /// What the newest batch counted as lost.
+        var losses: RecordLosses {
+            RecordLosses(
+                events: dropped, lifecycleChanges: lifecycleDropped, fromAppsPastTheLimit: droppedPastTheLimit
+            )
         }
 
         /// The newest snapshot of each app, a gone app's retired (``BusSnapshot/retired``): its

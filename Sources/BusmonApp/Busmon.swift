@@ -358,6 +358,10 @@ package enum Busmon {
             for failure in failures where !told.contains(failure) { printError("busmon: \(failure)") }
             if outcome != .stopped { return 1 }
         }
+        if outcome != .outputClosed, let lost = runner.losses.phrase {
+            // The `dropped` lines say it, but they may be in a file nobody reads to the end.
+            printError("busmon: \(lost), as the output's dropped lines count them")
+        }
         // Played, but not all of it: the warning named the first line skipped.
         let damaged = (session.watchedSource as? ReplaySource).map { $0.malformedLines > 0 } ?? false
         switch outcome {
@@ -555,7 +559,7 @@ package enum Busmon {
 
         switch report.end {
         case .quit, .durationElapsed:
-            printSummary(report, events: session.eventsPublished())
+            printSummary(report, events: session.eventsPublished(), losses: screen.losses)
             let failures = session.outputFailures
             if !failures.isEmpty {
                 for failure in failures { printError("busmon: \(failure)") }
@@ -564,20 +568,24 @@ package enum Busmon {
             return 0
         case .signal(let signal):
             // After SIGHUP the terminal is gone; there is nobody to tell.
-            if signal != SIGHUP { printSummary(report, events: session.eventsPublished()) }
+            if signal != SIGHUP {
+                printSummary(report, events: session.eventsPublished(), losses: screen.losses)
+            }
             return 128 + signal
         }
     }
 
     /// One line after the screen closes, such as
     /// "busmon: 250 frames in 10.0 s (25.0 frames/s), 2000 events, peak memory 21 MB",
-    /// which is also how the frame rate and memory goals are measured.
-    private static func printSummary(_ report: LoopReport, events: Int?) {
+    /// which is also how the frame rate and memory goals are measured; what was lost on the way
+    /// follows the events, since the header that showed it is gone.
+    private static func printSummary(_ report: LoopReport, events: Int?, losses: RecordLosses) {
         let tenths = Int((report.seconds * 10).rounded())
         let rate = report.seconds > 0 ? Double(report.frames) / report.seconds : 0
         var line = "busmon: \(report.frames) frames in \(tenths / 10).\(tenths % 10) s"
         line += " (\(Double(Int(rate * 10)) / 10) frames/s)"
         if let events { line += ", \(events) events" }
+        if let lost = losses.phrase { line += ", \(lost)" }
         if let peak = System.peakResidentKiB() { line += ", peak memory \(peak / 1024) MB" }
         print(line)
     }

@@ -74,7 +74,8 @@ package enum CommandLineParser {
 
         In the dashboard, q quits and ? lists the keys. Weak-reference cleanup is quick: to watch
         it, start with --rate 5 or slow down with -.
-        With --headless, notices (attached, detached, a recording's warnings) go to stderr.
+        With --headless, notices (attached, detached, a recording's warnings, records dropped on the
+        way) go to stderr.
         Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
         (no terminal, unknown TERM, output not writable, --listen's port taken; with --headless
         also an empty recording, an app never attached, no app dialled in to --listen, or a

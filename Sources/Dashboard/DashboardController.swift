@@ -93,6 +93,12 @@ package class DashboardController {
 
     /// The state that takes in every batch.
     private(set) var live = DashboardState()
+    /// What the source counted as lost on the way so far, paused or not.
+    package var losses: RecordLosses {
+        RecordLosses(
+            events: live.droppedEvents, lifecycleChanges: live.droppedLifecycle,
+            fromAppsPastTheLimit: live.droppedFromAppsPastTheLimit)
+    }
     /// The state shown while the display is paused.
     private(set) var frozen: DashboardState?
     /// The time the display was paused at.

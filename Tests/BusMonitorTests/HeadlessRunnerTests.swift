@@ -144,6 +144,24 @@ struct HeadlessRunnerTests {
             records.compactMap(\.time).map { ($0 - start) * 100 }.map { $0.rounded() } == [10, 40, 95, 100])
     }
 
+    @Test("the runner keeps what its source lost on the way, for busmon to say when it ends")
+    func lossesAreKeptForTheEnd() throws {
+        var batch = SourceBatch(droppedEvents: 1_200)
+        batch.droppedLifecycle = 3
+        batch.droppedFromAppsPastTheLimit = 1
+        let runner = HeadlessRunner(
+            source: ScriptedSource([batch]), output: FileHandle(forWritingAtPath: "/dev/null")!)
+        #expect(runner.losses.phrase == nil)
+        #expect(runner.run() == .sourceFinished)
+        #expect(runner.losses == RecordLosses(events: 1_200, lifecycleChanges: 3, fromAppsPastTheLimit: 1))
+        #expect(
+            runner.losses.phrase
+                == "1200 events and 3 lifecycle changes dropped on the way; 1 record of apps past the "
+                + "\(FleetState.maximumMembers) listed dropped")
+        #expect(RecordLosses(lifecycleChanges: 1).phrase == "1 lifecycle change dropped on the way")
+        #expect(RecordLosses(fromAppsPastTheLimit: 2).phrase?.hasPrefix("2 records of apps past") == true)
+    }
+
     @Test("stops after its duration, writing a summary at least every interval")
     func duration() throws {
         let source = ScriptedSource([])

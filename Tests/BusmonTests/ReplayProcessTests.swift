@@ -120,6 +120,37 @@ import Testing
         }
     }
 
+    @Test func aHeadlessReplayEndsBySayingWhatWasLostOnTheWay() throws {
+        // Given a recording whose app dropped events and lifecycle changes on the way
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: recording))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"kind":"dropped","time":1029.95,"events":7,"lifecycle":1}"#.utf8 + [0x0A]))
+        handle.closeFile()
+        // When it is replayed headless, into a file nobody may read to its end
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--replay", recording, "--headless", "--speed", "2000000"],
+            environment: environment)
+        // Then the losses are said on stderr too, as the output counts them
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains(#""dropped":7,"lifecycleDropped":1"#))
+        #expect(
+            result.standardError
+                == "busmon: 7 events and 1 lifecycle change dropped on the way, as the output's dropped lines count them\n"
+        )
+    }
+
+    @Test func aHeadlessReplayWithoutLossesSaysNothingOfThem() throws {
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--replay", recording, "--headless", "--speed", "2000000"],
+            environment: environment)
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty, "\(result.standardError)")
+    }
+
     /// Writes a recording of at least `bytes` bytes: a hello, then a block of 2,000 events (about
     /// 400 bytes each, one second of recording) repeated with the times moved on each time.
     private static func writeRecording(at path: String, bytes: Int) throws -> Int {

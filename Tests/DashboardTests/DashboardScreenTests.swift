@@ -43,6 +43,19 @@ struct DashboardScreenTests {
         return grid[row.distance(from: row.startIndex, to: start), y].style
     }
 
+    @Test func lossesOutliveAPauseForTheLineBusmonEndsWith() {
+        // Given a dashboard paused before the source dropped more
+        let (dashboard, source, now) = dashboard(dropped: 5)
+        _ = dashboard.handle(.character(" "))
+        var later = SourceBatch(droppedEvents: 9, status: "live")
+        later.droppedLifecycle = 2
+        source.enqueue(later)
+        dashboard.update(now: now + 1)
+        // Then the losses busmon says as it ends are the newest, not the paused screen's
+        #expect(dashboard.losses == RecordLosses(events: 9, lifecycleChanges: 2))
+        #expect(dashboard.losses.phrase == "9 events and 2 lifecycle changes dropped on the way")
+    }
+
     @Test(arguments: [(60, 16), (80, 24), (120, 40)])
     func dropsShowInTheHeaderApartFromTheCounts(width: Int, height: Int) throws {
         // Given a source that had to drop 100,107 events, a filter, and the display paused
