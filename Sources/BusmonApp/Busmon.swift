@@ -269,7 +269,10 @@ package enum Busmon {
     private static func printState(of replay: ReplaySource, session: Session) -> Int32 {
         replay.warnings.forEach { printError("busmon: warning: \($0)") }
         let dashboard = SourceDashboard(source: session.source)
-        dashboard.update(now: WallClock.now())
+        // The warnings above cover the whole recording; the others (a trace started, an app
+        // restarted) are said as a headless run says them.
+        let notices = dashboard.updateReturningNotices(now: WallClock.now())
+        for notice in notices where !notice.isWarning { printError("busmon: \(notice.text)") }
         let cursor = replay.cursor
         let line = dashboard.stateReport(cursor: cursor, now: replay.recordingTime(at: cursor))
         let written = writeToStandardOutput(line, what: "the state", isClosed: false)

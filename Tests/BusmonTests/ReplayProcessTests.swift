@@ -100,6 +100,24 @@ import Testing
         #expect(state["at"] as? Double == 29.9)
     }
 
+    @Test func atAMomentHeadlessSaysWhatItsTraceWillHold() throws {
+        // Given a recording made without --trace, so without handler calls
+        let directory = TemporaryDirectory()
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let trace = directory.file("at.json")
+        // When its state at a moment is printed while a trace is written
+        let result = try ChildProcess.run(
+            BusmonBinary.require(), ["--replay", recording, "--at", "0:12", "--headless", "--trace", trace],
+            environment: environment)
+        // Then busmon says, as a headless replay does, that the trace has no calls to show
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        #expect(
+            result.standardError
+                == "busmon: tracing to \(trace); the recording has no handler calls (a recording made with "
+                + "--trace has them), so the trace shows its events without the calls they caused\n")
+        #expect(FileManager.default.fileExists(atPath: trace))
+    }
+
     @Test func atAMomentHeadlessCountsTheLossesBeforeIt() throws {
         let directory = TemporaryDirectory()
         let recording = try TimelineRecording.write(seconds: 30, in: directory)
