@@ -120,12 +120,8 @@ import Testing
 
     @Test func atAMomentHeadlessCountsTheLossesBeforeIt() throws {
         let directory = TemporaryDirectory()
-        let recording = try TimelineRecording.write(seconds: 30, in: directory)
-        let handle = try #require(FileHandle(forWritingAtPath: recording))
-        handle.seekToEndOfFile()
         // Losses counted at 29.95 s: past a cursor at 0:12, before one at 0:29.96 (the end).
-        handle.write(Data(#"{"kind":"dropped","time":1029.95,"events":7,"lifecycle":2}"#.utf8 + [0x0A]))
-        handle.closeFile()
+        let recording = try Self.timelineLosing(events: 7, lifecycleChanges: 2, in: directory)
         for (at, events, lifecycle) in [("0:12", 0, 0), ("29.96", 7, 2)] {
             let result = try ChildProcess.run(
                 BusmonBinary.require(), ["--replay", recording, "--at", at, "--headless"],
@@ -141,11 +137,7 @@ import Testing
     @Test func aHeadlessReplayEndsBySayingWhatWasLostOnTheWay() throws {
         // Given a recording whose app dropped events and lifecycle changes on the way
         let directory = TemporaryDirectory()
-        let recording = try TimelineRecording.write(seconds: 30, in: directory)
-        let handle = try #require(FileHandle(forWritingAtPath: recording))
-        handle.seekToEndOfFile()
-        handle.write(Data(#"{"kind":"dropped","time":1029.95,"events":7,"lifecycle":1}"#.utf8 + [0x0A]))
-        handle.closeFile()
+        let recording = try Self.timelineLosing(events: 7, lifecycleChanges: 1, in: directory)
         // When it is replayed headless, into a file nobody may read to its end
         let result = try ChildProcess.run(
             BusmonBinary.require(), ["--replay", recording, "--headless", "--speed", "2000000"],
@@ -167,6 +159,20 @@ import Testing
             environment: environment)
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty, "\(result.standardError)")
+    }
+
+    /// A 30-second ``TimelineRecording`` whose last line, at 29.95 s, counts `events` and
+    /// `lifecycleChanges` lost on the way.
+    private static func timelineLosing(
+        events: Int, lifecycleChanges: Int, in directory: TemporaryDirectory
+    ) throws -> String {
+        let recording = try TimelineRecording.write(seconds: 30, in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: recording))
+        handle.seekToEndOfFile()
+        let line = #"{"kind":"dropped","time":1029.95,"events":\#(events),"lifecycle":\#(lifecycleChanges)}"#
+        handle.write(Data(line.utf8 + [0x0A]))
+        handle.closeFile()
+        return recording
     }
 
     /// Writes a recording of at least `bytes` bytes: a hello, then a block of 2,000 events (about
