@@ -113,6 +113,8 @@ package final class AttachSource: DashboardSource {
 
     /// Lines that could not be read, skipped so far.
     package var malformedLineCount: Int { shared.withLock(\.malformedLines) }
+    /// Pauses the reader took between reads so far, for an app that trickled (``ReadPacing``).
+    package var readPauses: Int { shared.withLock(\.readPauses) }
 
     /// Everything read since the previous call, the newest counters, drops, notices of attaches
     /// and detaches, and the state: `attached`, `detached`, before the first attach why it still
@@ -181,6 +183,8 @@ struct AttachState {
     var droppedLifecycleBefore = 0
     var droppedLifecycleNow = 0
     var malformedLines = 0
+    /// See ``AttachSource/readPauses``.
+    var readPauses = 0
     var problem: String?
     /// Why the source is still waiting, before it first attaches, such as
     /// "waiting for /tmp/app.sock to appear (no such file)".
@@ -412,6 +416,10 @@ final class AttachReader: @unchecked Sendable {
             // tap drops the excess cheaply instead of this thread decoding what it would drop.
             let full = shared.withLock { $0.records.count >= capacity || $0.recordBytes >= Self.byteCapacity }
             if full {
+                // Bytes waiting while busmon holds itself back are the app talking: its
+                // silence is judged on what it sends, not on what busmon had room to read.
+                var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&waiting, 1, 0) > 0 { shared.withLock { $0.heard() } }
                 thread.sleep(seconds: 0.005)
                 continue
             }
@@ -485,8 +493,10 @@ final class AttachReader: @unchecked Sendable {
             // Retry an incompatible tap slowly, so as not to churn its subscriptions.
             if incompatible { return max(2, retryInterval) }
             // A tap sends every 10 ms while its app publishes: what gathers in a pause costs
-            // one wake-up and one frame where there were several (``ReadPacing``).
-            if pacing.pausesAfter(reading: count, at: MonotonicClock.now()) {
+            // one wake-up and one frame where there were several (``ReadPacing``). A full chunk
+            // left more behind it, which is read at once.
+            if pacing.pausesAfter(reading: count, outOf: chunk.count, at: MonotonicClock.now()) {
+                shared.withLock { $0.readPauses += 1 }
                 thread.sleep(seconds: ReadPacing.pause)
             }
         }

@@ -42,7 +42,12 @@ package struct ReadPacing {
 
     /// Counts a read of `amount` (bytes or records) at `now`; returns whether the reader
     /// should pause before it reads again.
-    package mutating func pausesAfter(reading amount: Int, at now: Double) -> Bool {
+    ///
+    /// - Parameter room: What the read could take at most, if it was bounded: a read that
+    ///   filled it left more waiting, and the reader reads on at once. Paced, a backlog read a
+    ///   bounded piece at a time would measure the pace itself, just under the allowance, and
+    ///   keep the reader paused while the tap dropped what waited behind.
+    package mutating func pausesAfter(reading amount: Int, outOf room: Int? = nil, at now: Double) -> Bool {
         windowAmount += amount
         let elapsed = now - windowStart
         if elapsed >= Self.window {
@@ -53,6 +58,7 @@ package struct ReadPacing {
         // The current window counts as at least a pause long, so that one large read right
         // after a quiet spell reads as the burst it is, not as a second's average.
         let currentRate = Double(windowAmount) / max(now - windowStart, Self.pause)
+        if let room, amount >= room { return false }
         return max(lastRate, currentRate) * Self.pause < Double(allowance)
     }
 }

@@ -233,6 +233,80 @@ struct AttachSourceCutOffTests {
     }
 }
 
+@Suite("AttachSource reading a busy app")
+struct AttachSourcePacingTests {
+    @Test("a backlog after a quiet second is read on at once, not a chunk a pause")
+    func aBacklogAfterQuietIsReadAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02)
+        defer { source.close() }
+        // Given an attached app that said hello and then nothing for longer than the reader's
+        // rate window, so that the reader paces itself as for a trickle
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
+        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
+        #expect(eventually { source.readPauses >= 1 })
+        usleep(UInt32(ReadPacing.window * 1.2 * 1_000_000))
+        let pausesBefore = source.readPauses
+        // When it sends a megabyte at once (the app back from a stall, or busmon's output)
+        let count = 5_000
+        let note = String(repeating: "x", count: 150)
+        let events = (1...count).map { index in
+            FeedRecord.event(
+                FeedEvent(
+                    sequence: index, time: 3, typeName: "T", payload: .description(note), receivers: 1))
+        }
+        let bytes = Array(events.map { $0.encodeLine() }.joined().utf8)
+        let peer = tap.peer
+        let sent = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = bytes.withUnsafeBytes { System.writeAll(peer, $0) }
+            sent.signal()
+        }
+        let batches = drainUntil(source) { batches in
+            batches.reduce(0) { $0 + $1.records.events.count } >= count
+        }
+        sent.wait()
+        // Then every event arrives, and the reader took no pause per chunk of it
+        #expect(batches.reduce(0) { $0 + $1.records.events.count } == count)
+        #expect(
+            source.readPauses - pausesBefore <= 2,
+            "\(source.readPauses - pausesBefore) pauses while a backlog waited")
+    }
+}
+
+@Suite("AttachSource held back by its monitor")
+struct AttachSourceHeldBackTests {
+    @Test("an app that goes on sending while busmon does not drain is not said to be quiet")
+    func busmonsOwnStallIsNoQuietApp() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02, bufferCapacity: 10, quietAfter: 0.3)
+        defer { source.close() }
+        // Given a tap that sends a snapshot every 50 ms, and fills the source's buffer
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 7), FakeTap.snapshot])
+        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
+        let events = (1...20).map { index in
+            FeedRecord.event(
+                FeedEvent(sequence: index, time: 3, typeName: "T", payload: .description("{}"), receivers: 1))
+        }
+        tap.send(events)
+        // When busmon drains nothing for a second (its output blocked), while the app goes on
+        for _ in 0..<20 {
+            usleep(50_000)
+            tap.send([FakeTap.snapshot])
+        }
+        // Then the app is not said to be quiet: it sent all along, busmon did not read
+        let batch = source.drain()
+        #expect(batch.records.events.count == 20, "the buffer filled, and busmon read no more")
+        #expect(!batch.notices.contains { $0.text.contains("is quiet") }, "\(batch.notices.map(\.text))")
+    }
+}
+
 /// A tap that tests script line by line: it accepts one monitor at a time and sends what it is
 /// told.
 final class FakeTap {

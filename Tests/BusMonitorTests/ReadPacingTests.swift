@@ -44,6 +44,29 @@ import Testing
         #expect(!afterBurst)
     }
 
+    @Test("a backlog read a chunk at a time is read on at once, not at the pace's own rate")
+    func aFullChunkIsNeverPausedFor() {
+        // Given a reader that paused after a quiet spell, while the app went on at 2 MB a second
+        var pacing = ReadPacing(now: 0)
+        let pausedAfterQuiet = pacing.pausesAfter(reading: 100, outOf: 64 << 10, at: 5)
+        #expect(pausedAfterQuiet)
+        // When each read fills its 64 KiB chunk, a pause and a little apart, for three seconds
+        var paused = 0
+        var time = 5 + ReadPacing.pause * 1.05
+        while time < 8 {
+            if pacing.pausesAfter(reading: 64 << 10, outOf: 64 << 10, at: time) { paused += 1 }
+            time += ReadPacing.pause * 1.05
+        }
+        // Then none is followed by a pause: a full chunk left more waiting in the socket
+        #expect(paused == 0)
+        // (Counted without the chunk's size, those reads measure the pace itself, just under
+        // what a pause may gather, and each pauses again.)
+        var unbounded = ReadPacing(now: 0)
+        _ = unbounded.pausesAfter(reading: 100, at: 5)
+        let held = pauses(&unbounded, reads: 64 << 10, every: ReadPacing.pause * 1.05, from: 5.2, for: 3)
+        #expect(held.paused == held.reads)
+    }
+
     @Test("once an app turns quiet, the reader pauses again within two of the rate's windows")
     func pausesAgainAfterTheRateFalls() {
         var pacing = ReadPacing(now: 0)
