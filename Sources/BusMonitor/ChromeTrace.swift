@@ -409,7 +409,7 @@ struct ChromeTrace: Sendable {
         begin("C", name: "live subscribers", category: "counters")
         field(process: process, thread: nil, time: time)
         writer.beginObject("args")
-        for type in types { writer.field(named: type.typeName, type.liveSubscribers) }
+        for type in types { writer.field(named: UntrustedText.escaped(type.typeName), type.liveSubscribers) }
         writer.endObject()
         end()
         // A protocol's row (`any AuthEvent`) publishes nothing of its own: its rate is of the
@@ -431,7 +431,8 @@ struct ChromeTrace: Sendable {
         writer.beginObject("args")
         for type in types {
             let count = max(0, (published[type.typeName] ?? 0) - (previous.published[type.typeName] ?? 0))
-            writer.field(named: type.typeName, (Double(count) / seconds * 10).rounded() / 10)
+            writer.field(
+                named: UntrustedText.escaped(type.typeName), (Double(count) / seconds * 10).rounded() / 10)
         }
         writer.endObject()
         end()

@@ -250,14 +250,28 @@ struct ChromeTraceTests {
     @Test("names from the app show their control characters as visible escapes, as --graph writes them")
     func hostileNamesAreEscaped() throws {
         var trace = ChromeTrace { ChromeTrace.AppName(name: "app\u{7}", pid: 42) }
+        // A type named to retitle the terminal of whoever lists the counters' series (`jq`)
+        let title = "Ty\u{1B}]0;PWNED\u{7}"
+        let snapshot = { (published: Int) in
+            BusSnapshot(
+                busName: "shared",
+                eventTypes: [EventTypeStatistics(typeName: title, liveSubscribers: 2, published: published)],
+                wildcardObservers: 0)
+        }
         trace.add(
             SourceBatch(records: [
-                Self.call(1, at: Self.second, for: 10, on: Self.main, observer: "Evil\u{1B}[2J\"\n")
+                Self.call(1, at: Self.second, for: 10, on: Self.main, observer: "Evil\u{1B}[2J\"\n"),
+                .snapshot(FeedSnapshot(time: Double(Self.second) / 1e9, snapshot: snapshot(10))),
+                .snapshot(FeedSnapshot(time: Double(Self.second) / 1e9 + 2, snapshot: snapshot(30))),
             ]))
         let bytes = trace.take() + trace.finish()
         #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A }, "no raw control character in the file")
         let read = try TraceFile(data: Data(bytes))
         #expect(read.handlerSlices().first?["name"] as? String == #"Evil\u{1B}[2J"\u{A} Tick"#)
         #expect(read.processNames.values.contains(#"app\u{7} (pid 42)"#), "\(read.processNames)")
+        // Then the counters' series names decode to visible escapes too, not to ESC and BEL
+        let series = read.events("C").flatMap { ($0["args"] as? [String: Any])?.keys.map { $0 } ?? [] }
+        #expect(series.count == 3, "live subscribers twice, a rate once: \(series)")
+        #expect(series.allSatisfy { $0 == #"Ty\u{1B}]0;PWNED\u{7}"# }, "\(series)")
     }
 }
