@@ -459,6 +459,12 @@ final class AttachReader: @unchecked Sendable {
                     switch record {
                     case .hello(let hello):
                         if let problem = FeedRecord.unreadableVersionMessage(hello.version, speaker: "tap") {
+                            // Said once, as a refusal is: what the tap sends from here on is not
+                            // read, and a run with its status unread must still hear why.
+                            if state.problem != problem {
+                                state.note(
+                                    "cannot read the tap at \(socketPath): \(problem)", isWarning: true)
+                            }
                             state.problem = problem
                             incompatible = true
                             return

@@ -307,6 +307,32 @@ struct AttachSourceHeldBackTests {
     }
 }
 
+@Suite("AttachSource and a tap it cannot read")
+struct AttachSourceVersionTests {
+    @Test("a tap that turns to a wire version busmon does not read is said, once, with the reason")
+    func aNewerVersionMidStreamIsSaid() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02)
+        defer { source.close() }
+        // Given an attached app whose tap then says hello in version 99
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
+        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
+        tap.send([.hello(FeedHello(version: 99, pid: 1, process: "simapp", bus: "shared", time: 2))])
+        // Then busmon says why it reads no more, as a warning, once however often it retries
+        let reason = "cannot read the tap at \(path): tap speaks wire version 99, this reads versions 1 to 3"
+        var batches = drainUntil(source) { $0.flatMap(\.notices).contains { $0.text == reason } }
+        #expect(tap.accept())
+        tap.send([.hello(FeedHello(version: 99, pid: 1, process: "simapp", bus: "shared", time: 3))])
+        batches += drainUntil(source, timeout: 1) { _ in false }
+        let said = batches.flatMap(\.notices).filter { $0.text == reason }
+        #expect(said.count == 1, "\(batches.flatMap(\.notices).map(\.text))")
+        #expect(said.allSatisfy { $0.isWarning })
+    }
+}
+
 /// A tap that tests script line by line: it accepts one monitor at a time and sends what it is
 /// told.
 final class FakeTap {
