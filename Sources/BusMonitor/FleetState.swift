@@ -87,7 +87,15 @@ package struct FleetState: Sendable {
         var losses: [Int?: LinkLosses] = [:]
         /// The highest event number heard from it, while ``countsNumberingGaps``.
         var lastEventNumber: Int?
+        /// When its links' losses were last said, and the events they lost since, not said yet.
+        var lossesSaidAt: Double?
+        var lostSinceSaid = 0
     }
+
+    /// Seconds between two notices of one app's links losing events: a tap reports its losses
+    /// every round it sends, up to a hundred times a second under a flood, and a notice for
+    /// each filled the log. The counts are exact in the header and the Fleet pane meanwhile.
+    static let lossNoticeInterval = 5.0
 
     /// The running totals one link reported lost.
     private struct LinkLosses: Sendable {
@@ -246,11 +254,16 @@ package struct FleetState: Sendable {
         } else {
             member.info.bridgeDropped.clampedAdd(moreEvents)
         }
-        if moreEvents > 0 {
+        member.lostSinceSaid.clampedAdd(moreEvents)
+        if member.lostSinceSaid > 0, member.lossesSaidAt.map({ now - $0 >= Self.lossNoticeInterval }) ?? true {
+            let lost = member.lostSinceSaid
+            let more = member.lossesSaidAt == nil ? "" : "more "
             note(
-                "\(origin): its \(report.kind) dropped \(moreEvents) \(moreEvents == 1 ? "event" : "events") "
+                "\(origin): its \(report.kind) dropped \(lost) \(more)\(lost == 1 ? "event" : "events") "
                     + "(\(member.info.bridgeDropped) so far)",
                 isWarning: true, now: now)
+            member.lossesSaidAt = now
+            member.lostSinceSaid = 0
         }
         // Lost on the way is lost to the monitor: counted with the events its buffer dropped,
         // as an attached tap's losses are, so that every way of watching counts them alike.

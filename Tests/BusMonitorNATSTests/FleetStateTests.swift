@@ -73,6 +73,31 @@ import Testing
         #expect(state.takeBatch(now: 1002).droppedLifecycle == 8)
     }
 
+    @Test("an app's losses under a flood are said every few seconds, adding up to its total, not at every report")
+    func lossNoticesArePaced() {
+        var state = FleetState()
+        // Given a tap that reports 40 more lost events every 10 ms for 12 seconds
+        var notices: [String] = []
+        var lost = 0
+        for tick in 0..<1_200 {
+            lost += 40
+            let now = 1000 + Double(tick) / 100
+            let report = FleetLinkReport(
+                time: now, origin: alpha, kind: "connection", state: "connected", dropped: lost, link: 1)
+            state.receive(.link(report), now: now)
+            notices += texts(state.takeBatch(now: now)).filter { $0.contains("dropped") }
+        }
+        // Then a notice says it at once, then one every 5 s, each with the count since the last
+        #expect(
+            notices == [
+                "alpha@web-1:11: its connection dropped 40 events (40 so far)",
+                "alpha@web-1:11: its connection dropped 20000 more events (20040 so far)",
+                "alpha@web-1:11: its connection dropped 20000 more events (40040 so far)",
+            ], "\(notices)")
+        // while the counts stay exact
+        #expect(state.takeBatch(now: 1013).droppedEvents == lost)
+    }
+
     @Test("a dialler's losses count connection by connection, and its old connection closing leaves it here")
     func lossesCountByLink() {
         var state = FleetState()
@@ -97,7 +122,8 @@ import Testing
         batch = state.takeBatch(now: 1002)
         #expect(batch.droppedEvents == 8)
         #expect(batch.droppedCalls == 3)
-        #expect(texts(batch).contains { $0.contains("dropped 3 events (8 so far)") })
+        // (said with the next notice of its losses, at most one every few seconds)
+        #expect(!texts(batch).contains { $0.contains("dropped 3") })
         // And the old connection closing leaves the app here, on its new one
         state.receive(connection(1, state: FleetLinkReport.closedState, dropped: 5), now: 1003)
         batch = state.takeBatch(now: 1003)
