@@ -221,6 +221,10 @@ struct DashboardState {
     private(set) var snapshotsRefused = 0
     /// The apps of a fleet that are gone, whose snapshots no longer count.
     private var goneMembers: Set<EventOrigin> = []
+    /// Whether the one app a source watches (an attached tap, or its recording) went away, its
+    /// connection closed: then, as of a fleet's gone app, its totals stay and what it had live
+    /// does not, until it says hello again.
+    private var singleAppGone = false
     /// Whether the source lists its fleet's members (``SourceBatch/fleet``); if not, and its
     /// records name apps, ``heard`` makes the list.
     private var sourceListsFleet = false
@@ -312,7 +316,15 @@ struct DashboardState {
                 }
                 memberSnapshots[snapshot.origin] = snapshot.snapshot
                 snapshotsChanged = true
-            case .hello, .dropped, .refused, .call, .detached:
+            case .detached:
+                singleAppGone = true
+                snapshotsChanged = true
+            case .hello:
+                if singleAppGone {
+                    singleAppGone = false
+                    snapshotsChanged = true
+                }
+            case .dropped, .refused, .call:
                 continue
             }
         }
@@ -433,7 +445,10 @@ struct DashboardState {
         // A gone app's totals stay in the sums; what it had live went with it.
         let snapshot = BusSnapshot.merged(
             snapshotOrder.compactMap { origin in
-                memberSnapshots[origin].map { origin.map(goneMembers.contains) == true ? $0.retired : $0 }
+                memberSnapshots[origin].map { snapshot in
+                    let gone = origin.map(goneMembers.contains) ?? singleAppGone
+                    return gone ? snapshot.retired : snapshot
+                }
             })
         if isAwaitingBaseline || counted != countedMembers {
             countedMembers = counted

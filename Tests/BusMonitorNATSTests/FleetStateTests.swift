@@ -73,7 +73,9 @@ import Testing
         #expect(state.takeBatch(now: 1002).droppedLifecycle == 8)
     }
 
-    @Test("an app's losses under a flood are said every few seconds, adding up to its total, not at every report")
+    @Test(
+        "an app's losses under a flood are said every few seconds, adding up to its total, not at every report"
+    )
     func lossNoticesArePaced() {
         var state = FleetState()
         // Given a tap that reports 40 more lost events every 10 ms for 12 seconds

@@ -244,30 +244,16 @@ struct HeadlessRunnerTests {
 
     @Test("the summary of an app restarted behind one socket counts what each process published")
     func aRestartedAppsPublishesAddUp() throws {
-        func snapshot(published: Int, suspects: Int) -> FeedRecord {
-            .snapshot(
-                FeedSnapshot(
-                    time: 1,
-                    snapshot: BusSnapshot(
-                        busName: "main",
-                        eventTypes: [EventTypeStatistics(typeName: "T", published: published)],
-                        wildcardObservers: 0,
-                        leakSuspects: (0..<suspects).map {
-                            LeakSuspect(
-                                observerID: UInt64($0), className: "S", reason: "", overdue: .seconds(1),
-                                subscriptions: [])
-                        })))
-        }
         let batches = [
             SourceBatch(records: [
                 .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 1)),
-                snapshot(published: 500, suspects: 2),
+                Self.snapshot(published: 500, suspects: 2),
                 // Attached again to the same process: its counters go on.
                 .hello(FeedHello(pid: 11, process: "shop", bus: "main", time: 2)),
-                snapshot(published: 507, suspects: 2),
+                Self.snapshot(published: 507, suspects: 2),
                 .hello(FeedHello(pid: 12, process: "shop", bus: "main", time: 3)),
             ]),
-            SourceBatch(records: [snapshot(published: 450, suspects: 1)]),
+            SourceBatch(records: [Self.snapshot(published: 450, suspects: 1)]),
         ]
         let (_, lines) = try Self.lines { output in
             HeadlessRunner(source: ScriptedSource(batches), output: output).run()
@@ -276,6 +262,37 @@ struct HeadlessRunnerTests {
         #expect(summary.contains(#""published":957"#), "\(summary)")
         // The process that went has none alive any more.
         #expect(summary.contains(#""leakSuspects":1"#), "\(summary)")
+    }
+
+    @Test("the summary of one attached app that went away keeps what it published, not its leak suspects")
+    func aDetachedAppsTotalsStay() throws {
+        let hello = FeedHello(pid: 11, process: "shop", bus: "main", time: 1)
+        let batches = [
+            SourceBatch(records: [.hello(hello), Self.snapshot(published: 500, suspects: 2)]),
+            SourceBatch(records: [.detached(FeedDetached(from: hello, at: 2))]),
+        ]
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(source: ScriptedSource(batches), output: output).run()
+        }
+        let summary = try #require(lines.last)
+        #expect(summary.contains(#""published":500"#), "\(summary)")
+        #expect(summary.contains(#""leakSuspects":0"#), "as a fleet's gone app: \(summary)")
+    }
+
+    /// A snapshot of bus `main`: `published` events of type T and `suspects` leak suspects.
+    private static func snapshot(published: Int, suspects: Int) -> FeedRecord {
+        .snapshot(
+            FeedSnapshot(
+                time: 1,
+                snapshot: BusSnapshot(
+                    busName: "main",
+                    eventTypes: [EventTypeStatistics(typeName: "T", published: published)],
+                    wildcardObservers: 0,
+                    leakSuspects: (0..<suspects).map {
+                        LeakSuspect(
+                            observerID: UInt64($0), className: "S", reason: "", overdue: .seconds(1),
+                            subscriptions: [])
+                    })))
     }
 
     @Test("stop() ends a run from another thread")

@@ -87,10 +87,10 @@ struct FleetCountersTests {
         #expect(state.rows.first { $0.name == "Tick" }?.subscribers.counts.live == 2)
     }
 
-    @Test("a gone app's handler calls and reclaims stay; its objects, suspects and sticky events go")
-    func aGoneAppsHistoryStaysAndItsLiveStateGoes() throws {
-        var state = DashboardState()
-        let snapshot = BusSnapshot(
+    /// A checkout app's snapshot: Tick published 9 times to 2 live CartScreens, one of them a
+    /// leak suspect, 5 reclaimed, 18 handler calls (2 failed) and a sticky Tick.
+    static var cartScreenSnapshot: BusSnapshot {
+        BusSnapshot(
             busName: "checkout",
             eventTypes: [
                 EventTypeStatistics(typeName: "Tick", liveSubscribers: 2, published: 9, delivered: 18)
@@ -115,6 +115,43 @@ struct FleetCountersTests {
                 StickyEvent(
                     typeName: "Tick", event: UserLoggedInEvent(userId: "id-ada", userName: "ada"), version: 1)
             ])
+    }
+
+    @Test(
+        "one attached app that goes away keeps its totals and loses what it had live, as a fleet's gone app")
+    func aDetachedAppsLiveStateGoes() throws {
+        // Given an attached app's snapshot
+        var state = DashboardState()
+        let hello = FeedHello(pid: 7, process: "checkout", bus: "checkout", time: 1)
+        state.apply(
+            SourceBatch(records: [
+                .hello(hello), .snapshot(FeedSnapshot(time: 1, snapshot: Self.cartScreenSnapshot)),
+            ]),
+            at: 1)
+        #expect(state.observers.suspectCount == 1)
+        // When its connection closes (the app exited)
+        state.apply(SourceBatch(records: [.detached(FeedDetached(from: hello, at: 2))]), at: 2)
+        // Then what it had live goes, and its totals stay
+        let row = try #require(state.rows.first { $0.name == "Tick" })
+        #expect(row.published == 9)
+        #expect(row.subscribers.counts.live == 0)
+        #expect(row.sticky == nil)
+        #expect(state.observers.suspectCount == 0)
+        #expect(state.handlers.rows.map(\.calls) == [18])
+        // And when it attaches again, its next snapshot is live again
+        state.apply(
+            SourceBatch(records: [
+                .hello(hello), .snapshot(FeedSnapshot(time: 3, snapshot: Self.cartScreenSnapshot)),
+            ]),
+            at: 3)
+        #expect(state.observers.suspectCount == 1)
+        #expect(state.rows.first { $0.name == "Tick" }?.subscribers.counts.live == 2)
+    }
+
+    @Test("a gone app's handler calls and reclaims stay; its objects, suspects and sticky events go")
+    func aGoneAppsHistoryStaysAndItsLiveStateGoes() throws {
+        var state = DashboardState()
+        let snapshot = Self.cartScreenSnapshot
         state.apply(
             SourceBatch(
                 records: [.snapshot(FeedSnapshot(time: 1, snapshot: snapshot, origin: checkout))],
