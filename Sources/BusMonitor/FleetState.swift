@@ -255,7 +255,8 @@ package struct FleetState: Sendable {
             member.info.bridgeDropped.clampedAdd(moreEvents)
         }
         member.lostSinceSaid.clampedAdd(moreEvents)
-        if member.lostSinceSaid > 0, member.lossesSaidAt.map({ now - $0 >= Self.lossNoticeInterval }) ?? true {
+        if member.lostSinceSaid > 0, member.lossesSaidAt.map({ now - $0 >= Self.lossNoticeInterval }) ?? true
+        {
             let lost = member.lostSinceSaid
             let more = member.lossesSaidAt == nil ? "" : "more "
             note(
