@@ -9,20 +9,24 @@
 /// Number, time and text formatting for the dashboard's narrow columns.
 enum TextFormat {
     /// `value` in at most `width` characters: plain digits when they fit, else 12.3k, 4.56M, up
-    /// to 9.22E for `Int.max` (a count an app sends may be that large).
+    /// to 9.22E for `Int.max` (a count an app sends may be that large), in the unit that
+    /// leaves at most three digits before the point (1.00M, not 1000k), or a larger one when
+    /// the column is too narrow for it.
     static func count(_ value: Int, width: Int) -> String {
         let plain = String(value)
         if plain.count <= width { return plain }
         let units: [(Double, String)] = [
             (1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P"), (1e18, "E"),
         ]
-        for (scale, unit) in units {
+        for (index, (scale, unit)) in units.enumerated() {
             let scaled = Double(value) / scale
             // Too many digits for `fixed`, which would say "inf": a larger unit will do.
             guard scaled.magnitude < 1e15 else { continue }
             for decimals in [2, 1, 0] {
-                let text = fixed(scaled, decimals: decimals) + unit
-                if text.count <= width { return text }
+                let digits = fixed(scaled, decimals: decimals)
+                // Four digits before the point, once rounded: the next unit says it shorter.
+                if index < units.count - 1, (Double(digits) ?? 0).magnitude >= 1000 { break }
+                if digits.count + unit.count <= width { return digits + unit }
             }
         }
         return String(repeating: "#", count: max(0, width))
