@@ -183,6 +183,7 @@ package final class ListenSource: DashboardSource {
                 state.drainedOnce = true
                 batch.fleet = batch.fleet ?? state.fleet.fleet
             }
+            state.sayUnsaidRefusals(now: now)
             batch.notices.insert(contentsOf: state.notices.take(now: now), at: 0)
             batch.notices.sort { $0.time < $1.time }
             state.bytesSinceDrain = 0
@@ -215,6 +216,10 @@ struct ListenState {
     /// Refusal notices in the current second, so that a flood of strangers costs the log little.
     var refusalNoticesThisSecond = 0
     var refusalNoticeSecond = 0
+    /// Refusals past the few said in their second, said together once that second is over.
+    var refusalsUnsaid = 0
+    /// Refusals said a second at most; the rest are counted in one notice.
+    static let refusalNoticesPerSecond = 5
     /// Whether the monitor has drained once.
     var drainedOnce = false
 
@@ -224,14 +229,31 @@ struct ListenState {
 
     mutating func noteRefusal(_ text: String, now: Double) {
         refused += 1
+        sayUnsaidRefusals(now: now)
         let second = Int(now)
         if second != refusalNoticeSecond {
             refusalNoticeSecond = second
             refusalNoticesThisSecond = 0
         }
         refusalNoticesThisSecond += 1
-        guard refusalNoticesThisSecond <= 5 else { return }
+        guard refusalNoticesThisSecond <= Self.refusalNoticesPerSecond else {
+            refusalsUnsaid += 1
+            return
+        }
         note(SourceNotice(time: now, text: text, isWarning: true))
+    }
+
+    /// Says how many refusals went unsaid in their second, once that second is over.
+    mutating func sayUnsaidRefusals(now: Double) {
+        guard refusalsUnsaid > 0, Int(now) != refusalNoticeSecond else { return }
+        let count = refusalsUnsaid
+        refusalsUnsaid = 0
+        note(
+            SourceNotice(
+                time: now,
+                text: "\(count) more \(count == 1 ? "connection" : "connections") refused in a second "
+                    + "(\(refused) refused so far)",
+                isWarning: true))
     }
 
     /// Adds a notice for the next drain (see ``BoundedNotices``).

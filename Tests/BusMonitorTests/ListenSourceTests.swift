@@ -6,6 +6,7 @@ import Simulator
 import TestSupport
 import Testing
 
+@testable import BusMonitor
 @testable import BusTap
 @testable import BusWire
 
@@ -317,5 +318,36 @@ struct ListenSourceTests {
         #expect(throws: BusTapError.invalidToken) {
             try BusTap(bus: EventBus(), monitor: "127.0.0.1:1", token: "")
         }
+    }
+}
+
+@Suite("Refusals under a flood of strangers")
+struct ListenRefusalNoticeTests {
+    @Test("past the few refusals said in a second, the rest are said together once it is over")
+    func refusalsPastTheSecondsFewAreCounted() {
+        // Given twelve strangers refused within one second
+        var state = ListenState(fleet: FleetState())
+        for index in 0..<12 { state.noteRefusal("refused stranger \(index)", now: 100 + Double(index) / 20) }
+        // When the monitor drains after that second
+        state.sayUnsaidRefusals(now: 101.2)
+        let texts = state.notices.take(now: 101.2).map(\.text)
+        // Then five are said each, and one notice counts the seven others
+        #expect(
+            texts == (0..<5).map { "refused stranger \($0)" } + [
+                "7 more connections refused in a second (12 refused so far)"
+            ], "\(texts)")
+        #expect(state.refused == 12)
+    }
+
+    @Test("refusals left unsaid are said by the next refusal of a later second too, before it")
+    func aLaterRefusalSaysTheUnsaidFirst() {
+        var state = ListenState(fleet: FleetState())
+        for index in 0..<6 { state.noteRefusal("refused stranger \(index)", now: 200.5) }
+        state.noteRefusal("refused latecomer", now: 203)
+        let texts = state.notices.take(now: 203).map(\.text)
+        #expect(
+            Array(texts.suffix(2)) == [
+                "1 more connection refused in a second (7 refused so far)", "refused latecomer",
+            ], "\(texts)")
     }
 }
