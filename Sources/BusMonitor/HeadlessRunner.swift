@@ -193,8 +193,6 @@ package final class HeadlessRunner: Sendable {
         var fleet: [FleetMember]?
         /// The source's own clock as its newest batch set it (a replay's), in seconds since 1970.
         var sourceClock: Double?
-        /// When the last `fleet` line written stood.
-        var lastFleetLineTime = -Double.infinity
         /// The hellos among the records of a source that watches one app.
         var hellos = HelloSequence()
         /// The totals of the processes watched before the current one behind the same socket,
@@ -276,12 +274,10 @@ package final class HeadlessRunner: Sendable {
         mutating func writeFleet(into writer: inout JSONLineWriter) {
             // Nobody yet (busmon listening, no app dialled in): nothing to say, as a recording
             // says nothing; once an app came, an empty list says they all went.
-            guard let fleet, !fleet.isEmpty || lastFleetLineTime > -.infinity else { return }
+            guard let fleet, !fleet.isEmpty || lines.wroteFleetLine else { return }
             // A replay's on its clock, among the records it stands with; never before the line
             // written last (a replay's clock reads a little behind where it stopped).
-            let time = max(sourceClock ?? WallClock.now(), lastFleetLineTime)
-            lastFleetLineTime = time
-            FleetLine.write(fleet, time: time, into: &writer)
+            lines.writeFleetLine(fleet, at: sourceClock ?? WallClock.now(), into: &writer)
         }
 
         func writeSummary(elapsed: Double, into writer: inout JSONLineWriter) {

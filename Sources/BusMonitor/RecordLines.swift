@@ -25,6 +25,8 @@ struct RecordLines {
     private var lastRecordClock = 0.0
     /// The fleet as the last `fleet` line listed it (see ``FleetLine/shape(of:)``).
     private var lastFleet: [FleetLine.FleetShape]?
+    /// When the last `fleet` line stood: fleet lines never go back.
+    private var lastFleetTime = -Double.infinity
 
     /// Appends the lines of `batch` to `writer`.
     ///
@@ -54,8 +56,7 @@ struct RecordLines {
         if let fleet = batch.fleet, lastFleet != nil || !fleet.isEmpty {
             let shape = FleetLine.shape(of: fleet)
             if shape != lastFleet {
-                lastFleet = shape
-                FleetLine.write(fleet, time: currentTime(), into: &writer)
+                writeFleetLine(fleet, into: &writer)
                 lines += 1
             }
         }
@@ -78,6 +79,21 @@ struct RecordLines {
         }
         return lines
     }
+
+    /// Appends a `fleet` line listing `fleet` at `time`, or now on the records' clock, but
+    /// never before the last fleet line: lines written as the fleet changes and those that
+    /// lead each summary of a headless run take turns, and each reads its own clock.
+    mutating func writeFleetLine(
+        _ fleet: [FleetMember], at time: Double? = nil, into writer: inout JSONLineWriter
+    ) {
+        let stamp = max(time ?? currentTime(), lastFleetTime)
+        lastFleetTime = stamp
+        lastFleet = FleetLine.shape(of: fleet)
+        FleetLine.write(fleet, time: stamp, into: &writer)
+    }
+
+    /// Whether a `fleet` line was written.
+    var wroteFleetLine: Bool { lastFleet != nil }
 
     private mutating func stamp(_ time: Double) {
         lastRecordTime = max(lastRecordTime ?? time, time)

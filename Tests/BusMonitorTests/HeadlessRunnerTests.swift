@@ -79,6 +79,34 @@ struct HeadlessRunnerTests {
         #expect(recorded[1].hasPrefix(#"{"kind":"fleet""#))
     }
 
+    @Test("fleet lines, whether a change or a summary wrote them, never go back in time")
+    func fleetLinesGoForward() throws {
+        // Given apps whose records are stamped behind busmon's clock (their clocks lag, or the
+        // records waited), and a fleet that changes after a summary
+        let origin = FeedOrigin(app: "shop", host: "h", pid: 1)
+        let event = FeedEvent(
+            sequence: 0, time: 1_000, typeName: "Tick", payload: .description("t"), receivers: 1,
+            origin: origin)
+        let batches = [
+            SourceBatch(events: [event], fleet: [FleetMember(origin: origin, lastSeen: 1_000)]),
+            SourceBatch(), SourceBatch(), SourceBatch(),
+            SourceBatch(fleet: [FleetMember(origin: origin, presence: .quiet, lastSeen: 1_000)]),
+        ]
+        let (_, lines) = try Self.lines { output in
+            HeadlessRunner(
+                source: ScriptedSource(batches), output: output, drainInterval: 0.01, summaryInterval: 0.005
+            ).run()
+        }
+        // Then each fleet line stands at or after the one before it
+        let times = lines.compactMap { line -> Double? in
+            guard line.hasPrefix(#"{"kind":"fleet""#) else { return nil }
+            return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["time"]
+                as? Double
+        }
+        #expect(times.count >= 3, "\(lines)")
+        #expect(times == times.sorted(), "\(times)")
+    }
+
     @Test("replaying to JSON Lines: every line parses, events and a final summary with totals")
     func replayToJSONLines() throws {
         let directory = TemporaryDirectory()
