@@ -732,11 +732,13 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.withLock { $0.hello } ?? hello
     }
 
-    /// "replay of simapp (pid 4242) from recording.jsonl".
+    /// "replay of simapp (pid 4242) from recording.jsonl"; a fleet's, which busmon watched,
+    /// without busmon's own pid: "replay of listening on 0.0.0.0:7777 from fleet.jsonl".
     package var title: String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         if let hello = currentHello {
-            return "replay of \(hello.process) (pid \(hello.pid)) from \(file)"
+            let pid = hello.bus == WatchedHello.fleetBusName ? "" : " (pid \(hello.pid))"
+            return "replay of \(hello.process)\(pid) from \(file)"
         }
         return "replay of \(file)"
     }

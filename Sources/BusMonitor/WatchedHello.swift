@@ -14,6 +14,10 @@ final class WatchedHello: Sendable {
     /// The hello last written, and whether anything was.
     private let written = LockedValue<(hello: FeedHello?, anything: Bool)>((nil, false))
 
+    /// The bus a hello names for a source that watches a fleet: its pid is the watcher's own,
+    /// not an app's.
+    static let fleetBusName = "fleet"
+
     /// Follows `source`, or the source it wraps, through any number of wrappers.
     init(of source: any DashboardSource) {
         self.source = source
@@ -61,7 +65,7 @@ final class WatchedHello: Sendable {
         // and a recording made with the dashboard say the same: a fleet's bus is the fleet
         // (as the header names it), not whichever app sent the first snapshot.
         guard Self.writesLines(batch) || written.withLock({ $0.anything }) else { return 0 }
-        let busName = batch.fleet != nil ? "fleet" : batch.newestSnapshot?.snapshot.busName
+        let busName = batch.fleet != nil ? Self.fleetBusName : batch.newestSnapshot?.snapshot.busName
         guard let hello = current(busName: busName, notAfter: batch.earliestTime) else { return 0 }
         return written.withLock { written in
             written.anything = true

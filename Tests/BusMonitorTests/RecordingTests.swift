@@ -947,6 +947,17 @@ struct RecordingTests {
         #expect(replay.title == "replay of app (pid 1) from two.jsonl")
     }
 
+    @Test("a fleet's recording is titled by what busmon watched, without busmon's own pid")
+    func aFleetsReplayIsTitledWithoutBusmonsPid() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fleet.jsonl")
+        let hello = FeedHello(pid: 3787, process: "listening on 127.0.0.1:7777", bus: "fleet", time: 1)
+        try (FeedRecord.hello(hello).encodeLine() + Self.snapshotLine(at: 1))
+            .write(toFile: path, atomically: false, encoding: .utf8)
+        let replay = try ReplaySource(path: path, speed: 1)
+        #expect(replay.title == "replay of listening on 127.0.0.1:7777 from fleet.jsonl")
+    }
+
     @Test(
         "a replay of an attach says the first attach, as the live monitor did; one of apps dialled in does not"
     )
