@@ -484,9 +484,11 @@ final class AttachReader: @unchecked Sendable {
                         }
                         if let counters = snapshot.tap { state.noteTapCounters(counters) }
                     case .dropped(let drops):
-                        state.droppedNow = drops.events
-                        state.droppedCallsNow = drops.calls
-                        state.droppedLifecycleNow = drops.lifecycle
+                        // Running totals of this connection, which only grow: a line that says
+                        // less (a stranger's) does not take back losses said before.
+                        state.droppedNow = max(state.droppedNow, drops.events)
+                        state.droppedCallsNow = max(state.droppedCallsNow, drops.calls)
+                        state.droppedLifecycleNow = max(state.droppedLifecycleNow, drops.lifecycle)
                     case .refused(let refusal):
                         refused = true
                         let text = "refused by the tap: \(refusal.reason)"

@@ -391,6 +391,11 @@ struct AttachSourceDropTests {
         tap.send([FakeTap.hello(pid: 1), .dropped(FeedDrops(time: 2, events: 5, lifecycle: 2))])
         let first = drainUntil(source) { $0.last?.droppedLifecycle == 2 }
         #expect(first.last?.droppedEvents == 5)
+        // and a line that says less, which no tap sends, takes nothing back
+        tap.send([.dropped(FeedDrops(time: 2.5, events: 1, lifecycle: 0)), FakeTap.snapshot])
+        let lower = drainUntil(source) { $0.contains { $0.snapshot != nil } }
+        #expect(lower.last?.droppedEvents == 5)
+        #expect(lower.last?.droppedLifecycle == 2)
 
         // When the app comes back and its new tap loses 1 event and 3 changes
         tap.hangUp()
