@@ -87,9 +87,11 @@ package struct FleetState: Sendable {
         var losses: [Int?: LinkLosses] = [:]
         /// The highest event number heard from it, while ``countsNumberingGaps``.
         var lastEventNumber: Int?
-        /// When its links' losses were last said, and the events they lost since, not said yet.
+        /// When its links' losses were last said, and the events they lost since, not said yet,
+        /// with the kind of link that lost them.
         var lossesSaidAt: Double?
         var lostSinceSaid = 0
+        var lossKind = ""
     }
 
     /// Seconds between two notices of one app's links losing events: a tap reports its losses
@@ -254,18 +256,12 @@ package struct FleetState: Sendable {
         } else {
             member.info.bridgeDropped.clampedAdd(moreEvents)
         }
-        member.lostSinceSaid.clampedAdd(moreEvents)
-        if member.lostSinceSaid > 0, member.lossesSaidAt.map({ now - $0 >= Self.lossNoticeInterval }) ?? true
-        {
-            let lost = member.lostSinceSaid
-            let more = member.lossesSaidAt == nil ? "" : "more "
-            note(
-                "\(origin): its \(report.kind) dropped \(lost) \(more)\(lost == 1 ? "event" : "events") "
-                    + "(\(member.info.bridgeDropped) so far)",
-                isWarning: true, now: now)
-            member.lossesSaidAt = now
-            member.lostSinceSaid = 0
+        if moreEvents > 0 {
+            member.lostSinceSaid.clampedAdd(moreEvents)
+            member.lossKind = report.kind
         }
+        // A closed link reports no more: what it lost is said now.
+        sayLosses(of: &member, now: now, atOnce: report.state == Self.closedState)
         // Lost on the way is lost to the monitor: counted with the events its buffer dropped,
         // as an attached tap's losses are, so that every way of watching counts them alike.
         if member.reconnects == nil, report.kind == FleetLinkReport.bridgeKind {
@@ -304,6 +300,21 @@ package struct FleetState: Sendable {
                 "\(origin): its \(report.kind) is \(report.state)", isWarning: report.state != "connected",
                 now: now)
         }
+    }
+
+    /// Says what `member`'s links lost since it was last said: at once the first time (or when
+    /// `atOnce`), then at most every ``lossNoticeInterval``.
+    private mutating func sayLosses(of member: inout Member, now: Double, atOnce: Bool = false) {
+        guard member.lostSinceSaid > 0 else { return }
+        if !atOnce, let said = member.lossesSaidAt, now - said < Self.lossNoticeInterval { return }
+        let lost = member.lostSinceSaid
+        let more = member.lossesSaidAt == nil ? "" : "more "
+        note(
+            "\(member.info.origin): its \(member.lossKind) dropped \(lost) \(more)\(lost == 1 ? "event" : "events") "
+                + "(\(member.info.bridgeDropped) so far)",
+            isWarning: true, now: now)
+        member.lossesSaidAt = now
+        member.lostSinceSaid = 0
     }
 
     /// Moves silent members to quiet, then gone, as of `now`; nothing while ``holdsPresence``.
@@ -356,6 +367,13 @@ package struct FleetState: Sendable {
     ///   about them changed. The status is left for the source to set.
     package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
+        // Losses held back by the pace of their notices, said once their time has come even if
+        // the app reports no more (it lost nothing since, or went quiet).
+        for origin in order {
+            guard var member = members[origin], member.lostSinceSaid > 0 else { continue }
+            sayLosses(of: &member, now: now, atOnce: member.info.presence != .active)
+            members[origin] = member
+        }
         var batch = SourceBatch(
             records: records.compactMap { $0 }, droppedEvents: droppedEvents, notices: notices.take(now: now),
             fleet: fleetChanged ? fleet : nil)

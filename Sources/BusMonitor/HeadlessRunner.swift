@@ -234,11 +234,13 @@ package final class HeadlessRunner: Sendable {
                             [earlierProcesses, last.retired].compactMap { $0 })
                         snapshots[nil] = nil
                     }
-                case .detached:
+                case .detached(let detached):
                     // The one app watched went away: its totals stay, what it had live went
                     // with it, as of a fleet's gone app (its next snapshot, if it comes back,
-                    // takes the place of this).
-                    if let last = snapshots[nil] { snapshots[nil] = last.retired }
+                    // takes the place of this). A note of another process says nothing of it.
+                    if detached.pid == hellos.current?.pid, let last = snapshots[nil] {
+                        snapshots[nil] = last.retired
+                    }
                 case .dropped, .refused, .call:
                     break
                 }

@@ -83,6 +83,23 @@ package final class TracingSource: WrappingSource {
 
     private let lastDrain = LastDrain()
 
+    /// What the trace will hold, as its first notice says it: where it goes, and where its
+    /// handler calls come from.
+    package var announcement: String {
+        // A recording has the handler calls it has; a live app sends each from now on.
+        var innermost = wrapped
+        while let wrapping = innermost as? any WrappingSource { innermost = wrapping.wrapped }
+        let calls =
+            switch (innermost as? ReplaySource)?.handlerCallCount {
+            case nil: "the app reports each handler call meanwhile"
+            case 0?:
+                "the recording has no handler calls (a recording made with --trace has them), "
+                    + "so the trace shows its events without the calls they caused"
+            case _?: "from the recording's handler calls"
+            }
+        return "tracing to \(UntrustedText.escaped(path)); \(calls)"
+    }
+
     /// Ends the trace: writes the array's end and closes the file. Calling it again does
     /// nothing.
     package func finish() {
@@ -104,21 +121,7 @@ package final class TracingSource: WrappingSource {
             let fresh = state.taken.fresh(batch)
             if !state.announced {
                 state.announced = true
-                // A recording has the handler calls it has; a live app sends each from now on.
-                var innermost = wrapped
-                while let wrapping = innermost as? any WrappingSource { innermost = wrapping.wrapped }
-                let calls =
-                    switch (innermost as? ReplaySource)?.handlerCallCount {
-                    case nil: "the app reports each handler call meanwhile"
-                    case 0?:
-                        "the recording has no handler calls (a recording made with --trace has them), "
-                            + "so the trace shows its events without the calls they caused"
-                    case _?: "from the recording's handler calls"
-                    }
-                batch.notices.insert(
-                    SourceNotice(
-                        time: WallClock.now(), text: "tracing to \(UntrustedText.escaped(path)); \(calls)"),
-                    at: 0)
+                batch.notices.insert(SourceNotice(time: WallClock.now(), text: announcement), at: 0)
             }
             let before = state.trace.entriesWritten
             state.trace.add(fresh)

@@ -268,11 +268,12 @@ package enum Busmon {
     /// what the state was built from, and are closed before busmon says whether they are whole.
     private static func printState(of replay: ReplaySource, session: Session) -> Int32 {
         replay.warnings.forEach { printError("busmon: warning: \($0)") }
+        // What a trace written meanwhile will hold, as a headless replay says it. The replay's
+        // own notices are not said: a state is read from a stretch before the cursor, and
+        // they would depend on how long that stretch is.
+        if let tracing = session.tracingSource { printError("busmon: \(tracing.announcement)") }
         let dashboard = SourceDashboard(source: session.source)
-        // The warnings above cover the whole recording; the others (a trace started, an app
-        // restarted) are said as a headless run says them.
-        let notices = dashboard.updateReturningNotices(now: WallClock.now())
-        for notice in notices where !notice.isWarning { printError("busmon: \(notice.text)") }
+        dashboard.update(now: WallClock.now())
         let cursor = replay.cursor
         let line = dashboard.stateReport(cursor: cursor, now: replay.recordingTime(at: cursor))
         let written = writeToStandardOutput(line, what: "the state", isClosed: false)
@@ -353,6 +354,10 @@ package enum Busmon {
                     + (fleet.connectionProblem.map { ": \($0)" } ?? ""))
             return unwatched
         }
+        if outcome != .outputClosed, let lost = runner.losses.phrase {
+            // The `dropped` lines say it, but they may be in a file nobody reads to the end.
+            printError("busmon: \(lost), as the output's dropped lines count them")
+        }
         let failures = session.outputFailures
         if !failures.isEmpty {
             // The watching went on, but a file it wrote is not whole: a script must hear of it,
@@ -360,10 +365,6 @@ package enum Busmon {
             let told = toldWarnings.withLock { $0 }
             for failure in failures where !told.contains(failure) { printError("busmon: \(failure)") }
             if outcome != .stopped { return 1 }
-        }
-        if outcome != .outputClosed, let lost = runner.losses.phrase {
-            // The `dropped` lines say it, but they may be in a file nobody reads to the end.
-            printError("busmon: \(lost), as the output's dropped lines count them")
         }
         // Played, but not all of it: the warning named the first line skipped.
         let damaged = (session.watchedSource as? ReplaySource).map { $0.malformedLines > 0 } ?? false
@@ -416,6 +417,16 @@ package enum Busmon {
                     finish()
                 }, eventsPublished: inner.eventsPublished, stopPublishing: inner.stopPublishing,
                 runsMainActorWork: inner.runsMainActorWork)
+        }
+
+        /// The source writing `--trace`, if one is.
+        var tracingSource: TracingSource? {
+            var source = self.source
+            while true {
+                if let tracing = source as? TracingSource { return tracing }
+                guard let wrapping = source as? any WrappingSource else { return nil }
+                source = wrapping.wrapped
+            }
         }
 
         /// Why the files busmon writes (`--record`, `--trace`, `--graph`) are not whole, if one

@@ -6,9 +6,10 @@ extension DashboardState {
     /// Log lines a state report ends with.
     static let reportedLogLines = 20
 
-    /// The apps' newest snapshots, summed as the panes show them; `nil` before any arrived.
+    /// The apps' newest snapshots, summed as the panes show them (``snapshotsAsShown``); `nil`
+    /// before any arrived.
     var shownSnapshot: BusSnapshot? {
-        let snapshots = countedOrigins.compactMap { memberSnapshots[$0] }
+        let snapshots = snapshotsAsShown
         return snapshots.isEmpty ? nil : BusSnapshot.merged(snapshots)
     }
 

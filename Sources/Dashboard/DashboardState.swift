@@ -223,8 +223,10 @@ struct DashboardState {
     private var goneMembers: Set<EventOrigin> = []
     /// Whether the one app a source watches (an attached tap, or its recording) went away, its
     /// connection closed: then, as of a fleet's gone app, its totals stay and what it had live
-    /// does not, until it says hello again.
+    /// does not, until a snapshot of what it has live comes again.
     private var singleAppGone = false
+    /// The process the newest hello named, whose detach is the one app going away.
+    private var watchedPid: Int?
     /// Whether the source lists its fleet's members (``SourceBatch/fleet``); if not, and its
     /// records name apps, ``heard`` makes the list.
     private var sourceListsFleet = false
@@ -315,15 +317,18 @@ struct DashboardState {
                     snapshotOrder.append(snapshot.origin)
                 }
                 memberSnapshots[snapshot.origin] = snapshot.snapshot
+                if snapshot.origin == nil { singleAppGone = false }
                 snapshotsChanged = true
-            case .detached:
-                singleAppGone = true
-                snapshotsChanged = true
-            case .hello:
-                if singleAppGone {
-                    singleAppGone = false
+            case .detached(let detached):
+                // Only the process watched now: a note of another (a stray line) says nothing
+                // of it.
+                if detached.pid == watchedPid {
+                    singleAppGone = true
                     snapshotsChanged = true
                 }
+            case .hello(let hello):
+                // Gone stays gone until the process, or a new one, sends what it has live.
+                watchedPid = hello.pid
             case .dropped, .refused, .call:
                 continue
             }
@@ -437,19 +442,23 @@ struct DashboardState {
         snapshotOrder.filter { origin in origin.map { !goneMembers.contains($0) } ?? true }
     }
 
+    /// The apps' newest snapshots as the panes sum them: a gone app's (or the one app's once it
+    /// went away) retired, its totals kept and what it had live gone with it.
+    var snapshotsAsShown: [BusSnapshot] {
+        snapshotOrder.compactMap { origin in
+            memberSnapshots[origin].map { snapshot in
+                let gone = origin.map(goneMembers.contains) ?? singleAppGone
+                return gone ? snapshot.retired : snapshot
+            }
+        }
+    }
+
     /// Takes the apps' newest snapshots, summed: as a baseline when it is the first, or when the
     /// apps it counts are not the ones counted last time.
     private mutating func takeSnapshots(at now: Double, readingTime: Double) {
         snapshotsTaken &+= 1
         let counted = countedOrigins
-        // A gone app's totals stay in the sums; what it had live went with it.
-        let snapshot = BusSnapshot.merged(
-            snapshotOrder.compactMap { origin in
-                memberSnapshots[origin].map { snapshot in
-                    let gone = origin.map(goneMembers.contains) ?? singleAppGone
-                    return gone ? snapshot.retired : snapshot
-                }
-            })
+        let snapshot = BusSnapshot.merged(snapshotsAsShown)
         if isAwaitingBaseline || counted != countedMembers {
             countedMembers = counted
             let before = publishedByType()

@@ -28,12 +28,6 @@ package final class SourceDashboard: DashboardController {
     /// nothing last time, and otherwise after ``ReadPacing/pause`` while its records come at a
     /// trickle: a frame each 0.12 s shows what came, instead of one every 40 ms.
     package func update(now: Double) {
-        _ = updateReturningNotices(now: now)
-    }
-
-    /// ``update(now:)``, returning the notices of the batches drained: the header shows only
-    /// the newest, and a state printed once (`--at` with `--headless`) says them all.
-    package func updateReturningNotices(now: Double) -> [SourceNotice] {
         // Read after the drain too: what it read may name another app (a replay stepping over a
         // new process's hello), and the header names it in the frame that shows its records.
         defer {
@@ -42,7 +36,7 @@ package final class SourceDashboard: DashboardController {
         }
         let paced = source.wantsPacedDrains
         // A clock set back holds no drain for longer than a pause.
-        if paced, now < nextDrain, nextDrain - now <= ReadPacing.pause { return [] }
+        if paced, now < nextDrain, nextDrain - now <= ReadPacing.pause { return }
         let batches = source.drainBatches()
         if paced {
             let records = batches.reduce(0) { $0 + $1.records.count }
@@ -52,7 +46,6 @@ package final class SourceDashboard: DashboardController {
             nextDrain = pauses ? now + ReadPacing.pause : -.infinity
         }
         for batch in batches { update(batch, now: now) }
-        return batches.flatMap(\.notices)
     }
 
     /// The source that searches its records, this one or one it wraps (a replay under

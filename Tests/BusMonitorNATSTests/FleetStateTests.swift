@@ -98,6 +98,33 @@ import Testing
             ], "\(notices)")
         // while the counts stay exact
         #expect(state.takeBatch(now: 1013).droppedEvents == lost)
+        // And what it lost since the last notice is said once the interval is over, though the
+        // tap reports nothing more
+        #expect(
+            texts(state.takeBatch(now: 1015.5)) == [
+                "alpha@web-1:11: its connection dropped 7960 more events (48000 so far)"
+            ])
+    }
+
+    @Test("a link that closes says at once what it lost since the last notice, before the app leaves")
+    func aClosingLinkSaysItsLastLosses() {
+        var state = FleetState()
+        func report(dropped: Int, state linkState: String = "connected", at time: Double) -> FleetMessage {
+            .link(
+                FleetLinkReport(
+                    time: time, origin: alpha, kind: "connection", state: linkState, dropped: dropped, link: 1
+                ))
+        }
+        state.receive(report(dropped: 10, at: 1000), now: 1000)
+        state.receive(report(dropped: 50, at: 1001), now: 1001)
+        state.receive(report(dropped: 50, state: FleetLinkReport.closedState, at: 1002), now: 1002)
+        #expect(
+            texts(state.takeBatch(now: 1002)) == [
+                "alpha@web-1:11 joined",
+                "alpha@web-1:11: its connection dropped 10 events (10 so far)",
+                "alpha@web-1:11: its connection dropped 40 more events (50 so far)",
+                "alpha@web-1:11 left (its connection closed)",
+            ])
     }
 
     @Test("a dialler's losses count connection by connection, and its old connection closing leaves it here")

@@ -149,6 +149,18 @@ import Testing
             result.standardError
                 == "busmon: 7 events and 1 lifecycle change dropped on the way, as the output's dropped lines count them\n"
         )
+        // And said too when a file written beside the output stopped on a full disk
+        if let full = TestHost.fullDevice {
+            let stopped = try ChildProcess.run(
+                BusmonBinary.require(),
+                ["--replay", recording, "--headless", "--speed", "2000000", "--trace", full],
+                environment: environment)
+            #expect(stopped.status == 1)
+            #expect(stopped.standardError.contains("7 events and 1 lifecycle change dropped on the way"))
+            #expect(
+                stopped.standardError.contains("stopped: No space left on device"), "\(stopped.standardError)"
+            )
+        }
     }
 
     @Test func aHeadlessReplayWithoutLossesSaysNothingOfThem() throws {

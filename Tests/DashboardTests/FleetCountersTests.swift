@@ -129,21 +129,29 @@ struct FleetCountersTests {
             ]),
             at: 1)
         #expect(state.observers.suspectCount == 1)
+        // A note that another process went (a stray line) says nothing of this one
+        let stray = FeedHello(pid: 999, process: "checkout", bus: "checkout", time: 1)
+        state.apply(SourceBatch(records: [.detached(FeedDetached(from: stray, at: 1.5))]), at: 1.5)
+        #expect(state.observers.suspectCount == 1)
         // When its connection closes (the app exited)
         state.apply(SourceBatch(records: [.detached(FeedDetached(from: hello, at: 2))]), at: 2)
-        // Then what it had live goes, and its totals stay
+        // Then what it had live goes, and its totals stay, in the panes and in a state report
         let row = try #require(state.rows.first { $0.name == "Tick" })
         #expect(row.published == 9)
         #expect(row.subscribers.counts.live == 0)
         #expect(row.sticky == nil)
         #expect(state.observers.suspectCount == 0)
         #expect(state.handlers.rows.map(\.calls) == [18])
-        // And when it attaches again, its next snapshot is live again
+        #expect(state.shownSnapshot?.leakSuspects.isEmpty == true)
+        #expect(state.shownSnapshot?.eventTypes.first?.published == 9)
+        // And a new process's hello does not bring the old one's live state back
+        let restarted = FeedHello(pid: 8, process: "checkout", bus: "checkout", time: 3)
+        state.apply(SourceBatch(records: [.hello(restarted)]), at: 3)
+        #expect(state.observers.suspectCount == 0)
+        // until a snapshot of what it has live comes
         state.apply(
-            SourceBatch(records: [
-                .hello(hello), .snapshot(FeedSnapshot(time: 3, snapshot: Self.cartScreenSnapshot)),
-            ]),
-            at: 3)
+            SourceBatch(records: [.snapshot(FeedSnapshot(time: 4, snapshot: Self.cartScreenSnapshot))]), at: 4
+        )
         #expect(state.observers.suspectCount == 1)
         #expect(state.rows.first { $0.name == "Tick" }?.subscribers.counts.live == 2)
     }
