@@ -237,16 +237,11 @@ struct AttachSourceCutOffTests {
 struct AttachSourcePacingTests {
     @Test("a backlog after a quiet second is read on at once, not a chunk a pause")
     func aBacklogAfterQuietIsReadAtOnce() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("fake.sock")
-        let tap = try FakeTap(path: path)
-        let source = AttachSource(socketPath: path, retryInterval: 0.02)
-        defer { source.close() }
         // Given an attached app that said hello and then nothing for longer than the reader's
         // rate window, so that the reader paces itself as for a trickle
-        #expect(tap.accept())
-        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
-        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
+        let attached = try FakeAttachment()
+        defer { attached.source.close() }
+        let (tap, source) = (attached.tap, attached.source)
         #expect(eventually { source.readPauses >= 1 })
         usleep(UInt32(ReadPacing.window * 1.2 * 1_000_000))
         let pausesBefore = source.readPauses
@@ -281,15 +276,10 @@ struct AttachSourcePacingTests {
 struct AttachSourceHeldBackTests {
     @Test("an app that goes on sending while busmon does not drain is not said to be quiet")
     func busmonsOwnStallIsNoQuietApp() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("fake.sock")
-        let tap = try FakeTap(path: path)
-        let source = AttachSource(socketPath: path, retryInterval: 0.02, bufferCapacity: 10, quietAfter: 0.3)
-        defer { source.close() }
         // Given a tap that sends a snapshot every 50 ms, and fills the source's buffer
-        #expect(tap.accept())
-        tap.send([FakeTap.hello(pid: 7), FakeTap.snapshot])
-        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
+        let attached = try FakeAttachment(bufferCapacity: 10, quietAfter: 0.3)
+        defer { attached.source.close() }
+        let (tap, source) = (attached.tap, attached.source)
         let events = (1...20).map { index in
             FeedRecord.event(
                 FeedEvent(sequence: index, time: 3, typeName: "T", payload: .description("{}"), receivers: 1))
@@ -311,15 +301,10 @@ struct AttachSourceHeldBackTests {
 struct AttachSourceVersionTests {
     @Test("a tap that turns to a wire version busmon does not read is said, once, with the reason")
     func aNewerVersionMidStreamIsSaid() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("fake.sock")
-        let tap = try FakeTap(path: path)
-        let source = AttachSource(socketPath: path, retryInterval: 0.02)
-        defer { source.close() }
         // Given an attached app whose tap then says hello in version 99
-        #expect(tap.accept())
-        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
-        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
+        let attached = try FakeAttachment()
+        defer { attached.source.close() }
+        let (tap, source, path) = (attached.tap, attached.source, attached.path)
         tap.send([.hello(FeedHello(version: 99, pid: 1, process: "simapp", bus: "shared", time: 2))])
         // Then busmon says why it reads no more, as a warning, once however often it retries
         let reason = "cannot read the tap at \(path): tap speaks wire version 99, this reads versions 1 to 3"
@@ -330,6 +315,25 @@ struct AttachSourceVersionTests {
         let said = batches.flatMap(\.notices).filter { $0.text == reason }
         #expect(said.count == 1, "\(batches.flatMap(\.notices).map(\.text))")
         #expect(said.allSatisfy { $0.isWarning })
+    }
+}
+
+/// A ``FakeTap`` and an ``AttachSource`` attached to it: the tap said hello and sent a
+/// snapshot, and the source said it is attached. Close the source when done.
+struct FakeAttachment {
+    let directory = TemporaryDirectory()
+    let path: String
+    let tap: FakeTap
+    let source: AttachSource
+
+    init(bufferCapacity: Int = 10_000, quietAfter: Double = FleetPresenceTimes().quietAfter) throws {
+        path = directory.file("fake.sock")
+        tap = try FakeTap(path: path)
+        source = AttachSource(
+            socketPath: path, retryInterval: 0.02, bufferCapacity: bufferCapacity, quietAfter: quietAfter)
+        #expect(tap.accept())
+        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
+        _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
     }
 }
 
