@@ -466,6 +466,9 @@ final class AttachReader: @unchecked Sendable {
                                     "cannot read the tap at \(socketPath): \(problem)", isWarning: true)
                             }
                             state.problem = problem
+                            if state.state == .connecting {
+                                state.waitingReason = "cannot read the tap at \(socketPath)"
+                            }
                             incompatible = true
                             return
                         }

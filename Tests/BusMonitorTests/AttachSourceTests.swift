@@ -318,6 +318,24 @@ struct AttachSourceVersionTests {
     }
 }
 
+@Suite("AttachSource and a tap of another wire version from the start")
+struct AttachSourceFirstVersionTests {
+    @Test("a tap that speaks another wire version from its first line is named as unreadable in the status")
+    func anUnreadableTapFromTheStartIsNamed() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fake.sock")
+        let tap = try FakeTap(path: path)
+        let source = AttachSource(socketPath: path, retryInterval: 0.02)
+        defer { source.close() }
+        #expect(tap.accept())
+        tap.send([.hello(FeedHello(version: 99, pid: 1, process: "simapp", bus: "shared", time: 1))])
+        let batches = drainUntil(source) { $0.last?.status?.contains("wire version 99") == true }
+        #expect(
+            batches.last?.status
+                == "cannot read the tap at \(path) (tap speaks wire version 99, this reads versions 1 to 3)")
+    }
+}
+
 /// A ``FakeTap`` and an ``AttachSource`` attached to it: the tap said hello and sent a
 /// snapshot, and the source said it is attached. Close the source when done.
 struct FakeAttachment {
