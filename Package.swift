@@ -153,7 +153,7 @@ let package = Package(
             name: "EventBusNATSTests",
             dependencies: [
                 "EventBusNATS", "EventBus", "EventBusTesting", "TestSupport", "ProcessTestSupport",
-                .target(name: "CNATS", condition: .when(traits: ["NATS"])),
+                "NATSClient", .target(name: "CNATS", condition: .when(traits: ["NATS"])),
             ]),
         .testTarget(
             name: "BusMonitorNATSTests",

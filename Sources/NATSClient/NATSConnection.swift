@@ -41,6 +41,20 @@
         /// What the callbacks report.
         package let events: ConnectionEvents
 
+        /// `name` as the server may see it in the connection's `CONNECT` line: nats.c writes it
+        /// there between quotes as it is, so a quote, a backslash or a control character broke
+        /// the line (the server refused the connection) or added fields to it. Printable ASCII
+        /// but those two stays; anything else becomes `_`, and the name is cut at 256 characters.
+        /// The app's own name travels in the messages, escaped, whatever this says.
+        package static func connectName(_ name: String) -> String {
+            var safe = ""
+            for scalar in name.unicodeScalars.prefix(256) {
+                let printable = (0x20...0x7E).contains(scalar.value) && scalar != "\"" && scalar != "\\"
+                safe.unicodeScalars.append(printable ? scalar : "_")
+            }
+            return safe
+        }
+
         /// Connects, or starts trying to, as `options.keepTryingWhenUnreachable` says.
         package init(
             url: String, name: String, options: NATSConnectionOptions, events: ConnectionEvents
@@ -50,7 +64,7 @@
             defer { natsOptions_Destroy(optionsHandle) }
             let status = Self.setServers(of: url, in: optionsHandle)
             guard status == NATS_OK else { throw .invalidURL(url, reason: Self.text(status)) }
-            natsOptions_SetName(optionsHandle, name)
+            natsOptions_SetName(optionsHandle, Self.connectName(name))
             // The server must not send this connection's own messages back to it.
             try Self.check(natsOptions_SetNoEcho(optionsHandle, true), "natsOptions_SetNoEcho")
             natsOptions_SetTimeout(optionsHandle, Int64(max(0.001, options.connectTimeout) * 1000))

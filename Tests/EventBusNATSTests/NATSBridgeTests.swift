@@ -3,6 +3,7 @@
     import EventBusNATS
     import EventBusTesting
     import Foundation
+    import NATSClient
     import ProcessTestSupport
     import Testing
     import TestSupport
@@ -325,6 +326,26 @@
             #expect(message.json?["app"] as? String == "my.app v2")
             #expect(message.json?["typeName"] as? String == "Wrapper<Int>")
             #expect(eventually(timeout: 10) { received.events(of: Wrapper<Int>.self) == [Wrapper(value: 5)] })
+        }
+
+        @Test func anAppNamedWithQuotesAndEscapesConnectsAndKeepsItsName() throws {
+            // Given app names that would break, or add fields to, the connection's first line
+            let server = try NATSServer()
+            let listener = try RawNATSClient(url: server.url)
+            _ = try listener.subscribe("eventbus.>")
+            for name in [#"a"b"#, #"x","pedantic":true,"name":"y"#, "tab\there\u{1B}[2J\\"] {
+                let bus = EventBus(name: "odd")
+                // When it connects and publishes
+                let bridge = try NATSBridge(bus: bus, url: server.url, app: name, options: quickOptions())
+                bus.publish(Wrapper(value: 1))
+                #expect(bridge.flush(), "\(name)")
+                // Then the event arrives under the app's own name
+                let message = try #require(listener.next())
+                #expect(message.json?["app"] as? String == name)
+                bridge.close()
+            }
+            #expect(NATSConnection.connectName(#"x","pedantic":true"#) == #"x_,_pedantic_:true"#)
+            #expect(NATSConnection.connectName("tab\t\u{1B}é\\") == "tab____")
         }
 
         @Test func aJetStreamStreamIsCreatedOrReused() throws {
