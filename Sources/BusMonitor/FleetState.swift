@@ -92,6 +92,10 @@ package struct FleetState: Sendable {
         var lossesSaidAt: Double?
         var lostSinceSaid = 0
         var lossKind = ""
+        /// Gaps in its numbering not said yet: how many, the events they lost, and the first and
+        /// last numbers missing; and when gaps were last said.
+        var unsaidGaps: (gaps: Int, lost: Int, first: Int, last: Int)?
+        var gapsSaidAt: Double?
     }
 
     /// Seconds between two notices of one app's links losing events: a tap reports its losses
@@ -213,6 +217,8 @@ package struct FleetState: Sendable {
         let number = event.sequence
         guard number >= 0 else { return }  // a decoded record's never is
         guard let last = member.lastEventNumber, number > last else {
+            // Numbered afresh (a bridge made again): the old numbering's gaps are said now.
+            if member.lastEventNumber != nil { sayGaps(of: &member, now: now, atOnce: true) }
             member.lastEventNumber = number
             return
         }
@@ -222,10 +228,29 @@ package struct FleetState: Sendable {
         let lost = missing - 1
         guard lost > 0 else { return }
         droppedEvents.clampedAdd(lost)
-        let numbers = lost == 1 ? "number \(last + 1)" : "numbers \(last + 1) to \(number - 1)"
+        var gaps = member.unsaidGaps ?? (gaps: 0, lost: 0, first: last + 1, last: number - 1)
+        gaps.gaps += 1
+        gaps.lost.clampedAdd(lost)
+        gaps.last = number - 1
+        member.unsaidGaps = gaps
+        sayGaps(of: &member, now: now)
+    }
+
+    /// Says the gaps in `member`'s numbering not said yet: at once the first time (or when
+    /// `atOnce`), then at most every ``lossNoticeInterval``, as its links' losses are said. A
+    /// flood makes a gap of every few events.
+    private mutating func sayGaps(of member: inout Member, now: Double, atOnce: Bool = false) {
+        guard let gaps = member.unsaidGaps else { return }
+        if !atOnce, let said = member.gapsSaidAt, now - said < Self.lossNoticeInterval { return }
+        let numbers =
+            gaps.first == gaps.last ? "number \(gaps.first)" : "numbers \(gaps.first) to \(gaps.last)"
+        let among = gaps.gaps == 1 ? "" : " in \(gaps.gaps) gaps"
         note(
-            "\(member.info.origin): \(lost) \(lost == 1 ? "event" : "events") lost on the way (\(numbers))",
+            "\(member.info.origin): \(gaps.lost) \(gaps.lost == 1 ? "event" : "events") lost on the way"
+                + "\(among) (\(numbers))",
             isWarning: true, now: now)
+        member.gapsSaidAt = now
+        member.unsaidGaps = nil
     }
 
     /// The largest step in an app's numbering taken as events lost; a larger one is made up.
@@ -370,8 +395,12 @@ package struct FleetState: Sendable {
         // Losses held back by the pace of their notices, said once their time has come even if
         // the app reports no more (it lost nothing since, or went quiet).
         for origin in order {
-            guard var member = members[origin], member.lostSinceSaid > 0 else { continue }
-            sayLosses(of: &member, now: now, atOnce: member.info.presence != .active)
+            guard var member = members[origin], member.lostSinceSaid > 0 || member.unsaidGaps != nil else {
+                continue
+            }
+            let atOnce = member.info.presence != .active
+            sayGaps(of: &member, now: now, atOnce: atOnce)
+            sayLosses(of: &member, now: now, atOnce: atOnce)
             members[origin] = member
         }
         var batch = SourceBatch(

@@ -17,12 +17,14 @@ package import NATSClient
             }
         }
 
-        /// Subscribes `deliver` to `subject` (see ``NATSConnection/subscribe(_:deliver:)``).
+        /// Subscribes `deliver` to `subject` (see
+        /// ``NATSConnection/subscribe(_:skippingLastTokens:deliver:)``).
         package func subscribeForBridge(
-            _ subject: String, deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+            _ subject: String, skippingLastTokens skipped: [String] = [],
+            deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
         ) throws(NATSBridgeError) -> NATSSubscription {
             do throws(NATSClientError) {
-                return try subscribe(subject, deliver: deliver)
+                return try subscribe(subject, skippingLastTokens: skipped, deliver: deliver)
             } catch {
                 throw NATSBridgeError(error)
             }

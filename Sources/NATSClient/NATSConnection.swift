@@ -169,10 +169,16 @@
 
         /// Subscribes to `subject`: `deliver` runs on a delivery thread of nats.c's, one message
         /// at a time, with the message's bytes (valid only during the call).
+        ///
+        /// - Parameter skippedLastTokens: Messages whose subject ends in one of these tokens are
+        ///   destroyed unread: subscriptions of their own take them, with queues of their own
+        ///   that a flood on this one cannot fill.
         package func subscribe(
-            _ subject: String, deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+            _ subject: String, skippingLastTokens skippedLastTokens: [String] = [],
+            deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
         ) throws(NATSClientError) -> NATSSubscription {
-            let receiver = NATSMessageReceiver(deliver: { bytes, _ in deliver(bytes) })
+            let receiver = NATSMessageReceiver(
+                skippingLastTokens: skippedLastTokens, deliver: { bytes, _ in deliver(bytes) })
             let reference = Unmanaged.passRetained(receiver)
             var subscription: OpaquePointer?
             let status = natsConnection_Subscribe(
@@ -333,8 +339,27 @@
         /// for itself.
         let deliveringThread = Atomic<UInt>(0)
 
-        init(deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void) {
+        /// The last subject tokens of messages the handler never sees, each with its `.`.
+        private let skippedSuffixes: [[UInt8]]
+
+        init(
+            skippingLastTokens skipped: [String] = [],
+            deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void
+        ) {
             self.deliver = deliver
+            skippedSuffixes = skipped.map { Array(("." + $0).utf8) }
+        }
+
+        /// Whether `message`'s subject ends in one of ``skippedSuffixes``.
+        private func isSkipped(_ message: OpaquePointer) -> Bool {
+            guard !skippedSuffixes.isEmpty, let subject = natsMsg_GetSubject(message) else { return false }
+            let length = strlen(subject)
+            return subject.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+                skippedSuffixes.contains { suffix in
+                    length >= suffix.count
+                        && memcmp(bytes + (length - suffix.count), suffix, suffix.count) == 0
+                }
+            }
         }
 
         static func from(_ closure: UnsafeMutableRawPointer?) -> NATSMessageReceiver {
@@ -343,6 +368,10 @@
 
         /// Hands `message`'s bytes to the handler, then destroys the message.
         func receive(_ message: OpaquePointer, pending: UInt64?) {
+            if isSkipped(message) {
+                natsMsg_Destroy(message)
+                return
+            }
             deliveringThread.store(currentThreadID(), ordering: .releasing)
             let data = natsMsg_GetData(message)
             let length = Int(natsMsg_GetDataLength(message))

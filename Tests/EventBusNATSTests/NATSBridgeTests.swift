@@ -348,6 +348,38 @@
             #expect(NATSConnection.connectName("tab\t\u{1B}é\\") == "tab____")
         }
 
+        @Test func aSubscriptionSkipsTheSubjectsOthersTake() throws {
+            // Given a subscription to everything that leaves snapshots to one of their own
+            let server = try NATSServer()
+            let connection = try NATSConnection.connect(
+                url: server.url, name: "monitor", options: quickOptions(),
+                events: ConnectionEvents(onConnected: {}))
+            defer { connection.close() }
+            let everything = LockedValue<[String]>([])
+            let snapshots = LockedValue<[String]>([])
+            let all = try connection.subscribeForBridge("eventbus.>", skippingLastTokens: ["_snapshot"]) {
+                bytes in
+                everything.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+            }
+            let own = try connection.subscribeForBridge("eventbus.*._snapshot") { bytes in
+                snapshots.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+            }
+            defer {
+                all.cancel()
+                own.cancel()
+            }
+            #expect(connection.flush(timeout: 5))
+            // When an event, a snapshot and a type whose name merely ends alike are published
+            let publisher = try RawNATSClient(url: server.url)
+            publisher.publish("eventbus.app.Tick", "event")
+            publisher.publish("eventbus.app._snapshot", "snapshot")
+            publisher.publish("eventbus.app.My_snapshot", "lookalike")
+            // Then each arrives once, on the subscription meant for it
+            #expect(eventually { everything.current.count == 2 && snapshots.current.count == 1 })
+            #expect(everything.current.sorted() == ["event", "lookalike"])
+            #expect(snapshots.current == ["snapshot"])
+        }
+
         @Test func aJetStreamStreamIsCreatedOrReused() throws {
             // Given a server with JetStream
             let server = try NATSServer()
