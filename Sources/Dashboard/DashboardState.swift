@@ -229,7 +229,7 @@ struct DashboardState {
     private var watchedPid: Int?
     /// Whether the source lists its fleet's members (``SourceBatch/fleet``); if not, and its
     /// records name apps, ``heard`` makes the list.
-    private var sourceListsFleet = false
+    private(set) var sourceListsFleet = false
     /// The apps the records named, for a source that lists no fleet, by origin: when each was
     /// last heard from on the source's clock, and its events.
     private var heard: [EventOrigin: (lastSeen: Double, events: Int)] = [:]

@@ -176,7 +176,10 @@ struct DashboardView {
                 HeaderItem(
                     order: 5, priority: 1, text: brief,
                     style: canvas.style(bold: true, reverse: true, color: .red),
-                    whole: dropped.joined(separator: " ") + " dropped (too fast)"))
+                    // A fleet's losses may be a server's restart as well as a monitor too slow:
+                    // the log says which.
+                    whole: dropped.joined(separator: " ")
+                        + (state.sourceListsFleet ? " dropped on the way" : " dropped (too fast)")))
         }
         if state.droppedFromAppsPastTheLimit > 0 {
             // Not too fast: too many apps. Said apart, so nobody slows an app down for it.

@@ -43,6 +43,22 @@ struct DashboardScreenTests {
         return grid[row.distance(from: row.startIndex, to: start), y].style
     }
 
+    @Test func aFleetsLossesAreSaidAsLostOnTheWayNotAsTooFast() {
+        // Given a fleet that lost events when its server restarted
+        let source = ScriptedSource(title: "nats://127.0.0.1:4222")
+        let dashboard = SourceDashboard(source: source)
+        let origin = EventOrigin(app: "beta", host: "vm", pid: 7)
+        source.enqueue(
+            SourceBatch(
+                droppedEvents: 215, status: "live",
+                fleet: [FleetMember(origin: origin, presence: .active, lastSeen: startTime)]))
+        dashboard.update(now: startTime)
+        let grid = rendered(dashboard, width: 150, height: 45, now: startTime)
+        // Then the header does not blame busmon's pace: the log says why
+        #expect(grid.row(0).contains("215 dropped on the way"), "\(grid.row(0))")
+        #expect(!grid.row(0).contains("too fast"))
+    }
+
     @Test func lossesOutliveAPauseForTheLineBusmonEndsWith() {
         // Given a dashboard paused before the source dropped more
         let (dashboard, source, now) = dashboard(dropped: 5)
