@@ -208,13 +208,9 @@ struct AttachSourceTests {
 struct AttachSourceCutOffTests {
     @Test("a record the app was writing when it went away is said to be lost")
     func aLineCutOffByTheAppGoingAwayIsSaid() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("fake.sock")
-        let tap = try FakeTap(path: path)
-        let source = AttachSource(socketPath: path, retryInterval: 0.02)
-        defer { source.close() }
-        #expect(tap.accept())
-        tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
+        let attached = try FakeAttachment()
+        defer { attached.source.close() }
+        let (tap, source) = (attached.tap, attached.source)
         // Half of an event line, then the app is gone.
         let half = Array(
             FeedRecord.event(
@@ -322,12 +318,9 @@ struct AttachSourceVersionTests {
 struct AttachSourceFirstVersionTests {
     @Test("a tap that speaks another wire version from its first line is named as unreadable in the status")
     func anUnreadableTapFromTheStartIsNamed() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("fake.sock")
-        let tap = try FakeTap(path: path)
-        let source = AttachSource(socketPath: path, retryInterval: 0.02)
-        defer { source.close() }
-        #expect(tap.accept())
+        let attached = try FakeAttachment(sayingHello: false)
+        defer { attached.source.close() }
+        let (tap, source, path) = (attached.tap, attached.source, attached.path)
         tap.send([.hello(FeedHello(version: 99, pid: 1, process: "simapp", bus: "shared", time: 1))])
         let batches = drainUntil(source) { $0.last?.status?.contains("wire version 99") == true }
         #expect(
@@ -336,20 +329,24 @@ struct AttachSourceFirstVersionTests {
     }
 }
 
-/// A ``FakeTap`` and an ``AttachSource`` attached to it: the tap said hello and sent a
-/// snapshot, and the source said it is attached. Close the source when done.
+/// A ``FakeTap`` and an ``AttachSource`` connected to it; unless told otherwise, the tap said
+/// hello and sent a snapshot, and the source said it is attached. Close the source when done.
 struct FakeAttachment {
     let directory = TemporaryDirectory()
     let path: String
     let tap: FakeTap
     let source: AttachSource
 
-    init(bufferCapacity: Int = 10_000, quietAfter: Double = FleetPresenceTimes().quietAfter) throws {
+    init(
+        bufferCapacity: Int = 10_000, quietAfter: Double = FleetPresenceTimes().quietAfter,
+        sayingHello: Bool = true
+    ) throws {
         path = directory.file("fake.sock")
         tap = try FakeTap(path: path)
         source = AttachSource(
             socketPath: path, retryInterval: 0.02, bufferCapacity: bufferCapacity, quietAfter: quietAfter)
         #expect(tap.accept())
+        guard sayingHello else { return }
         tap.send([FakeTap.hello(pid: 1), FakeTap.snapshot])
         _ = drainUntil(source) { $0.contains { $0.status == "attached" } }
     }
