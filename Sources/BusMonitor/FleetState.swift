@@ -87,15 +87,29 @@ package struct FleetState: Sendable {
         var losses: [Int?: LinkLosses] = [:]
         /// The highest event number heard from it, while ``countsNumberingGaps``.
         var lastEventNumber: Int?
-        /// When its links' losses were last said, and the events they lost since, not said yet,
-        /// with the kind of link that lost them.
-        var lossesSaidAt: Double?
+        /// The events its links lost since that was last said, with the kind of link that lost
+        /// them, and the pace of those notices.
         var lostSinceSaid = 0
         var lossKind = ""
+        var lossNotices = NoticePace()
         /// Gaps in its numbering not said yet: how many, the events they lost, and the first and
-        /// last numbers missing; and when gaps were last said.
+        /// last numbers missing; and the pace of those notices.
         var unsaidGaps: (gaps: Int, lost: Int, first: Int, last: Int)?
-        var gapsSaidAt: Double?
+        var gapNotices = NoticePace()
+    }
+
+    /// When notices of one kind about one app were last said, so that they are said at most
+    /// every ``lossNoticeInterval``.
+    private struct NoticePace: Sendable {
+        private(set) var saidAt: Double?
+
+        /// Whether a notice may be said at `now`: the first at once, then one an interval, or
+        /// at once when `atOnce`; if so, it counts as said.
+        mutating func takeTurn(now: Double, atOnce: Bool) -> Bool {
+            if !atOnce, let saidAt, now - saidAt < FleetState.lossNoticeInterval { return false }
+            saidAt = now
+            return true
+        }
     }
 
     /// Seconds between two notices of one app's links losing events: a tap reports its losses
@@ -240,8 +254,9 @@ package struct FleetState: Sendable {
     /// `atOnce`), then at most every ``lossNoticeInterval``, as its links' losses are said. A
     /// flood makes a gap of every few events.
     private mutating func sayGaps(of member: inout Member, now: Double, atOnce: Bool = false) {
-        guard let gaps = member.unsaidGaps else { return }
-        if !atOnce, let said = member.gapsSaidAt, now - said < Self.lossNoticeInterval { return }
+        guard let gaps = member.unsaidGaps, member.gapNotices.takeTurn(now: now, atOnce: atOnce) else {
+            return
+        }
         let numbers =
             gaps.first == gaps.last ? "number \(gaps.first)" : "numbers \(gaps.first) to \(gaps.last)"
         let among = gaps.gaps == 1 ? "" : " in \(gaps.gaps) gaps"
@@ -249,7 +264,6 @@ package struct FleetState: Sendable {
             "\(member.info.origin): \(gaps.lost) \(gaps.lost == 1 ? "event" : "events") lost on the way"
                 + "\(among) (\(numbers))",
             isWarning: true, now: now)
-        member.gapsSaidAt = now
         member.unsaidGaps = nil
     }
 
@@ -330,15 +344,14 @@ package struct FleetState: Sendable {
     /// Says what `member`'s links lost since it was last said: at once the first time (or when
     /// `atOnce`), then at most every ``lossNoticeInterval``.
     private mutating func sayLosses(of member: inout Member, now: Double, atOnce: Bool = false) {
-        guard member.lostSinceSaid > 0 else { return }
-        if !atOnce, let said = member.lossesSaidAt, now - said < Self.lossNoticeInterval { return }
+        let first = member.lossNotices.saidAt == nil
+        guard member.lostSinceSaid > 0, member.lossNotices.takeTurn(now: now, atOnce: atOnce) else { return }
         let lost = member.lostSinceSaid
-        let more = member.lossesSaidAt == nil ? "" : "more "
+        let more = first ? "" : "more "
         note(
             "\(member.info.origin): its \(member.lossKind) dropped \(lost) \(more)\(lost == 1 ? "event" : "events") "
                 + "(\(member.info.bridgeDropped) so far)",
             isWarning: true, now: now)
-        member.lossesSaidAt = now
         member.lostSinceSaid = 0
     }
 
