@@ -187,6 +187,22 @@ struct FleetPaneTests {
         #expect(gone.contains(" 9 "), "its events stay: \(gone)")
     }
 
+    @Test func aGoneAppWhoseBridgeNeverSaidItClosedShowsItsLastStateAsPast() throws {
+        // Given an app killed with its bridge connected: gone by silence
+        let source = ScriptedSource(title: "nats://127.0.0.1:4222", supportedCommands: [])
+        let dashboard = SourceDashboard(source: source)
+        let member = FleetMember(
+            origin: checkout, presence: .gone, lastSeen: startTime - 30, eventsReceived: 9,
+            snapshot: memberSnapshot(live: 5), bridgeState: "connected")
+        source.enqueue(SourceBatch(status: "live", fleet: [member]))
+        dashboard.update(now: startTime)
+        let grid = rendered(dashboard, width: 120, height: 30, now: startTime)
+        // Then its bridge is not shown as connected now
+        let gone = try row("checkout", in: grid)
+        #expect(gone.text.hasSuffix("was connected"), "\(gone.text)")
+        #expect(try style(of: "was connected", in: grid, row: gone.y).dim)
+    }
+
     @Test func aSingleAppShowsNoFleetPaneAndNoAppColumn() throws {
         // Given a source that watches one app
         let dashboard = dashboardWithHundredLogLines()

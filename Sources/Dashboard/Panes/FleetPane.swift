@@ -239,9 +239,12 @@ extension FleetPane {
         guard columns.bridge > 1 else { return }
         x += 1
         let end = x + columns.bridge - 1
-        let bridgeText = member.bridgeState ?? "-"
+        // A gone app's bridge said last that it was connected (or reconnecting): it was killed,
+        // or its last report was lost, and says nothing now.
+        let stale = member.presence == .gone && member.bridgeState != FleetLinkReport.closedState
+        let bridgeText = member.bridgeState.map { stale ? "was \($0)" : $0 } ?? "-"
         let bridgeStyle =
-            member.bridgeState == nil
+            member.bridgeState == nil || stale
             ? canvas.style(dim: true) : row.bridgeIsDown ? canvas.warningStyle : canvas.style(color: .green)
         x = grid.put(
             TextFormat.truncate(bridgeText, width: end - x, ellipsis: canvas.glyphs.ellipsis), x: x, y: y,
