@@ -237,7 +237,7 @@ package final class NATSFleetSource: DashboardSource {
             shared.isConnected = state == .connected
             shared.state.holdsPresence = shared.replaying || !shared.isConnected
             if state != .connected, shared.connectionsSeen > 0, !shared.disconnectionTold, !shared.closed {
-                shared.state.note("disconnected from \(url); retrying", isWarning: true, now: now)
+                shared.state.note("disconnected from \(url), retrying", isWarning: true, now: now)
                 shared.disconnectionTold = true
             }
             if let problem, !shared.problemTold {

@@ -148,7 +148,10 @@ struct DashboardView {
                     style: canvas.style(bold: true, reverse: true, color: .red),
                     whole: "! " + state.problems.map(\.text).joined(separator: "; ")))
         }
-        if let warning = state.warning, !state.problems.contains(where: { $0.text == warning.text }) {
+        // A warning the status or a problem already says is not said twice.
+        if let warning = state.warning, warning.text != state.status,
+            !state.problems.contains(where: { $0.text == warning.text })
+        {
             items.append(
                 HeaderItem(
                     order: 4, priority: 6, text: "! " + warning.text, style: canvas.warningStyle,

@@ -59,6 +59,19 @@ struct DashboardScreenTests {
         #expect(!grid.row(0).contains("too fast"))
     }
 
+    @Test func aWarningTheStatusSaysIsNotSaidTwice() {
+        // Given a source whose connection went away: its status and its warning say the same
+        let source = ScriptedSource(title: "nats://127.0.0.1:4222")
+        let dashboard = SourceDashboard(source: source)
+        let text = "disconnected from nats://127.0.0.1:4222, retrying"
+        source.enqueue(
+            SourceBatch(status: text, notices: [SourceNotice(time: startTime, text: text, isWarning: true)]))
+        dashboard.update(now: startTime)
+        let header = rendered(dashboard, width: 150, height: 45, now: startTime).row(0)
+        // Then the header says it once
+        #expect(header.components(separatedBy: "disconnected from").count == 2, "\(header)")
+    }
+
     @Test func lossesOutliveAPauseForTheLineBusmonEndsWith() {
         // Given a dashboard paused before the source dropped more
         let (dashboard, source, now) = dashboard(dropped: 5)
