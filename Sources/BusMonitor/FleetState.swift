@@ -406,14 +406,14 @@ package struct FleetState: Sendable {
     package mutating func takeBatch(now: Double) -> SourceBatch {
         advance(to: now)
         // Losses held back by the pace of their notices, said once their time has come even if
-        // the app reports no more (it lost nothing since, or went quiet).
+        // the app reports no more (it lost nothing since, went quiet, or left with events of
+        // it still on the way).
         for origin in order {
             guard var member = members[origin], member.lostSinceSaid > 0 || member.unsaidGaps != nil else {
                 continue
             }
-            let atOnce = member.info.presence != .active
-            sayGaps(of: &member, now: now, atOnce: atOnce)
-            sayLosses(of: &member, now: now, atOnce: atOnce)
+            sayGaps(of: &member, now: now)
+            sayLosses(of: &member, now: now)
             members[origin] = member
         }
         var batch = SourceBatch(

@@ -175,6 +175,16 @@ package final class ListenSource: DashboardSource {
     /// Everything the apps sent since the previous call, their fleet, and the state: the token,
     /// and the connections refused (`token k3y, 1 refused`).
     package func drain() -> SourceBatch {
+        drain(endingNow: false)
+    }
+
+    /// ``drain()``, saying at once the refusals held back in the current second: nothing will
+    /// say them later.
+    package func drainLast() -> SourceBatch {
+        drain(endingNow: true)
+    }
+
+    private func drain(endingNow: Bool) -> SourceBatch {
         let now = WallClock.now()
         return shared.withLock { state in
             var batch = state.fleet.takeBatch(now: now)
@@ -183,7 +193,7 @@ package final class ListenSource: DashboardSource {
                 state.drainedOnce = true
                 batch.fleet = batch.fleet ?? state.fleet.fleet
             }
-            state.sayUnsaidRefusals(now: now)
+            state.sayUnsaidRefusals(now: now, atOnce: endingNow)
             batch.notices.insert(contentsOf: state.notices.take(now: now), at: 0)
             batch.notices.sort { $0.time < $1.time }
             state.bytesSinceDrain = 0
@@ -228,8 +238,8 @@ struct ListenState {
     var bytesSinceDrain = 0
 
     mutating func noteRefusal(_ text: String, now: Double) {
-        refused += 1
         sayUnsaidRefusals(now: now)
+        refused += 1
         let second = Int(now)
         if second != refusalNoticeSecond {
             refusalNoticeSecond = second
@@ -243,9 +253,10 @@ struct ListenState {
         note(SourceNotice(time: now, text: text, isWarning: true))
     }
 
-    /// Says how many refusals went unsaid in their second, once that second is over.
-    mutating func sayUnsaidRefusals(now: Double) {
-        guard refusalsUnsaid > 0, Int(now) != refusalNoticeSecond else { return }
+    /// Says how many refusals went unsaid in their second, once that second is over, or at
+    /// once when `atOnce` (busmon is ending).
+    mutating func sayUnsaidRefusals(now: Double, atOnce: Bool = false) {
+        guard refusalsUnsaid > 0, atOnce || Int(now) != refusalNoticeSecond else { return }
         let count = refusalsUnsaid
         refusalsUnsaid = 0
         note(

@@ -44,18 +44,16 @@
         private let connection: NATSConnection
         private let core: FleetFeedCore
         private let live: NATSSubscription
-        /// The subscriptions of ``separateTokens``.
-        private let separate: [NATSSubscription]
 
-        /// The bridges' records that must survive a flood of events, each on a subscription of
-        /// its own: snapshots (an app's totals), bridge reports (its losses, and that it closed)
-        /// and lifecycle changes. On the one subscription of `eventbus.>`, a flood filled nats.c's
-        /// queue for it, and an app's last snapshot and the report that it closed were dropped
-        /// with the events: its totals came out short, and it was said to be quiet, then gone,
-        /// rather than to have left.
-        static let separateTokens = [
-            NATSSubject.snapshotToken, NATSSubject.bridgeToken, NATSSubject.lifecycleToken,
-        ]
+        /// What the live subscription sheds while busmon falls behind: events and handler calls,
+        /// never snapshots (an app's totals), bridge reports (its losses, and that it closed) or
+        /// lifecycle changes. Unshed, a flood filled nats.c's queue, which dropped whatever came
+        /// next: an app's last snapshot and the report that it closed went with the events, its
+        /// totals came out short, and it was said to be quiet, then gone, rather than to have
+        /// left. A shed event shows as a gap in its app's numbering, counted as lost.
+        static let shedding = NATSShedding(
+            backlog: 20_000,
+            keptLastTokens: [NATSSubject.snapshotToken, NATSSubject.bridgeToken, NATSSubject.lifecycleToken])
         private let replayFinished = DispatchSemaphore(value: 0)
         private let closing = Atomic<Bool>(false)
         private let closed = Atomic<Bool>(false)
@@ -82,20 +80,11 @@
             let connection = try NATSConnection.connect(
                 url: url, name: "busmon", options: options, events: ConnectionEvents(onConnected: {}))
             self.connection = connection
-            var subscriptions: [NATSSubscription] = []
             do throws(NATSBridgeError) {
-                for token in Self.separateTokens {
-                    subscriptions.append(
-                        try connection.subscribeForBridge(NATSSubject.root + ".*." + token) { bytes in
-                            core.live(bytes)
-                        })
+                live = try connection.subscribeForBridge(NATSSubject.root + ".>", shedding: Self.shedding) {
+                    bytes in core.live(bytes)
                 }
-                live = try connection.subscribeForBridge(
-                    NATSSubject.root + ".>", skippingLastTokens: Self.separateTokens
-                ) { bytes in core.live(bytes) }
-                separate = subscriptions
             } catch {
-                subscriptions.forEach { $0.cancel() }
                 // nats.c closes a connection to a server without TLS that tls:// asked for,
                 // before the subscription is made or after it (``connectionProblem``).
                 let problem = Self.problem(of: connection)
@@ -160,7 +149,6 @@
             closing.store(true, ordering: .releasing)
             replayFinished.wait()
             live.cancel()
-            separate.forEach { $0.cancel() }
             connection.close()
         }
 

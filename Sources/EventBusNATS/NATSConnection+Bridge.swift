@@ -18,13 +18,13 @@ package import NATSClient
         }
 
         /// Subscribes `deliver` to `subject` (see
-        /// ``NATSConnection/subscribe(_:skippingLastTokens:deliver:)``).
+        /// ``NATSConnection/subscribe(_:shedding:deliver:)``).
         package func subscribeForBridge(
-            _ subject: String, skippingLastTokens skipped: [String] = [],
+            _ subject: String, shedding: NATSShedding? = nil,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
         ) throws(NATSBridgeError) -> NATSSubscription {
             do throws(NATSClientError) {
-                return try subscribe(subject, skippingLastTokens: skipped, deliver: deliver)
+                return try subscribe(subject, shedding: shedding, deliver: deliver)
             } catch {
                 throw NATSBridgeError(error)
             }

@@ -170,21 +170,18 @@
         /// Subscribes to `subject`: `deliver` runs on a delivery thread of nats.c's, one message
         /// at a time, with the message's bytes (valid only during the call).
         ///
-        /// - Parameter skippedLastTokens: Messages whose subject ends in one of these tokens are
-        ///   destroyed unread: subscriptions of their own take them, with queues of their own
-        ///   that a flood on this one cannot fill.
+        /// - Parameter shedding: What to shed while the handler falls behind, if anything.
         package func subscribe(
-            _ subject: String, skippingLastTokens skippedLastTokens: [String] = [],
+            _ subject: String, shedding: NATSShedding? = nil,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
         ) throws(NATSClientError) -> NATSSubscription {
-            let receiver = NATSMessageReceiver(
-                skippingLastTokens: skippedLastTokens, deliver: { bytes, _ in deliver(bytes) })
+            let receiver = NATSMessageReceiver(shedding: shedding, deliver: { bytes, _ in deliver(bytes) })
             let reference = Unmanaged.passRetained(receiver)
             var subscription: OpaquePointer?
             let status = natsConnection_Subscribe(
                 &subscription, handle, subject,
-                { _, _, message, closure in
-                    NATSMessageReceiver.from(closure).receive(message!, pending: nil)
+                { _, subscription, message, closure in
+                    NATSMessageReceiver.from(closure).receive(message!, on: subscription)
                 }, reference.toOpaque())
             guard status == NATS_OK, let subscription else {
                 reference.release()
@@ -327,6 +324,26 @@
         }
     }
 
+    /// What a subscription sheds while its handler falls behind: nats.c keeps at most 65,536
+    /// messages queued for a handler and drops what comes past them, whatever they are. A
+    /// handler behind by ``backlog`` messages gets only those whose subject ends in one of
+    /// ``keptLastTokens``, the rest destroyed unread, which is quick enough that the queue
+    /// shrinks and nats.c drops nothing: the few messages that must not be lost go on arriving,
+    /// in order among the others.
+    package struct NATSShedding: Sendable {
+        /// Messages queued for the handler past which shedding begins.
+        package var backlog: Int
+        /// The last subject tokens of the messages never shed.
+        package var keptLastTokens: [String]
+
+        /// Sheds all but the messages whose subject ends in one of `keptLastTokens` while more
+        /// than `backlog` wait.
+        package init(backlog: Int, keptLastTokens: [String]) {
+            self.backlog = backlog
+            self.keptLastTokens = keptLastTokens
+        }
+    }
+
     /// What nats.c's message callbacks reach through their closure pointer: the handler, and
     /// what tells a subscription's owner that it will not run again.
     final class NATSMessageReceiver: Sendable {
@@ -339,23 +356,31 @@
         /// for itself.
         let deliveringThread = Atomic<UInt>(0)
 
-        /// The last subject tokens of messages the handler never sees, each with its `.`.
-        private let skippedSuffixes: [[UInt8]]
+        /// What is shed while the handler falls behind.
+        private let shedding: NATSShedding?
+        /// ``NATSShedding/keptLastTokens``, each with its `.`.
+        private let keptSuffixes: [[UInt8]]
 
         init(
-            skippingLastTokens skipped: [String] = [],
+            shedding: NATSShedding? = nil,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void
         ) {
             self.deliver = deliver
-            skippedSuffixes = skipped.map { Array(("." + $0).utf8) }
+            self.shedding = shedding
+            keptSuffixes = (shedding?.keptLastTokens ?? []).map { Array(("." + $0).utf8) }
         }
 
-        /// Whether `message`'s subject ends in one of ``skippedSuffixes``.
-        private func isSkipped(_ message: OpaquePointer) -> Bool {
-            guard !skippedSuffixes.isEmpty, let subject = natsMsg_GetSubject(message) else { return false }
+        /// Whether `message` is shed: the handler is behind by more than the backlog shedding
+        /// allows, and the subject is not one it keeps.
+        private func sheds(_ message: OpaquePointer, on subscription: OpaquePointer?) -> Bool {
+            guard let shedding, let subscription else { return false }
+            var messages: Int32 = 0
+            guard natsSubscription_GetPending(subscription, &messages, nil) == NATS_OK,
+                Int(messages) > shedding.backlog, let subject = natsMsg_GetSubject(message)
+            else { return false }
             let length = strlen(subject)
             return subject.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-                skippedSuffixes.contains { suffix in
+                !keptSuffixes.contains { suffix in
                     length >= suffix.count
                         && memcmp(bytes + (length - suffix.count), suffix, suffix.count) == 0
                 }
@@ -367,11 +392,16 @@
         }
 
         /// Hands `message`'s bytes to the handler, then destroys the message.
-        func receive(_ message: OpaquePointer, pending: UInt64?) {
-            if isSkipped(message) {
+        /// Hands `message`, which came on `subscription`, to the handler, unless it is shed.
+        func receive(_ message: OpaquePointer, on subscription: OpaquePointer?) {
+            if sheds(message, on: subscription) {
                 natsMsg_Destroy(message)
                 return
             }
+            receive(message, pending: nil)
+        }
+
+        func receive(_ message: OpaquePointer, pending: UInt64?) {
             deliveringThread.store(currentThreadID(), ordering: .releasing)
             let data = natsMsg_GetData(message)
             let length = Int(natsMsg_GetDataLength(message))

@@ -347,7 +347,21 @@ struct ListenRefusalNoticeTests {
         let texts = state.notices.take(now: 203).map(\.text)
         #expect(
             Array(texts.suffix(2)) == [
-                "1 more connection refused in a second (7 refused so far)", "refused latecomer",
+                "1 more connection refused in a second (6 refused so far)", "refused latecomer",
             ], "\(texts)")
+        #expect(state.refused == 7)
+    }
+
+    @Test("refusals held back in the last second are said when busmon ends")
+    func theLastSecondsRefusalsAreSaidAtTheEnd() {
+        var state = ListenState(fleet: FleetState())
+        for index in 0..<8 { state.noteRefusal("refused stranger \(index)", now: 300.1) }
+        state.sayUnsaidRefusals(now: 300.2)
+        #expect(state.notices.take(now: 300.2).count == 5)
+        state.sayUnsaidRefusals(now: 300.3, atOnce: true)
+        #expect(
+            state.notices.take(now: 300.3).map(\.text) == [
+                "3 more connections refused in a second (8 refused so far)"
+            ])
     }
 }

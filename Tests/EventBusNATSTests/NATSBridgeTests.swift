@@ -348,36 +348,44 @@
             #expect(NATSConnection.connectName("tab\t\u{1B}é\\") == "tab____")
         }
 
-        @Test func aSubscriptionSkipsTheSubjectsOthersTake() throws {
-            // Given a subscription to everything that leaves snapshots to one of their own
+        @Test func aSubscriptionBehindShedsAllButTheMessagesItKeeps() throws {
+            // Given a subscription whose handler is held up at its first message, shedding all
+            // but snapshots once more than 10 messages wait
             let server = try NATSServer()
             let connection = try NATSConnection.connect(
                 url: server.url, name: "monitor", options: quickOptions(),
                 events: ConnectionEvents(onConnected: {}))
             defer { connection.close() }
-            let everything = LockedValue<[String]>([])
-            let snapshots = LockedValue<[String]>([])
-            let all = try connection.subscribeForBridge("eventbus.>", skippingLastTokens: ["_snapshot"]) {
-                bytes in
-                everything.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+            let received = LockedValue<[String]>([])
+            let held = DispatchSemaphore(value: 0)
+            let subscription = try connection.subscribeForBridge(
+                "eventbus.>", shedding: NATSShedding(backlog: 10, keptLastTokens: ["_snapshot"])
+            ) { bytes in
+                let text = String(decoding: bytes, as: UTF8.self)
+                if text == "first" { held.wait() }
+                received.withLock { $0.append(text) }
             }
-            let own = try connection.subscribeForBridge("eventbus.*._snapshot") { bytes in
-                snapshots.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
-            }
-            defer {
-                all.cancel()
-                own.cancel()
-            }
+            defer { subscription.cancel() }
             #expect(connection.flush(timeout: 5))
-            // When an event, a snapshot and a type whose name merely ends alike are published
+            // When a flood comes meanwhile, a snapshot in its middle, and a type named alike
             let publisher = try RawNATSClient(url: server.url)
-            publisher.publish("eventbus.app.Tick", "event")
+            publisher.publish("eventbus.app.Tick", "first")
+            for index in 0..<100 { publisher.publish("eventbus.app.Tick", "event \(index)") }
             publisher.publish("eventbus.app._snapshot", "snapshot")
             publisher.publish("eventbus.app.My_snapshot", "lookalike")
-            // Then each arrives once, on the subscription meant for it
-            #expect(eventually { everything.current.count == 2 && snapshots.current.count == 1 })
-            #expect(everything.current.sorted() == ["event", "lookalike"])
-            #expect(snapshots.current == ["snapshot"])
+            publisher.publish("eventbus.app.Tick", "last")
+            // (each publish waited for the server; a round trip after them puts every message
+            // in the subscription's queue, behind the handler held up)
+            #expect(connection.flush(timeout: 5))
+            held.signal()
+            // Then the snapshot arrives, in its place, and most of the flood was shed unread
+            #expect(eventually { received.current.contains("snapshot") && received.current.contains("last") })
+            let texts = received.current
+            #expect(texts.first == "first")
+            #expect(texts.count < 40, "\(texts.count) of 104 handed over")
+            // in order among what was handed over
+            let snapshotPlace = try #require(texts.firstIndex(of: "snapshot"))
+            #expect(texts.firstIndex(of: "last").map { $0 > snapshotPlace } == true)
         }
 
         @Test func aJetStreamStreamIsCreatedOrReused() throws {
