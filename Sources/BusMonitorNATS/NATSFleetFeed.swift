@@ -21,7 +21,7 @@
     /// event its sequence number, so two different messages are never the same bytes.
     ///
     /// Live messages held during the replay are bounded (``heldCapacity``, ``heldByteCapacity``); beyond it they are
-    /// counted in ``heldDropped``. Replayed messages are handed over at the pace the receiver
+    /// counted in ``heldDrops``. Replayed messages are handed over at the pace the receiver
     /// takes them: it may block, which holds the consumer back (JetStream flow control), not the
     /// server.
     package final class NATSFleetFeed: Sendable {
@@ -65,12 +65,13 @@
         ///   - since: Seconds of history to replay first, or `nil` for live messages only.
         ///   - deliver: Called with each message's bytes (valid during the call) and whether it
         ///     comes from the history; on nats.c's threads, one message at a time per thread.
-        ///   - replayEnded: Called once when a replay asked for ended or could not start.
+        ///   - replayEnded: Called once when a replay asked for ended or could not start, with the
+        ///     live messages other than events that could not be held while it ran.
         /// - Throws: ``NATSBridgeError/invalidURL(_:reason:)`` or a client error.
         package init(
             url: String, since: Double?,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ replayed: Bool) -> Void,
-            replayEnded: @escaping @Sendable (ReplayOutcome) -> Void
+            replayEnded: @escaping @Sendable (ReplayOutcome, HeldDrops) -> Void
         ) throws(NATSBridgeError) {
             try NATSServerURL.validate(url)
             let core = FleetFeedCore(replaying: since != nil, deliver: deliver, replayEnded: replayEnded)
@@ -129,7 +130,7 @@
 
         /// Live messages other than events dropped because the replay held too many (events
         /// dropped so leave a gap in their bridge's numbering, counted where it shows).
-        package var heldDropped: Int { core.heldDropped }
+        package var heldDrops: HeldDrops { core.heldDrops }
 
         /// Asks every bridge for its bus's handler calls for the next few seconds (see
         /// ``NATSSubject/traceRequestSubject``); a monitor writing a trace asks every second.
@@ -187,10 +188,44 @@
         }
     }
 
+    extension NATSFleetFeed {
+        /// Live messages other than events that arrived while history replayed and found the
+        /// hold full, by what they were: each is a loss of its own kind, not a lost event.
+        package struct HeldDrops: Sendable, Hashable {
+            /// Subscribes, cancels, reclaims and leak reports.
+            package var lifecycle = 0
+            /// Handler calls, sent while a monitor traces them.
+            package var calls = 0
+            /// Snapshots and bridge reports: an app's totals until its next snapshot, a link's
+            /// state until its next report.
+            package var reports = 0
+
+            /// Creates counts.
+            package init(lifecycle: Int = 0, calls: Int = 0, reports: Int = 0) {
+                self.lifecycle = lifecycle
+                self.calls = calls
+                self.reports = reports
+            }
+
+            /// Counts `bytes`, a message as a bridge begins every one (`{"kind":"…"`), under its kind.
+            mutating func count(_ bytes: UnsafeRawBufferPointer) {
+                if bytes.starts(with: Self.lifecycleStart) {
+                    lifecycle += 1
+                } else if bytes.starts(with: Self.callStart) {
+                    calls += 1
+                } else {
+                    reports += 1
+                }
+            }
+            private static let lifecycleStart = Array(#"{"kind":"lifecycle""#.utf8)
+            private static let callStart = Array(#"{"kind":"call""#.utf8)
+        }
+    }
+
     /// The seam between history and live messages, shared by both subscriptions' threads.
     final class FleetFeedCore: Sendable {
         private let deliver: @Sendable (UnsafeRawBufferPointer, Bool) -> Void
-        private let replayEnded: @Sendable (NATSFleetFeed.ReplayOutcome) -> Void
+        private let replayEnded: @Sendable (NATSFleetFeed.ReplayOutcome, NATSFleetFeed.HeldDrops) -> Void
         private let seam: LockedValue<Seam>
 
         private struct Seam {
@@ -202,21 +237,21 @@
             /// The bytes of ``held``.
             var heldBytes = 0
             var heldHashes: Set<Int> = []
-            var heldDropped = 0
+            var heldDrops = NATSFleetFeed.HeldDrops()
             var replayed = 0
             var lastActivity = MonotonicClock.now()
         }
 
         init(
             replaying: Bool, deliver: @escaping @Sendable (UnsafeRawBufferPointer, Bool) -> Void,
-            replayEnded: @escaping @Sendable (NATSFleetFeed.ReplayOutcome) -> Void
+            replayEnded: @escaping @Sendable (NATSFleetFeed.ReplayOutcome, NATSFleetFeed.HeldDrops) -> Void
         ) {
             self.deliver = deliver
             self.replayEnded = replayEnded
             seam = LockedValue(Seam(replaying: replaying, ending: !replaying))
         }
 
-        var heldDropped: Int { seam.withLock(\.heldDropped) }
+        var heldDrops: NATSFleetFeed.HeldDrops { seam.withLock(\.heldDrops) }
         var replayedCount: Int { seam.withLock(\.replayed) }
         var lastReplayActivity: Double { seam.withLock(\.lastActivity) }
         var hasEnded: Bool { seam.withLock(\.ending) }
@@ -246,7 +281,7 @@
                 } else if !Self.isEvent(bytes) {
                     // An event dropped here leaves a gap in its bridge's numbering, which the
                     // fleet counts as lost when the next one arrives: counted there, once.
-                    seam.heldDropped += 1
+                    seam.heldDrops.count(bytes)
                 }
                 return false
             }
@@ -301,7 +336,7 @@
                     message.withUnsafeBytes { deliver($0, false) }
                 }
             }
-            replayEnded(outcome)
+            replayEnded(outcome, heldDrops)
         }
     }
 

@@ -105,7 +105,7 @@ package final class NATSFleetSource: DashboardSource {
             feed = try NATSFleetFeed(
                 url: url, since: since,
                 deliver: { bytes, replayed in Self.receive(bytes, replayed: replayed, into: shared) },
-                replayEnded: { outcome in
+                replayEnded: { outcome, heldDrops in
                     shared.withLock { shared in
                         shared.replaying = false
                         shared.historyEnded = true
@@ -119,6 +119,13 @@ package final class NATSFleetSource: DashboardSource {
                         case .unavailable(let reason):
                             shared.state.note(
                                 "cannot replay history: \(reason); showing live messages only",
+                                isWarning: true, now: now)
+                        }
+                        if heldDrops.reports > 0 {
+                            // Lost lifecycle changes and calls are counted with the others; a
+                            // lost snapshot or bridge report has no count of its own.
+                            shared.state.note(
+                                "\(heldDrops.reports) \(heldDrops.reports == 1 ? "snapshot or bridge report" : "snapshots and bridge reports") that came live while history replayed were dropped: too many were held; totals catch up with each app's next snapshot",
                                 isWarning: true, now: now)
                         }
                     }
@@ -207,11 +214,12 @@ package final class NATSFleetSource: DashboardSource {
         #if NATS
             let state = feed.state
             let connections = feed.connections
-            let heldDropped = feed.heldDropped
+            let heldDrops = feed.heldDrops
+            let (heldLifecycle, heldCalls) = (heldDrops.lifecycle, heldDrops.calls)
         #else
             let state = NATSBridgeState.closed
             let connections = 0
-            let heldDropped = 0
+            let (heldLifecycle, heldCalls) = (0, 0)
         #endif
         let problem = connectionProblem
         let url = shownURL
@@ -254,7 +262,8 @@ package final class NATSFleetSource: DashboardSource {
             let quietSince = shared.historyEnded ? now - RecordReordering.holdBack : -.infinity
             shared.historyEnded = false
             batch.records += shared.reordering.flush(appsQuietSince: quietSince, gone: gone)
-            batch.droppedEvents += heldDropped
+            batch.droppedLifecycle = batch.droppedLifecycle.clampedAdding(heldLifecycle)
+            batch.droppedCalls = batch.droppedCalls.clampedAdding(heldCalls)
             batch.status =
                 problem != nil
                 ? "gave up on \(url)" : Self.status(shared, connected: state == .connected, url: url)

@@ -1,6 +1,6 @@
 #if NATS
     import BusMonitor
-    import BusMonitorNATS
+    @testable import BusMonitorNATS
     import BusWire
     import EventBus
     import EventBusNATS
@@ -79,6 +79,34 @@
             }
             #expect(batches.flatMap(\.events).filter { $0.typeName == "OrderPlaced" }.count == 30)
             #expect(batches.compactMap(\.fleet).last?.first?.presence == .gone, "its bridge closed")
+        }
+    }
+
+    @Suite("A fleet's history replay holding live messages")
+    struct FleetFeedHoldTests {
+        @Test("what the full hold turns away is counted by its kind, and an event not at all (its gap is)")
+        func aFullHoldCountsWhatItDropsByKind() {
+            let ended = LockedValue<NATSFleetFeed.HeldDrops?>(nil)
+            let core = FleetFeedCore(
+                replaying: true, deliver: { _, _ in },
+                replayEnded: { _, drops in ended.withLock { $0 = drops } })
+            func live(_ line: String) {
+                Array(line.utf8).withUnsafeBytes { core.live($0) }
+            }
+            for number in 0..<NATSFleetFeed.heldCapacity {
+                live(#"{"kind":"event","seq":\#(number)}"#)
+            }
+            live(#"{"kind":"lifecycle","change":"subscribed"}"#)
+            live(#"{"kind":"call","seq":1}"#)
+            live(#"{"kind":"call","seq":2}"#)
+            live(#"{"kind":"snapshot","types":[]}"#)
+            live(#"{"kind":"bridge","state":"closed"}"#)
+            live(#"{"kind":"event","seq":-1}"#)
+
+            let expected = NATSFleetFeed.HeldDrops(lifecycle: 1, calls: 2, reports: 2)
+            #expect(core.heldDrops == expected)
+            core.finish(.finished(messages: 0))
+            #expect(ended.withLock { $0 } == expected)
         }
     }
 #endif
