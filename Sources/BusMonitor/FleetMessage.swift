@@ -80,6 +80,9 @@ package struct FleetLinkReport: Sendable, Hashable {
     /// dialler that reconnects opens a new connection, whose counts start again at 0); `nil`
     /// for a NATS bridge, whose counts run from its start across its reconnections.
     package var link: Int?
+    /// The number of the last event the link sent, for a link that numbers its events (a NATS
+    /// bridge numbers them as it forwards them); `nil` otherwise.
+    package var lastEventNumber: Int?
 
     /// Creates a report.
     ///

@@ -236,16 +236,38 @@ package struct FleetState: Sendable {
             member.lastEventNumber = number
             return
         }
-        let (missing, overflow) = number.subtractingReportingOverflow(last)
-        guard !overflow, missing <= Self.implausibleGap else { return }
-        member.lastEventNumber = number
-        let lost = missing - 1
+        advanceNumbering(of: &member, from: last, to: number, heard: true, now: now)
+    }
+
+    /// Counts the events a closed bridge numbered and that were never heard after the last
+    /// one that was: its last report says how many it sent, and comes after all of them (the
+    /// bridge closes its event connection, waiting for the server, before it reports closing
+    /// on its monitoring one). Without it, a flood's last lost events made no gap, for no event
+    /// came after them. Other reports may overtake the events on their way, so only the last
+    /// report counts.
+    private mutating func checkNumbering(endingAt sent: Int, of member: inout Member, now: Double) {
+        guard sent >= 0, let last = member.lastEventNumber, sent > last else { return }
+        advanceNumbering(of: &member, from: last, to: sent, heard: false, now: now)
+        sayGaps(of: &member, now: now, atOnce: true)
+    }
+
+    /// Moves `member`'s numbering on from `last` to `newLast`, counting the numbers between
+    /// them that were never heard, and `newLast` too unless it was `heard`. A step larger than
+    /// ``implausibleGap`` is left alone.
+    private mutating func advanceNumbering(
+        of member: inout Member, from last: Int, to newLast: Int, heard: Bool, now: Double
+    ) {
+        let (step, overflow) = newLast.subtractingReportingOverflow(last)
+        guard !overflow, step <= Self.implausibleGap else { return }
+        member.lastEventNumber = newLast
+        let lost = heard ? step - 1 : step
         guard lost > 0 else { return }
         droppedEvents.clampedAdd(lost)
-        var gaps = member.unsaidGaps ?? (gaps: 0, lost: 0, first: last + 1, last: number - 1)
+        let lastMissing = heard ? newLast - 1 : newLast
+        var gaps = member.unsaidGaps ?? (gaps: 0, lost: 0, first: last + 1, last: lastMissing)
         gaps.gaps += 1
         gaps.lost.clampedAdd(lost)
-        gaps.last = number - 1
+        gaps.last = lastMissing
         member.unsaidGaps = gaps
         sayGaps(of: &member, now: now)
     }
@@ -301,6 +323,9 @@ package struct FleetState: Sendable {
         }
         // A closed link reports no more: what it lost is said now.
         sayLosses(of: &member, now: now, atOnce: report.state == Self.closedState)
+        if countsNumberingGaps, report.state == Self.closedState, let sent = report.lastEventNumber {
+            checkNumbering(endingAt: sent, of: &member, now: now)
+        }
         // Lost on the way is lost to the monitor: counted with the events its buffer dropped,
         // as an attached tap's losses are, so that every way of watching counts them alike.
         if member.reconnects == nil, report.kind == FleetLinkReport.bridgeKind {

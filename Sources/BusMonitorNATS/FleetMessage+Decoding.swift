@@ -55,5 +55,7 @@ extension FleetLinkReport {
             reconnects: report.statistics.reconnects, peer: "the server")
         droppedCalls = report.callsDropped
         droppedLifecycle = report.lifecycleDropped
+        // Events are numbered 1, 2, … as they are forwarded, and only those.
+        lastEventNumber = report.statistics.forwarded
     }
 }

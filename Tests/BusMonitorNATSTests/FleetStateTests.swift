@@ -260,6 +260,41 @@ import Testing
         #expect(texts(madeUp).filter { $0.contains("lost") }.isEmpty)
     }
 
+    @Test("a closed bridge's last report counts the events it sent after the last one heard")
+    func aClosedBridgesLastEventsNeverHeardAreLost() {
+        var state = FleetState()
+        state.countsNumberingGaps = true
+        func numbered(_ number: Int) -> FleetMessage {
+            .event(
+                FeedEvent(
+                    sequence: number, time: 100, typeName: "Tick", payload: .fields(json: "{}"), receivers: 1),
+                origin: alpha)
+        }
+        func report(_ state: String, forwarded: Int) -> FleetMessage {
+            .link(
+                FleetLinkReport(
+                    NATSBridgeReport(
+                        time: 100, app: alpha.app, host: alpha.host, pid: alpha.pid, state: state,
+                        statistics: NATSBridgeStatistics(forwarded: forwarded))))
+        }
+        // Given a bridge heard up to number 5, whose reports on their own connection run ahead
+        // of its events,
+        for number in 1...5 { state.receive(numbered(number), now: 1000) }
+        state.receive(report("connected", forwarded: 9), now: 1000)
+        #expect(state.takeBatch(now: 1000).droppedEvents == 0, "events 6 to 9 may still come")
+        state.receive(numbered(6), now: 1001)
+        // when it closes having sent 9 (its last report comes after all its events),
+        state.receive(report("closed", forwarded: 9), now: 1001)
+        let closed = state.takeBatch(now: 1001)
+        // then 7 to 9 are lost, and said at once: nothing more comes from it.
+        #expect(closed.droppedEvents == 3)
+        #expect(texts(closed).contains("alpha@web-1:11: 3 events lost on the way (numbers 7 to 9)"))
+        // A bridge made again numbers from 1, heard in full: nothing more is lost.
+        for number in 1...3 { state.receive(numbered(number), now: 1002) }
+        state.receive(report("closed", forwarded: 3), now: 1002)
+        #expect(state.takeBatch(now: 1002).droppedEvents == 3)
+    }
+
     @Test("numbering is not checked for apps that dialled in: their taps report their own drops")
     func numberingGapsAreNotCheckedUnlessAsked() {
         var state = FleetState()
