@@ -326,6 +326,9 @@ final class ListenLoop: @unchecked Sendable {
         var askedForCalls = false
         /// Since when a refused connection waits for the stranger to hang up, its refusal sent.
         var closingSince: Double?
+        /// Why what the app sends cannot be read (its tap speaks a wire version this busmon
+        /// does not), once its `hello` said so: nothing after it is taken, and it is closed.
+        var unreadable: String?
 
         init(descriptor: Int32, peer: String, opened: Double, link: Int) {
             self.descriptor = descriptor
@@ -567,6 +570,7 @@ final class ListenLoop: @unchecked Sendable {
                 bytesRead += count
                 split(chunk[0..<count], of: connection, messages: &messages, malformed: &malformed)
             }
+            if let problem = connection.unreadable { return "cannot read what it sends: \(problem)" }
         }
         return nil
     }
@@ -643,8 +647,16 @@ final class ListenLoop: @unchecked Sendable {
         _ bytes: ArraySlice<UInt8>, of connection: Connection, messages: inout [FleetMessage],
         malformed: inout MalformedLines
     ) {
-        guard let origin = connection.origin else { return }
+        guard let origin = connection.origin, connection.unreadable == nil else { return }
         connection.decoder.decode(bytes, malformed: &malformed) { record in
+            // Nothing after a hello in a version this busmon cannot read is read as if it could.
+            guard connection.unreadable == nil else { return }
+            if case .hello(let hello) = record,
+                let problem = FeedRecord.unreadableVersionMessage(hello.version, speaker: "its tap")
+            {
+                connection.unreadable = problem
+                return
+            }
             // The connection's dial names the app, whatever a record says: FleetState.receive
             // stamps each record with the message's origin.
             if let message = FleetMessage(record, origin: origin) {
@@ -702,7 +714,9 @@ final class ListenLoop: @unchecked Sendable {
                         dropped: connection.tapDrops, link: connection.link)),
                 now: now)
             if let reason, !reason.isEmpty {
-                state.note(SourceNotice(time: now, text: "\(origin): \(reason)"))
+                state.note(
+                    SourceNotice(
+                        time: now, text: "\(origin): \(reason)", isWarning: connection.unreadable != nil))
             }
         }
     }

@@ -242,6 +242,31 @@ struct ListenSourceTests {
             "\(said)")
     }
 
+    @Test(
+        "an app whose tap speaks a wire version busmon cannot read is said so and closed, its records unread")
+    func anAppInAnUnreadableVersionIsSaidAndClosed() throws {
+        let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
+        let app = try #require(Stranger(port: port(of: source)))
+        let hello = FeedRecord.hello(FeedHello(version: 99, pid: 77, process: "later", bus: "b", time: 1))
+        let event = FeedRecord.event(
+            FeedEvent(
+                sequence: 1, time: 2, typeName: "FromTheFuture", payload: .description("?"), receivers: 0))
+        app.say(
+            MonitorLinkHandshake.Dial(token: "tok-0123456789", app: "later", host: "h", pid: 77).encodeLine()
+                + Array((hello.encodeLine() + event.encodeLine()).utf8))
+        let batches = drainUntil(source) { batches in
+            batches.flatMap(\.notices).contains { $0.text.contains("cannot read") }
+        }
+        let notice = try #require(batches.flatMap(\.notices).first { $0.text.contains("cannot read") })
+        #expect(
+            notice.text
+                == "later@h:77: cannot read what it sends: its tap speaks wire version 99, this reads versions 1 to 3"
+        )
+        #expect(notice.isWarning)
+        #expect(batches.flatMap(\.events).isEmpty, "not one record read as if it were this version's")
+        #expect(eventually { source.connectedApps == 0 })
+    }
+
     @Test("connections held open without dialling, however many, do not lock an app out")
     func idleConnectionsCannotLockAppsOut() throws {
         let source = try ListenSource(address: "127.0.0.1:0", token: "tok-0123456789")
