@@ -405,6 +405,8 @@ final class AttachReader: @unchecked Sendable {
         var malformed = MalformedLines()
         var refused = false
         var askedForCalls = false
+        // A tap's first line is its hello: records before it belong to no process busmon knows.
+        var saidHello = false
         var pacing = ReadPacing(now: MonotonicClock.now())
         while !isStopping {
             if !askedForCalls, wantsCalls.current {
@@ -456,6 +458,11 @@ final class AttachReader: @unchecked Sendable {
                 state.recordBytes += count
                 state.malformedSinceDrain.add(malformed)
                 for record in records {
+                    if !saidHello, record.isOfAProcess {
+                        state.malformedLines += 1
+                        state.malformedSinceDrain.add(reason: "a record before the tap's hello")
+                        continue
+                    }
                     switch record {
                     case .hello(let hello):
                         if let problem = FeedRecord.unreadableVersionMessage(hello.version, speaker: "tap") {
@@ -472,6 +479,7 @@ final class AttachReader: @unchecked Sendable {
                             incompatible = true
                             return
                         }
+                        saidHello = true
                         state.attach(hello)
                     case .detached:
                         // A monitor's own note, which no tap sends: nothing to believe.

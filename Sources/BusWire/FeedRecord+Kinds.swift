@@ -13,6 +13,16 @@ extension FeedRecord {
         }
     }
 
+    /// Whether the record tells of what a process's bus did (an event, a lifecycle change, a
+    /// snapshot, a handler call, a count of its losses), which only the `hello` before it says
+    /// whose it is; not a hello, a refusal or a monitor's own note of a detach.
+    package var isOfAProcess: Bool {
+        switch self {
+        case .event, .lifecycle, .snapshot, .call, .dropped: return true
+        case .hello, .refused, .detached: return false
+        }
+    }
+
     /// The process the record names as its sender, when it names one (it came through a fleet).
     package var origin: FeedOrigin? {
         switch self {

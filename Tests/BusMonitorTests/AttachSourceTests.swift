@@ -329,6 +329,33 @@ struct AttachSourceFirstVersionTests {
     }
 }
 
+@Suite("AttachSource and records before a tap's hello")
+struct AttachSourceRecordsBeforeHelloTests {
+    @Test("records a tap sends before its hello are skipped and said, never shown as anyone's")
+    func recordsBeforeTheHelloAreSkipped() throws {
+        let attached = try FakeAttachment(sayingHello: false)
+        defer { attached.source.close() }
+        let (tap, source) = (attached.tap, attached.source)
+        let orphan = FeedEvent(
+            sequence: 1, time: 1, typeName: "Orphan", payload: .description("?"), receivers: 0)
+        tap.send([.event(orphan), .event(orphan)])
+        let before = drainUntil(source) { batches in
+            batches.flatMap(\.notices).contains { $0.text.contains("before the tap's hello") }
+        }
+        #expect(before.flatMap(\.events).isEmpty)
+        #expect(
+            before.flatMap(\.notices).contains {
+                $0.text
+                    == "skipped 2 malformed lines (the first: a record before the tap's hello) from the tap"
+            })
+        #expect(before.last?.status != "attached")
+        // Once it says hello, its records are its own.
+        tap.send([FakeTap.hello(pid: 1), .event(orphan)])
+        let after = drainUntil(source) { !$0.flatMap(\.events).isEmpty }
+        #expect(after.flatMap(\.events).map(\.typeName) == ["Orphan"])
+    }
+}
+
 /// A ``FakeTap`` and an ``AttachSource`` connected to it; unless told otherwise, the tap said
 /// hello and sent a snapshot, and the source said it is attached. Close the source when done.
 struct FakeAttachment {
