@@ -13,8 +13,8 @@ internal import BusWire
 /// (``FeedRecord/maximumLineLength``). A file's line longer than that is read past to its
 /// end and handed over without its bytes (``Line/overlongLength``), so that one damaged line
 /// (or the zeros a crash can leave at a file's end) does not take the rest with it; in input
-/// that is not a file it is an error as soon as it is, without reading on to its end
-/// (`/dev/zero` has none).
+/// that is not a file likewise, up to ``longestLineSkippedInAStream``, past which it is an
+/// error without reading on to its end (`/dev/zero` has none).
 ///
 /// Input that cannot be read twice (a pipe, a FIFO, a terminal, `/dev/stdin`) is copied as it
 /// is read into a temporary file of its own, unlinked at once, which ``reread()`` plays back:
@@ -171,20 +171,25 @@ final class RecordingLineReader {
             if let newline = newlineIndex() { return takeLine(upTo: newline, endsWithNewline: true) }
             if atEnd { return start < end ? takeLine(upTo: end, endsWithNewline: false) : nil }
             if end - start > FeedRecord.maximumLineLength {
-                // A file ends: its line is read past, and said by whoever decodes it.
-                if spool < 0 { return try skipOverlongLine() }
-                // Too long to be a record, and it may never end: the input is not a recording.
-                throw .malformedLine(
-                    path: path, line: lineNumber + 1,
-                    error: .lineTooLong(length: end - start, limit: FeedRecord.maximumLineLength))
+                // Read past, and said by whoever decodes it; in input that is not a file, only
+                // so far, since it may never end (`/dev/zero`).
+                return try skipOverlongLine(atMost: spool < 0 ? nil : Self.longestLineSkippedInAStream)
             }
             try fill()
         }
     }
 
+    /// The longest line read past in input that is not a file, whose end may never come: past
+    /// it, the input is not a recording.
+    static let longestLineSkippedInAStream = 64 << 20
+
     /// Reads past the line at `start`, longer than a record may be, to its end, holding no more
     /// than a buffer of it, and returns it without its bytes.
-    private func skipOverlongLine() throws(RecordingError) -> Line {
+    ///
+    /// - Parameter limit: The most bytes to read past, or `nil` for no limit.
+    /// - Throws: ``RecordingError/malformedLine(path:line:error:)`` once the line is longer than
+    ///   `limit`, and what reading throws.
+    private func skipOverlongLine(atMost limit: Int?) throws(RecordingError) -> Line {
         let position = Position(offset: bufferOffset + start, line: lineNumber + 1)
         var length = 0
         var endsWithNewline = false
@@ -198,6 +203,11 @@ final class RecordingLineReader {
             length += end - start
             start = end
             if atEnd { break }
+            if let limit, length > limit {
+                throw .malformedLine(
+                    path: path, line: lineNumber + 1,
+                    error: .lineTooLong(length: length, limit: FeedRecord.maximumLineLength))
+            }
             try fill()
         }
         lineNumber += 1

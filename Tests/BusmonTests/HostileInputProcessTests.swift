@@ -314,7 +314,33 @@ import Testing
         #expect(Self.events(in: fromFIFO.standardOutput) == events)
     }
 
-    @Test("an input with no newline, such as /dev/zero, is refused once a line outgrows a record")
+    @Test("a piped recording's line longer than a record is skipped and said, as a file's is")
+    func replayFromAPipeSkipsAnOverlongLine() throws {
+        let directory = TemporaryDirectory()
+        let (recording, events) = try makeRecording(in: directory)
+        var lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+        lines.insert(
+            Substring(#"{"kind":"event","junk":""# + String(repeating: "a", count: 2 << 20) + "\"}"), at: 1)
+        let damaged = directory.file("damaged.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: damaged, atomically: true, encoding: .utf8)
+
+        let piped = try ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c", #"cat "$1" | "$0" --replay /dev/stdin --headless --speed 1e6"#,
+                try BusmonBinary.require(), damaged,
+            ],
+            environment: environment)
+        // Played whole, then 1, as a damaged file's replay ends.
+        #expect(piped.status == 1, "\(piped.standardError)")
+        #expect(Self.events(in: piped.standardOutput) == events)
+        #expect(
+            piped.standardError.contains(
+                "/dev/stdin:2: line is longer than the limit of 1048576 bytes (at least 2097178 bytes)"),
+            "\(piped.standardError)")
+    }
+
+    @Test("an input with no newline, such as /dev/zero, is refused once a line outgrows what is read past")
     func replayOfAnEndlessLine() throws {
         let result = try ChildProcess.run(
             try BusmonBinary.require(), ["--replay", "/dev/zero", "--headless"], environment: environment,
