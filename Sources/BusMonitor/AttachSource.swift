@@ -122,6 +122,15 @@ package final class AttachSource: DashboardSource {
     /// refused (`refused by the tap: 64 monitors attached`), with a count of malformed lines when
     /// there are any.
     package func drain() -> SourceBatch {
+        drain(sayingEveryMalformedLine: false)
+    }
+
+    /// What ``drain()`` gives, with the malformed lines not said yet said now.
+    package func drainLast() -> SourceBatch {
+        drain(sayingEveryMalformedLine: true)
+    }
+
+    private func drain(sayingEveryMalformedLine: Bool) -> SourceBatch {
         shared.withLock { state in
             state.noteSilence(quietAfter: quietAfter, now: MonotonicClock.now())
             var batch = SourceBatch(
@@ -130,13 +139,13 @@ package final class AttachSource: DashboardSource {
             batch.droppedCalls = state.droppedCallsBefore.clampedAdding(state.droppedCallsNow)
             batch.droppedLifecycle = state.droppedLifecycleBefore.clampedAdding(state.droppedLifecycleNow)
             // Fresh arrays rather than removeAll: the batch now owns the old storage.
-            // Said once a drain, as --listen says it of an app: on stderr when headless.
-            if state.malformedSinceDrain.count > 0 {
+            // Said once a second at most, as --listen says it of an app: on stderr when headless.
+            if let lines = state.malformedNotices.take(
+                now: MonotonicClock.now(), atOnce: sayingEveryMalformedLine)
+            {
                 batch.notices.append(
-                    SourceNotice(
-                        time: WallClock.now(), text: state.malformedSinceDrain.notice + " from the tap",
-                        isWarning: true))
-                state.malformedSinceDrain = MalformedLines()
+                    SourceNotice(time: WallClock.now(), text: lines.notice + " from the tap", isWarning: true)
+                )
             }
             state.records = []
             state.recordBytes = 0
@@ -166,8 +175,9 @@ struct AttachState {
     /// Bytes of the lines `records` were read from: with the count, what bounds them, since a
     /// line may be as long as ``FeedRecord/maximumLineLength``.
     var recordBytes = 0
-    /// Lines that could not be read since the last drain, said in its notices.
-    var malformedSinceDrain = MalformedLines()
+    /// Lines that could not be read and were not said yet; a drain says them, once a second
+    /// at most.
+    var malformedNotices = MalformedLineNotices()
     var hello: FeedHello?
     /// The app's process name, pid and bus from its hello, as the dashboard's title.
     var title: String?
@@ -442,7 +452,7 @@ final class AttachReader: @unchecked Sendable {
                 if cutShort.count > 0 {
                     shared.withLock { state in
                         state.malformedLines += cutShort.count
-                        state.malformedSinceDrain.add(cutShort)
+                        state.malformedNotices.add(cutShort)
                     }
                 }
                 return refused ? max(Self.refusedRetryInterval, retryInterval) : retryInterval
@@ -456,11 +466,11 @@ final class AttachReader: @unchecked Sendable {
                 state.heard()
                 state.malformedLines += malformed.count
                 state.recordBytes += count
-                state.malformedSinceDrain.add(malformed)
+                state.malformedNotices.add(malformed)
                 for record in records {
                     if !saidHello, record.isOfAProcess {
                         state.malformedLines += 1
-                        state.malformedSinceDrain.add(reason: "a record before the tap's hello")
+                        state.malformedNotices.add(reason: "a record before the tap's hello")
                         continue
                     }
                     switch record {

@@ -326,6 +326,8 @@ final class ListenLoop: @unchecked Sendable {
         var askedForCalls = false
         /// Since when a refused connection waits for the stranger to hang up, its refusal sent.
         var closingSince: Double?
+        /// The malformed lines it sent, said at most once a second.
+        var malformedNotices = MalformedLineNotices()
         /// Why what the app sends cannot be read (its tap speaks a wire version this busmon
         /// does not), once its `hello` said so: nothing after it is taken, and it is closed.
         var unreadable: String?
@@ -381,6 +383,7 @@ final class ListenLoop: @unchecked Sendable {
                     closing.append((connection, reason))
                     continue
                 }
+                sayMalformedLines(of: connection, now: now)
                 // Checked whether or not bytes came: a stranger trickling a byte at a time must
                 // not hold a dialling place past the dial's time, nor a refused one linger on.
                 if let since = connection.closingSince {
@@ -530,10 +533,9 @@ final class ListenLoop: @unchecked Sendable {
                 shared.withLock { state in
                     state.bytesSinceDrain += bytesRead
                     for message in messages { state.fleet.receive(message, now: now) }
-                    if malformed.count > 0, let origin = connection.origin {
-                        state.note(
-                            SourceNotice(time: now, text: "\(origin): \(malformed.notice)", isWarning: true))
-                    }
+                }
+                if malformed.count > 0, connection.origin != nil {
+                    connection.malformedNotices.add(malformed)
                 }
             }
         }
@@ -697,9 +699,20 @@ final class ListenLoop: @unchecked Sendable {
         System.sendAvailable(descriptor, bytes, from: 0) == bytes.count
     }
 
+    /// Says the malformed lines `connection`'s app sent that were not said yet, once a second
+    /// at most, or at once when `atOnce`.
+    private func sayMalformedLines(of connection: Connection, now: Double, atOnce: Bool = false) {
+        guard let origin = connection.origin,
+            let lines = connection.malformedNotices.take(now: now, atOnce: atOnce)
+        else { return }
+        let notice = SourceNotice(time: WallClock.now(), text: "\(origin): \(lines.notice)", isWarning: true)
+        shared.withLock { $0.note(notice) }
+    }
+
     /// Closes `connection`; `leaving` when it ended on the app's side or by a refusal, so that
     /// its app leaves the fleet, and not when busmon stops listening.
     private func remove(_ connection: Connection, reason: String?, leaving: Bool = true) {
+        sayMalformedLines(of: connection, now: MonotonicClock.now(), atOnce: true)
         System.closeDescriptor(connection.descriptor)
         connections.removeAll { $0 === connection }
         guard let origin = connection.origin else { return }

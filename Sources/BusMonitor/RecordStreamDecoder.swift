@@ -65,6 +65,38 @@ struct MalformedLines {
     }
 }
 
+/// Malformed lines from one peer, said at most once every ``interval``: a stranger's flood of
+/// junk makes skipped lines of every read, and a notice for each read was hundreds of lines a
+/// second on stderr and in the log, each saying less than the one that sums them.
+struct MalformedLineNotices {
+    /// Seconds between two notices at least.
+    static let interval = 1.0
+
+    private var unsaid = MalformedLines()
+    private var saidAt: Double?
+
+    /// Counts `lines` towards the next notice.
+    mutating func add(_ lines: MalformedLines) {
+        unsaid.add(lines)
+    }
+
+    /// Counts one line that could not be read for `reason` towards the next notice.
+    mutating func add(reason: String) {
+        unsaid.add(reason: reason)
+    }
+
+    /// The lines to say now, on a monotonic clock: those not said yet, once the last notice is
+    /// an interval old, or at once when `atOnce` (the peer is gone, or busmon ends); `nil` when
+    /// there are none, or not yet.
+    mutating func take(now: Double, atOnce: Bool = false) -> MalformedLines? {
+        guard unsaid.count > 0 else { return nil }
+        if !atOnce, let saidAt, now - saidAt < Self.interval { return nil }
+        saidAt = now
+        defer { unsaid = MalformedLines() }
+        return unsaid
+    }
+}
+
 /// Splits a byte stream into lines, refusing to hold more than `limit` bytes of one line.
 struct LineSplitter {
     enum Piece {

@@ -390,3 +390,32 @@ struct ListenRefusalNoticeTests {
             ])
     }
 }
+
+@Suite("Malformed lines said once a second")
+struct MalformedLineNoticesTests {
+    private func lines(_ count: Int, _ reason: String) -> MalformedLines {
+        var lines = MalformedLines()
+        for _ in 0..<count { lines.add(reason: reason) }
+        return lines
+    }
+
+    @Test(
+        "the first are said at once, those within the second after held and summed, and said at once at the end"
+    )
+    func floodsOfJunkAreSummed() {
+        var notices = MalformedLineNotices()
+        #expect(notices.take(now: 10) == nil, "nothing to say")
+        notices.add(lines(2, "not JSON"))
+        #expect(notices.take(now: 10)?.notice == "skipped 2 malformed lines (the first: not JSON)")
+        notices.add(lines(1, "line is not valid UTF-8"))
+        #expect(notices.take(now: 10.4) == nil, "held: said a moment ago")
+        notices.add(lines(3, "not JSON"))
+        #expect(notices.take(now: 10.9) == nil)
+        #expect(
+            notices.take(now: 11.0)?.notice
+                == "skipped 4 malformed lines (the first: line is not valid UTF-8)")
+        notices.add(lines(1, "not JSON"))
+        #expect(notices.take(now: 11.1, atOnce: true)?.notice == "skipped 1 malformed line (not JSON)")
+        #expect(notices.take(now: 20) == nil, "each line said once")
+    }
+}
