@@ -98,14 +98,17 @@ package struct FleetState: Sendable {
         var gapNotices = NoticePace()
     }
 
-    /// When notices of one kind about one app were last said, so that they are said at most
-    /// every ``lossNoticeInterval``.
-    private struct NoticePace: Sendable {
+    /// When notices of one kind (about one app, or the fleet's own link) were last said, so
+    /// that they are said at most every ``lossNoticeInterval``.
+    package struct NoticePace: Sendable {
         private(set) var saidAt: Double?
+
+        /// A pace by which nothing was said yet.
+        package init() {}
 
         /// Whether a notice may be said at `now`: the first at once, then one an interval, or
         /// at once when `atOnce`; if so, it counts as said.
-        mutating func takeTurn(now: Double, atOnce: Bool) -> Bool {
+        package mutating func takeTurn(now: Double, atOnce: Bool) -> Bool {
             if !atOnce, let saidAt, now - saidAt < FleetState.lossNoticeInterval { return false }
             saidAt = now
             return true
@@ -115,7 +118,7 @@ package struct FleetState: Sendable {
     /// Seconds between two notices of one app's links losing events: a tap reports its losses
     /// every round it sends, up to a hundred times a second under a flood, and a notice for
     /// each filled the log. The counts are exact in the header and the Fleet pane meanwhile.
-    static let lossNoticeInterval = 5.0
+    package static let lossNoticeInterval = 5.0
 
     /// The running totals one link reported lost.
     private struct LinkLosses: Sendable {

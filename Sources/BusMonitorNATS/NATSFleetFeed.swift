@@ -82,7 +82,9 @@
                 url: url, name: "busmon", options: options, events: ConnectionEvents(onConnected: {}))
             self.connection = connection
             do throws(NATSBridgeError) {
-                live = try connection.subscribeForBridge(NATSSubject.root + ".>", shedding: Self.shedding) {
+                var shedding = Self.shedding
+                shedding.onShed = { bytes in core.shed(bytes) }
+                live = try connection.subscribeForBridge(NATSSubject.root + ".>", shedding: shedding) {
                     bytes in core.live(bytes)
                 }
             } catch {
@@ -124,6 +126,13 @@
 
         /// Where the connection stands: `connected`, or `reconnecting` while the server is away.
         package var state: NATSBridgeState { connection.bridgeState }
+
+        /// Live messages nats.c dropped so far, its queue for busmon full despite the shedding:
+        /// whatever they were, unread.
+        package var droppedByClient: Int { live.droppedByClient }
+
+        /// Live messages shed unread so far, by kind.
+        package var shed: FleetShedCounts { core.shedCounts }
 
         /// Connections made so far; it grows by one with each reconnection.
         package var connections: Int { connection.events.connections.load(ordering: .relaxed) }
@@ -225,6 +234,11 @@
     /// The seam between history and live messages, shared by both subscriptions' threads.
     final class FleetFeedCore: Sendable {
         private let deliver: @Sendable (UnsafeRawBufferPointer, Bool) -> Void
+        /// Messages shed unread, by kind: counted, with no lock and nothing decoded, since
+        /// shedding is only worth its while if it is far quicker than reading.
+        private let shedEvents = Atomic<Int>(0)
+        private let shedCalls = Atomic<Int>(0)
+        private let shedOthers = Atomic<Int>(0)
         private let replayEnded: @Sendable (NATSFleetFeed.ReplayOutcome, NATSFleetFeed.HeldDrops) -> Void
         private let seam: LockedValue<Seam>
 
@@ -286,6 +300,24 @@
                 return false
             }
             if direct { deliver(bytes, false) }
+        }
+
+        /// Counts a live message shed unread by what it begins as.
+        func shed(_ bytes: UnsafeRawBufferPointer) {
+            if Self.isEvent(bytes) {
+                shedEvents.add(1, ordering: .relaxed)
+            } else if bytes.starts(with: Self.callStart) {
+                shedCalls.add(1, ordering: .relaxed)
+            } else {
+                shedOthers.add(1, ordering: .relaxed)
+            }
+        }
+        private static let callStart = Array(#"{"kind":"call""#.utf8)
+
+        var shedCounts: FleetShedCounts {
+            FleetShedCounts(
+                events: shedEvents.load(ordering: .relaxed), calls: shedCalls.load(ordering: .relaxed),
+                others: shedOthers.load(ordering: .relaxed))
         }
 
         /// A message of the history; `pending` is how many the consumer has after it.

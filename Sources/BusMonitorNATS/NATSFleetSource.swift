@@ -65,6 +65,11 @@ package final class NATSFleetSource: DashboardSource {
         var isConnected = true
         var unreadable = 0
         var unattributed = 0
+        /// Messages shed unread, and those nats.c dropped, as the last notices said them.
+        var shedSaid = FleetShedCounts()
+        var droppedByClientSaid = 0
+        var shedNotices = FleetState.NoticePace()
+        var clientDropNotices = FleetState.NoticePace()
         var replayed = 0
         var closed = false
         /// Whether the reason nats.c stopped trying was told.
@@ -210,16 +215,24 @@ package final class NATSFleetSource: DashboardSource {
     /// `disconnected from …, retrying`, `replaying history (N messages)`, or how many apps
     /// there are, such as `2 apps (1 quiet)`.
     package func drain() -> SourceBatch {
+        drain(last: false)
+    }
+
+    private func drain(last: Bool) -> SourceBatch {
         askForCallsIfDue()
         #if NATS
             let state = feed.state
             let connections = feed.connections
             let heldDrops = feed.heldDrops
             let (heldLifecycle, heldCalls) = (heldDrops.lifecycle, heldDrops.calls)
+            let droppedByClient = feed.droppedByClient
+            let shed = feed.shed
         #else
             let state = NATSBridgeState.closed
             let connections = 0
             let (heldLifecycle, heldCalls) = (0, 0)
+            let droppedByClient = 0
+            let shed = FleetShedCounts()
         #endif
         let problem = connectionProblem
         let url = shownURL
@@ -253,6 +266,26 @@ package final class NATSFleetSource: DashboardSource {
                 shared.problemTold = true
                 shared.state.note("gave up on \(url): \(problem)", isWarning: true, now: now)
             }
+            // Said as an app's losses are, every few seconds at most, and when busmon ends.
+            if shed.total > shared.shedSaid.total, shared.shedNotices.takeTurn(now: now, atOnce: last) {
+                let more = shed.total - shared.shedSaid.total
+                let gaps =
+                    shed.events > 0
+                    ? "; the events show as gaps in their apps' numbering, counted as lost" : ""
+                shared.state.note(
+                    "busmon shed \(more) more messages unread while far behind (\(shed.events) events, \(shed.calls) handler calls and \(shed.others) others so far)\(gaps)",
+                    isWarning: true, now: now)
+                shared.shedSaid = shed
+            }
+            if droppedByClient > shared.droppedByClientSaid,
+                shared.clientDropNotices.takeTurn(now: now, atOnce: last)
+            {
+                // Unread, they may have been anything: said, not counted as events.
+                shared.state.note(
+                    "the NATS client dropped \(droppedByClient - shared.droppedByClientSaid) more messages unread, its queue for busmon full (\(droppedByClient) so far); apps' events among them show as gaps in their numbering",
+                    isWarning: true, now: now)
+                shared.droppedByClientSaid = droppedByClient
+            }
             var batch = shared.state.takeBatch(now: now)
             batch.records = shared.reordering.pass(batch.records, now: MonotonicClock.now())
             // An app that left sends nothing more: its last records come before it is gone.
@@ -263,7 +296,8 @@ package final class NATSFleetSource: DashboardSource {
             shared.historyEnded = false
             batch.records += shared.reordering.flush(appsQuietSince: quietSince, gone: gone)
             batch.droppedLifecycle = batch.droppedLifecycle.clampedAdding(heldLifecycle)
-            batch.droppedCalls = batch.droppedCalls.clampedAdding(heldCalls)
+            // A handler call has no number to leave a gap in: one shed is counted here.
+            batch.droppedCalls = batch.droppedCalls.clampedAdding(heldCalls).clampedAdding(shed.calls)
             batch.status =
                 problem != nil
                 ? "gave up on \(url)" : Self.status(shared, connected: state == .connected, url: url)
@@ -273,7 +307,7 @@ package final class NATSFleetSource: DashboardSource {
 
     /// What ``drain()`` gives, with every record still waiting to be put in order.
     package func drainLast() -> SourceBatch {
-        var batch = drain()
+        var batch = drain(last: true)
         shared.withLock { batch.records += $0.reordering.flush() }
         return batch
     }
@@ -324,4 +358,25 @@ package final class NATSFleetSource: DashboardSource {
             }
         }
     }
+}
+
+/// Messages a fleet's subscription shed unread while busmon was far behind, by what they began
+/// as (``NATSFleetFeed/shedding``).
+package struct FleetShedCounts: Sendable, Hashable {
+    /// Events: each leaves a gap in its app's numbering, counted as lost where it shows.
+    package var events = 0
+    /// Handler calls, sent while a monitor traces them.
+    package var calls = 0
+    /// Anything else on the subjects (a stranger's).
+    package var others = 0
+
+    /// Counts of nothing shed.
+    package init(events: Int = 0, calls: Int = 0, others: Int = 0) {
+        self.events = events
+        self.calls = calls
+        self.others = others
+    }
+
+    /// All of them.
+    package var total: Int { events.clampedAdding(calls).clampedAdding(others) }
 }

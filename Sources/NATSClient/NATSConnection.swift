@@ -310,6 +310,11 @@
             self.receiver = receiver
         }
 
+        /// Messages nats.c dropped so far, its queue for the handler full, as the handler last
+        /// saw the count: they went whatever they were, unread. Counted only for a subscription
+        /// that sheds (``NATSShedding``), whose point is that this stays 0.
+        package var droppedByClient: Int { receiver.droppedByClient.load(ordering: .relaxed) }
+
         /// Unsubscribes; when `waiting`, returns only once the handler will not run again.
         ///
         /// Does not wait when called from the handler itself (it would wait for itself): the
@@ -335,12 +340,19 @@
         package var backlog: Int
         /// The last subject tokens of the messages never shed.
         package var keptLastTokens: [String]
+        /// Called with each shed message's bytes (valid during the call), on the subscription's
+        /// thread, so that the owner can count what was lost without decoding it all.
+        package var onShed: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 
         /// Sheds all but the messages whose subject ends in one of `keptLastTokens` while more
-        /// than `backlog` wait.
-        package init(backlog: Int, keptLastTokens: [String]) {
+        /// than `backlog` wait, handing each to `onShed`.
+        package init(
+            backlog: Int, keptLastTokens: [String],
+            onShed: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
+        ) {
             self.backlog = backlog
             self.keptLastTokens = keptLastTokens
+            self.onShed = onShed
         }
     }
 
@@ -358,6 +370,9 @@
 
         /// What is shed while the handler falls behind.
         private let shedding: NATSShedding?
+        /// Messages nats.c dropped so far for want of room in the subscription's queue, as last
+        /// read (only while shedding is asked for).
+        let droppedByClient = Atomic<Int>(0)
         /// ``NATSShedding/keptLastTokens``, each with its `.`.
         private let keptSuffixes: [[UInt8]]
 
@@ -375,9 +390,16 @@
         private func sheds(_ message: OpaquePointer, on subscription: OpaquePointer?) -> Bool {
             guard let shedding, let subscription else { return false }
             var messages: Int32 = 0
-            guard natsSubscription_GetPending(subscription, &messages, nil) == NATS_OK,
-                Int(messages) > shedding.backlog, let subject = natsMsg_GetSubject(message)
+            var dropped: Int64 = 0
+            guard
+                natsSubscription_GetStats(subscription, &messages, nil, nil, nil, nil, &dropped) == NATS_OK
             else { return false }
+            // Read with every message: drops come while the queue is full, and the messages
+            // queued before them follow.
+            if dropped > 0 { droppedByClient.store(Int(dropped), ordering: .relaxed) }
+            guard Int(messages) > shedding.backlog, let subject = natsMsg_GetSubject(message) else {
+                return false
+            }
             let length = strlen(subject)
             return subject.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
                 !keptSuffixes.contains { suffix in
@@ -395,6 +417,11 @@
         /// Hands `message`, which came on `subscription`, to the handler, unless it is shed.
         func receive(_ message: OpaquePointer, on subscription: OpaquePointer?) {
             if sheds(message, on: subscription) {
+                if let onShed = shedding?.onShed {
+                    let data = natsMsg_GetData(message)
+                    let length = Int(natsMsg_GetDataLength(message))
+                    onShed(UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: length))
+                }
                 natsMsg_Destroy(message)
                 return
             }

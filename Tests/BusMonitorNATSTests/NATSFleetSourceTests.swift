@@ -108,5 +108,18 @@
             core.finish(.finished(messages: 0))
             #expect(ended.withLock { $0 } == expected)
         }
+
+        @Test("what the subscription sheds unread is counted by what it begins as")
+        func shedMessagesAreCountedByKind() {
+            let core = FleetFeedCore(replaying: false, deliver: { _, _ in }, replayEnded: { _, _ in })
+            for line in [
+                #"{"kind":"event","seq":1}"#, #"{"kind":"event","seq":2}"#, #"{"kind":"call","seq":1}"#,
+                #"{"kind":"calls"}"#, "junk",
+            ] {
+                Array(line.utf8).withUnsafeBytes { core.shed($0) }
+            }
+            #expect(core.shedCounts == FleetShedCounts(events: 2, calls: 1, others: 2))
+            #expect(core.shedCounts.total == 5)
+        }
     }
 #endif
