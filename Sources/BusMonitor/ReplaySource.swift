@@ -786,25 +786,36 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // a notice moves back only among that take's batches (a second move in one frame
             // starts the dashboard over, and what the first said is said again after it), and
             // never before the batch the notice before it went to, so they stay in order.
+            // The warnings come last of all, and hold none of the others back: one said before
+            // the move was read (`--at` past the end, a long pause found when the file opened) is
+            // stamped at the cursor or at the start, apart from the records, and what the
+            // recording says after it (its first attach) would follow it to the end of the log,
+            // out of time order.
             if batches.count > 1 {
                 let said = batches.map(\.notices)
                 for index in batches.indices { batches[index].notices = [] }
                 var earliest = 0
                 var takeStart = 0
+                var warnings: [SourceNotice] = []
                 for (index, notices) in said.enumerated() {
                     if batches[index].replacesState { takeStart = index }
                     for notice in notices {
+                        if notice.isWarning {
+                            warnings.append(notice)
+                            continue
+                        }
                         let from = max(earliest, takeStart)
                         let found =
-                            notice.isWarning || from > index
+                            from > index
                             ? nil
                             : batches[from...index].firstIndex {
                                 ($0.records.last?.time ?? -.infinity) > notice.time
                             }
-                        earliest = found ?? (notice.isWarning ? batches.count - 1 : max(index, earliest))
+                        earliest = found ?? max(index, earliest)
                         batches[earliest].notices.append(notice)
                     }
                 }
+                batches[batches.count - 1].notices += warnings
             }
             return batches
         }
@@ -1616,16 +1627,22 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         // Its first record no later than the target: a target in a long pause lies after the
         // last checkpoint before the pause, not before the first after it.
         while start > 0, checkpoints[start].offset > targetOffset + 1e-6 { start -= 1 }
-        // A checkpoint right after a long pause reads from the stretch before the pause too: the
-        // bus as it was when the pause began (its last snapshot) is what the cursor shows.
-        if start > 0, checkpoints[start].offset - checkpoints[start].latest >= Self.minimumWarmUpSeconds {
-            start -= 1
-        }
         while start > 0, targetOffset - checkpoints[start].latest < Self.warmUpSeconds,
             targetRecords - checkpoints[start].delivered < Self.warmUpRecords
                 || (targetOffset - checkpoints[start].latest < Self.minimumWarmUpSeconds
                     && targetRecords - checkpoints[start].delivered < Self.maximumWarmUpRecords)
         {
+            start -= 1
+        }
+        // A checkpoint right after a long pause reads from the stretch before the pause too: the
+        // bus as it was when the pause began (its last snapshot) is what the cursor shows, what
+        // the pause holds (a detach, a new process's hello) is said again, and the rates have
+        // readings before the new records. Asked of the checkpoint the warm-up stopped at, not
+        // the one it started from: a cursor more than a minute past the pause's start stops it
+        // right after the pause, from a later checkpoint (the record after the first past a
+        // pause makes another at once), and read from there a new process was said to be quiet
+        // since the old one's last record, then back, and its first records made a rate alone.
+        if start > 0, checkpoints[start].offset - checkpoints[start].latest >= Self.minimumWarmUpSeconds {
             start -= 1
         }
         // A fleet's apps are counted from the tally before it: the Fleet pane's counts are the

@@ -217,6 +217,57 @@ struct ReplayTimelineTests {
         #expect(said.map(\.0).map { ($0 * 10).rounded() / 10 } == [0, 14, 17, 23, 25, 37], "\(said)")
     }
 
+    @Test(
+        "a move past a restart more than a minute after the old process went away says the detach and the attach, not a silence",
+        arguments: [false, true])
+    func movesPastALateRestartSayIt(finding: Bool) throws {
+        let directory = TemporaryDirectory()
+        // Given an app that went away at 10.05 s and came back as a new process at 100 s: the
+        // minute a move reads again before its cursor ends in the silence between them
+        let path = try TimelineRecording.writeRestartedApp(start: 1_800_000_000, backAt: 100, in: directory)
+        let replay = try ReplaySource(path: path, speed: 1)
+        if finding {
+            // When the cursor stands in the silence and n goes to the next line, the new
+            // process's first event
+            #expect(replay.pause(at: 50) == nil)
+            _ = replay.drainBatches()
+            let everyLine: @Sendable (FeedRecord) -> Bool = { _ in true }
+            #expect(replay.find(forward: true, matching: everyLine) == "found at 01:40.0")
+        } else {
+            // When the replay starts 1.5 s after that event, as `--at 1:41.5` starts it
+            #expect(replay.pause(at: 101.5) == nil)
+        }
+        let batches = replay.drainBatches()
+        // Then the log says what playing on to there says: the old process went away and a new
+        // one was attached, not that the new one fell quiet at the old one's last event
+        let said = batches.flatMap(\.notices).filter { !$0.isWarning }.map(\.text)
+        #expect(
+            said.suffix(2) == [
+                "detached from simapp (pid 7)", "attached to simapp (pid 8): a new process, counters restart",
+            ], "\(said)")
+        #expect(!said.contains { $0.contains(" is quiet") || $0.hasSuffix(" is back") }, "\(said)")
+    }
+
+    @Test("a warning said before a move was read comes after what the recording says up to the cursor")
+    func aWarningBeforeAMoveComesLast() throws {
+        let directory = TemporaryDirectory()
+        let path = try TimelineRecording.writeRestartedApp(start: 1_800_000_000, in: directory)
+        // When the replay starts past its end (21.9 s) and says so, as `busmon --at 30` does
+        let replay = try ReplaySource(path: path, speed: 1)
+        #expect(replay.pause(at: 30) == nil)
+        let warning = "--at 00:30.0 is past the recording's end, 00:21.9: the state is at its end"
+        replay.warn(warning)
+        let batches = replay.drainBatches()
+        // Then the attaches and the detach come with the records around them, and the warning,
+        // stamped at the end, after them: not the first attach after the warning, at the log's end
+        #expect(
+            batches.flatMap(\.notices).map(\.text) == [
+                "attached to simapp (pid 7)", "detached from simapp (pid 7)",
+                "attached to simapp (pid 8): a new process, counters restart", warning,
+            ])
+        #expect(batches.last?.notices.map(\.text) == [warning])
+    }
+
     @Test("a recording cut short while it plays says so when playback reaches the cut")
     func aRecordingCutWhilePlayingSaysSo() throws {
         let directory = TemporaryDirectory()

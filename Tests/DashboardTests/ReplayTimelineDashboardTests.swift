@@ -269,6 +269,51 @@ struct ReplayTimelineDashboardTests {
     }
 
     @Test(
+        "a move past a restart more than a minute after the old process went away reads the rates as played")
+    func ratesAfterAMovePastALateRestart() throws {
+        let directory = TemporaryDirectory()
+        // Ten events a second until 10 s, nothing until a new process at 100 s, ten a second
+        // again: the minute a move reads again before its cursor ends in the silence
+        let path = try TimelineRecording.writeRestartedApp(start: 1_800_000_000, backAt: 100, in: directory)
+        let replay = try ReplaySource(path: path, speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        // When the replay starts at 101.5 s (101.6 s on the recording's clock), as `--at` starts it
+        #expect(replay.pause(at: 101.5) == nil)
+        let now = 1_700_000_000.0
+        dashboard.update(now: now)
+        // Then the rate reads the 16 events from 100.1 s to 101.6 s over the two seconds before
+        // the cursor, as playing on to there reads them: not over the 1.4 s since the first
+        let state = dashboard.shown
+        let rate = state.totalMeter.rate(at: state.sourceTime(at: now))
+        #expect(abs(rate - 8) < 0.1, "rate \(rate)")
+    }
+
+    @Test("--at past the end: the log reads in time order, the warning that says so last")
+    func pastTheEndIsSaidLast() throws {
+        let directory = TemporaryDirectory()
+        let replay = try ReplaySource(path: Self.restartRecording(in: directory), speed: 1)
+        let dashboard = SourceDashboard(source: replay)
+        // When the replay starts at 30 s, past the recording's end (11 s), and says so, as
+        // `busmon --replay FILE --at 30` does
+        #expect(replay.pause(at: 30) == nil)
+        let warning = "--at 00:30.0 is past the recording's end, 00:11.0: the state is at its end"
+        replay.warn(warning)
+        dashboard.update(now: 1_800_000_000)
+        // Then the attaches and the detach are among the events, and the warning, stamped at the
+        // end, is the last line: not the first attach after it
+        let state = dashboard.shown
+        let entries = state.log.sequences.compactMap { state.log[$0] }
+        let times = entries.map(\.time)
+        #expect(times == times.sorted(), "\(entries.map(\.detailText))")
+        #expect(entries.last?.detailText == warning, "\(entries.map(\.detailText))")
+        let notices = entries.compactMap { entry -> SourceNotice? in
+            guard case .notice(let notice) = entry.content else { return nil }
+            return notice
+        }
+        #expect(notices.count == 4, "\(notices.map(\.text))")
+    }
+
+    @Test(
         "after playing, steps and a move back to where it paused show the sparklines and rates that playing showed"
     )
     func movesKeepThePlayedRates() throws {

@@ -56,17 +56,19 @@ package enum TimelineRecording {
     }
 
     /// Writes a recording of an attached app that published ten events a second for 10 s,
-    /// went away at 10.05 s, and came back as a new process (pid 8) at 12 s for 10 s more,
-    /// its first hello at `start`; returns its path.
-    package static func writeRestartedApp(start: Double, in directory: TemporaryDirectory) throws -> String {
+    /// went away at 10.05 s, and came back as a new process (pid 8) at `backAt` seconds (12 by
+    /// default) for 10 s more, its first hello at `start`; returns its path.
+    package static func writeRestartedApp(
+        start: Double, backAt: Double = 12, in directory: TemporaryDirectory
+    ) throws -> String {
         let path = directory.file("restarted.jsonl")
         let first = FeedHello(pid: 7, process: "simapp", bus: "b", time: start)
-        let second = FeedHello(pid: 8, process: "simapp", bus: "b", time: start + 12)
+        let second = FeedHello(pid: 8, process: "simapp", bus: "b", time: start + backAt)
         var lines = [FeedRecord.hello(first).encodeLine()]
         lines += (1...100).map { tick($0, at: Double($0) / 10, after: start) }
         lines.append(FeedRecord.detached(FeedDetached(from: first, at: start + 10.05)).encodeLine())
         lines.append(FeedRecord.hello(second).encodeLine())
-        lines += (1...100).map { tick($0, at: 12 + Double($0) / 10, after: start) }
+        lines += (1...100).map { tick($0, at: backAt + Double($0) / 10, after: start) }
         try lines.joined().write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
