@@ -253,6 +253,11 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         var fleetChanged = false
         /// Notices for the first batch; emptied by it.
         var notices: [SourceNotice] = []
+        /// Warnings said apart from the records (those found when the file was opened, and
+        /// busmon's own, such as `--at` past the end), handed over after what the next batch's
+        /// records say: said before a move is read, ahead of them they would drag its first
+        /// lines (an attach) after them to the log's end, out of time order.
+        var standingWarnings: [SourceNotice] = []
         /// Whether playback said that the file ended before the records checked at the start.
         var toldCutShort = false
         /// Whether playback is paused: the cursor stays where it is until it moves or plays.
@@ -546,7 +551,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         // Playback reads the file again from the start (or the copy of a pipe's input).
         let playback = items > 0 ? try reader.reread() : nil
         self.clock = LockedValue(
-            Clock(speed: speed, reader: playback, file: items > 0 ? reader : nil, notices: notices))
+            Clock(speed: speed, reader: playback, file: items > 0 ? reader : nil, standingWarnings: notices))
     }
 
     /// The time of a record that plays, or nil for one that does not (a hello).
@@ -786,36 +791,25 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             // a notice moves back only among that take's batches (a second move in one frame
             // starts the dashboard over, and what the first said is said again after it), and
             // never before the batch the notice before it went to, so they stay in order.
-            // The warnings come last of all, and hold none of the others back: one said before
-            // the move was read (`--at` past the end, a long pause found when the file opened) is
-            // stamped at the cursor or at the start, apart from the records, and what the
-            // recording says after it (its first attach) would follow it to the end of the log,
-            // out of time order.
             if batches.count > 1 {
                 let said = batches.map(\.notices)
                 for index in batches.indices { batches[index].notices = [] }
                 var earliest = 0
                 var takeStart = 0
-                var warnings: [SourceNotice] = []
                 for (index, notices) in said.enumerated() {
                     if batches[index].replacesState { takeStart = index }
                     for notice in notices {
-                        if notice.isWarning {
-                            warnings.append(notice)
-                            continue
-                        }
                         let from = max(earliest, takeStart)
                         let found =
-                            from > index
+                            notice.isWarning || from > index
                             ? nil
                             : batches[from...index].firstIndex {
                                 ($0.records.last?.time ?? -.infinity) > notice.time
                             }
-                        earliest = found ?? max(index, earliest)
+                        earliest = found ?? (notice.isWarning ? batches.count - 1 : max(index, earliest))
                         batches[earliest].notices.append(notice)
                     }
                 }
-                batches[batches.count - 1].notices += warnings
             }
             return batches
         }
@@ -1023,8 +1017,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
             noteGrowth(&clock)
         }
         noteSilence(&clock, until: min(cursor(clock, now: now), duration))
-        batches[batches.count - 1].notices = clock.notices
+        batches[batches.count - 1].notices = clock.notices + clock.standingWarnings
         clock.notices = []
+        clock.standingWarnings = []
         Self.noteDrops(clock, in: &batches[batches.count - 1])
         let cursor = cursor(clock, now: now)
         batches[batches.count - 1].status = status(clock, played: cursor, brief: false)
@@ -1548,7 +1543,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
         clock.withLock { clock in
             // Stamped with the recording's time at the cursor, among the lines around it.
             let time = firstTime + min(cursor(clock, now: MonotonicClock.now()), duration)
-            clock.notices.append(SourceNotice(time: time, text: text, isWarning: true))
+            clock.standingWarnings.append(SourceNotice(time: time, text: text, isWarning: true))
         }
     }
 
