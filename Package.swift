@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "EventBus",
     // The floor is set by `Atomic` (the Synchronization module), which the bus's lock-free
-    // publish path is built on: it exists from these releases on (README, "Platforms").
+    // publish path is built on: it exists from these releases on (docs/platforms.md).
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     // What an app or another tool builds on: the bus, its test recorder, the tap, the NATS
     // bridge, and the wire format as a documented protocol. The monitor's own modules (its
