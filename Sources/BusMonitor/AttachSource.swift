@@ -255,7 +255,8 @@ struct AttachState {
         var text: String
         switch state {
         case .connecting: text = refusal ?? waitingReason ?? "connecting"
-        case .attached: text = "attached"
+        // Quiet is said in the log once; the header keeps saying it while it lasts.
+        case .attached: text = saidQuiet ? "attached, quiet" : "attached"
         case .detached: text = refusal.map { "detached (\($0))" } ?? "detached"
         }
         if let problem { text += " (\(problem))" }

@@ -53,6 +53,15 @@ void cnc_enter_dashboard_mode(bool keys_as_data) {
     }
     noecho();
     keypad(stdscr, TRUE);
+    // Home and End as terminals other than the one TERM names send them: tmux or PuTTY under
+    // an xterm TERM send ESC[1~ and ESC[4~, rxvt ESC[7~ and ESC[8~. Curses knows only the
+    // terminfo's sequences, and the others arrived as Esc and three characters.
+    static const char *const homes[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
+    static const char *const ends[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
+    for (size_t index = 0; index < sizeof homes / sizeof homes[0]; index++) {
+        if (key_defined(homes[index]) == 0) define_key(homes[index], KEY_HOME);
+        if (key_defined(ends[index]) == 0) define_key(ends[index], KEY_END);
+    }
     curs_set(0);
     set_escdelay(25);
     // No look at the keyboard in the middle of a refresh: curses would poll stdin and flush

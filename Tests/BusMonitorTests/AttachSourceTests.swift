@@ -532,11 +532,13 @@ struct AttachSourceNoticeTests {
         }
         // When it stops sending, its connection open (a suspended app)
         var batches = drain(source, untilNotice: "simapp (pid 12943) is quiet: nothing from it for 0.3 s")
-        #expect(batches.last?.status == "attached")
+        // (still attached, and the header says it is quiet while it is)
+        #expect(batches.last?.status == "attached, quiet")
         // Then the next line it sends says it is back, once
         tap.send([FakeTap.snapshot])
         batches = drain(source, untilNotice: "simapp (pid 12943) is back")
         #expect(batches.flatMap(\.notices).filter { $0.text.contains("is quiet") }.isEmpty)
+        #expect(batches.last?.status == "attached")
     }
 
     @Test("a refusal becomes the status and one warning, and the source attaches once there is room")

@@ -93,6 +93,22 @@ struct BusmonInTmuxTests {
         try await pane.waitForScreen("the details to close") { !$0.contains("Details (Esc closes)") }
     }
 
+    /// tmux or PuTTY under an xterm TERM send Home and End as ESC[1~ and ESC[4~, which xterm's
+    /// terminfo does not name: they must still move the log, not arrive as Esc and characters.
+    @Test func homeAndEndWorkAsOtherTerminalsSendThem() async throws {
+        var environment = Self.plainEnvironment
+        environment["TERM"] = "xterm-256color"
+        let pane = try Self.start(width: 120, height: 40, environment: environment)
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: "Log ─ following")
+        try pane.press("Up")
+        try await pane.waitForScreen(containing: "G follows")
+        try pane.type("\u{1B}[4~")
+        try await pane.waitForScreen(containing: "Log ─ following")
+        try pane.type("\u{1B}[1~")
+        try await pane.waitForScreen(containing: "Log ─ line 1/")
+    }
+
     @Test func destroyingScreensDropsSubscribersAndReclaimsTheDead() async throws {
         // A slow app, so that what `c` does is not hidden by the traffic.
         let pane = try Self.start(["--rate", "20"], width: 120, height: 40)
