@@ -431,10 +431,16 @@ struct DashboardView {
                 lines.append((line, canvas.style()))
             }
         case .lifecycle(let change):
-            lines.append(("type      " + change.eventTypeName, canvas.style(bold: true, color: .cyan)))
+            // The leak kinds are about an object, not a type: they have no type to name.
+            if !change.eventTypeName.isEmpty {
+                let type =
+                    change.eventTypeName == SubscriberLifecycleEvent.wildcardTypeName
+                    ? "* (wildcard)" : change.eventTypeName
+                lines.append(("type      " + type, canvas.style(bold: true, color: .cyan)))
+            }
             if let originLine { lines.append(originLine) }
-            lines.append(("change    " + change.kind.rawValue + ", \(change.count)", canvas.style()))
-            if let observer = change.observerTypeName {
+            lines.append(("change    " + Self.changeText(change), canvas.style()))
+            if let observer = change.observerName {
                 lines.append(("observer  " + observer, canvas.style()))
             }
             lines.append(("", canvas.style()))
@@ -560,5 +566,29 @@ extension DashboardView {
                 ))
         }
         return lines
+    }
+}
+
+extension DashboardView {
+    /// What a lifecycle change was, with its count in the words of its kind: `unsubscribed, 2
+    /// subscriptions`, `cascade stopped, 10000 events set off`, `leak suspected`.
+    static func changeText(_ change: SubscriberLifecycleEvent) -> String {
+        func counted(_ one: String, _ many: String) -> String {
+            "\(change.count) \(change.count == 1 ? one : many)"
+        }
+        let subscriptions = counted("subscription", "subscriptions")
+        switch change.kind {
+        case .subscribed: return "subscribed, \(subscriptions)"
+        case .duplicateSubscription: return "duplicate subscription"
+        case .unsubscribed: return "unsubscribed, \(subscriptions)"
+        case .cancelled: return "cancelled, \(subscriptions)"
+        case .reclaimed: return "reclaimed, \(subscriptions)"
+        case .leakSuspected: return "leak suspected"
+        case .leakCleared: return "leak cleared"
+        case .cascadeStopped: return "cascade stopped, \(counted("event", "events")) set off"
+        case .handlerFailed: return "handler failed, \(counted("failure", "failures"))"
+        case .slowHandler: return "slow handler, \(counted("slow call", "slow calls"))"
+        case .slowDelivery: return "slow delivery, \(counted("slow delivery", "slow deliveries"))"
+        }
     }
 }

@@ -362,3 +362,18 @@ struct SourceCommandsTests {
         }
     }
 }
+
+@Suite("A lifecycle line's details")
+struct LifecycleDetailsTests {
+    @Test("say what changed in words, the count in its kind's unit, and no raw kind names")
+    func changesReadAsWords() {
+        func text(_ kind: SubscriberLifecycleEvent.Kind, count: Int = 1) -> String {
+            DashboardView.changeText(SubscriberLifecycleEvent(kind: kind, eventTypeName: "T", count: count))
+        }
+        #expect(text(.leakSuspected) == "leak suspected")
+        #expect(text(.cascadeStopped, count: 10_000) == "cascade stopped, 10000 events set off")
+        #expect(text(.unsubscribed, count: 2) == "unsubscribed, 2 subscriptions")
+        #expect(text(.reclaimed) == "reclaimed, 1 subscription")
+        #expect(text(.slowHandler, count: 3) == "slow handler, 3 slow calls")
+    }
+}
