@@ -299,7 +299,7 @@ struct DashboardView {
             rightStart = x
         }
         let titleEnd = grid.put(
-            TextFormat.truncate(title, width: rightStart - 2, ellipsis: canvas.glyphs.ellipsis), x: 0, y: 0,
+            Self.shortenedTitle(title, width: rightStart - 2, ellipsis: canvas.glyphs.ellipsis), x: 0, y: 0,
             style: canvas.style(bold: true, color: .cyan))
         if let busName = state.busName, title != busName, !TextFormat.text(title, contains: "bus " + busName)
         {
@@ -570,6 +570,19 @@ extension DashboardView {
 }
 
 extension DashboardView {
+    /// The title in `width` columns: a closing parenthetical that does not fit goes whole, so
+    /// that a shortened title never reads as another (`simulated app (seed 1…` of `(seed 11)`).
+    static func shortenedTitle(_ title: String, width: Int, ellipsis: String) -> String {
+        guard TextFormat.characterCount(title) > width else { return title }
+        if title.hasSuffix(")"), let open = title.lastIndex(of: "("), open > title.startIndex,
+            title[title.index(before: open)] == " "
+        {
+            let head = String(title[..<title.index(before: open)])
+            if head.count + ellipsis.count <= width { return head + ellipsis }
+        }
+        return TextFormat.truncate(title, width: width, ellipsis: ellipsis)
+    }
+
     /// What a lifecycle change was, with its count in the words of its kind: `unsubscribed, 2
     /// subscriptions`, `cascade stopped, 10000 events set off`, `leak suspected`.
     static func changeText(_ change: SubscriberLifecycleEvent) -> String {

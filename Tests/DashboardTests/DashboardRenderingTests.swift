@@ -377,3 +377,24 @@ struct LifecycleDetailsTests {
         #expect(text(.slowHandler, count: 3) == "slow handler, 3 slow calls")
     }
 }
+
+@Suite("The header's title, short of room")
+struct ShortenedTitleTests {
+    @Test("loses its parenthetical whole rather than cut a number in it")
+    func aParentheticalGoesWhole() {
+        #expect(
+            DashboardView.shortenedTitle("simulated app (seed 11)", width: 23, ellipsis: "…")
+                == "simulated app (seed 11)")
+        #expect(
+            DashboardView.shortenedTitle("simulated app (seed 11)", width: 22, ellipsis: "…")
+                == "simulated app…")
+        #expect(
+            DashboardView.shortenedTitle("simapp (pid 4737, bus simapp)", width: 12, ellipsis: "…")
+                == "simapp…")
+        #expect(
+            DashboardView.shortenedTitle("simulated app (seed 11)", width: 8, ellipsis: "…") == "simulat…")
+        #expect(
+            DashboardView.shortenedTitle("a replay of session.jsonl", width: 12, ellipsis: "…")
+                == "a replay of…")
+    }
+}
