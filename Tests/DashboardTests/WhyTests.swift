@@ -105,6 +105,20 @@ struct WhyTests {
         }
     }
 
+    @Test("in a wide window the Handlers pane's counts stay near the names they count")
+    func handlersInAWideWindow() throws {
+        let (dashboard, _) = Self.dashboard()
+        let grid = rendered(dashboard, width: 250, height: 50, now: startTime + 1)
+        let lines = grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let title = try #require(lines.firstIndex { $0.hasPrefix("─ Handlers ─ 3 handlers") }, "\(grid.text)")
+        let header = lines[title + 1]
+        let dropped = try #require(header.range(of: "DROPPED"))
+        #expect(header.distance(from: header.startIndex, to: dropped.upperBound) <= 2 * 44 + 62, "\(header)")
+        #expect(
+            header.distance(from: header.startIndex, to: try #require(header.range(of: "TYPE")).lowerBound)
+                == 44)
+    }
+
     @Test("the Handlers pane lists calls, times, slow calls and failures, worst first")
     func handlersPane() throws {
         let (dashboard, _) = Self.dashboard()

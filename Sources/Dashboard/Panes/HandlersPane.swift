@@ -99,6 +99,9 @@ extension HandlersPane {
         static let leftOutFirst = [6, 3, 2]
         /// Least room for the observer and type columns together.
         static let namesMinimum = 20
+        /// Most room for each of the observer and type columns: in a wide window the counts
+        /// stay near the names they count, not a hundred columns to their right.
+        static let nameMaximum = 44
 
         let observer: Int
         let type: Int
@@ -114,8 +117,8 @@ extension HandlersPane {
             }
             self.shown = shown
             let left = max(Self.namesMinimum, width - needed)
-            observer = left / 2
-            type = left - observer
+            observer = min(Self.nameMaximum, left / 2)
+            type = min(Self.nameMaximum, left - left / 2)
         }
     }
 
