@@ -71,7 +71,7 @@
         package init(
             url: String, since: Double?,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ replayed: Bool) -> Void,
-            replayEnded: @escaping @Sendable (ReplayOutcome, HeldDrops) -> Void
+            replayEnded: @escaping @Sendable (ReplayOutcome, FleetMessageCounts) -> Void
         ) throws(NATSBridgeError) {
             try NATSServerURL.validate(url)
             let core = FleetFeedCore(replaying: since != nil, deliver: deliver, replayEnded: replayEnded)
@@ -132,14 +132,14 @@
         package var droppedByClient: Int { live.droppedByClient }
 
         /// Live messages shed unread so far, by kind.
-        package var shed: FleetShedCounts { core.shedCounts }
+        package var shed: FleetMessageCounts { core.shedCounts }
 
         /// Connections made so far; it grows by one with each reconnection.
         package var connections: Int { connection.events.connections.load(ordering: .relaxed) }
 
         /// Live messages other than events dropped because the replay held too many (events
         /// dropped so leave a gap in their bridge's numbering, counted where it shows).
-        package var heldDrops: HeldDrops { core.heldDrops }
+        package var heldDrops: FleetMessageCounts { core.heldDrops }
 
         /// Asks every bridge for its bus's handler calls for the next few seconds (see
         /// ``NATSSubject/traceRequestSubject``); a monitor writing a trace asks every second.
@@ -197,49 +197,18 @@
         }
     }
 
-    extension NATSFleetFeed {
-        /// Live messages other than events that arrived while history replayed and found the
-        /// hold full, by what they were: each is a loss of its own kind, not a lost event.
-        package struct HeldDrops: Sendable, Hashable {
-            /// Subscribes, cancels, reclaims and leak reports.
-            package var lifecycle = 0
-            /// Handler calls, sent while a monitor traces them.
-            package var calls = 0
-            /// Snapshots and bridge reports: an app's totals until its next snapshot, a link's
-            /// state until its next report.
-            package var reports = 0
-
-            /// Creates counts.
-            package init(lifecycle: Int = 0, calls: Int = 0, reports: Int = 0) {
-                self.lifecycle = lifecycle
-                self.calls = calls
-                self.reports = reports
-            }
-
-            /// Counts `bytes`, a message as a bridge begins every one (`{"kind":"…"`), under its kind.
-            mutating func count(_ bytes: UnsafeRawBufferPointer) {
-                if bytes.starts(with: Self.lifecycleStart) {
-                    lifecycle += 1
-                } else if bytes.starts(with: Self.callStart) {
-                    calls += 1
-                } else {
-                    reports += 1
-                }
-            }
-            private static let lifecycleStart = Array(#"{"kind":"lifecycle""#.utf8)
-            private static let callStart = Array(#"{"kind":"call""#.utf8)
-        }
-    }
-
     /// The seam between history and live messages, shared by both subscriptions' threads.
     final class FleetFeedCore: Sendable {
         private let deliver: @Sendable (UnsafeRawBufferPointer, Bool) -> Void
-        /// Messages shed unread, by kind: counted, with no lock and nothing decoded, since
-        /// shedding is only worth its while if it is far quicker than reading.
+        /// Messages shed unread, by ``FleetMessageCounts/Kind``: counted with no lock and
+        /// nothing decoded, since shedding is only worth its while if it is far quicker than
+        /// reading.
         private let shedEvents = Atomic<Int>(0)
+        private let shedLifecycle = Atomic<Int>(0)
         private let shedCalls = Atomic<Int>(0)
+        private let shedReports = Atomic<Int>(0)
         private let shedOthers = Atomic<Int>(0)
-        private let replayEnded: @Sendable (NATSFleetFeed.ReplayOutcome, NATSFleetFeed.HeldDrops) -> Void
+        private let replayEnded: @Sendable (NATSFleetFeed.ReplayOutcome, FleetMessageCounts) -> Void
         private let seam: LockedValue<Seam>
 
         private struct Seam {
@@ -251,21 +220,21 @@
             /// The bytes of ``held``.
             var heldBytes = 0
             var heldHashes: Set<Int> = []
-            var heldDrops = NATSFleetFeed.HeldDrops()
+            var heldDrops = FleetMessageCounts()
             var replayed = 0
             var lastActivity = MonotonicClock.now()
         }
 
         init(
             replaying: Bool, deliver: @escaping @Sendable (UnsafeRawBufferPointer, Bool) -> Void,
-            replayEnded: @escaping @Sendable (NATSFleetFeed.ReplayOutcome, NATSFleetFeed.HeldDrops) -> Void
+            replayEnded: @escaping @Sendable (NATSFleetFeed.ReplayOutcome, FleetMessageCounts) -> Void
         ) {
             self.deliver = deliver
             self.replayEnded = replayEnded
             seam = LockedValue(Seam(replaying: replaying, ending: !replaying))
         }
 
-        var heldDrops: NATSFleetFeed.HeldDrops { seam.withLock(\.heldDrops) }
+        var heldDrops: FleetMessageCounts { seam.withLock(\.heldDrops) }
         var replayedCount: Int { seam.withLock(\.replayed) }
         var lastReplayActivity: Double { seam.withLock(\.lastActivity) }
         var hasEnded: Bool { seam.withLock(\.ending) }
@@ -275,12 +244,6 @@
             hasher.combine(bytes: bytes)
             return hasher.finalize()
         }
-
-        /// Whether `bytes` is a bridge's event, which begins as its encoder writes every one.
-        private static func isEvent(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            bytes.starts(with: eventStart)
-        }
-        private static let eventStart = Array(#"{"kind":"event","#.utf8)
 
         /// A live message: held while the replay runs, delivered otherwise.
         func live(_ bytes: UnsafeRawBufferPointer) {
@@ -292,10 +255,10 @@
                     seam.held.append(Array(bytes))
                     seam.heldBytes += bytes.count
                     seam.heldHashes.insert(Self.hash(bytes))
-                } else if !Self.isEvent(bytes) {
+                } else if FleetMessageCounts.Kind(of: bytes) != .event {
                     // An event dropped here leaves a gap in its bridge's numbering, which the
                     // fleet counts as lost when the next one arrives: counted there, once.
-                    seam.heldDrops.count(bytes)
+                    seam.heldDrops[FleetMessageCounts.Kind(of: bytes)] += 1
                 }
                 return false
             }
@@ -304,20 +267,23 @@
 
         /// Counts a live message shed unread by what it begins as.
         func shed(_ bytes: UnsafeRawBufferPointer) {
-            if Self.isEvent(bytes) {
-                shedEvents.add(1, ordering: .relaxed)
-            } else if bytes.starts(with: Self.callStart) {
-                shedCalls.add(1, ordering: .relaxed)
-            } else {
-                shedOthers.add(1, ordering: .relaxed)
+            switch FleetMessageCounts.Kind(of: bytes) {
+            case .event: shedEvents.add(1, ordering: .relaxed)
+            case .lifecycle: shedLifecycle.add(1, ordering: .relaxed)
+            case .call: shedCalls.add(1, ordering: .relaxed)
+            case .report: shedReports.add(1, ordering: .relaxed)
+            case .other: shedOthers.add(1, ordering: .relaxed)
             }
         }
-        private static let callStart = Array(#"{"kind":"call""#.utf8)
 
-        var shedCounts: FleetShedCounts {
-            FleetShedCounts(
-                events: shedEvents.load(ordering: .relaxed), calls: shedCalls.load(ordering: .relaxed),
-                others: shedOthers.load(ordering: .relaxed))
+        var shedCounts: FleetMessageCounts {
+            var counts = FleetMessageCounts()
+            counts[.event] = shedEvents.load(ordering: .relaxed)
+            counts[.lifecycle] = shedLifecycle.load(ordering: .relaxed)
+            counts[.call] = shedCalls.load(ordering: .relaxed)
+            counts[.report] = shedReports.load(ordering: .relaxed)
+            counts[.other] = shedOthers.load(ordering: .relaxed)
+            return counts
         }
 
         /// A message of the history; `pending` is how many the consumer has after it.

@@ -66,7 +66,7 @@ package final class NATSFleetSource: DashboardSource {
         var unreadable = 0
         var unattributed = 0
         /// Messages shed unread, and those nats.c dropped, as the last notices said them.
-        var shedSaid = FleetShedCounts()
+        var shedSaid = FleetMessageCounts()
         var droppedByClientSaid = 0
         var shedNotices = FleetState.NoticePace()
         var clientDropNotices = FleetState.NoticePace()
@@ -126,11 +126,12 @@ package final class NATSFleetSource: DashboardSource {
                                 "cannot replay history: \(reason); showing live messages only",
                                 isWarning: true, now: now)
                         }
-                        if heldDrops.reports > 0 {
+                        let reports = heldDrops[.report].clampedAdding(heldDrops[.other])
+                        if reports > 0 {
                             // Lost lifecycle changes and calls are counted with the others; a
                             // lost snapshot or bridge report has no count of its own.
                             shared.state.note(
-                                "\(heldDrops.reports) \(heldDrops.reports == 1 ? "snapshot or bridge report" : "snapshots and bridge reports") that came live while history replayed were dropped: too many were held; totals catch up with each app's next snapshot",
+                                "\(reports) snapshots, bridge reports and other messages that came live while history replayed were dropped: too many were held; totals catch up with each app's next snapshot",
                                 isWarning: true, now: now)
                         }
                     }
@@ -224,7 +225,7 @@ package final class NATSFleetSource: DashboardSource {
             let state = feed.state
             let connections = feed.connections
             let heldDrops = feed.heldDrops
-            let (heldLifecycle, heldCalls) = (heldDrops.lifecycle, heldDrops.calls)
+            let (heldLifecycle, heldCalls) = (heldDrops[.lifecycle], heldDrops[.call])
             let droppedByClient = feed.droppedByClient
             let shed = feed.shed
         #else
@@ -232,7 +233,7 @@ package final class NATSFleetSource: DashboardSource {
             let connections = 0
             let (heldLifecycle, heldCalls) = (0, 0)
             let droppedByClient = 0
-            let shed = FleetShedCounts()
+            let shed = FleetMessageCounts()
         #endif
         let problem = connectionProblem
         let url = shownURL
@@ -270,10 +271,10 @@ package final class NATSFleetSource: DashboardSource {
             if shed.total > shared.shedSaid.total, shared.shedNotices.takeTurn(now: now, atOnce: last) {
                 let more = shed.total - shared.shedSaid.total
                 let gaps =
-                    shed.events > 0
+                    shed[.event] > 0
                     ? "; the events show as gaps in their apps' numbering, counted as lost" : ""
                 shared.state.note(
-                    "busmon shed \(more) more messages unread while far behind (\(shed.events) events, \(shed.calls) handler calls and \(shed.others) others so far)\(gaps)",
+                    "busmon shed \(more) more messages unread while far behind (\(shed[.event]) events, \(shed[.call]) handler calls and \(shed.total - shed[.event] - shed[.call]) others so far)\(gaps)",
                     isWarning: true, now: now)
                 shared.shedSaid = shed
             }
@@ -297,7 +298,7 @@ package final class NATSFleetSource: DashboardSource {
             batch.records += shared.reordering.flush(appsQuietSince: quietSince, gone: gone)
             batch.droppedLifecycle = batch.droppedLifecycle.clampedAdding(heldLifecycle)
             // A handler call has no number to leave a gap in: one shed is counted here.
-            batch.droppedCalls = batch.droppedCalls.clampedAdding(heldCalls).clampedAdding(shed.calls)
+            batch.droppedCalls = batch.droppedCalls.clampedAdding(heldCalls).clampedAdding(shed[.call])
             batch.status =
                 problem != nil
                 ? "gave up on \(url)" : Self.status(shared, connected: state == .connected, url: url)
@@ -360,23 +361,48 @@ package final class NATSFleetSource: DashboardSource {
     }
 }
 
-/// Messages a fleet's subscription shed unread while busmon was far behind, by what they began
-/// as (``NATSFleetFeed/shedding``).
-package struct FleetShedCounts: Sendable, Hashable {
-    /// Events: each leaves a gap in its app's numbering, counted as lost where it shows.
-    package var events = 0
-    /// Handler calls, sent while a monitor traces them.
-    package var calls = 0
-    /// Anything else on the subjects (a stranger's).
-    package var others = 0
+/// Messages on a fleet's subjects counted unread, by what they begin as: the monitor's
+/// subscription shed them while far behind (``NATSFleetFeed/shedding``), or a history replay's
+/// full hold turned them away.
+package struct FleetMessageCounts: Sendable, Hashable {
+    /// What a message is, by how it begins: a bridge writes its kind first (`{"kind":"event",`).
+    package enum Kind: Int, CaseIterable, Sendable {
+        /// An event: each leaves a gap in its app's numbering, counted as lost where it shows.
+        case event
+        /// A subscribe, a cancel, a reclaim or a leak report.
+        case lifecycle
+        /// A handler call, sent while a monitor traces them.
+        case call
+        /// A snapshot or a bridge report: an app's totals until its next snapshot, a link's
+        /// state until its next report.
+        case report
+        /// Anything else on the subjects (a stranger's).
+        case other
 
-    /// Counts of nothing shed.
-    package init(events: Int = 0, calls: Int = 0, others: Int = 0) {
-        self.events = events
-        self.calls = calls
-        self.others = others
+        /// The kind `bytes` begins as.
+        package init(of bytes: UnsafeRawBufferPointer) {
+            self =
+                Self.starts.first { bytes.starts(with: $0.bytes) }?.kind ?? .other
+        }
+
+        private static let starts: [(bytes: [UInt8], kind: Kind)] = [
+            (Array(#"{"kind":"event","#.utf8), .event), (Array(#"{"kind":"lifecycle","#.utf8), .lifecycle),
+            (Array(#"{"kind":"call","#.utf8), .call), (Array(#"{"kind":"snapshot","#.utf8), .report),
+            (Array(#"{"kind":"bridge","#.utf8), .report),
+        ]
+    }
+
+    private var counts = Array(repeating: 0, count: Kind.allCases.count)
+
+    /// Counts of nothing.
+    package init() {}
+
+    /// The messages of `kind`.
+    package subscript(kind: Kind) -> Int {
+        get { counts[kind.rawValue] }
+        set { counts[kind.rawValue] = newValue }
     }
 
     /// All of them.
-    package var total: Int { events.clampedAdding(calls).clampedAdding(others) }
+    package var total: Int { counts.reduce(0) { $0.clampedAdding($1) } }
 }

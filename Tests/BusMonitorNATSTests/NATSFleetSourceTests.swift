@@ -86,7 +86,7 @@
     struct FleetFeedHoldTests {
         @Test("what the full hold turns away is counted by its kind, and an event not at all (its gap is)")
         func aFullHoldCountsWhatItDropsByKind() {
-            let ended = LockedValue<NATSFleetFeed.HeldDrops?>(nil)
+            let ended = LockedValue<FleetMessageCounts?>(nil)
             let core = FleetFeedCore(
                 replaying: true, deliver: { _, _ in },
                 replayEnded: { _, drops in ended.withLock { $0 = drops } })
@@ -103,7 +103,10 @@
             live(#"{"kind":"bridge","state":"closed"}"#)
             live(#"{"kind":"event","seq":-1}"#)
 
-            let expected = NATSFleetFeed.HeldDrops(lifecycle: 1, calls: 2, reports: 2)
+            var expected = FleetMessageCounts()
+            expected[.lifecycle] = 1
+            expected[.call] = 2
+            expected[.report] = 2
             #expect(core.heldDrops == expected)
             core.finish(.finished(messages: 0))
             #expect(ended.withLock { $0 } == expected)
@@ -118,7 +121,9 @@
             ] {
                 Array(line.utf8).withUnsafeBytes { core.shed($0) }
             }
-            #expect(core.shedCounts == FleetShedCounts(events: 2, calls: 1, others: 2))
+            #expect(core.shedCounts[.event] == 2)
+            #expect(core.shedCounts[.call] == 1)
+            #expect(core.shedCounts[.other] == 2)
             #expect(core.shedCounts.total == 5)
         }
     }
