@@ -285,19 +285,24 @@ import Testing
         output.split(separator: "\n").count { $0.hasPrefix(#"{"kind":"event""#) }
     }
 
-    @Test("a recording piped in, from a FIFO or through /dev/stdin, replays whole")
-    func replayFromAPipe() throws {
-        let directory = TemporaryDirectory()
-        let (recording, events) = try makeRecording(in: directory)
-        #expect(events > 10)
-
-        let piped = try ChildProcess.run(
+    /// A headless replay of `recording` piped through `/dev/stdin`, at full speed.
+    private func replayPiped(_ recording: String) throws -> ChildResult {
+        try ChildProcess.run(
             "/bin/sh",
             [
                 "-c", #"cat "$1" | "$0" --replay /dev/stdin --headless --speed 1e6"#,
                 try BusmonBinary.require(), recording,
             ],
             environment: environment)
+    }
+
+    @Test("a recording piped in, from a FIFO or through /dev/stdin, replays whole")
+    func replayFromAPipe() throws {
+        let directory = TemporaryDirectory()
+        let (recording, events) = try makeRecording(in: directory)
+        #expect(events > 10)
+
+        let piped = try replayPiped(recording)
         #expect(piped.status == 0, "\(piped.standardError)")
         #expect(Self.events(in: piped.standardOutput) == events)
 
@@ -324,13 +329,7 @@ import Testing
         let damaged = directory.file("damaged.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(toFile: damaged, atomically: true, encoding: .utf8)
 
-        let piped = try ChildProcess.run(
-            "/bin/sh",
-            [
-                "-c", #"cat "$1" | "$0" --replay /dev/stdin --headless --speed 1e6"#,
-                try BusmonBinary.require(), damaged,
-            ],
-            environment: environment)
+        let piped = try replayPiped(damaged)
         // Played whole, then 1, as a damaged file's replay ends.
         #expect(piped.status == 1, "\(piped.standardError)")
         #expect(Self.events(in: piped.standardOutput) == events)
