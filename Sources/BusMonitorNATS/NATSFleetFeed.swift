@@ -255,10 +255,11 @@
                     seam.held.append(Array(bytes))
                     seam.heldBytes += bytes.count
                     seam.heldHashes.insert(Self.hash(bytes))
-                } else if FleetMessageCounts.Kind(of: bytes) != .event {
+                } else {
                     // An event dropped here leaves a gap in its bridge's numbering, which the
                     // fleet counts as lost when the next one arrives: counted there, once.
-                    seam.heldDrops[FleetMessageCounts.Kind(of: bytes)] += 1
+                    let kind = FleetMessageCounts.Kind(of: bytes)
+                    if kind != .event { seam.heldDrops[kind] += 1 }
                 }
                 return false
             }
