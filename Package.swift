@@ -158,8 +158,8 @@ let package = Package(
         .testTarget(
             name: "BusMonitorNATSTests",
             dependencies: [
-                "BusMonitorNATS", "BusMonitor", "BusWire", "EventBus", "EventBusNATS", "TestSupport",
-                "ProcessTestSupport",
+                "BusMonitorNATS", "BusMonitor", "BusWire", "EventBus", "EventBusNATS", "NATSClient",
+                "TestSupport", "ProcessTestSupport",
             ]),
         .testTarget(
             name: "BusmonTests",

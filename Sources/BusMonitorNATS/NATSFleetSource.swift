@@ -70,6 +70,9 @@ package final class NATSFleetSource: DashboardSource {
         var droppedByClientSaid = 0
         var shedNotices = FleetState.NoticePace()
         var clientDropNotices = FleetState.NoticePace()
+        /// Messages skipped unread (unreadable, or naming no app) as the last notice said them.
+        var skippedSaid = 0
+        var skippedNotices = FleetState.NoticePace()
         var replayed = 0
         var closed = false
         /// Whether the reason nats.c stopped trying was told.
@@ -277,6 +280,15 @@ package final class NATSFleetSource: DashboardSource {
                     "busmon shed \(more) more messages unread while far behind (\(shed[.event]) events, \(shed[.call]) handler calls and \(shed.total - shed[.event] - shed[.call]) others so far)\(gaps)",
                     isWarning: true, now: now)
                 shared.shedSaid = shed
+            }
+            // Said as well as shown in the status, which a headless run writes only in its
+            // summaries: on stderr, a stranger's junk on the subjects is heard of as it comes.
+            let skipped = shared.unreadable.clampedAdding(shared.unattributed)
+            if skipped > shared.skippedSaid, shared.skippedNotices.takeTurn(now: now, atOnce: last) {
+                shared.state.note(
+                    "skipped \(skipped - shared.skippedSaid) more messages on \(NATSSubject.root).> that busmon could not read or place (\(shared.unreadable) unreadable, \(shared.unattributed) naming no app so far)",
+                    isWarning: true, now: now)
+                shared.skippedSaid = skipped
             }
             if droppedByClient > shared.droppedByClientSaid,
                 shared.clientDropNotices.takeTurn(now: now, atOnce: last)

@@ -4,6 +4,7 @@
     import BusWire
     import EventBus
     import EventBusNATS
+    import NATSClient
     import ProcessTestSupport
     import Testing
     import TestSupport
@@ -60,6 +61,39 @@
                 batches.compactMap(\.fleet).last?.first?.presence == .gone
             }
             #expect(after.flatMap(\.notices).contains { $0.text.hasSuffix("left (its bridge closed)") })
+        }
+
+        @Test func messagesBusmonCannotReadOrPlaceAreSaidNotOnlyCounted() throws {
+            let server = try NATSServer()
+            let source = try NATSFleetSource(url: server.url)
+            defer { source.close() }
+            #expect(eventually(timeout: 10) { source.hasConnected })
+            let stranger = try NATSConnection.connect(
+                url: server.url, name: "stranger", options: options, events: ConnectionEvents(onConnected: {})
+            )
+            defer { stranger.close() }
+            // busmon's subscription reaches the server in its own time: a stranger says its
+            // junk until busmon has heard some.
+            let subject = Array("eventbus.x.y".utf8CString)
+            let batches = drainUntil(source, timeout: 20) { batches in
+                for line in [
+                    "junk", #"{"kind":"event","seq":1,"time":1,"typeName":"T","receivers":0,"payload":"x"}"#,
+                ] {
+                    let bytes = Array(line.utf8)
+                    _ = subject.withUnsafeBufferPointer { subject in
+                        bytes.withUnsafeBufferPointer {
+                            stranger.publish(subject: subject.baseAddress!, bytes: $0)
+                        }
+                    }
+                }
+                _ = stranger.flush(timeout: 2)
+                return batches.flatMap(\.notices).contains { $0.text.contains("naming no app") }
+            }
+            let notice = try #require(batches.flatMap(\.notices).first { $0.text.contains("naming no app") })
+            #expect(notice.isWarning)
+            #expect(notice.text.hasPrefix("skipped "), "\(notice.text)")
+            #expect(
+                notice.text.contains("on eventbus.> that busmon could not read or place ("), "\(notice.text)")
         }
 
         @Test func sinceReplaysWhatTheStreamKept() throws {
