@@ -384,6 +384,10 @@ package class DashboardController {
             visibleLines: { [unowned self] in visibleLines() })
     }
 
+    /// The most characters a prompt takes: a filter or a typed time is a few words, and a key
+    /// held down must not grow one without end.
+    static let longestPrompt = 200
+
     /// Edits the open prompt; Enter applies the filter, or sends the command with the value.
     private func handlePromptKey(_ key: DashboardKey) -> DashboardCommand? {
         guard var text = prompt else { return nil }
@@ -402,7 +406,7 @@ package class DashboardController {
             if !text.isEmpty { text.removeLast() }
             prompt = text
         case .character(let character):
-            if !character.isNewline, text.count < 200 { text.append(character) }
+            if !character.isNewline, text.count < Self.longestPrompt { text.append(character) }
             prompt = text
         default:
             break

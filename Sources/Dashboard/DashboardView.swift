@@ -318,7 +318,11 @@ struct DashboardView {
     private func drawBottomBar(_ grid: inout CellGrid) {
         let y = grid.height - 1
         if let prompt {
-            let label = promptLabel.map { $0 + ": " } ?? "Filter: "
+            // A full prompt takes no more keys: said where the eye is, not left to be found out.
+            let full =
+                prompt.count >= DashboardController.longestPrompt
+                ? " (\(DashboardController.longestPrompt) characters at most)" : ""
+            let label = (promptLabel ?? "Filter") + full + ": "
             let end = grid.put(label, x: 0, y: y, style: canvas.style(bold: true, color: .yellow))
             // A filter longer than the line shows its end, where the cursor is.
             let room = max(0, grid.width - end - 1)

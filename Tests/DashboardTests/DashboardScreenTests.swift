@@ -106,6 +106,17 @@ struct DashboardScreenTests {
         #expect(row.split(separator: " ")[1] == "1000")
     }
 
+    @Test("a prompt that takes no more characters says so in its label")
+    func aFullPromptSaysSo() {
+        let (dashboard, _, now) = dashboard()
+        type("/" + String(repeating: "a", count: DashboardController.longestPrompt - 1), into: dashboard)
+        #expect(rendered(dashboard, width: 100, height: 30, now: now).row(29).hasPrefix("Filter: "))
+        type("bXYZ", into: dashboard)
+        let bar = rendered(dashboard, width: 100, height: 30, now: now).row(29)
+        #expect(bar.hasPrefix("Filter (200 characters at most): "), "\(bar)")
+        #expect(bar.contains("ab ") || bar.hasSuffix("ab"), "the keys past the limit are not taken: \(bar)")
+    }
+
     @Test(arguments: [(60, 16), (120, 40)])
     func aLongFilterScrollsInThePromptAndTheHeaderKeepsItsState(width: Int, height: Int) throws {
         // Given a long filter applied, then edited further
