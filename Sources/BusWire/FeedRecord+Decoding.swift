@@ -96,7 +96,7 @@ extension FeedRecord {
         var parser = JSONParser(line)
         // A snapshot's arrays are all read: built while they are checked, not parsed twice.
         var members = try parser.parseRecord(buildingContainersFor: "snapshot")
-        guard case .string(let kind)? = JSONLineMembers.find("kind", in: members) else {
+        guard case .string(let kind)? = JSONLineMembers.find(JSONName.kind, in: members) else {
             throw .missingKind
         }
         if kind != "snapshot", parser.builtContainers {
@@ -295,7 +295,7 @@ extension FeedRecord {
 /// Typed access to the fields of one record, with errors that name the field and the kind.
 private struct RecordFields {
     package let kind: String
-    package let members: [(key: String, value: JSONValue)]
+    package let members: JSONMembers
     /// The line, which ranges in the values point into.
     package let bytes: UnsafeBufferPointer<UInt8>
     package var prefix = ""
@@ -334,7 +334,12 @@ private struct RecordFields {
 
     /// A whole number from 0 up to `Int.max`.
     package func count(_ name: String) throws(FeedDecodingError) -> Int {
-        let found = try value(name)
+        try count(name, from: try value(name))
+    }
+
+    /// ``count(_:)`` of the value `found` under `name`, which the caller looked up already: each
+    /// lookup is a walk over the line's members.
+    private func count(_ name: String, from found: JSONValue) throws(FeedDecodingError) -> Int {
         guard case .number(let number) = found else { throw wrongType(name, "a whole number", found) }
         guard number.isWhole else {
             throw .invalidNumber(
@@ -352,7 +357,8 @@ private struct RecordFields {
 
     /// A count, or nil when the field is absent.
     package func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
-        find(name) == nil ? nil : try count(name)
+        guard let found = find(name) else { return nil }
+        return try count(name, from: found)
     }
 
     /// The `app`, `host` and `pid` fields of a record from a fleet, when all three are there;
@@ -375,18 +381,29 @@ private struct RecordFields {
         }
         return PublishTrace(
             eventID: try optionalID("eventID") ?? 0, causeID: try optionalID("causeID"), site: site,
-            thread: find("thread") == nil ? nil : try thread(),
+            thread: try optionalThread(),
             publishedAtNanoseconds: try optionalCount("publishedNs", atMost: FeedRecord.latestNanoseconds))
+    }
+
+    /// The `thread` and `mainThread` fields, or nil when `thread` is absent.
+    private func optionalThread() throws(FeedDecodingError) -> TraceThread? {
+        guard let found = find("thread") else { return nil }
+        let isMain = try isMainThread()
+        return TraceThread(id: UInt64(try count("thread", from: found)), isMain: isMain)
+    }
+
+    /// The `mainThread` field: false when it is absent or `null`.
+    private func isMainThread() throws(FeedDecodingError) -> Bool {
+        switch find("mainThread") {
+        case nil, .null?: return false
+        case .bool(let value)?: return value
+        case let other?: throw wrongType("mainThread", "true or false", other)
+        }
     }
 
     /// The `thread` and `mainThread` fields.
     func thread() throws(FeedDecodingError) -> TraceThread {
-        let isMain: Bool
-        switch find("mainThread") {
-        case nil, .null?: isMain = false
-        case .bool(let value)?: isMain = value
-        case let other?: throw wrongType("mainThread", "true or false", other)
-        }
+        let isMain = try isMainThread()
         return TraceThread(id: try id("thread"), isMain: isMain)
     }
 
@@ -399,7 +416,7 @@ private struct RecordFields {
     package func optionalID(_ name: String) throws(FeedDecodingError) -> UInt64? {
         switch find(name) {
         case nil, .null?: return nil
-        default: return try id(name)
+        case let found?: return UInt64(try count(name, from: found))
         }
     }
 
@@ -488,7 +505,13 @@ private struct RecordFields {
 
     /// A count no larger than `limit`: nanoseconds, which a reader adds and subtracts.
     func count(_ name: String, atMost limit: Int) throws(FeedDecodingError) -> Int {
-        let value = try count(name)
+        try count(name, from: try value(name), atMost: limit)
+    }
+
+    private func count(
+        _ name: String, from found: JSONValue, atMost limit: Int
+    ) throws(FeedDecodingError) -> Int {
+        let value = try count(name, from: found)
         guard value <= limit else {
             throw .invalidNumber(
                 field: prefix + name, kind: kind, reason: "is out of range (at most \(limit))")
@@ -498,7 +521,8 @@ private struct RecordFields {
 
     /// ``count(_:atMost:)``, or nil when the field is absent.
     func optionalCount(_ name: String, atMost limit: Int) throws(FeedDecodingError) -> Int? {
-        find(name) == nil ? nil : try count(name, atMost: limit)
+        guard let found = find(name) else { return nil }
+        return try count(name, from: found, atMost: limit)
     }
 
     /// An array, built from the text the parser checked.
@@ -518,7 +542,7 @@ private struct RecordFields {
     /// is absent or `null`.
     package func optionalObject(
         _ name: String
-    ) throws(FeedDecodingError) -> [(key: String, value: JSONValue)]? {
+    ) throws(FeedDecodingError) -> JSONMembers? {
         switch find(name) {
         case nil, .null?: return nil
         case .unparsed(true, let range)?:

@@ -48,7 +48,7 @@ enum JSONValue {
     case string(String)
     case array([JSONValue])
     /// Members in the order written; lookups take the last of duplicate names.
-    case object([(key: String, value: JSONValue)])
+    case object(JSONMembers)
     /// An object or array whose text was checked but not built, found at `range` in the input.
     case unparsed(isObject: Bool, range: Range<Int>)
     /// A value that was checked and skipped without being built.
@@ -97,14 +97,15 @@ struct JSONParser {
     /// than checked now and parsed again by the reader that needs them all (a snapshot's rows).
     mutating func parseRecord(
         buildingContainersFor builtKind: String? = nil
-    ) throws(FeedDecodingError) -> [(key: String, value: JSONValue)] {
+    ) throws(FeedDecodingError) -> JSONMembers {
         skipWhitespace()
         guard position < bytes.count else { throw malformed("the line is empty") }
         guard bytes[position] == ASCII.openBrace else { throw .notAnObject }
         position += 1
         depth = 1
-        var members: [(key: String, value: JSONValue)] = []
-        members.reserveCapacity(8)
+        var members: JSONMembers = []
+        // Room for a fleet's event with its trace, so that a line's members are one allocation.
+        members.reserveCapacity(16)
         var buildsContainers = false
         skipWhitespace()
         if peekIs(ASCII.closeBrace) {
@@ -117,7 +118,7 @@ struct JSONParser {
                 let start = position
                 let isContainer = peekIs(ASCII.openBrace) || peekIs(ASCII.openBracket)
                 let value = try parseValue(build: !isContainer || buildsContainers)
-                if let builtKind, name == "kind", case .string(let kind) = value {
+                if let builtKind, name == JSONName.kind, case .string(let kind) = value {
                     buildsContainers = kind == builtKind
                 }
                 if isContainer && buildsContainers { builtContainers = true }
@@ -183,7 +184,7 @@ struct JSONParser {
 
     private mutating func parseObject(build: Bool) throws(FeedDecodingError) -> JSONValue {
         try enterContainer()
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         skipWhitespace()
         if peekIs(ASCII.closeBrace) {
             position += 1
@@ -244,11 +245,52 @@ struct JSONParser {
         throw malformed("expected ',' or '\(Character(Unicode.Scalar(closing)))', found \(describe(byte))")
     }
 
-    private mutating func parseKey() throws(FeedDecodingError) -> String {
+    private mutating func parseKey() throws(FeedDecodingError) -> JSONName {
         try expectKeyQuote()
-        let name = try parseString()
+        let start = position + 1
+        var end = start
+        // Names are short and plain: packed straight from the bytes between the quotes, with
+        // no `String` made. A name with an escape is read as any string is, then packed.
+        if let base = bytes.baseAddress {
+            // Eight bytes at a time up to the first that ends a plain name.
+            let raw = UnsafeRawPointer(base)
+            while end + 8 <= bytes.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: end, as: UInt64.self))
+                let stops = Self.nameStops(in: word)
+                if stops != 0 {
+                    end += stops.trailingZeroBitCount >> 3
+                    break
+                }
+                end += 8
+            }
+        }
+        while end < bytes.count, bytes[end] != ASCII.quote, bytes[end] != ASCII.backslash, bytes[end] >= 0x20
+        {
+            end += 1
+        }
+        let name: JSONName
+        if end < bytes.count, bytes[end] == ASCII.quote {
+            name = JSONName(in: bytes, from: start, to: end)
+            position = end + 1
+        } else {
+            name = JSONName(try parseString())
+        }
         try expectColon(after: name)
         return name
+    }
+
+    /// The bytes of `word` (eight bytes of a line, the first in the lowest byte) that end a
+    /// plain name: a quote, a backslash or a control character, each marked by its top bit.
+    /// Only the lowest mark is sure (a borrow may mark a byte above it), and it is the one used.
+    private static func nameStops(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(ASCII.quote))
+        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
+        let quoteMarks = (quotes &- ones) & ~quotes
+        let backslashMarks = (backslashes &- ones) & ~backslashes
+        let controlMarks = (word &- ones &* 0x20) & ~word
+        return (quoteMarks | backslashMarks | controlMarks) & tops
     }
 
     private mutating func skipKey() throws(FeedDecodingError) {
@@ -264,10 +306,10 @@ struct JSONParser {
         }
     }
 
-    private mutating func expectColon(after name: String?) throws(FeedDecodingError) {
+    private mutating func expectColon(after name: JSONName?) throws(FeedDecodingError) {
         skipWhitespace()
         guard peekIs(ASCII.colon) else {
-            throw malformed("expected ':' after " + (name.map { "field \"\($0)\"" } ?? "a field name"))
+            throw malformed("expected ':' after " + (name.map { "field \"\($0.text)\"" } ?? "a field name"))
         }
         position += 1
     }
@@ -554,7 +596,7 @@ struct JSONParser {
 /// is not what was expected rather than an error to explain.
 package struct JSONLineMembers {
     /// The members in the order they came.
-    let members: [(key: String, value: JSONValue)]
+    let members: JSONMembers
 
     /// Parses `line` (without its `\n`); `nil` when it is not one JSON object.
     ///
@@ -570,7 +612,7 @@ package struct JSONLineMembers {
         self.members = members
     }
 
-    private init(members: [(key: String, value: JSONValue)]) {
+    private init(members: JSONMembers) {
         self.members = members
     }
 
@@ -617,12 +659,129 @@ package struct JSONLineMembers {
     /// The value of the member `name` of `members`; the last of duplicate names wins, as in most
     /// JSON readers. A loop over indices rather than `last(where:)`: every field of every line
     /// is looked up here, and a closure call per member is most of a debug build's decoding.
-    static func find(_ name: String, in members: [(key: String, value: JSONValue)]) -> JSONValue? {
-        var index = members.count
-        while index > 0 {
-            index -= 1
-            if members[index].key == name { return members[index].value }
+    static func find(_ name: String, in members: JSONMembers) -> JSONValue? {
+        find(JSONName(name), in: members)
+    }
+
+    /// The value of the member `name` of `members`, the last of duplicate names.
+    static func find(_ name: JSONName, in members: JSONMembers) -> JSONValue? {
+        members.withUnsafeBufferPointer { members in
+            var index = members.count
+            while index > 0 {
+                index -= 1
+                if members[index].key == name { return members[index].value }
+            }
+            return nil
         }
-        return nil
+    }
+}
+
+/// An object's members in the order written, each name packed for comparing.
+typealias JSONMembers = [(key: JSONName, value: JSONValue)]
+
+/// A member's name as the decoder compares it: its UTF-8 bytes packed into integers, so that
+/// finding a field among a line's members compares integers, not strings. Every field of every
+/// line is found by a walk over the line's members, and comparing two `String`s that differ is
+/// a call into the standard library each time.
+///
+/// Names of up to 32 bytes, which every name the wire format uses is, are held whole, so their
+/// comparison is exact. Past 32 bytes the rest is held as a 64-bit hash: a longer name a
+/// newer writer sends is never one this reader looks up, whatever its hash.
+struct JSONName: Equatable {
+    /// Bytes 0 to 31 in four words, the first byte of each in its lowest byte; zero past the end.
+    private let first: UInt64
+    private let second: UInt64
+    private let third: UInt64
+    private let fourth: UInt64
+    /// The length in bytes.
+    private let length: Int
+    /// FNV-1a of the bytes past the 32nd; 0 for shorter names.
+    private let rest: UInt64
+
+    /// The `kind` member's name, which every record has.
+    static let kind = JSONName("kind")
+
+    /// Packs `bytes`, the UTF-8 of a name without escapes.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let count = bytes.count
+        if let base = bytes.baseAddress, count >= 8, count <= 32 {
+            // Whole words loaded at once; a last partial word is loaded as the eight bytes that
+            // end the name and shifted down, so that no byte past the name is read.
+            let raw = UnsafeRawPointer(base)
+            func word(_ offset: Int) -> UInt64 {
+                if offset + 8 <= count {
+                    return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                }
+                if offset >= count { return 0 }
+                let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+                return last &>> (8 &* UInt64(offset + 8 - count))
+            }
+            self.init(words: (word(0), word(8), word(16), word(24)), length: count, rest: 0)
+            return
+        }
+        if count < 8 {
+            var word: UInt64 = 0
+            for index in 0..<count { word |= UInt64(bytes[index]) &<< (8 &* UInt64(index)) }
+            self.init(words: (word, 0, 0, 0), length: count, rest: 0)
+            return
+        }
+        var index = 0
+        while index < count && index < 32 {
+            let byte = UInt64(bytes[index]) &<< (8 &* UInt64(index & 7))
+            switch index >> 3 {
+            case 0: words.0 |= byte
+            case 1: words.1 |= byte
+            case 2: words.2 |= byte
+            default: words.3 |= byte
+            }
+            index += 1
+        }
+        var rest: UInt64 = 0
+        if count > 32 {
+            rest = 0xcbf2_9ce4_8422_2325
+            while index < count {
+                rest = (rest ^ UInt64(bytes[index])) &* 0x100_0000_01b3
+                index += 1
+            }
+        }
+        self.init(words: words, length: count, rest: rest)
+    }
+
+    private init(words: (UInt64, UInt64, UInt64, UInt64), length: Int, rest: UInt64) {
+        (first, second, third, fourth) = words
+        self.length = length
+        self.rest = rest
+    }
+
+    /// Packs the name at `start..<end` of `line`, which may read, and leave out, the bytes
+    /// after it that `line` holds.
+    init(in line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) {
+        let count = end - start
+        if count < 8, start + 8 <= line.count, let base = line.baseAddress {
+            let word = UInt64(
+                littleEndian: UnsafeRawPointer(base).loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            let kept = count == 0 ? 0 : word & (UInt64.max &>> (8 &* UInt64(8 - count)))
+            self.init(words: (kept, 0, 0, 0), length: count, rest: 0)
+        } else {
+            self.init(UnsafeBufferPointer(rebasing: line[start..<end]))
+        }
+    }
+
+    /// Packs `name`.
+    init(_ name: String) {
+        var name = name
+        self = name.withUTF8 { JSONName($0) }
+    }
+
+    /// The name as text, for messages: the first 32 bytes of a longer name, and an ellipsis.
+    var text: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(length, 32))
+        let words = [first, second, third, fourth]
+        for index in 0..<min(length, 32) {
+            bytes.append(UInt8(truncatingIfNeeded: words[index >> 3] &>> (8 &* UInt64(index & 7))))
+        }
+        return String(decoding: bytes, as: UTF8.self) + (length > 32 ? "…" : "")
     }
 }
