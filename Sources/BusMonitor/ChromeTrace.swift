@@ -392,7 +392,7 @@ struct ChromeTrace: Sendable {
         let time = Self.nanoseconds(record.time)
         guard let process = self.process(for: record.origin, at: time) else { return }
         let subject = change.observerTypeName ?? change.eventTypeName
-        begin("i", name: "\(change.kind.rawValue) \(subject)", category: "lifecycle")
+        begin("i", name: "\(change.kind.words) \(subject)", category: "lifecycle")
         writer.field("s", "p")
         field(process: process, thread: nil, time: time)
         writer.beginObject("args")
@@ -638,5 +638,25 @@ struct BoundedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let forgotten = order.prefix(order.count / 2)
         for old in forgotten { values[old] = nil }
         order.removeFirst(forgotten.count)
+    }
+}
+
+extension SubscriberLifecycleEvent.Kind {
+    /// The change in words, as a trace's instants and the dashboard's details name it:
+    /// `leak suspected`, not the wire's `leakSuspected`.
+    package var words: String {
+        switch self {
+        case .subscribed: "subscribed"
+        case .duplicateSubscription: "duplicate subscription"
+        case .unsubscribed: "unsubscribed"
+        case .cancelled: "cancelled"
+        case .reclaimed: "reclaimed"
+        case .leakSuspected: "leak suspected"
+        case .leakCleared: "leak cleared"
+        case .cascadeStopped: "cascade stopped"
+        case .handlerFailed: "handler failed"
+        case .slowHandler: "slow handler"
+        case .slowDelivery: "slow delivery"
+        }
     }
 }

@@ -177,6 +177,8 @@ package final class HeadlessRunner: Sendable {
         var lifecycle = 0
         var dropped = 0
         var lifecycleDropped = 0
+        /// Handler calls lost on the way, as the newest batch counted them.
+        var callsDropped = 0
         var perType: [String: Int] = [:]
         /// Events of the types past the first ``maximumTypes`` names, which are not listed.
         var otherTypeEvents = 0
@@ -248,6 +250,7 @@ package final class HeadlessRunner: Sendable {
             _ = lines.write(batch, into: &writer)
             dropped = batch.droppedEvents
             lifecycleDropped = batch.droppedLifecycle
+            callsDropped = batch.droppedCalls
             droppedPastTheLimit = batch.droppedFromAppsPastTheLimit
             // A file that stopped is said after the source's state, as one status.
             if let status = batch.status { self.status = status }
@@ -258,8 +261,9 @@ package final class HeadlessRunner: Sendable {
         /// What the newest batch counted as lost.
         var losses: RecordLosses {
             RecordLosses(
-                events: dropped, lifecycleChanges: lifecycleDropped, fromAppsPastTheLimit: droppedPastTheLimit
-            )
+                events: dropped, lifecycleChanges: lifecycleDropped,
+                fromAppsPastTheLimit: droppedPastTheLimit,
+                handlerCalls: callsDropped)
         }
 
         /// The newest snapshot of each app, a gone app's retired (``BusSnapshot/retired``): its

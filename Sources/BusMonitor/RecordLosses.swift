@@ -11,16 +11,23 @@ package struct RecordLosses: Sendable, Hashable {
     package var lifecycleChanges: Int
     /// Records of apps past the most a fleet lists at once, dropped apart from the others.
     package var fromAppsPastTheLimit: Int
+    /// Handler calls lost on the way while a trace asked for them: the trace lacks their slices.
+    package var handlerCalls: Int
 
     /// Losses of these sizes.
-    package init(events: Int = 0, lifecycleChanges: Int = 0, fromAppsPastTheLimit: Int = 0) {
+    package init(
+        events: Int = 0, lifecycleChanges: Int = 0, fromAppsPastTheLimit: Int = 0, handlerCalls: Int = 0
+    ) {
         self.events = events
         self.lifecycleChanges = lifecycleChanges
         self.fromAppsPastTheLimit = fromAppsPastTheLimit
+        self.handlerCalls = handlerCalls
     }
 
     /// Whether nothing was lost.
-    package var isEmpty: Bool { events == 0 && lifecycleChanges == 0 && fromAppsPastTheLimit == 0 }
+    package var isEmpty: Bool {
+        events == 0 && lifecycleChanges == 0 && fromAppsPastTheLimit == 0 && handlerCalls == 0
+    }
 
     /// What was lost, in words, such as "1200 events and 3 lifecycle changes dropped on the
     /// way"; `nil` when nothing was.
@@ -30,7 +37,11 @@ package struct RecordLosses: Sendable, Hashable {
         if lifecycleChanges > 0 {
             parts.append(Self.count(lifecycleChanges, "lifecycle change", "lifecycle changes"))
         }
-        var phrase = parts.isEmpty ? "" : parts.joined(separator: " and ") + " dropped on the way"
+        if handlerCalls > 0 { parts.append(Self.count(handlerCalls, "handler call", "handler calls")) }
+        let listed =
+            parts.count > 1
+            ? parts.dropLast().joined(separator: ", ") + " and " + parts.last! : parts.first ?? ""
+        var phrase = parts.isEmpty ? "" : listed + " dropped on the way"
         if fromAppsPastTheLimit > 0 {
             if !phrase.isEmpty { phrase += "; " }
             phrase += Self.count(fromAppsPastTheLimit, "record", "records")

@@ -300,13 +300,20 @@ private struct RecordFields {
     package let bytes: UnsafeBufferPointer<UInt8>
     package var prefix = ""
 
-    private func find(_ name: String) -> JSONValue? {
-        JSONLineMembers.find(name, in: members)
+    private func find(_ name: StaticString) -> JSONValue? {
+        JSONLineMembers.find(JSONName(name), in: members)
     }
 
-    private func value(_ name: String) throws(FeedDecodingError) -> JSONValue {
-        guard let value = find(name) else { throw .missingField(field: prefix + name, kind: kind) }
+    private func value(_ name: StaticString) throws(FeedDecodingError) -> JSONValue {
+        guard let value = find(name) else {
+            throw .missingField(field: prefix + name.description, kind: kind)
+        }
         return value
+    }
+
+    private func wrongType(_ name: StaticString, _ expected: String, _ found: JSONValue) -> FeedDecodingError
+    {
+        wrongType(name.description, expected, found)
     }
 
     private func wrongType(_ name: String, _ expected: String, _ found: JSONValue) -> FeedDecodingError {
@@ -317,14 +324,14 @@ private struct RecordFields {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
-    package func string(_ name: String) throws(FeedDecodingError) -> String {
+    package func string(_ name: StaticString) throws(FeedDecodingError) -> String {
         let found = try value(name)
         guard case .string(let text) = found else { throw wrongType(name, "a string", found) }
         return text
     }
 
     /// A string, or nil when the field is absent or `null`.
-    package func optionalString(_ name: String) throws(FeedDecodingError) -> String? {
+    package func optionalString(_ name: StaticString) throws(FeedDecodingError) -> String? {
         switch find(name) {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -333,30 +340,30 @@ private struct RecordFields {
     }
 
     /// A whole number from 0 up to `Int.max`.
-    package func count(_ name: String) throws(FeedDecodingError) -> Int {
+    package func count(_ name: StaticString) throws(FeedDecodingError) -> Int {
         try count(name, from: try value(name))
     }
 
     /// ``count(_:)`` of the value `found` under `name`, which the caller looked up already: each
     /// lookup is a walk over the line's members.
-    private func count(_ name: String, from found: JSONValue) throws(FeedDecodingError) -> Int {
+    private func count(_ name: StaticString, from found: JSONValue) throws(FeedDecodingError) -> Int {
         guard case .number(let number) = found else { throw wrongType(name, "a whole number", found) }
         guard number.isWhole else {
             throw .invalidNumber(
-                field: prefix + name, kind: kind,
+                field: prefix + name.description, kind: kind,
                 reason: "should be a whole number, found \(text(number.range))")
         }
         guard let integer = number.integer else {
-            throw .invalidNumber(field: prefix + name, kind: kind, reason: "is too large")
+            throw .invalidNumber(field: prefix + name.description, kind: kind, reason: "is too large")
         }
         guard integer >= 0 else {
-            throw .invalidNumber(field: prefix + name, kind: kind, reason: "must not be negative")
+            throw .invalidNumber(field: prefix + name.description, kind: kind, reason: "must not be negative")
         }
         return integer
     }
 
     /// A count, or nil when the field is absent.
-    package func optionalCount(_ name: String) throws(FeedDecodingError) -> Int? {
+    package func optionalCount(_ name: StaticString) throws(FeedDecodingError) -> Int? {
         guard let found = find(name) else { return nil }
         return try count(name, from: found)
     }
@@ -408,12 +415,12 @@ private struct RecordFields {
     }
 
     /// An observer serial: a whole number from 0 up to `Int.max`.
-    package func id(_ name: String) throws(FeedDecodingError) -> UInt64 {
+    package func id(_ name: StaticString) throws(FeedDecodingError) -> UInt64 {
         UInt64(try count(name))
     }
 
     /// An observer serial, or nil when the field is absent or `null`.
-    package func optionalID(_ name: String) throws(FeedDecodingError) -> UInt64? {
+    package func optionalID(_ name: StaticString) throws(FeedDecodingError) -> UInt64? {
         switch find(name) {
         case nil, .null?: return nil
         case let found?: return UInt64(try count(name, from: found))
@@ -423,21 +430,21 @@ private struct RecordFields {
     /// A duration: seconds as a number from 0 up to ``FeedRecord/maximumDurationSeconds``, read
     /// to the microsecond, the precision the writer keeps, so that a duration survives a round
     /// trip.
-    package func duration(_ name: String) throws(FeedDecodingError) -> Duration {
+    package func duration(_ name: StaticString) throws(FeedDecodingError) -> Duration {
         let found = try value(name)
         guard case .number(let number) = found else { throw wrongType(name, "a number of seconds", found) }
         let seconds = number.double
         guard seconds.isFinite, seconds <= FeedRecord.maximumDurationSeconds else {
-            throw .invalidNumber(field: prefix + name, kind: kind, reason: "is out of range")
+            throw .invalidNumber(field: prefix + name.description, kind: kind, reason: "is out of range")
         }
         guard seconds >= 0 else {
-            throw .invalidNumber(field: prefix + name, kind: kind, reason: "must not be negative")
+            throw .invalidNumber(field: prefix + name.description, kind: kind, reason: "must not be negative")
         }
         return .microseconds(Int64((seconds * 1e6).rounded()))
     }
 
     /// A duration, or nil when the field is absent or `null`.
-    package func optionalDuration(_ name: String) throws(FeedDecodingError) -> Duration? {
+    package func optionalDuration(_ name: StaticString) throws(FeedDecodingError) -> Duration? {
         switch find(name) {
         case nil, .null?: return nil
         default: return try duration(name)
@@ -445,7 +452,7 @@ private struct RecordFields {
     }
 
     /// An array of strings.
-    package func strings(_ name: String) throws(FeedDecodingError) -> [String] {
+    package func strings(_ name: StaticString) throws(FeedDecodingError) -> [String] {
         let elements = try array(name)
         var strings: [String] = []
         strings.reserveCapacity(elements.count)
@@ -459,7 +466,7 @@ private struct RecordFields {
     }
 
     /// An array of strings, or nil when the field is absent or `null`.
-    package func optionalStrings(_ name: String) throws(FeedDecodingError) -> [String]? {
+    package func optionalStrings(_ name: StaticString) throws(FeedDecodingError) -> [String]? {
         switch find(name) {
         case nil, .null?: return nil
         default: return try strings(name)
@@ -470,7 +477,7 @@ private struct RecordFields {
     /// with errors that name the element (`instances[3].state`); empty when the field is absent
     /// or `null`, as it is in version 1.
     package func objects<Element>(
-        _ name: String, _ make: (RecordFields) throws(FeedDecodingError) -> Element
+        _ name: StaticString, _ make: (RecordFields) throws(FeedDecodingError) -> Element
     ) throws(FeedDecodingError) -> [Element] {
         switch find(name) {
         case nil, .null?: return []
@@ -492,41 +499,42 @@ private struct RecordFields {
     }
 
     /// Seconds since 1970, from 0 up to ``FeedRecord/latestTime``.
-    package func time(_ name: String) throws(FeedDecodingError) -> Double {
+    package func time(_ name: StaticString) throws(FeedDecodingError) -> Double {
         let found = try value(name)
         guard case .number(let number) = found else { throw wrongType(name, "a number", found) }
         // NaN fails both comparisons; -0 passes as 0.
         guard number.double >= 0, number.double <= FeedRecord.latestTime else {
             throw .invalidNumber(
-                field: prefix + name, kind: kind, reason: "is out of range (seconds since 1970, up to 2^32)")
+                field: prefix + name.description, kind: kind,
+                reason: "is out of range (seconds since 1970, up to 2^32)")
         }
         return number.double
     }
 
     /// A count no larger than `limit`: nanoseconds, which a reader adds and subtracts.
-    func count(_ name: String, atMost limit: Int) throws(FeedDecodingError) -> Int {
+    func count(_ name: StaticString, atMost limit: Int) throws(FeedDecodingError) -> Int {
         try count(name, from: try value(name), atMost: limit)
     }
 
     private func count(
-        _ name: String, from found: JSONValue, atMost limit: Int
+        _ name: StaticString, from found: JSONValue, atMost limit: Int
     ) throws(FeedDecodingError) -> Int {
         let value = try count(name, from: found)
         guard value <= limit else {
             throw .invalidNumber(
-                field: prefix + name, kind: kind, reason: "is out of range (at most \(limit))")
+                field: prefix + name.description, kind: kind, reason: "is out of range (at most \(limit))")
         }
         return value
     }
 
     /// ``count(_:atMost:)``, or nil when the field is absent.
-    func optionalCount(_ name: String, atMost limit: Int) throws(FeedDecodingError) -> Int? {
+    func optionalCount(_ name: StaticString, atMost limit: Int) throws(FeedDecodingError) -> Int? {
         guard let found = find(name) else { return nil }
         return try count(name, from: found, atMost: limit)
     }
 
     /// An array, built from the text the parser checked.
-    package func array(_ name: String) throws(FeedDecodingError) -> [JSONValue] {
+    package func array(_ name: StaticString) throws(FeedDecodingError) -> [JSONValue] {
         let found = try value(name)
         // Arrays inside built objects (the rows of a snapshot) are built already.
         if case .array(let elements) = found { return elements }
@@ -541,7 +549,7 @@ private struct RecordFields {
     /// The members of an object, built from the text the parser checked, or nil when the field
     /// is absent or `null`.
     package func optionalObject(
-        _ name: String
+        _ name: StaticString
     ) throws(FeedDecodingError) -> JSONMembers? {
         switch find(name) {
         case nil, .null?: return nil
@@ -558,7 +566,7 @@ private struct RecordFields {
 
     /// An event payload: an object or array kept as its text, or a string; either cut to a
     /// description of ``FeedPayload/maximumReadLength`` bytes when longer.
-    package func payload(_ name: String) throws(FeedDecodingError) -> FeedPayload {
+    package func payload(_ name: StaticString) throws(FeedDecodingError) -> FeedPayload {
         let payload: FeedPayload
         switch try value(name) {
         case .unparsed(_, let range): payload = .fields(json: text(range))

@@ -275,7 +275,9 @@ struct JSONParser {
         } else {
             name = JSONName(try parseString())
         }
-        try expectColon(after: name)
+        skipWhitespace()
+        guard peekIs(ASCII.colon) else { throw missingColon(after: name) }
+        position += 1
         return name
     }
 
@@ -308,10 +310,14 @@ struct JSONParser {
 
     private mutating func expectColon(after name: JSONName?) throws(FeedDecodingError) {
         skipWhitespace()
-        guard peekIs(ASCII.colon) else {
-            throw malformed("expected ':' after " + (name.map { "field \"\($0.text)\"" } ?? "a field name"))
-        }
+        guard peekIs(ASCII.colon) else { throw missingColon(after: name) }
         position += 1
+    }
+
+    /// Out of line, so that reading a name copies it nowhere while all is well.
+    @inline(never)
+    private func missingColon(after name: JSONName?) -> FeedDecodingError {
+        malformed("expected ':' after " + (name.map { "field \"\($0.text)\"" } ?? "a field name"))
     }
 
     private mutating func parseLiteral(
@@ -766,6 +772,11 @@ struct JSONName: Equatable {
         } else {
             self.init(UnsafeBufferPointer(rebasing: line[start..<end]))
         }
+    }
+
+    /// Packs `name`, a field's name as the decoder spells it.
+    init(_ name: StaticString) {
+        self = name.withUTF8Buffer { JSONName($0) }
     }
 
     /// Packs `name`.

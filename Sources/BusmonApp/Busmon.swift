@@ -283,7 +283,8 @@ package enum Busmon {
         return failures.isEmpty && replay.malformedLines == 0 ? written : 1
     }
 
-    /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT/SIGTERM.
+    /// Writes JSON Lines to stdout until `--duration` passes, a replay ends, or SIGINT, SIGTERM
+    /// or SIGHUP.
     private static func runHeadless(session: Session, options: BusmonOptions) -> Int32 {
         if let replay = session.watchedSource as? ReplaySource, replay.isEmpty {
             // Its warnings (a cut-off line, say) explain what little there was.
@@ -311,11 +312,14 @@ package enum Busmon {
         // a SIGTERM sent just after busmon started was lost, and busmon ran on.
         // Touched here first, so that a handler never runs a global's lazy initialization.
         signalBeforeSources.store(0, ordering: .relaxed)
-        for number in [SIGINT, SIGTERM] {
+        // SIGHUP too: a recorder left running in a terminal that closes (an ssh session that
+        // ends) finishes its files and says 129, as the dashboard does.
+        let endingSignals = [SIGINT, SIGTERM, SIGHUP]
+        for number in endingSignals {
             signal(number) { number in signalBeforeSources.store(number, ordering: .relaxed) }
         }
         let registered = DispatchGroup()
-        let sources = [SIGINT, SIGTERM].map { number in
+        let sources = endingSignals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 stopped.record(number)
@@ -623,7 +627,8 @@ package enum Busmon {
     }
 }
 
-/// The first SIGINT or SIGTERM that came while a headless run set up its signal sources, or 0.
+/// The first SIGINT, SIGTERM or SIGHUP that came while a headless run set up its signal sources,
+/// or 0.
 /// Written by a signal handler: an atomic store is safe there.
 private let signalBeforeSources = Atomic<Int32>(0)
 

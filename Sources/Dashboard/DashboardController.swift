@@ -97,7 +97,7 @@ package class DashboardController {
     package var losses: RecordLosses {
         RecordLosses(
             events: live.droppedEvents, lifecycleChanges: live.droppedLifecycle,
-            fromAppsPastTheLimit: live.droppedFromAppsPastTheLimit)
+            fromAppsPastTheLimit: live.droppedFromAppsPastTheLimit, handlerCalls: live.droppedCalls)
     }
     /// The state shown while the display is paused.
     private(set) var frozen: DashboardState?

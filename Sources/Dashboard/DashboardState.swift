@@ -179,6 +179,8 @@ struct DashboardState {
     /// Records a fleet source dropped because they came from apps past the most it lists (a
     /// running total, apart from the drops above).
     var droppedFromAppsPastTheLimit = 0
+    /// Handler calls lost on the way while calls were asked for (a running total).
+    var droppedCalls = 0
     /// Event types, sorted by name; the row of other types, once there is one, last.
     private(set) var rows: [TypeRow] = []
     private var rowIndex: [String: Int] = [:]
@@ -278,6 +280,7 @@ struct DashboardState {
         droppedEvents = batch.droppedEvents
         droppedLifecycle = batch.droppedLifecycle
         droppedFromAppsPastTheLimit = batch.droppedFromAppsPastTheLimit
+        droppedCalls = batch.droppedCalls
         let readingTime = advanceClock(with: batch, at: now)
         if batch.countersRestarted { restartCounters() }
         let snapshotsTakenBefore = snapshotsTaken

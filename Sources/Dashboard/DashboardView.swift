@@ -593,19 +593,15 @@ extension DashboardView {
         func counted(_ one: String, _ many: String) -> String {
             "\(change.count) \(change.count == 1 ? one : many)"
         }
-        let subscriptions = counted("subscription", "subscriptions")
+        let words = change.kind.words
         switch change.kind {
-        case .subscribed: return "subscribed, \(subscriptions)"
-        case .duplicateSubscription: return "duplicate subscription"
-        case .unsubscribed: return "unsubscribed, \(subscriptions)"
-        case .cancelled: return "cancelled, \(subscriptions)"
-        case .reclaimed: return "reclaimed, \(subscriptions)"
-        case .leakSuspected: return "leak suspected"
-        case .leakCleared: return "leak cleared"
-        case .cascadeStopped: return "cascade stopped, \(counted("event", "events")) set off"
-        case .handlerFailed: return "handler failed, \(counted("failure", "failures"))"
-        case .slowHandler: return "slow handler, \(counted("slow call", "slow calls"))"
-        case .slowDelivery: return "slow delivery, \(counted("slow delivery", "slow deliveries"))"
+        case .subscribed, .unsubscribed, .cancelled, .reclaimed:
+            return "\(words), \(counted("subscription", "subscriptions"))"
+        case .duplicateSubscription, .leakSuspected, .leakCleared: return words
+        case .cascadeStopped: return "\(words), \(counted("event", "events")) set off"
+        case .handlerFailed: return "\(words), \(counted("failure", "failures"))"
+        case .slowHandler: return "\(words), \(counted("slow call", "slow calls"))"
+        case .slowDelivery: return "\(words), \(counted("slow delivery", "slow deliveries"))"
         }
     }
 }

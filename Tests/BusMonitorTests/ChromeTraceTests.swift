@@ -152,6 +152,12 @@ struct ChromeTraceTests {
                     change: SubscriberLifecycleEvent(
                         kind: .reclaimed, eventTypeName: "Tick", observerTypeName: "Screen"),
                     origin: beta)),
+            .lifecycle(
+                FeedLifecycle(
+                    time: Double(t) / 1e9,
+                    change: SubscriberLifecycleEvent(
+                        kind: .leakSuspected, eventTypeName: "Tick", observerTypeName: "Screen"),
+                    origin: beta)),
             .snapshot(FeedSnapshot(time: Double(t) / 1e9, snapshot: snapshot, origin: alpha)),
             .snapshot(FeedSnapshot(time: Double(t) / 1e9 + 2, snapshot: later, origin: alpha)),
         ])
@@ -160,6 +166,8 @@ struct ChromeTraceTests {
         #expect(trace.processNames.count == 2)
         let reclaimed = try #require(trace.events("i").first { $0["cat"] as? String == "lifecycle" })
         #expect(reclaimed["name"] as? String == "reclaimed Screen")
+        // Named in words, as the docs and the dashboard name them, not as the wire spells them.
+        #expect(trace.events("i").contains { $0["name"] as? String == "leak suspected Screen" })
         #expect(reclaimed["s"] as? String == "p")
         #expect(trace.processNames[reclaimed["pid"] as? Int ?? 0] == "beta on two (pid 7)")
         let rate = try #require(trace.events("C").first { $0["name"] as? String == "events per second" })

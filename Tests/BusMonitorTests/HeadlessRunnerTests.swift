@@ -177,16 +177,24 @@ struct HeadlessRunnerTests {
         var batch = SourceBatch(droppedEvents: 1_200)
         batch.droppedLifecycle = 3
         batch.droppedFromAppsPastTheLimit = 1
+        batch.droppedCalls = 40
         let runner = HeadlessRunner(
             source: ScriptedSource([batch]), output: FileHandle(forWritingAtPath: "/dev/null")!)
         #expect(runner.losses.phrase == nil)
         #expect(runner.run() == .sourceFinished)
-        #expect(runner.losses == RecordLosses(events: 1_200, lifecycleChanges: 3, fromAppsPastTheLimit: 1))
+        #expect(
+            runner.losses
+                == RecordLosses(events: 1_200, lifecycleChanges: 3, fromAppsPastTheLimit: 1, handlerCalls: 40)
+        )
         #expect(
             runner.losses.phrase
-                == "1200 events and 3 lifecycle changes dropped on the way; 1 record of apps past the "
+                == "1200 events, 3 lifecycle changes and 40 handler calls dropped on the way; 1 record of apps past the "
                 + "\(FleetState.maximumMembers) listed dropped")
         #expect(RecordLosses(lifecycleChanges: 1).phrase == "1 lifecycle change dropped on the way")
+        #expect(
+            RecordLosses(events: 5, lifecycleChanges: 1, handlerCalls: 2).phrase
+                == "5 events, 1 lifecycle change and 2 handler calls dropped on the way")
+        #expect(RecordLosses(handlerCalls: 1).phrase == "1 handler call dropped on the way")
         #expect(RecordLosses(fromAppsPastTheLimit: 2).phrase?.hasPrefix("2 records of apps past") == true)
     }
 

@@ -180,6 +180,31 @@ import Testing
         }
     }
 
+    @Test(
+        "SIGHUP, as when the terminal of a headless recorder closes, finishes its files and exits 129",
+        arguments: [SIGHUP, SIGTERM])
+    func aHangupFinishesAHeadlessRunsFiles(signal: Int32) throws {
+        let directory = TemporaryDirectory()
+        let trace = directory.file("run.trace.json")
+        let recording = directory.file("run.jsonl")
+        let child = try ChildProcess.start(
+            BusmonBinary.require(),
+            ["--headless", "--seed", "3", "--trace", trace, "--record", recording, "--duration", "30"],
+            environment: environment)
+        try waitFor("events on stdout") { child.standardOutput.contains(#""kind":"event""#) }
+        child.send(signal)
+        let result = try child.wait(timeout: 10)
+        #expect(result.status == 128 + signal, "\(result.standardError)")
+        // The trace closed as valid JSON, the recording ended on whole lines, and the run's last
+        // line is its summary.
+        let traceData = try Data(contentsOf: URL(fileURLWithPath: trace))
+        #expect(throws: Never.self) { try JSONSerialization.jsonObject(with: traceData) }
+        let recorded = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(recorded.hasSuffix("\n"))
+        let last = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix(#"{"kind":"summary""#), "\(last)")
+    }
+
     @Test("a signal ends a headless run that never saw an app with 128 + the signal, and says so")
     func aSignalBeforeAnyAppIsReportedAsTheSignal() throws {
         let port = try NATSServer.freePort()
