@@ -252,7 +252,7 @@ struct ChromeTrace: Sendable {
         else { return }
         let start = call.startNanoseconds
         let duration = max(1, call.durationNanoseconds)
-        let handler = "\(call.observerTypeName ?? "closure") \(call.eventTypeName)"
+        let handler = "\(call.observerTypeName ?? "token") \(call.eventTypeName)"
         let key = EventKey(process: process, eventID: call.eventID)
         if let waited = call.waitedNanoseconds {
             // Waited on a queue or an actor: the gap before the slice, and an arrow from the

@@ -75,7 +75,7 @@ struct ChromeTraceTests {
         ])
         #expect(trace.problems.isEmpty, "\(trace.problems)")
         let track = try #require(trace.slices[42]?[100])
-        #expect(track.map(\.name) == ["publish Tick", "deliver Tick", "Screen Tick", "closure Tick"])
+        #expect(track.map(\.name) == ["publish Tick", "deliver Tick", "Screen Tick", "token Tick"])
         let deliver = track[1]
         #expect(deliver.start <= track[2].start && deliver.end >= track[3].end)
         #expect(trace.events("X").first { $0["name"] as? String == "Screen Tick" }?["dur"] as? Double == 0.5)
@@ -83,7 +83,7 @@ struct ChromeTraceTests {
         // An arrow from the delivery to each call, as to calls that waited elsewhere.
         #expect(
             Set(trace.arrows.map { [$0.from.name, $0.to.name] }) == [
-                ["deliver Tick", "Screen Tick"], ["deliver Tick", "closure Tick"],
+                ["deliver Tick", "Screen Tick"], ["deliver Tick", "token Tick"],
             ])
         let threadName = trace.events("M").first { $0["name"] as? String == "thread_name" }
         #expect((threadName?["args"] as? [String: String])?["name"] == "main thread")
