@@ -85,6 +85,10 @@ extension TapServer {
                     client.output.append(contentsOf: encoded.bytes[start..<lineEnds[index]])
                 }
                 client.cursor.position = high
+                // Events the inbox dropped after the history's newest come before a snapshot
+                // held for the end, which counts them: said first, as a closing tap's last
+                // round, which a reader takes in pieces, needs them said.
+                if high == history.end { noteLostTail(of: client) }
                 client.writeSnapshots(reaching: high)
             }
         }
@@ -93,12 +97,15 @@ extension TapServer {
     /// Counts, for readers that have read the whole history, the events published since that
     /// never reached it (the inbox overflowed), since no later event would reveal the gap yet.
     func noteLostTail() {
-        for client in clients where client.cursor.position == history.end {
-            guard eventsPublished >= client.cursor.nextEvent else { continue }
-            client.droppedEvents += eventsPublished - client.cursor.nextEvent + 1
-            client.cursor.nextEvent = eventsPublished + 1
-            appendDrops(to: client)
-        }
+        for client in clients where client.cursor.position == history.end { noteLostTail(of: client) }
+    }
+
+    /// ``noteLostTail()`` for one reader, which has read the whole history.
+    func noteLostTail(of client: Client) {
+        guard eventsPublished >= client.cursor.nextEvent else { return }
+        client.droppedEvents += eventsPublished - client.cursor.nextEvent + 1
+        client.cursor.nextEvent = eventsPublished + 1
+        appendDrops(to: client)
     }
 
     func encode(_ entry: TapHistory.Entry, into writer: inout JSONLineWriter) {
@@ -143,6 +150,77 @@ extension TapServer {
         // that moment, not of now.
         if grew { appendDrops(to: client, at: entry.time) }
     }
+
+    /// At close, for a reader too far behind to take the rest in time: leaves it the line it is
+    /// in the middle of and the hello, if it has not read that, drops every other record it
+    /// has not been sent, and gives it instead a `dropped` line counting them with its earlier
+    /// losses, then the last snapshot. Its totals then add up to what the app published, as a
+    /// reader's that kept up do.
+    func cutBacklog(of client: Client) {
+        let newline = UInt8(ascii: "\n")
+        var keep = client.sent
+        let insideALine = keep > 0 ? client.output[keep - 1] != newline : client.outputStartsInsideALine
+        if insideALine {
+            keep = (client.output[keep...].firstIndex(of: newline) ?? client.output.count - 1) + 1
+        }
+        var events = 0
+        var lifecycleChanges = 0
+        var calls = 0
+        var hellos: [UInt8] = []
+        var lastSnapshot: ArraySlice<UInt8>?
+        var start = keep
+        while start < client.output.count {
+            let end = (client.output[start...].firstIndex(of: newline) ?? client.output.count - 1) + 1
+            let line = client.output[start..<end]
+            // Every line this tap writes starts with its kind.
+            if line.starts(with: Self.eventLineStart) {
+                events += 1
+            } else if line.starts(with: Self.lifecycleLineStart) {
+                lifecycleChanges += 1
+            } else if line.starts(with: Self.callLineStart) {
+                calls += 1
+            } else if line.starts(with: Self.snapshotLineStart) {
+                lastSnapshot = line
+            } else if line.starts(with: Self.helloLineStart) {
+                hellos.append(contentsOf: line)
+            }
+            // Earlier `dropped` lines go: the one written below holds their counts.
+            start = end
+        }
+        let lastSnapshotLine = client.pendingSnapshots.last.map { ArraySlice($0.line) } ?? lastSnapshot
+        client.output.removeSubrange(keep...)
+        client.output.append(contentsOf: hellos)
+        client.pendingSnapshots = []
+        // What it has not reached in the history, and what never reached the history, counted
+        // by their numbers: the numbers of the records cut above were taken already.
+        var lastLifecycle = 0
+        var lastCall = 0
+        for position in max(client.cursor.position, history.oldest)..<history.end {
+            switch history[position] {
+            case .event: break
+            case .lifecycle(let sequence, _): lastLifecycle = sequence
+            case .call(let sequence, _): lastCall = sequence
+            }
+        }
+        client.cursor.position = history.end
+        client.droppedEvents += events + max(0, eventsPublished - client.cursor.nextEvent + 1)
+        client.cursor.nextEvent = max(client.cursor.nextEvent, eventsPublished + 1)
+        client.droppedLifecycle += lifecycleChanges + max(0, lastLifecycle - client.cursor.nextLifecycle + 1)
+        client.cursor.nextLifecycle = max(client.cursor.nextLifecycle, lastLifecycle + 1)
+        if client.wantsCalls {
+            client.callsSkipped += calls + max(0, lastCall - client.nextCall + 1)
+            client.nextCall = max(client.nextCall, lastCall + 1)
+            client.droppedCallsTold = client.droppedCalls(inboxDrops: droppedCalls)
+        }
+        appendDrops(to: client)
+        if let lastSnapshotLine { client.output.append(contentsOf: lastSnapshotLine) }
+    }
+
+    private static let eventLineStart = Array(#"{"kind":"event""#.utf8)
+    private static let lifecycleLineStart = Array(#"{"kind":"lifecycle""#.utf8)
+    private static let callLineStart = Array(#"{"kind":"call""#.utf8)
+    private static let snapshotLineStart = Array(#"{"kind":"snapshot""#.utf8)
+    private static let helloLineStart = Array(#"{"kind":"hello""#.utf8)
 
     /// Tells `client` the counts of what it lost so far, in a line stamped `time` (now when
     /// `nil`).
@@ -228,6 +306,7 @@ extension TapServer {
                 client.output.removeAll(keepingCapacity: client.output.capacity <= 2 * Self.outputHighWater)
                 client.sent = 0
             } else if client.sent > Self.outputHighWater {
+                client.outputStartsInsideALine = client.output[client.sent - 1] != UInt8(ascii: "\n")
                 client.output.removeFirst(client.sent)
                 client.sent = 0
             }

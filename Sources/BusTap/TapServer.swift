@@ -92,6 +92,9 @@ final class TapServer: @unchecked Sendable {
         var cursor: TapHistory.Cursor
         var output: [UInt8] = []
         var sent = 0
+        /// Whether ``output`` starts inside a line, the first part of which was sent before the
+        /// bytes sent were let go.
+        var outputStartsInsideALine = false
         var droppedEvents = 0
         var droppedLifecycle = 0
         /// Since when output has been waiting and the reader has taken none of it, or nil.
@@ -323,16 +326,29 @@ final class TapServer: @unchecked Sendable {
 
     /// Gives connected readers what the app published up to now and its final counters, so a
     /// monitor's totals match the app's, waiting at most a moment for slow readers.
+    ///
+    /// A reader still behind when most of that moment has passed would otherwise lose the end
+    /// of the stream in silence, its last snapshot with it: it is given, after the line it is
+    /// reading, a `dropped` line that counts everything it will not get, then the last snapshot
+    /// (``cutBacklog(of:)``).
     func sendLastRecords() {
         guard !clients.isEmpty else { return }
         pumpRecords(with: snapshotLine())
         let deadline = MonotonicClock.now() + Self.closingGrace
+        let cutTime = deadline - Self.closingAccountingTime
+        var cut = false
         // A reader behind in the history takes the rest of it, then the last snapshot.
         while clients.contains(where: { $0.pendingBytes > 0 || $0.cursor.position < history.end }) {
+            if !cut, MonotonicClock.now() >= cutTime {
+                cut = true
+                for client in clients where client.pendingBytes > 0 || client.cursor.position < history.end {
+                    cutBacklog(of: client)
+                }
+            }
             pumpHistory()
             flush()
-            let remaining = deadline - MonotonicClock.now()
-            guard remaining > 0, !clients.isEmpty else { break }
+            let remaining = (cut ? deadline : cutTime) - MonotonicClock.now()
+            guard remaining > 0 || !cut, !clients.isEmpty else { break }
             var descriptors = clients.filter { $0.pendingBytes > 0 }.map {
                 pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0)
             }
@@ -344,6 +360,9 @@ final class TapServer: @unchecked Sendable {
 
     /// How long closing the tap waits for readers to take the last records.
     static let closingGrace = 0.5
+    /// The end of ``closingGrace`` kept for a reader still behind to take the count of what it
+    /// will not get, and the last snapshot.
+    static let closingAccountingTime = 0.2
 
     // MARK: - Readers
 
