@@ -27,6 +27,17 @@ extension BusSnapshot {
             handlers: handlers)
     }
 
+    /// This snapshot under the bus name `busName`: the processes of one app that restarted,
+    /// summed, are named as its bus, not as a fleet.
+    package func named(_ busName: String) -> BusSnapshot {
+        BusSnapshot(
+            busName: busName, eventTypes: eventTypes, wildcardObservers: wildcardObservers,
+            deadWildcardObservers: deadWildcardObservers,
+            reclaimedWildcardObservers: reclaimedWildcardObservers,
+            wildcardDeliveries: wildcardDeliveries, observers: observers, leakSuspects: leakSuspects,
+            instances: instances, handlers: handlers, stickyEvents: stickyEvents)
+    }
+
     /// The snapshots of several apps summed into one, as a monitor shows a fleet.
     ///
     /// Each event type's counters are summed by type name, each observer class's by class name,

@@ -10,7 +10,7 @@ extension DashboardState {
     /// before any arrived.
     var shownSnapshot: BusSnapshot? {
         let snapshots = snapshotsAsShown
-        return snapshots.isEmpty ? nil : BusSnapshot.merged(snapshots)
+        return snapshots.isEmpty ? nil : mergedSnapshot(of: snapshots)
     }
 
     /// What every pane shows, as one JSON line (`"kind":"state"`): the events and lifecycle

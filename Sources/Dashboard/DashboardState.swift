@@ -214,6 +214,11 @@ struct DashboardState {
     private var isAwaitingBaseline = true
     /// Each app's newest snapshot, by origin (`nil` for the one app of a single-app source).
     private(set) var memberSnapshots: [EventOrigin?: BusSnapshot] = [:]
+    /// The newest snapshots of the processes watched before the current one behind the same
+    /// socket, retired and summed: a restarted app's counts add up, as a fleet's gone apps'
+    /// do and as the headless summary's, so that what busmon shows does not depend on how it is
+    /// connected.
+    private var earlierProcesses: BusSnapshot?
     /// The keys of ``memberSnapshots`` in the order they first came.
     private var snapshotOrder: [EventOrigin?] = []
     /// Snapshot sums taken so far (it wraps): a batch that took one moves the protocols' rows.
@@ -453,7 +458,15 @@ struct DashboardState {
                 let gone = origin.map(goneMembers.contains) ?? singleAppGone
                 return gone ? snapshot.retired : snapshot
             }
-        }
+        } + [earlierProcesses].compactMap { $0 }
+    }
+
+    /// `snapshots` (``snapshotsAsShown``) summed, named as the bus or fleet watched now: the
+    /// processes before the current one behind the same socket are in the sums, not the name.
+    func mergedSnapshot(of snapshots: [BusSnapshot]) -> BusSnapshot {
+        let merged = BusSnapshot.merged(snapshots)
+        guard earlierProcesses != nil, snapshots.count > 1 else { return merged }
+        return merged.named(BusSnapshot.merged(Array(snapshots.dropLast())).busName)
     }
 
     /// Takes the apps' newest snapshots, summed: as a baseline when it is the first, or when the
@@ -461,7 +474,7 @@ struct DashboardState {
     private mutating func takeSnapshots(at now: Double, readingTime: Double) {
         snapshotsTaken &+= 1
         let counted = countedOrigins
-        let snapshot = BusSnapshot.merged(snapshotsAsShown)
+        let snapshot = mergedSnapshot(of: snapshotsAsShown)
         if isAwaitingBaseline || counted != countedMembers {
             countedMembers = counted
             let before = publishedByType()
@@ -550,6 +563,11 @@ struct DashboardState {
     /// highlights start again, so the new counts do not show as a jump.
     private mutating func restartCounters() {
         let before = publishedByType()
+        // The old process's totals stay in the sums; what it had live went with it.
+        let finished = snapshotOrder.compactMap { memberSnapshots[$0]?.retired }
+        if !finished.isEmpty {
+            earlierProcesses = BusSnapshot.merged(finished + [earlierProcesses].compactMap { $0 })
+        }
         for index in rows.indices {
             rows[index].capturedCount = 0
             rows[index].capturedUnheard = 0

@@ -152,6 +152,7 @@ struct DashboardStateTests {
         }
         // When a new process takes its place, at 10 events with 3 live subscribers, and goes
         // on at 20 a second
+        let before = published
         published = 10
         for tick in 1...10 {
             now += 0.1
@@ -166,18 +167,19 @@ struct DashboardStateTests {
             dashboard.update(now: now)
         }
 
-        // Then the new totals show, the rate goes on at 20 (no dip to zero, no spike), and the
-        // new process's subscribers are not shown as a change
+        // Then the two processes' totals show added up, as a fleet's apps' and the headless
+        // summary's are, the rate goes on at 20 (no dip to zero, no spike), and the new
+        // process's subscribers are not shown as a change
         let grid = render(dashboard, now: now)
         let words = try row(grid, "DataLoadedEvent")
-        #expect(words[1] == "\(published)")
+        #expect(words[1] == "\(before + published)")
         #expect(try abs(rate(grid, "DataLoadedEvent") - 20) <= 3)
         #expect(try abs(headerRate(grid) - 20) <= 3)
         #expect(!words.contains { $0.hasPrefix("▼") || $0.hasPrefix("▲") }, "row \(words)")
         #expect(grid.text.contains("• attached to simapp (pid 13377)"))
     }
 
-    @Test("after a new process, the header's failed and slow counts are the new process's, as its rows are")
+    @Test("after a new process, the header's failed and slow counts add up both processes', as its rows do")
     func handlerCountsRestartWithANewProcess() throws {
         func handlers(failures: Int, slow: Int) -> BusSnapshot {
             BusSnapshot(
@@ -218,10 +220,12 @@ struct DashboardStateTests {
                 snapshot: handlers(failures: 2, slow: 1),
                 countersRestarted: true))
         dashboard.update(now: now + 1)
-        // Then the header counts the new process's, as the Handlers pane does
+        // Then the header adds up both processes', as the Handlers pane does, and names the
+        // one bus
         let header = render(dashboard, now: now + 1).row(0)
-        #expect(header.contains("2 failed"), "\(header)")
-        #expect(header.contains("1 slow"), "\(header)")
+        #expect(header.contains("7 failed"), "\(header)")
+        #expect(header.contains("4 slow"), "\(header)")
+        #expect(!header.contains("fleet"), "\(header)")
     }
 
     @Test func noticesJoinTheLogInTimeOrderAndWarningsShowInTheHeader() throws {

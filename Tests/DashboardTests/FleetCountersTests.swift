@@ -436,4 +436,43 @@ struct FleetCountersTests {
         #expect(grid[reclaimedX, y].style.reverse == false)
         #expect(grid[reclaimedX + reclaimedWidth - 1, y].style.reverse == true)
     }
+
+    @Test(
+        "an app that restarted behind one socket is counted as a fleet's apps are: both processes' totals, under its bus's name"
+    )
+    func aRestartedAppsProcessesAddUp() throws {
+        func snapshot(published: Int, live: Int, at time: Double) -> FeedRecord {
+            .snapshot(
+                FeedSnapshot(
+                    time: time,
+                    snapshot: BusSnapshot(
+                        busName: "checkout",
+                        eventTypes: [
+                            EventTypeStatistics(typeName: "Tick", liveSubscribers: live, published: published)
+                        ],
+                        wildcardObservers: 0)))
+        }
+        var state = DashboardState()
+        // Given a process that published 9 Ticks and went away
+        state.apply(
+            SourceBatch(records: [
+                .hello(FeedHello(pid: 7, process: "checkout", bus: "checkout", time: 1)),
+                snapshot(published: 9, live: 2, at: 1),
+                .detached(FeedDetached(time: 2, pid: 7, process: "checkout", bus: "checkout")),
+            ]), at: 2)
+        // When the next process behind the socket has published 4, with 1 subscriber live
+        state.apply(
+            SourceBatch(
+                records: [
+                    .hello(FeedHello(pid: 8, process: "checkout", bus: "checkout", time: 3)),
+                    snapshot(published: 4, live: 1, at: 3),
+                ], countersRestarted: true), at: 3)
+        // Then the counts add up both, what is live is the new process's, and the bus keeps its name
+        let row = try #require(state.rows.first { $0.name == "Tick" })
+        #expect(row.published == 13)
+        #expect(row.subscribers.counts.live == 1)
+        #expect(state.busName == "checkout")
+        #expect(state.shownSnapshot?.busName == "checkout")
+        #expect(state.shownSnapshot?.eventTypes.first?.published == 13)
+    }
 }
