@@ -305,6 +305,8 @@ extension TapServer {
             if client.sent == client.output.count {
                 client.output.removeAll(keepingCapacity: client.output.capacity <= 2 * Self.outputHighWater)
                 client.sent = 0
+                // Every line written ends in a newline: all of it sent ends a line.
+                client.outputStartsInsideALine = false
             } else if client.sent > Self.outputHighWater {
                 client.outputStartsInsideALine = client.output[client.sent - 1] != UInt8(ascii: "\n")
                 client.output.removeFirst(client.sent)
