@@ -709,49 +709,30 @@ struct JSONName: Equatable {
 
     /// Packs `bytes`, the UTF-8 of a name without escapes.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         let count = bytes.count
-        if let base = bytes.baseAddress, count >= 8, count <= 32 {
-            // Whole words loaded at once; a last partial word is loaded as the eight bytes that
-            // end the name and shifted down, so that no byte past the name is read.
-            let raw = UnsafeRawPointer(base)
-            func word(_ offset: Int) -> UInt64 {
-                if offset + 8 <= count {
-                    return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                }
-                if offset >= count { return 0 }
-                let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-                return last &>> (8 &* UInt64(offset + 8 - count))
-            }
-            self.init(words: (word(0), word(8), word(16), word(24)), length: count, rest: 0)
-            return
-        }
-        if count < 8 {
+        guard count >= 8, let base = bytes.baseAddress else {
             var word: UInt64 = 0
             for index in 0..<count { word |= UInt64(bytes[index]) &<< (8 &* UInt64(index)) }
             self.init(words: (word, 0, 0, 0), length: count, rest: 0)
             return
         }
-        var index = 0
-        while index < count && index < 32 {
-            let byte = UInt64(bytes[index]) &<< (8 &* UInt64(index & 7))
-            switch index >> 3 {
-            case 0: words.0 |= byte
-            case 1: words.1 |= byte
-            case 2: words.2 |= byte
-            default: words.3 |= byte
+        // Whole words loaded at once; a last partial word is loaded as the eight bytes that end
+        // the name and shifted down, so that no byte past the name is read.
+        let raw = UnsafeRawPointer(base)
+        func word(_ offset: Int) -> UInt64 {
+            if offset + 8 <= count {
+                return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             }
-            index += 1
+            if offset >= count { return 0 }
+            let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            return last &>> (8 &* UInt64(offset + 8 - count))
         }
         var rest: UInt64 = 0
         if count > 32 {
             rest = 0xcbf2_9ce4_8422_2325
-            while index < count {
-                rest = (rest ^ UInt64(bytes[index])) &* 0x100_0000_01b3
-                index += 1
-            }
+            for index in 32..<count { rest = (rest ^ UInt64(bytes[index])) &* 0x100_0000_01b3 }
         }
-        self.init(words: words, length: count, rest: rest)
+        self.init(words: (word(0), word(8), word(16), word(24)), length: count, rest: rest)
     }
 
     private init(words: (UInt64, UInt64, UInt64, UInt64), length: Int, rest: UInt64) {
