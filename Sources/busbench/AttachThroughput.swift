@@ -186,12 +186,7 @@ struct AttachThroughput {
             }
             monitorCPU = ended.cpuSeconds / max(0.001, Date().timeIntervalSince(dashboard.started))
         }
-        guard let line = text.split(separator: "\n").last(where: { $0.contains("events/s)") }),
-            let open = line.lastIndex(of: "("),
-            let rate = Double(line[line.index(after: open)...].split(separator: " ").first ?? "")
-        else {
-            throw BenchFailure(description: "simapp printed no rate: \(text)")
-        }
+        let rate = try SimappOutput.publishedPerSecond(in: text)
         return (rate, counter.events, monitorCPU)
     }
 

@@ -11,6 +11,8 @@ enum BenchSection: String, CaseIterable, Sendable {
     case attach
     /// busmon's own CPU time, idle and at simapp's default rate.
     case busmon
+    /// busmon's frames a second and memory while an app publishes 100,000 events a second.
+    case flood
     /// The NATS bridge; measured only in a build with the NATS trait.
     case bridge
 }

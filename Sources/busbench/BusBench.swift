@@ -54,6 +54,7 @@ struct BusBench {
         if sections.contains(.snapshot) { measureSnapshotCost() }
         if sections.contains(.attach) { measureAttach() }
         if sections.contains(.busmon) { measureBusmonCPU() }
+        if sections.contains(.flood) { measureBusmonFlood() }
         if sections.contains(.bridge) {
             let bridge = BridgeBench.run(quick: quick, sampler: sampler)
             checks += bridge.checks
@@ -481,6 +482,51 @@ struct BusBench {
                 + "\(Self.seconds(cpu.shortRun)) one,\n per second between them: busmon's start left out; "
                 + "the median of \(cpu.rounds) rounds."
                 + (cpu.debugBusmon == nil ? "\n The debug row needs `swift build` first.)" : ")"))
+        print()
+    }
+
+    // MARK: - busmon under a flood
+
+    private mutating func measureBusmonFlood() {
+        guard let flood = BusmonFlood(quick: quick) else {
+            print(
+                "busmon under a flood: skipped; build busmon and simapp next to busbench (swift build -c release)\n"
+            )
+            return
+        }
+        print(
+            "busmon's dashboard at 120x40 on a pseudo-terminal, an app publishing \(flood.rate) events a second for "
+                + Self.seconds(flood.seconds))
+        var rows: [[String]] = []
+        for source in [BusmonFlood.Source.inProcess, .attached] {
+            let watching = source == .inProcess ? "its simulated app (--rate)" : "simapp's tap (--attach)"
+            do {
+                let reading = try flood.measure(flood.busmon, watching: source)
+                rows.append([
+                    flood.build, watching, String(format: "%.0f", reading.publishedPerSecond),
+                    String(format: "%.1f", reading.framesPerSecond), "\(reading.peakMegabytes) MB",
+                ])
+                let label = "busmon at \(flood.rate / 1000)k events/s, \(flood.build), \(watching)"
+                checks.append(.perSecondAtLeast(label + ": frames", reading.framesPerSecond, 20))
+                checks.append(.megabytesAtMost(label + ": peak memory", reading.peakMegabytes, 64))
+                // Far below the rate, the rows would not say what busmon does under a flood.
+                if !quick {
+                    sanityCheck(
+                        reading.publishedPerSecond >= Double(flood.rate) * 0.8,
+                        "busmon under a flood: the app published \(Int(reading.publishedPerSecond)) events/s, "
+                            + "not \(flood.rate)")
+                }
+            } catch {
+                sanityCheck(false, "busmon under a flood: \(error)")
+            }
+        }
+        print(
+            TextTable.render(
+                header: ["busmon", "watching", "published/s", "frames/s", "peak memory"], rows: rows))
+        print(
+            "(frames a second and peak resident memory as busmon's exit line reports them; published, by the\n"
+                + " app's own count, its handlers' cascades included. Goals: at least 20 frames a second, under 64 MB.)"
+        )
         print()
     }
 

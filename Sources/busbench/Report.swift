@@ -49,6 +49,20 @@ struct TargetCheck {
             passes: value <= maximum, formattedValue: String(format: "%.2f%%", value * 100))
     }
 
+    /// A rate, such as frames a second, that should be at least `minimum`.
+    static func perSecondAtLeast(_ label: String, _ value: Double, _ minimum: Double) -> TargetCheck {
+        TargetCheck(
+            label: label, value: value, target: ">= " + String(format: "%g/s", minimum),
+            passes: value >= minimum, formattedValue: String(format: "%.1f/s", value))
+    }
+
+    /// A memory size in MiB that should be at most `maximum`.
+    static func megabytesAtMost(_ label: String, _ value: Int, _ maximum: Int) -> TargetCheck {
+        TargetCheck(
+            label: label, value: Double(value), target: "<= \(maximum) MB", passes: value <= maximum,
+            formattedValue: "\(value) MB")
+    }
+
     private static func formatRatio(_ value: Double, near target: Double) -> String {
         let twoDecimals = format(value)
         let needsMore = twoDecimals == format(target) && value != target

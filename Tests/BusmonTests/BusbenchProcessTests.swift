@@ -38,6 +38,25 @@ import Testing
         #expect(result.standardOutput.contains("two threads / one, same type"))
         #expect(!result.standardOutput.contains("token form vs NotificationCenter"))
     }
+
+    /// The flood rows come from busmon's own exit line, read off a pseudo-terminal after the
+    /// escapes that close its screen: a summary busmon no longer prints, or prints otherwise,
+    /// fails the run rather than leaving the rows out.
+    @Test func measuresBusmonUnderAFloodFromItsExitLine() throws {
+        let result = try ChildProcess.run(
+            busbench(), ["--quick", "--only", "flood"], environment: ProcessInfo.processInfo.environment,
+            timeout: 120)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        for source in ["its simulated app (--rate)", "simapp's tap (--attach)"] {
+            let rows = result.standardOutput.split(separator: "\n").filter {
+                $0.hasPrefix("busmon at 100k events/s") && $0.contains(source)
+            }
+            #expect(rows.count == 2, "\(source): \(result.standardOutput)")
+            #expect(rows.contains { $0.contains(": frames") && $0.contains("/s ") })
+            #expect(rows.contains { $0.contains(": peak memory") && $0.contains(" MB ") })
+        }
+        #expect(!result.standardOutput.contains("SANITY FAILURE"))
+    }
 }
 
 /// wirefuzz built without libFuzzer: it checks the files it is given.

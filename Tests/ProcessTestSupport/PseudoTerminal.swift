@@ -73,6 +73,22 @@ package final class PseudoTerminal {
     /// full terminal; returns how many bytes there were.
     @discardableResult
     package func drain() -> Int {
+        readAvailable { _ in }
+    }
+
+    /// Reads what the child wrote, as ``drain()`` does, and keeps its last `limit` bytes at the
+    /// end of `tail`: what a program prints last (a summary after its screen closes) without
+    /// holding all it drew. Returns how many bytes there were.
+    @discardableResult
+    package func drain(keepingTailIn tail: inout [UInt8], limit: Int = 4096) -> Int {
+        readAvailable { bytes in
+            tail.append(contentsOf: bytes)
+            if tail.count > limit { tail.removeFirst(tail.count - limit) }
+        }
+    }
+
+    /// Reads everything waiting, without waiting for more, handing each read to `body`.
+    private func readAvailable(_ body: (ArraySlice<UInt8>) -> Void) -> Int {
         guard !primaryClosed else { return 0 }
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -82,6 +98,7 @@ package final class PseudoTerminal {
             let count = read(primary, &buffer, buffer.count)
             guard count > 0 else { return total }
             total += count
+            body(buffer[..<count])
         }
     }
 
