@@ -43,7 +43,7 @@ let usage = """
       --stream            have the bridge keep the fleet's history in the JetStream stream
                           EVENTBUS (the server needs -js), for busmon --since
       --rate N            events per second, 1 to 10000000, fractions allowed (default 200)
-      --seed N            seed for a repeatable run (default 1)
+      --seed N            seed of the random choices (default 1)
       --duration SECONDS  stop after SECONDS (default: run until SIGINT or SIGTERM)
       -h, --help          show this help
 

@@ -27,7 +27,7 @@ package import Foundation
 /// tap: 64 monitors attached`) and a warning; the source then retries once a second.
 ///
 /// ```swift
-/// let source = AttachSource(socketPath: "/tmp/myapp.bus")
+/// let source = AttachSource(socketPath: "/tmp/myapp.sock")
 /// // each frame:
 /// let batch = source.drain()   // batch.status is "attached", "detached", or why it waits
 /// ```

@@ -7,10 +7,10 @@ import Foundation
 /// An app opts in with one line, and keeps the tap for as long as it wants to be watched:
 ///
 /// ```swift
-/// let tap = try BusTap(bus: .shared, socketPath: "/tmp/myapp.bus")
+/// let tap = try BusTap(bus: .shared, socketPath: "/tmp/myapp.sock")
 /// ```
 ///
-/// Then `busmon --attach /tmp/myapp.bus` shows it live, and `nc -U /tmp/myapp.bus | jq .` shows
+/// Then `busmon --attach /tmp/myapp.sock` shows it live, and `nc -U /tmp/myapp.sock | jq .` shows
 /// the raw lines (docs/wire-format.md describes them). An app that cannot share a socket with
 /// its monitor, such as an app on a phone, dials out to `busmon --listen` instead, with
 /// ``init(bus:monitor:token:app:snapshotInterval:clientQueueCapacity:redacting:onStatus:)``.
@@ -62,7 +62,7 @@ public final class BusTap: Sendable {
     ///   - socketPath: Where to create the socket: at most 107 bytes on Linux, 103 on Apple
     ///     platforms (``BusTapError/pathTooLong(path:limit:)`` says which). An iOS Simulator
     ///     app's container `tmp/` folder is longer than that; use a short path such as
-    ///     `/tmp/myapp.bus`, which the Mac's monitor reaches too. A stale socket file there is
+    ///     `/tmp/myapp.sock`, which the Mac's monitor reaches too. A stale socket file there is
     ///     replaced; a live tap's, or any other file, is an error. `PATH.lock` beside it is the
     ///     tap's lock on the path while it lives.
     ///   - snapshotInterval: Seconds between `snapshot` lines to each reader.

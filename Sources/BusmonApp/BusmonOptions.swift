@@ -8,7 +8,7 @@ package struct BusmonOptions: Sendable, Equatable {
 
     /// Events per second the simulated app publishes (`--rate`), at least 1.
     package var rate: Int
-    /// Seed of the simulated app (`--seed`) for repeatable runs, or `nil` for a random one.
+    /// Seed of the simulated app's random choices (`--seed`), or `nil` for a random one.
     package var seed: UInt64?
     /// Seconds after which busmon quits by itself (`--duration`), or `nil` to run until asked.
     package var duration: Double?

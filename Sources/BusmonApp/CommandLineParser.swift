@@ -38,7 +38,7 @@ package enum CommandLineParser {
         Data source (default: a simulated app inside busmon):
           --rate N            events a second the simulated app's services publish, 1 to \(maximumRate)
                               (default \(BusmonOptions.defaultRate); its screens add a few; + and - change it while running)
-          --seed N            seed of the simulated app, for repeatable runs (default: random)
+          --seed N            seed of the simulated app's random choices (default: random)
           --attach PATH       watch another process through its tap socket at PATH; attaches,
                               detaches and a full tap's refusal are logged
           --attach nats://HOST:PORT

@@ -88,10 +88,22 @@ struct DashboardRenderingTests {
         #expect(grid.row(height - 1).hasPrefix("q Quit"))
         // Every row fits its width
         #expect((0..<height).allSatisfy { grid.row($0).count <= width })
-        if width >= 110 {
+        if width >= 120 {
             #expect(text.contains("UNSUB"))
             #expect(grid.row(height - 1).contains("? Help"))
         }
+    }
+
+    /// The wide subscriber columns come only where the sparklines keep 20 seconds beside them:
+    /// at 110 columns they once cut the history to 11 s, against 33 s at 100.
+    @Test func wideColumnsNeverSqueezeTheHistory() {
+        for width in SourceDashboard.minimumWidth...220 {
+            let columns = TableColumns(width: width)
+            if columns.wide { #expect(columns.spark >= 20, "at \(width) columns") }
+        }
+        #expect(!TableColumns(width: 110).wide)
+        #expect(TableColumns(width: 110).spark > TableColumns(width: 100).spark)
+        #expect(TableColumns(width: 120).wide)
     }
 
     @Test func sparklineShowsTheRecentRate() throws {

@@ -89,9 +89,18 @@ struct TableColumns: Equatable {
 
     static let narrowSubscriberWidths = [5, 5, 6, 5]
     static let wideSubscriberWidths = [6, 6, 7, 7, 6, 5, 6]
+    /// Seconds of history the sparklines keep at least before the wide columns take room from
+    /// them: without it, widening a window from 100 columns to 110 cut the history from 33 s
+    /// to 11 s.
+    static let sparkKeptByWideColumns = 20
 
     init(width: Int) {
-        wide = width >= 110
+        let wideLayout = Self(width: width, wide: true)
+        self = wideLayout.spark >= Self.sparkKeptByWideColumns ? wideLayout : Self(width: width, wide: false)
+    }
+
+    private init(width: Int, wide: Bool) {
+        self.wide = wide
         let subscribersWidth =
             1 + (wide ? Self.wideSubscriberWidths : Self.narrowSubscriberWidths).reduce(0, +)
         count = wide ? 10 : 8
