@@ -31,7 +31,9 @@ package import Foundation
 ///
 /// It stops when the duration has passed, when a ``FiniteSource`` is
 /// finished, when ``stop()`` is called, when the reader closes the output, or when the output
-/// cannot be written, and writes a final summary first (except in the last two cases).
+/// cannot be written, and writes a final summary first (except in the last two cases). A
+/// reader that stopped reading does not hold it past a stop or the duration by more than a
+/// second; what it then could not write is counted in ``unwrittenOutput``.
 ///
 /// ```swift
 /// let runner = HeadlessRunner(source: try ReplaySource(path: "session.jsonl", speed: 0))
@@ -54,7 +56,7 @@ package final class HeadlessRunner: Sendable {
     }
 
     private let source: any DashboardSource
-    private let output: FileHandle
+    private let output: HeadlessOutput
     private let duration: Double?
     private let drainInterval: Double
     private let summaryInterval: Double
@@ -67,6 +69,10 @@ package final class HeadlessRunner: Sendable {
     /// What the source counted as lost on the way, as of the last lines written: said again
     /// when the run ends, since the `dropped` lines may have gone where nobody looks.
     package var losses: RecordLosses { lossesSeen.current }
+
+    /// Lines and bytes of output given up on at the end, because the output's reader had
+    /// stopped reading when the run was asked to end (see ``HeadlessOutput``); zero otherwise.
+    package var unwrittenOutput: (lines: Int, bytes: Int) { output.unwritten }
 
     /// Prepares a run; nothing happens until ``run()``.
     ///
@@ -90,7 +96,7 @@ package final class HeadlessRunner: Sendable {
         self.onNotice = onNotice
         self.stopPublishing = stopPublishing
         self.source = source
-        self.output = output
+        self.output = HeadlessOutput(output)
         self.duration = duration
         self.drainInterval = drainInterval.isFinite ? max(0.001, drainInterval) : 0.1
         self.summaryInterval = summaryInterval.isFinite ? max(0.01, summaryInterval) : 1
@@ -143,26 +149,22 @@ package final class HeadlessRunner: Sendable {
             }
             let losses = totals.losses
             lossesSeen.withLock { $0 = losses }
-            if let failure = Self.write(writer.bytes, to: output.fileDescriptor) { return failure }
+            // A reader that stopped reading holds this write only until the run is asked to end.
+            let isEnding = { [duration, stopRequested] in
+                stopRequested.current || duration.map { MonotonicClock.now() - start >= $0 } ?? false
+            }
+            switch output.write(writer.bytes, givingUpWhen: isEnding) {
+            case .written, .abandoned: break
+            case .failed(EPIPE): return .outputClosed
+            case .failed(let code):
+                return .outputFailed(code == 0 ? "nothing written" : String(cString: strerror(code)))
+            }
             if let outcome { return outcome }
             // A replay may have more due at once (a batch is capped): drain again without waiting.
             if source is any FiniteSource, hasRecords { continue }
             var wait = drainInterval
             if let duration { wait = min(wait, max(0, start + duration - now)) }
             _ = self.wake.wait(timeout: .now() + wait)
-        }
-    }
-
-    /// Writes all of `bytes` to `descriptor`; returns why it could not, if it could not.
-    ///
-    /// Written with `write(2)` rather than `FileHandle`, whose errors are Foundation error dumps
-    /// and which cannot tell a closed pipe from any other failure. SIGPIPE must be ignored (busmon
-    /// does), so that a closed pipe shows up here as `EPIPE`.
-    private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Outcome? {
-        switch bytes.withUnsafeBytes({ System.writeAll(descriptor, $0) }) {
-        case nil: return nil
-        case EPIPE: return .outputClosed
-        case let code?: return .outputFailed(code == 0 ? "nothing written" : String(cString: strerror(code)))
         }
     }
 

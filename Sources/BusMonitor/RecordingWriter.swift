@@ -53,7 +53,8 @@ package final class RecordingWriter: Sendable {
     /// such as `/tmp`, a link or a file another user planted at the path beforehand would
     /// otherwise receive the recording (or have a file of the user's overwritten through it).
     /// An existing regular file must belong to this user; a device (`/dev/null`) is written as
-    /// it is.
+    /// it is, and so is a FIFO that a program reads (`--record >(gzip > session.jsonl.gz)`); one
+    /// that nobody reads is refused, where opening it would wait for a reader.
     ///
     /// - Parameters:
     ///   - path: Where to write.
@@ -72,8 +73,15 @@ package final class RecordingWriter: Sendable {
             throw .unwritable(path: path, reason: Self.alreadyExists, what: what)
         }
         if descriptor < 0 && errno == EEXIST {
-            descriptor = open(path, flags)
+            // Without waiting: a FIFO nobody reads would hold the open, and busmon with it,
+            // before anything started; it fails with ENXIO instead.
+            descriptor = open(path, flags | O_NONBLOCK)
+            if descriptor < 0 && errno == ENXIO {
+                throw .unwritable(path: path, reason: "it is a FIFO that nobody reads", what: what)
+            }
             if descriptor >= 0 {
+                // Written as before, waiting for a reader that is slow (a terminal, a pipe).
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
                 var info = stat()
                 let isRegular = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
                 if isRegular && info.st_uid != geteuid() {

@@ -358,6 +358,14 @@ package enum Busmon {
                     + (fleet.connectionProblem.map { ": \($0)" } ?? ""))
             return unwatched
         }
+        let unwritten = runner.unwrittenOutput
+        if unwritten.bytes > 0 {
+            // Its reader stopped reading (a paused program at the end of a pipe): the run ended
+            // on time, without the lines the reader never took.
+            printError(
+                "busmon: stdout's reader stopped reading: up to \(unwritten.lines) lines "
+                    + "(\(unwritten.bytes) bytes) of output not written")
+        }
         if outcome != .outputClosed, let lost = runner.losses.phrase {
             // The `dropped` lines say it, but they may be in a file nobody reads to the end.
             printError("busmon: \(lost), as the output's dropped lines count them")
@@ -374,7 +382,7 @@ package enum Busmon {
         let damaged = (session.watchedSource as? ReplaySource).map { $0.malformedLines > 0 } ?? false
         switch outcome {
         case .durationElapsed, .sourceFinished:
-            return damaged ? 1 : 0
+            return damaged || unwritten.bytes > 0 ? 1 : 0
         case .outputClosed:
             // A reader that closes the pipe (`busmon --headless | head -1`) got what it wanted.
             return 0

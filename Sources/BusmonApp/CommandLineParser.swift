@@ -79,7 +79,8 @@ package enum CommandLineParser {
         Exit status: 0 done (or the reader of --headless output closed the pipe), 1 cannot run
         (no terminal, unknown TERM, output not writable, --listen's port taken; with --headless
         also an empty recording, an app never attached, no app dialled in to --listen, or a
-        NATS server never reached) or a file it wrote stopped early (a full disk), 2 bad command
+        NATS server never reached) or a file it wrote stopped early (a full disk, or a reader
+        of --headless output that stopped reading when --duration ended), 2 bad command
         line (also --attach nats:// in a busmon built without NATS, or a --token under 12
         characters), 128 + the signal after one that ends it: 130 after SIGINT, 143 after
         SIGTERM, 129 after SIGHUP or a lost terminal.

@@ -373,4 +373,40 @@ struct HeadlessRunnerOutputTests {
 
         #expect(runner.run() == .outputClosed)
     }
+
+    /// A pipe into a program that stopped reading: the run still ends at its duration, or soon
+    /// after stop(), about a second later at most, and counts the lines it gave up on.
+    @Test(
+        "a reader that stops reading holds the run past its duration or a stop by a second at most",
+        arguments: [false, true])
+    func aStalledReaderDoesNotHoldTheRun(byStopping: Bool) throws {
+        let pipe = Pipe()
+        // Lines enough to fill a pipe (64 KiB) many times over, nobody reading them.
+        let events = (0..<5_000).map { index in
+            FeedEvent(
+                sequence: index + 1, time: 1, typeName: "TickEvent",
+                payload: .description(String(repeating: "x", count: 100)), receivers: 1)
+        }
+        let runner = HeadlessRunner(
+            source: NeverEnding(ScriptedSource([SourceBatch(events: events)])),
+            output: pipe.fileHandleForWriting, duration: byStopping ? nil : 0.3, drainInterval: 0.01)
+        if byStopping { DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { runner.stop() } }
+        let outcome = LockedValue<HeadlessRunner.Outcome?>(nil)
+        let ended = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            outcome.withLock { $0 = runner.run() }
+            ended.signal()
+        }
+        // 0.3 s, the grace of a second, and room for a loaded machine; a held run never ended.
+        guard ended.wait(timeout: .now() + 0.3 + HeadlessOutput.grace + 5) == .success else {
+            Issue.record("the run was still writing to a pipe nobody reads")
+            try pipe.fileHandleForReading.close()  // frees it: its write fails with EPIPE
+            ended.wait()
+            return
+        }
+        #expect(outcome.current == (byStopping ? .stopped : .durationElapsed))
+        let unwritten = runner.unwrittenOutput
+        #expect(unwritten.lines > 0 && unwritten.bytes > 0)
+        withExtendedLifetime(pipe) {}
+    }
 }

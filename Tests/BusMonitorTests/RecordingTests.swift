@@ -1151,6 +1151,28 @@ struct RecordingTests {
         #expect(access(target, F_OK) != 0, "no file was created through the link")
     }
 
+    @Test(
+        "a FIFO that nobody reads is refused at once, where opening it waited for a reader; one read is written"
+    )
+    func aFIFOWithoutAReader() throws {
+        let directory = TemporaryDirectory()
+        let fifo = directory.file("session.jsonl")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: RecordingError.unwritable(path: fifo, reason: "it is a FIFO that nobody reads")) {
+            try RecordingWriter(path: fifo)
+        }
+        // With a reader, written as a pipe is: the reader gets the line.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let writer = try RecordingWriter(path: fifo)
+        writer.write(bytes: Array("{}\n".utf8), lines: 1)
+        writer.close()
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(read(reader, &buffer, buffer.count) == 3)
+        #expect(writer.failureReason == nil)
+    }
+
     @Test("a writer that may not replace refuses whatever is at its path, a FIFO too, without opening it")
     func aWriterThatMayNotReplace() throws {
         let directory = TemporaryDirectory()
