@@ -77,7 +77,7 @@ enum JSONValue {
 /// an error rather than deep recursion, and every step consumes input, so any input ends in a
 /// value or an error in linear time.
 struct JSONParser {
-    /// How deeply arrays and objects may nest.
+    /// How deeply arrays and objects may nest, in a value, or below a record.
     static let maximumDepth = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -102,7 +102,10 @@ struct JSONParser {
         guard position < bytes.count else { throw malformed("the line is empty") }
         guard bytes[position] == ASCII.openBrace else { throw .notAnObject }
         position += 1
-        depth = 1
+        // The record's own braces are not counted: its members may nest as deeply as a value
+        // parsed alone, so that a payload the tap sends as JSON (``isSingleLineContainer(_:)``
+        // checked it alone) is never too deep once it is a record's member.
+        depth = 0
         var members: JSONMembers = []
         // Room for a fleet's event with its trace, so that a line's members are one allocation.
         members.reserveCapacity(16)

@@ -519,6 +519,24 @@ struct WireFormatTests {
         }
         #expect(decoded.typeName == hostile, "the escapes read back as the text sent")
     }
+    @Test(
+        "a payload nested as deeply as the tap sends one reads back; one level deeper is text",
+        arguments: [64, 65])
+    func deepPayloadsReadBack(levels: Int) throws {
+        let json =
+            String(repeating: #"{"c":"#, count: levels - 1) + "{}" + String(repeating: "}", count: levels - 1)
+        let payload = FeedPayload(formatted: json)
+        // 64 levels go as JSON, and were then refused as a whole line, nesting 65 in the record.
+        #expect(payload == (levels <= 64 ? .fields(json: json) : .description(json)))
+        let event = FeedEvent(sequence: 1, time: 2, typeName: "TreeEvent", payload: payload, receivers: 1)
+        guard case .event(let decoded) = try FeedRecord.decode(line: FeedRecord.event(event).encodeLine())
+        else {
+            Issue.record("not an event")
+            return
+        }
+        #expect(decoded.payload == payload)
+    }
+
     @Test("a string longer than a reader keeps is cut to it, ending in an ellipsis")
     func longStringsAreCutWhenRead() throws {
         let long = String(repeating: "é", count: 300_000)
