@@ -10,7 +10,10 @@ package enum UntrustedText {
     /// `text` with each control character shown as a visible escape instead: C0 controls, DEL
     /// and C1 controls as `\u{1B}` and the like, the bidirectional marks, overrides and isolates
     /// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) that reorder what a terminal
-    /// shows, and the line and paragraph separators (U+2028, U+2029).
+    /// shows, the line and paragraph separators (U+2028, U+2029), and the characters that show
+    /// nothing at all, with which a stranger's name passes for another's (`Log\u{200B}in` for
+    /// `Login`): the soft hyphen, zero-width spaces and joiners, the word joiner and invisible
+    /// operators, fillers, the byte order mark, interlinear annotations and tags.
     ///
     /// - Parameters:
     ///   - text: What an app or a peer sent.
@@ -37,6 +40,12 @@ package enum UntrustedText {
         switch scalar.value {
         case 0x0A: !keepingNewlines
         case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        // Invisible: soft hyphen, combining grapheme joiner, Hangul and Mongolian fillers and
+        // separators, zero-width space, non-joiner and joiner, word joiner and invisible
+        // operators (U+2060-U+206F), byte order mark, interlinear annotations, tags.
+        case 0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B...0x180F, 0x200B...0x200D,
+            0x2060...0x206F, 0x3164, 0xFEFF, 0xFFA0, 0xFFF9...0xFFFB, 0x1D173...0x1D17A, 0xE0000...0xE007F:
+            true
         default: false
         }
     }

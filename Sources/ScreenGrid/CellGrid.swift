@@ -329,7 +329,8 @@ package struct CellGrid: Sendable, Equatable {
     /// shapes before the two that are emoji, and braille. None of these is emoji-presented.
     static func standsAloneInOneColumn(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x20..<0x7F, 0xA0..<0x300, 0x2010..<0x2028, 0x2030..<0x205F, 0x2190..<0x231A,
+        // Not the soft hyphen (U+00AD), which terminals show as a hyphen or as nothing.
+        case 0x20..<0x7F, 0xA0..<0xAD, 0xAE..<0x300, 0x2010..<0x2028, 0x2030..<0x205F, 0x2190..<0x231A,
             0x2500..<0x25FD, 0x2800..<0x2900:
             return true
         default:
@@ -346,6 +347,13 @@ package struct CellGrid: Sendable, Equatable {
         let value = scalar.value
         if standsAloneInOneColumn(scalar) { return true }
         if value < 0x20 || (value >= 0x7F && value < 0xA0) { return false }
+        // Format characters (bidirectional controls, zero-width spaces and joiners, the byte
+        // order mark) and marks alone take no column: a name drawn with one would pass for
+        // another, and the columns after it would shift.
+        switch scalar.properties.generalCategory {
+        case .format, .nonspacingMark, .enclosingMark: return false
+        default: break
+        }
         if scalar.properties.isEmojiPresentation { return false }
         // East Asian wide and fullwidth ranges.
         if (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value)

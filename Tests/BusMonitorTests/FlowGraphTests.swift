@@ -37,6 +37,12 @@ struct FlowGraphTests {
         #expect(!dot.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
         #expect(!dot.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
         #expect(dot.contains(#"Evil\\u{1B}]0;PWNED\\u{7}"#), "shown as a visible escape")
+        // A name with an invisible character in it does not pass for another.
+        var lookalike = FlowGraph()
+        lookalike.take(SourceBatch(events: [event("Log\u{200B}in\u{FEFF}\u{AD}", id: 1)]))
+        let shown = lookalike.dot(title: "app")
+        #expect(shown.contains(#"Log\\u{200B}in\\u{FEFF}\\u{AD}"#))
+        #expect(!shown.unicodeScalars.contains { [0x200B, 0xFEFF, 0xAD].contains($0.value) })
         #expect(dot.utf8.count < 4_000, "each name cut to \(FlowGraph.maximumNameLength) characters")
         #expect(graph.publishes.keys.allSatisfy { $0.from.count <= FlowGraph.maximumNameLength })
         #expect(graph.troubles.isEmpty, "a late delivery waited; its handler did not fail and was not slow")

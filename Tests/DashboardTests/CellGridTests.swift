@@ -22,6 +22,11 @@ struct CellGridTests {
             ("ok 👍 go", "ok ? go"),
             // An arrow made emoji by its selector is one character of two scalars.
             ("↔\u{FE0F}!", "?!"),
+            // Characters that show nothing, and a mark alone, would let a name pass for another
+            // and shift the columns after them.
+            ("Log\u{200B}in", "Log?in"),
+            ("\u{FEFF}a\u{AD}b\u{202E}c", "?a?b?c"),
+            ("\u{301}x", "?x"),
         ])
     func eachCharacterTakesOneColumn(text: String, shown: String) {
         var grid = CellGrid(width: 20, height: 1)
