@@ -22,6 +22,26 @@
 
 #if CNC_HAS_CURSES
 
+// Codes of our own for the paste markers, past every code curses defines.
+#define CNC_CODE_PASTE_START (KEY_MAX + 1)
+#define CNC_CODE_PASTE_END (KEY_MAX + 2)
+
+// A capability of the terminal's terminfo entry by name, or NULL when it has none. The
+// extended ones (BE, PS) are there in ncurses 6.2's xterm and tmux entries and later.
+static const char *cnc_capability(const char *name) {
+    const char *value = tigetstr((char *)name);
+    return value == NULL || value == (char *)-1 ? NULL : value;
+}
+
+// Turns bracketed paste on or off: xterm's private mode 2004, which terminals that lack it
+// ignore. Written straight to stdout, flushed, before curses writes anything more.
+static void cnc_bracketed_paste(bool on) {
+    const char *sequence = cnc_capability(on ? "BE" : "BD");
+    if (sequence == NULL) sequence = on ? "\033[?2004h" : "\033[?2004l";
+    fputs(sequence, stdout);
+    fflush(stdout);
+}
+
 // glibc's <wchar.h> declares wcwidth only for _XOPEN_SOURCE, which would hide other calls;
 // Darwin's declares it the same way, so declaring it again is harmless there.
 int wcwidth(wchar_t character);
@@ -35,6 +55,7 @@ void cnc_end(cnc_screen *screen) {
     wrefresh(stdscr);
     curs_set(1);
     endwin();
+    cnc_bracketed_paste(false);
     if (screen != NULL) {
         delscreen((SCREEN *)screen);
     }
@@ -62,6 +83,14 @@ void cnc_enter_dashboard_mode(bool keys_as_data) {
         if (key_defined(homes[index]) == 0) define_key(homes[index], KEY_HOME);
         if (key_defined(ends[index]) == 0) define_key(ends[index], KEY_END);
     }
+    // A paste arrives between two markers, so that the dashboard takes it as text: pasted
+    // into the filter, an Esc or a letter in it would otherwise close the prompt and run as keys
+    // (c destroys screens, q quits). Curses reports the markers as keys of our own.
+    const char *paste_start = cnc_capability("PS");
+    const char *paste_end = cnc_capability("PE");
+    define_key(paste_start != NULL ? paste_start : "\033[200~", CNC_CODE_PASTE_START);
+    define_key(paste_end != NULL ? paste_end : "\033[201~", CNC_CODE_PASTE_END);
+    cnc_bracketed_paste(true);
     curs_set(0);
     set_escdelay(25);
     // No look at the keyboard in the middle of a refresh: curses would poll stdin and flush
@@ -113,6 +142,8 @@ static uint32_t cnc_function_key(int code) {
     case KEY_DC: return CNC_KEY_DELETE;
     case KEY_RESIZE: return CNC_KEY_RESIZE;
     case KEY_BTAB: return CNC_KEY_BACK_TAB;
+    case CNC_CODE_PASTE_START: return CNC_KEY_PASTE_START;
+    case CNC_CODE_PASTE_END: return CNC_KEY_PASTE_END;
     default: return code == KEY_F(1) ? CNC_KEY_F1 : CNC_KEY_OTHER;
     }
 }

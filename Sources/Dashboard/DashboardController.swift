@@ -405,6 +405,16 @@ package class DashboardController {
         case .backspace:
             if !text.isEmpty { text.removeLast() }
             prompt = text
+        case .eraseLine:
+            prompt = ""
+        case .eraseWord:
+            // The spaces before the word go with it, as in a shell.
+            while text.last == " " { text.removeLast() }
+            while let last = text.last, last != " " { text.removeLast() }
+            prompt = text
+        case .paste(let pasted):
+            text += pasted.prefix(max(0, Self.longestPrompt - text.count))
+            prompt = text
         case .character(let character):
             if !character.isNewline, text.count < Self.longestPrompt { text.append(character) }
             prompt = text

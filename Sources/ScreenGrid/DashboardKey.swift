@@ -28,6 +28,13 @@ package enum DashboardKey: Hashable, Sendable {
     case backTab
     /// Backspace or Delete, for editing the filter.
     case backspace
+    /// Ctrl-U: erases the filter being typed.
+    case eraseLine
+    /// Ctrl-W: erases the last word of the filter being typed.
+    case eraseWord
+    /// Text the person pasted, taken as text and never as keys: printable characters only,
+    /// line breaks and tabs as spaces.
+    case paste(String)
     /// Ctrl-C, or SIGINT/SIGTERM delivered to the program.
     case interrupt
 }

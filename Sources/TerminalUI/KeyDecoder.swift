@@ -15,7 +15,8 @@ package enum KeyDecoder {
     /// Decodes one key.
     ///
     /// Enter is 10, 13 or `CNC_KEY_ENTER`; Backspace is `CNC_KEY_BACKSPACE`, 127 or 8, and Delete counts
-    /// as Backspace; 3 (Ctrl-C with signals off) is ``DashboardKey/interrupt``; F1 is `?` (help).
+    /// as Backspace; 3 (Ctrl-C with signals off) is ``DashboardKey/interrupt``; 21 and 23 (Ctrl-U,
+    /// Ctrl-W) erase the prompt's line and last word, as in a shell; F1 is `?` (help).
     ///
     /// - Parameter raw: The key as read.
     /// - Returns: The dashboard key, or `nil` for keys the dashboard has no use for.
@@ -33,6 +34,8 @@ package enum KeyDecoder {
         case 9: return .tab
         case 8, 127: return .backspace
         case 3: return .interrupt
+        case 21: return .eraseLine
+        case 23: return .eraseWord
         case 0..<0x20, 0x80..<0xA0: return nil
         default:
             guard let scalar = Unicode.Scalar(code) else { return nil }

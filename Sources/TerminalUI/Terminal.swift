@@ -194,11 +194,38 @@ package final class Terminal {
                 let (width, height) = size
                 return .resize(width: width, height: height)
             }
+            if code == CNC_KEY_PASTE_START { return .key(.paste(readPaste())) }
             return KeyDecoder.decode(.function(code)).map(TerminalEvent.key)
         case CNC_READ_CHARACTER:
             return KeyDecoder.decode(.character(value)).map(TerminalEvent.key)
         default:
             return nil
+        }
+    }
+
+    /// The most characters of a paste kept; the rest is read and dropped.
+    static let longestPaste = 4_096
+
+    /// Reads a paste up to its end marker, as text: printable characters, line breaks and tabs
+    /// as spaces, other controls (an Esc in the pasted text) dropped, at most ``longestPaste``
+    /// characters. A terminal that lost the end marker ends the paste after 100 ms of silence,
+    /// so that keys typed later are keys again.
+    private func readPaste() -> String {
+        var paste = PastedText()
+        cnc_timeout(100)
+        var value: UInt32 = 0
+        while true {
+            switch cnc_read_key(&value) {
+            case CNC_READ_CHARACTER:
+                paste.take(value)
+            case CNC_READ_FUNCTION_KEY:
+                let code = Int32(clamping: value)
+                if code == CNC_KEY_PASTE_END { return paste.text }
+                // Any other key inside a paste is part of what was pasted, not a command.
+                if code == CNC_KEY_RESIZE { lastDrawn = nil }
+            default:
+                return paste.text
+            }
         }
     }
 
@@ -242,5 +269,27 @@ package final class Terminal {
             case .white: CNC_COLOR_WHITE
             }
         return Int16(code)
+    }
+}
+
+/// A paste as it is read, character code by character code.
+struct PastedText {
+    private(set) var text = ""
+    private var count = 0
+
+    /// Adds the character `code`: printable ones as they are, line breaks and tabs as a space,
+    /// other controls not at all; nothing past ``Terminal/longestPaste``.
+    mutating func take(_ code: UInt32) {
+        guard count < Terminal.longestPaste else { return }
+        switch code {
+        case 9, 10, 13:
+            text.append(" ")
+        case 0..<0x20, 0x7F..<0xA0:
+            return
+        default:
+            guard let scalar = Unicode.Scalar(code) else { return }
+            text.unicodeScalars.append(scalar)
+        }
+        count += 1
     }
 }

@@ -246,6 +246,40 @@ struct BusmonInTmuxTests {
         try pane.press("Escape")
     }
 
+    /// Text pasted with an Esc and letters in it: the Esc once closed the filter and the letters
+    /// ran as keys (c destroys screens, q quits). Pasted, it is text in the filter, and nothing
+    /// where there is no filter to take it.
+    @Test func pastedTextIsNeverTakenForKeys() async throws {
+        var environment = Self.plainEnvironment
+        environment["TERM"] = "xterm-256color"
+        let pane = try Self.start(width: 120, height: 40, environment: environment)
+        defer { pane.close() }
+        try await pane.waitForScreen(containing: "UserLoggedInEvent")
+
+        try pane.press("/")
+        try await pane.waitForScreen(containing: "Esc cancel")
+        try pane.paste("Data\u{1B}c\nq")
+        try await pane.waitForScreen(containing: "Filter: Datac q")
+        try pane.press("C-w")
+        try await pane.waitForScreen("Ctrl-W to erase the last word") {
+            $0.contains("Filter: Datac ") && !$0.contains("Datac q")
+        }
+        try pane.press("C-u")
+        try await pane.waitForScreen("Ctrl-U to erase the filter") { !$0.contains("Datac") }
+        try pane.press("Escape")
+        try await pane.waitForScreen("the prompt to close") { !$0.contains("Esc cancel") }
+
+        // Pasted where no prompt takes it, it is dropped: busmon runs on, no screen destroyed.
+        try pane.paste("cq")
+        try await Task.sleep(for: .milliseconds(500))
+        let screen = try pane.screen()
+        #expect(screen.contains(ScreenText.keyBar), "still running: \(screen)")
+        #expect(!screen.contains("destroyed"), "no screens destroyed: \(screen)")
+        try pane.press("q")
+        let exit = try await pane.waitForExit()
+        #expect(exit.contains("EXIT=0"))
+    }
+
     @Test func aResizeStormLeavesAWorkingDashboard() async throws {
         let pane = try Self.start()
         defer { pane.close() }

@@ -182,6 +182,21 @@ struct DashboardControllerTests {
         _ = dashboard.handle(.enter)
         #expect(shownLines(dashboard) == [#"{"userId":"id-grace","userName":"grace"}"#])
 
+        // Ctrl-W erases a word and the spaces before it, Ctrl-U the line; a paste is text,
+        // cut to the prompt's length.
+        _ = dashboard.handle(.character("/"))
+        _ = dashboard.handle(.paste("Grace hopper  "))
+        #expect(dashboard.prompt == "GraceGrace hopper  ")
+        _ = dashboard.handle(.eraseWord)
+        #expect(dashboard.prompt == "GraceGrace ")
+        _ = dashboard.handle(.eraseLine)
+        #expect(dashboard.prompt == "")
+        _ = dashboard.handle(.paste(String(repeating: "x", count: 500)))
+        #expect(dashboard.prompt?.count == DashboardController.longestPrompt)
+        _ = dashboard.handle(.eraseLine)
+        type("Grace", into: dashboard)
+        _ = dashboard.handle(.enter)
+
         // Editing: reopen, erase, type an inverted type filter.
         _ = dashboard.handle(.character("/"))
         for _ in 0..<5 { _ = dashboard.handle(.backspace) }

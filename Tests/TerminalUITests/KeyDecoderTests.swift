@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: [
         (UInt32(10), DashboardKey.enter), (13, .enter), (27, .escape), (9, .tab), (127, .backspace),
-        (8, .backspace), (3, .interrupt),
+        (8, .backspace), (3, .interrupt), (21, .eraseLine), (23, .eraseWord),
     ])
     func decodesControlCharacters(code: UInt32, key: DashboardKey) {
         #expect(KeyDecoder.decode(.character(code)) == key)

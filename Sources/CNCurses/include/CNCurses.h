@@ -36,6 +36,10 @@ typedef struct cnc_screen cnc_screen;
 #define CNC_KEY_F1 12
 #define CNC_KEY_RESIZE 13
 #define CNC_KEY_BACK_TAB 14
+/// The markers a terminal sends around pasted text, once cnc_enter_dashboard_mode asked for
+/// them (bracketed paste): what comes between them is text, not keys.
+#define CNC_KEY_PASTE_START 15
+#define CNC_KEY_PASTE_END 16
 
 /// Cell styles for cnc_put_cell, combined with |.
 #define CNC_STYLE_BOLD 1u

@@ -115,6 +115,13 @@ final class TmuxPane {
         try run(["send-keys", "-t", "busmon", "-l", text])
     }
 
+    /// Pastes `text` as a terminal does: between bracketed-paste markers when busmon asked for
+    /// them (tmux's `paste-buffer -p` adds them only then), else as if typed.
+    func paste(_ text: String) throws {
+        try run(["set-buffer", "-b", "busmon-test", text])
+        try run(["paste-buffer", "-p", "-d", "-b", "busmon-test", "-t", "busmon"])
+    }
+
     /// Resizes the window, as a person dragging the terminal's corner would.
     func resize(width: Int, height: Int) throws {
         try run(["resize-window", "-t", "busmon", "-x", "\(width)", "-y", "\(height)"])
