@@ -53,8 +53,9 @@ package final class RecordingWriter: Sendable {
     /// such as `/tmp`, a link or a file another user planted at the path beforehand would
     /// otherwise receive the recording (or have a file of the user's overwritten through it).
     /// An existing regular file must belong to this user; a device (`/dev/null`) is written as
-    /// it is, and so is a FIFO that a program reads (`--record >(gzip > session.jsonl.gz)`); one
-    /// that nobody reads is refused, where opening it would wait for a reader.
+    /// it is, and so is a FIFO that a program reads, and the process's own descriptors
+    /// (`--record >(gzip > session.jsonl.gz)`, which names `/dev/fd/63`); a FIFO that nobody
+    /// reads is refused, where opening it would wait for a reader.
     ///
     /// - Parameters:
     ///   - path: Where to write.
@@ -65,7 +66,10 @@ package final class RecordingWriter: Sendable {
     /// - Throws: ``RecordingError/unwritable(path:reason:what:)`` when the file cannot be opened,
     ///   is a symbolic link, belongs to another user, or exists and may not be replaced.
     package init(path: String, what: String = "recording", replacing: Bool = true) throws(RecordingError) {
-        let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
+        // The process's own descriptors are links on Linux (`/dev/fd/63`, which a shell's
+        // `>(gzip > session.jsonl.gz)` names, and `/dev/stdout`), and nobody else can plant one.
+        let ownDescriptor = path.hasPrefix("/dev/fd/") || path == "/dev/stdout" || path == "/dev/stderr"
+        let flags = O_WRONLY | O_APPEND | O_CLOEXEC | (ownDescriptor ? 0 : O_NOFOLLOW)
         var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
         let existed = descriptor < 0 && errno == EEXIST
         var emptyBeforeWriting = false
@@ -77,7 +81,12 @@ package final class RecordingWriter: Sendable {
             // before anything started; it fails with ENXIO instead.
             descriptor = open(path, flags | O_NONBLOCK)
             if descriptor < 0 && errno == ENXIO {
-                throw .unwritable(path: path, reason: "it is a FIFO that nobody reads", what: what)
+                // ENXIO is also a device that went away (a revoked terminal on Darwin).
+                var info = stat()
+                if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO {
+                    throw .unwritable(path: path, reason: "it is a FIFO that nobody reads", what: what)
+                }
+                errno = ENXIO
             }
             if descriptor >= 0 {
                 // Written as before, waiting for a reader that is slow (a terminal, a pipe).

@@ -22,12 +22,22 @@
 
 #if CNC_HAS_CURSES
 
-// Codes of our own for the paste markers, past every code curses defines.
-#define CNC_CODE_PASTE_START (KEY_MAX + 1)
-#define CNC_CODE_PASTE_END (KEY_MAX + 2)
+// Codes of our own for the paste markers: the first two above KEY_MAX that no key of the
+// terminal has. Curses numbers a terminal's extra keys from KEY_MAX up (macOS's xterm-256color
+// has kDC3 to kDC7 there: KEY_MAX + 1 is Shift-Alt-Delete), so fixed codes could be a key's.
+// Set by cnc_enter_dashboard_mode; 0 (no key) until then.
+static int cnc_code_paste_start = 0;
+static int cnc_code_paste_end = 0;
+
+// The first key code from `code` up that no key of the terminal has.
+static int cnc_unused_key_code(int code) {
+    while (has_key(code)) code++;
+    return code;
+}
 
 // A capability of the terminal's terminfo entry by name, or NULL when it has none. The
-// extended ones (BE, PS) are there in ncurses 6.2's xterm and tmux entries and later.
+// extended ones (BE, PS) are in the xterm and tmux entries from ncurses 6.3-20221224 (6.4) on;
+// older databases, macOS's among them, have none, and the xterm sequences are used.
 static const char *cnc_capability(const char *name) {
     const char *value = tigetstr((char *)name);
     return value == NULL || value == (char *)-1 ? NULL : value;
@@ -88,8 +98,10 @@ void cnc_enter_dashboard_mode(bool keys_as_data) {
     // (c destroys screens, q quits). Curses reports the markers as keys of our own.
     const char *paste_start = cnc_capability("PS");
     const char *paste_end = cnc_capability("PE");
-    define_key(paste_start != NULL ? paste_start : "\033[200~", CNC_CODE_PASTE_START);
-    define_key(paste_end != NULL ? paste_end : "\033[201~", CNC_CODE_PASTE_END);
+    cnc_code_paste_start = cnc_unused_key_code(KEY_MAX + 1);
+    cnc_code_paste_end = cnc_unused_key_code(cnc_code_paste_start + 1);
+    define_key(paste_start != NULL ? paste_start : "\033[200~", cnc_code_paste_start);
+    define_key(paste_end != NULL ? paste_end : "\033[201~", cnc_code_paste_end);
     cnc_bracketed_paste(true);
     curs_set(0);
     set_escdelay(25);
@@ -128,6 +140,8 @@ void cnc_screen_size(int *rows, int *columns) {
 void cnc_timeout(int milliseconds) { wtimeout(stdscr, milliseconds); }
 
 static uint32_t cnc_function_key(int code) {
+    if (code == cnc_code_paste_start) return CNC_KEY_PASTE_START;
+    if (code == cnc_code_paste_end) return CNC_KEY_PASTE_END;
     switch (code) {
     case KEY_UP: return CNC_KEY_UP;
     case KEY_DOWN: return CNC_KEY_DOWN;
@@ -142,8 +156,6 @@ static uint32_t cnc_function_key(int code) {
     case KEY_DC: return CNC_KEY_DELETE;
     case KEY_RESIZE: return CNC_KEY_RESIZE;
     case KEY_BTAB: return CNC_KEY_BACK_TAB;
-    case CNC_CODE_PASTE_START: return CNC_KEY_PASTE_START;
-    case CNC_CODE_PASTE_END: return CNC_KEY_PASTE_END;
     default: return code == KEY_F(1) ? CNC_KEY_F1 : CNC_KEY_OTHER;
     }
 }

@@ -150,8 +150,10 @@ extension DashboardController {
                 help: KeyHint(
                     keys: "/",
                     text: shown.fleet == nil
-                        ? "filter the log by type or payload; !text hides matches"
-                        : "filter the log by type, app or payload; !text hides matches; app:NAME one app"),
+                        ? "filter the log by type or payload; !text hides matches; "
+                            + "Ctrl-W and Ctrl-U erase a word and the line"
+                        : "filter the log by type, app or payload; !text hides matches; app:NAME one app; "
+                            + "Ctrl-W and Ctrl-U erase a word and the line"),
                 bar: KeyHint(keys: "/", text: "Filter")),
             // In the bar only when there is a suspect to jump to, where it is seen first.
             KeyBinding(

@@ -380,7 +380,11 @@ struct HeadlessRunnerOutputTests {
         "a reader that stops reading holds the run past its duration or a stop by a second at most",
         arguments: [false, true])
     func aStalledReaderDoesNotHoldTheRun(byStopping: Bool) throws {
+        // The write left blocked stays so for the test process's life: its pipe is never
+        // closed, so that the write never resumes (nor fails with SIGPIPE) after the test.
+        signal(SIGPIPE, SIG_IGN)
         let pipe = Pipe()
+        _ = Unmanaged.passRetained(pipe)
         // Lines enough to fill a pipe (64 KiB) many times over, nobody reading them.
         let events = (0..<5_000).map { index in
             FeedEvent(
@@ -407,6 +411,5 @@ struct HeadlessRunnerOutputTests {
         #expect(outcome.current == (byStopping ? .stopped : .durationElapsed))
         let unwritten = runner.unwrittenOutput
         #expect(unwritten.lines > 0 && unwritten.bytes > 0)
-        withExtendedLifetime(pipe) {}
     }
 }

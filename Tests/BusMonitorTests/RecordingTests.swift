@@ -1173,6 +1173,17 @@ struct RecordingTests {
         #expect(writer.failureReason == nil)
     }
 
+    @Test("the process's own descriptor, a link on Linux, is written: --record >(gzip > file) names one")
+    func aDescriptorOfTheProcess() throws {
+        let pipe = Pipe()
+        let path = "/dev/fd/\(pipe.fileHandleForWriting.fileDescriptor)"
+        let writer = try RecordingWriter(path: path)
+        writer.write(bytes: Array("{}\n".utf8), lines: 1)
+        writer.close()
+        try pipe.fileHandleForWriting.close()
+        #expect(pipe.fileHandleForReading.readDataToEndOfFile() == Data("{}\n".utf8))
+    }
+
     @Test("a writer that may not replace refuses whatever is at its path, a FIFO too, without opening it")
     func aWriterThatMayNotReplace() throws {
         let directory = TemporaryDirectory()
