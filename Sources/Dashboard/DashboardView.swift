@@ -473,7 +473,9 @@ struct DashboardView {
         let box = drawBox(&grid, title: "Details (Esc closes)", width: width, height: lines.count)
         let first = max(0, min(scroll, lines.count - box.height))
         for (index, (text, lineStyle)) in lines.dropFirst(first).prefix(box.height).enumerated() {
-            grid.put(text, x: box.x, y: box.y + index, style: lineStyle, maxWidth: box.width)
+            // A line past the box (a long type name) ends in an ellipsis, as a table row does.
+            let shown = TextFormat.truncate(text, width: box.width, ellipsis: canvas.glyphs.ellipsis)
+            grid.put(shown, x: box.x, y: box.y + index, style: lineStyle, maxWidth: box.width)
         }
     }
 

@@ -263,6 +263,24 @@ struct DashboardRenderingTests {
         #expect(!grid.text.contains("receivers 3"))
     }
 
+    @Test func aLongNameInTheDetailsEndsInAnEllipsisAtTheBoxEdge() throws {
+        let source = ScriptedSource()
+        let dashboard = SourceDashboard(source: source)
+        let name = String(repeating: "VeryLongTypeName", count: 20)
+        source.enqueue(
+            SourceBatch(events: [
+                FeedEvent(
+                    sequence: 1, time: startTime, typeName: name, payload: .description("x"), receivers: 1)
+            ]))
+        dashboard.update(now: startTime)
+        _ = dashboard.handle(.up)
+        _ = dashboard.handle(.enter)
+        let grid = rendered(dashboard, width: 80, height: 24, now: startTime)
+        #expect(grid.text.contains("Details (Esc closes)"))
+        let row = try #require((0..<grid.height).map(grid.row).first { $0.contains("VeryLongTypeNameVery") })
+        #expect(row.contains("…"), "cut with an ellipsis: \(row)")
+    }
+
     @Test func commandMessagesShowInTheLogTitle() {
         let (dashboard, _, now) = scriptedDashboard()
         _ = dashboard.handle(.character("+"))
