@@ -349,6 +349,10 @@ struct HeadlessRunnerTests {
     }
 }
 
+/// Pipes whose write end a test left blocked, kept open and reachable for the test process's
+/// life: the write never resumes, nor fails with SIGPIPE, after its test.
+private let pipesLeftBlocked = LockedValue<[Pipe]>([])
+
 /// A source that never finishes, as a live one.
 final class NeverEnding: DashboardSource {
     let inner: any DashboardSource
@@ -380,11 +384,9 @@ struct HeadlessRunnerOutputTests {
         "a reader that stops reading holds the run past its duration or a stop by a second at most",
         arguments: [false, true])
     func aStalledReaderDoesNotHoldTheRun(byStopping: Bool) throws {
-        // The write left blocked stays so for the test process's life: its pipe is never
-        // closed, so that the write never resumes (nor fails with SIGPIPE) after the test.
         signal(SIGPIPE, SIG_IGN)
         let pipe = Pipe()
-        _ = Unmanaged.passRetained(pipe)
+        pipesLeftBlocked.withLock { $0.append(pipe) }
         // Lines enough to fill a pipe (64 KiB) many times over, nobody reading them.
         let events = (0..<5_000).map { index in
             FeedEvent(

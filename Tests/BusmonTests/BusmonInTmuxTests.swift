@@ -35,6 +35,13 @@ struct BusmonInTmuxTests {
             height: height, environment: environment)
     }
 
+    /// busmon at 120x40 under an xterm TERM, whose terminfo tmux's own keys and pastes differ from.
+    private static func startAsXterm() throws -> TmuxPane {
+        var environment = plainEnvironment
+        environment["TERM"] = "xterm-256color"
+        return try start(width: 120, height: 40, environment: environment)
+    }
+
     @Test func theDashboardShowsTheSimulatedApp() async throws {
         let pane = try Self.start()
         defer { pane.close() }
@@ -96,9 +103,7 @@ struct BusmonInTmuxTests {
     /// tmux or PuTTY under an xterm TERM send Home and End as ESC[1~ and ESC[4~, which xterm's
     /// terminfo does not name: they must still move the log, not arrive as Esc and characters.
     @Test func homeAndEndWorkAsOtherTerminalsSendThem() async throws {
-        var environment = Self.plainEnvironment
-        environment["TERM"] = "xterm-256color"
-        let pane = try Self.start(width: 120, height: 40, environment: environment)
+        let pane = try Self.startAsXterm()
         defer { pane.close() }
         try await pane.waitForScreen(containing: "Log ─ following")
         try pane.press("Up")
@@ -250,9 +255,7 @@ struct BusmonInTmuxTests {
     /// ran as keys (c destroys screens, q quits). Pasted, it is text in the filter, and nothing
     /// where there is no filter to take it.
     @Test func pastedTextIsNeverTakenForKeys() async throws {
-        var environment = Self.plainEnvironment
-        environment["TERM"] = "xterm-256color"
-        let pane = try Self.start(width: 120, height: 40, environment: environment)
+        let pane = try Self.startAsXterm()
         defer { pane.close() }
         try await pane.waitForScreen(containing: "UserLoggedInEvent")
 
