@@ -6,6 +6,8 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
+#include <termios.h>
+#include <unistd.h>
 #include <wchar.h>
 
 // Linux's ncurses with wide characters is ncursesw; macOS's own <curses.h> is wide-capable
@@ -83,6 +85,16 @@ void cnc_enter_dashboard_mode(bool keys_as_data) {
         cbreak();
     }
     noecho();
+    // Ctrl-S must not stop the screen. With XON/XOFF flow control on (cbreak leaves it on),
+    // the terminal held busmon's next write until Ctrl-Q, and busmon could not even quit on
+    // SIGTERM, whose way out writes the restored screen. Off while busmon runs, as raw mode
+    // has it, and saved as curses's program mode, which it restores after Ctrl-Z; endwin puts
+    // the shell's setting back. Ctrl-S is then a key, which the dashboard ignores.
+    struct termios modes;
+    if (tcgetattr(fileno(stdout), &modes) == 0 && (modes.c_iflag & IXON)) {
+        modes.c_iflag &= ~(tcflag_t)IXON;
+        if (tcsetattr(fileno(stdout), TCSANOW, &modes) == 0) def_prog_mode();
+    }
     keypad(stdscr, TRUE);
     // Home and End as terminals other than the one TERM names send them: tmux or PuTTY under
     // an xterm TERM send ESC[1~ and ESC[4~, rxvt ESC[7~ and ESC[8~. Curses knows only the

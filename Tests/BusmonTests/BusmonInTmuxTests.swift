@@ -192,6 +192,19 @@ struct BusmonInTmuxTests {
         #expect(try pane.value("cursor_flag") == "1", "the cursor is visible again")
     }
 
+    /// Ctrl-S, pressed by habit to save, once stopped the terminal's output (XON/XOFF): the
+    /// screen froze, and busmon could not even end on SIGTERM, whose way out writes to it.
+    @Test func ctrlSNeitherFreezesTheScreenNorHoldsAnExit() async throws {
+        let pane = try Self.start()
+        defer { pane.close() }
+        let first = try await pane.waitForScreen(containing: "up 00:00:0")
+        try pane.press("C-s")
+        let before = uptime(first)
+        try await pane.waitForScreen("the clock to move on after Ctrl-S") { uptime($0) != before }
+        kill(try await pane.busmonProcessID(), SIGTERM)
+        #expect(try await pane.waitForExit() == "EXIT=143 TTY=restored")
+    }
+
     @Test func aSmallTerminalSaysSoAndStillQuits() async throws {
         let pane = try Self.start()
         defer { pane.close() }
@@ -366,6 +379,12 @@ struct BusmonInTmuxTests {
 }
 
 /// The log pane's lines: those that start with a time stamp.
+/// The header's uptime, such as `up 00:00:07`.
+private func uptime(_ screen: String) -> Substring? {
+    guard let start = screen.range(of: "up 00:")?.lowerBound else { return nil }
+    return screen[start...].prefix(11)
+}
+
 private func logLines(_ screen: String) -> [String] {
     screen.split(separator: "\n").map(String.init).filter { line in
         let parts = line.prefix(12).split(separator: ":")

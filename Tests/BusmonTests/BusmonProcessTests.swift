@@ -157,6 +157,25 @@ import Testing
         #expect(result.standardError.hasPrefix("busmon: TERM is not set"))
     }
 
+    /// A terminal that stopped taking output (a frozen emulator, a stalled ssh link) held
+    /// busmon's write, and with it the way out that restores the screen: SIGTERM was noted and
+    /// never acted on. Nothing reads this terminal; a while after SIGTERM busmon ends anyway.
+    @Test func aTerminalThatStoppedReadingDoesNotHoldAnExit() async throws {
+        let terminal = try PseudoTerminal()
+        var environment = environment
+        environment["LINES"] = "45"
+        environment["COLUMNS"] = "150"
+        let busmon = try ChildProcess.start(
+            BusmonBinary.require(), ["--rate", "5000"], environment: environment, terminal: terminal)
+        // Frames fill the terminal's buffer within a second or two, and then the writes wait.
+        try await Task.sleep(for: .seconds(3))
+        busmon.send(SIGTERM)
+        // busmon's last resort ends it 10 s after the signal (SignalWatcher.lastResortSeconds).
+        let result = try busmon.wait(timeout: 30)
+        #expect(result.status == 128 + SIGTERM)
+        withExtendedLifetime(terminal) {}
+    }
+
     @Test func runsInAPseudoTerminalAndStopsAfterItsDuration() throws {
         let terminal = try PseudoTerminal()
         let result = try ChildProcess.run(
