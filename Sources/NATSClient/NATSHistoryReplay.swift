@@ -26,6 +26,10 @@
         /// Whether the consumer had no message to replay when it started.
         package let wasEmptyAtStart: Bool
 
+        /// Bytes of history nats.c holds at most for the monitor to take; past them it drops
+        /// messages, which the monitor counts as missing from their apps' numbering.
+        static let pendingBytes: Int32 = 128 * 1024 * 1024
+
         /// The latest start a replay asks for, in seconds since 1970 (in 2255): nanoseconds
         /// since 1970 beyond it do not fit in 63 bits.
         static let latestStartTime = 9_000_000_000.0
@@ -77,6 +81,11 @@
                 throw NATSHistoryUnavailable(
                     Self.explain(status: status, errorCode: errorCode, subject: subject))
             }
+            // History comes as fast as the server sends it, while the monitor drains its hold a
+            // frame at a time: with nats.c's default limit (65,536 messages) a replay of a few
+            // hundred thousand dropped a fifth of them, which an ordered consumer does not
+            // fetch again. Bounded by bytes instead (``pendingBytes``).
+            natsSubscription_SetPendingLimits(subscription, -1, Self.pendingBytes)
             // Without a completion callback there is no safe moment to release the receiver; it
             // then stays alive for good (a few bytes, on a path never seen).
             _ = NATSMessageReceiver.releaseOnCompletion(of: subscription, reference)
