@@ -41,6 +41,18 @@ package enum NATSServerURL {
                 port = nil
             }
             guard !host.isEmpty else { throw .invalidURL(text, reason: "'\(shown)' names no host") }
+            // Letters, digits, `-`, `.` and `_` (and an IPv6 literal's `:` and zone `%`): a host
+            // with an escape or a `*` in it was tried for the whole run, as one that is down.
+            let isIPv6 = rest.hasPrefix("[")
+            guard
+                host.allSatisfy({ character in
+                    character.isASCII
+                        && (character.isLetter || character.isNumber || "-._".contains(character)
+                            || (isIPv6 && ":%".contains(character)))
+                })
+            else {
+                throw .invalidURL(text, reason: "the host '\(host)' holds a character no host name has")
+            }
             if let port {
                 guard let number = Int(port), (1...65_535).contains(number) else {
                     throw .invalidURL(text, reason: "the port '\(port)' is not a number from 1 to 65535")

@@ -23,6 +23,21 @@ import Testing
         #expect(NATSServerURL.secrets(in: "nats://alice:se,cret@h:1") == ["se,cret"])
     }
 
+    /// A host with an escape or a `*` in it was tried for the whole run, as if it were down.
+    @Test func aHostWithCharactersNoHostHasIsRefused() throws {
+        for url in [
+            "nats://127.0.0.1\u{1B}[31m:4222", "nats://exa*mple:4222", "nats://h\u{7}:1", "nats://hé:1",
+        ] {
+            #expect(throws: NATSBridgeError.self, "\(url)") { try NATSServerURL.validate(url) }
+        }
+        for url in [
+            "nats://127.0.0.1:4222", "nats://my-host.example_1.com:4222", "nats://[::1]:4222",
+            "nats://[fe80::1%eth0]:4222", "tls://localhost",
+        ] {
+            try NATSServerURL.validate(url)
+        }
+    }
+
     @Test func aMistakeIsToldWithoutThePassword() {
         #expect(throws: NATSBridgeError.self) { try NATSServerURL.validate("nats://alice:s3cret@h:99999") }
         for url in ["nats://alice:s3cret@/path", "nats://alice:s3,cret@h:1", "nats:/alice:s3cret@h"] {
