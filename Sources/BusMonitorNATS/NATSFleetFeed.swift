@@ -29,6 +29,9 @@
         package enum ReplayOutcome: Sendable, Hashable {
             /// Caught up with the live messages after replaying `messages`.
             case finished(messages: Int)
+            /// Stopped after `messages` because nothing more came for ``stallTimeout`` seconds
+            /// while connected, with nothing pending said: the history may go on past them.
+            case stalled(messages: Int)
             /// No replay: why, for people (no stream, no JetStream, a server error).
             case unavailable(String)
         }
@@ -188,8 +191,12 @@
             // Nothing at all to replay: the consumer has no message from that time on.
             if replay.wasEmptyAtStart { core.finish(.finished(messages: 0)) }
             while !closing.load(ordering: .acquiring), !core.hasEnded {
+                // A server that went away holds the history up, and the consumer picks it up
+                // again once it is back: no stall is counted meanwhile. It once ended a replay
+                // cut short by a restart of the server as if it had caught up.
+                if state != .connected { core.noteReplayActivity() }
                 if MonotonicClock.now() - core.lastReplayActivity > Self.stallTimeout {
-                    core.finish(.finished(messages: core.replayedCount))
+                    core.finish(.stalled(messages: core.replayedCount))
                 }
                 usleep(50_000)
             }
@@ -237,6 +244,11 @@
         var heldDrops: FleetMessageCounts { seam.withLock(\.heldDrops) }
         var replayedCount: Int { seam.withLock(\.replayed) }
         var lastReplayActivity: Double { seam.withLock(\.lastActivity) }
+
+        /// Restarts the stall clock, while there is no server to send history.
+        func noteReplayActivity() {
+            seam.withLock { $0.lastActivity = MonotonicClock.now() }
+        }
         var hasEnded: Bool { seam.withLock(\.ending) }
 
         private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {

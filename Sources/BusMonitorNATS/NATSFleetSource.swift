@@ -124,6 +124,12 @@ package final class NATSFleetSource: DashboardSource {
                             shared.state.note(
                                 "replayed \(messages) \(messages == 1 ? "message" : "messages") from history; now live",
                                 now: now)
+                        case .stalled(let messages):
+                            shared.state.note(
+                                "replayed \(messages) \(messages == 1 ? "message" : "messages") from history, then "
+                                    + "nothing more came for \(Int(NATSFleetFeed.stallTimeout)) s; now live "
+                                    + "(the rest of the history may be missing)",
+                                isWarning: true, now: now)
                         case .unavailable(let reason):
                             shared.state.note(
                                 "cannot replay history: \(reason); showing live messages only",
