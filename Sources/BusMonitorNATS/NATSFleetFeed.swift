@@ -179,23 +179,44 @@
             }
             guard !closing.load(ordering: .acquiring) else { return }
             let core = self.core
-            let replay: NATSHistoryReplay
-            do throws(NATSHistoryUnavailable) {
-                replay = try NATSHistoryReplay(
-                    connection: connection, subject: NATSSubject.root + ".>", from: startTime,
+            let start = { [connection] (after: UInt64?) throws(NATSHistoryUnavailable) -> NATSHistoryReplay in
+                try NATSHistoryReplay(
+                    connection: connection, subject: NATSSubject.root + ".>", from: startTime, after: after,
                     deliver: { bytes, pending in core.replayed(bytes, pending: pending) })
+            }
+            var replay: NATSHistoryReplay
+            do throws(NATSHistoryUnavailable) {
+                replay = try start(nil)
             } catch {
                 core.finish(.unavailable(error.description))
                 return
             }
             // Nothing at all to replay: the consumer has no message from that time on.
             if replay.wasEmptyAtStart { core.finish(.finished(messages: 0)) }
+            var disconnected = false
             while !closing.load(ordering: .acquiring), !core.hasEnded {
-                // A server that went away holds the history up, and the consumer picks it up
-                // again once it is back: no stall is counted meanwhile. It once ended a replay
-                // cut short by a restart of the server as if it had caught up.
-                if state != .connected { core.noteReplayActivity() }
+                // A server that went away holds the history up: no stall is counted meanwhile.
+                // It once ended a replay cut short by a restart of the server as if it had
+                // caught up.
+                if state != .connected {
+                    core.noteReplayActivity()
+                    disconnected = true
+                }
                 if MonotonicClock.now() - core.lastReplayActivity > Self.stallTimeout {
+                    // A server that restarted forgot the consumer: a new one goes on after the
+                    // last message replayed, read once the old one can hand over no more.
+                    if disconnected, state == .connected, replay.lastStreamSequence > 0 {
+                        replay.cancel()
+                    }
+                    if disconnected, state == .connected, replay.lastStreamSequence > 0,
+                        let resumed = try? start(replay.lastStreamSequence)
+                    {
+                        replay = resumed
+                        disconnected = false
+                        core.noteReplayActivity()
+                        if resumed.wasEmptyAtStart { core.finish(.finished(messages: core.replayedCount)) }
+                        continue
+                    }
                     core.finish(.stalled(messages: core.replayedCount))
                 }
                 usleep(50_000)

@@ -373,6 +373,9 @@
         /// Messages nats.c dropped so far for want of room in the subscription's queue, as last
         /// read (only while shedding is asked for).
         let droppedByClient = Atomic<Int>(0)
+        /// The stream sequence of the last JetStream message handed over, or 0: where a replay
+        /// picks up again.
+        let lastStreamSequence = Atomic<UInt64>(0)
         /// ``NATSShedding/keptLastTokens``, each with its `.`.
         private let keptSuffixes: [[UInt8]]
 

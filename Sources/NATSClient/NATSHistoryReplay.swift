@@ -1,6 +1,7 @@
 #if NATS
     internal import CNATS
     import Dispatch
+    import Synchronization
 
     #if canImport(Darwin)
         import Darwin
@@ -26,6 +27,10 @@
         /// Whether the consumer had no message to replay when it started.
         package let wasEmptyAtStart: Bool
 
+        /// The stream sequence of the last message handed to `deliver`, or 0 before the first:
+        /// a replay that stopped (a server that restarted forgot its consumer) goes on after it.
+        package var lastStreamSequence: UInt64 { receiver.lastStreamSequence.load(ordering: .relaxed) }
+
         /// Bytes of history nats.c holds at most for the monitor to take; past them it drops
         /// messages, which the monitor counts as missing from their apps' numbering.
         static let pendingBytes: Int32 = 128 * 1024 * 1024
@@ -36,12 +41,15 @@
 
         /// Starts replaying `subject` from `startTime` (seconds since 1970) on `connection`.
         ///
-        /// - Parameter deliver: Called on nats.c's thread with each message's bytes (valid only
-        ///   during the call) and how many the consumer has after it, when nats.c can tell.
+        /// - Parameters:
+        ///   - sequence: A stream sequence to go on after, instead of starting at `startTime`.
+        ///   - deliver: Called on nats.c's thread with each message's bytes (valid only during
+        ///     the call) and how many the consumer has after it, when nats.c can tell.
         /// - Throws: Why the replay cannot start, for people: no stream keeps the subject, no
         ///   JetStream on the server, or a client error.
         package init(
             connection: NATSConnection, subject: String, from startTime: Double,
+            after sequence: UInt64? = nil,
             deliver: @escaping @Sendable (UnsafeRawBufferPointer, _ pending: UInt64?) -> Void
         ) throws(NATSHistoryUnavailable) {
             var context: OpaquePointer?
@@ -58,7 +66,10 @@
             subscribeOptions.Ordered = true
             // A start before 1970 (a --since longer than that) asks for all the stream kept; a
             // start as far ahead as a year past 2255 would not fit the nanoseconds nats.c takes.
-            if startTime > 0 {
+            if let sequence {
+                subscribeOptions.Config.DeliverPolicy = js_DeliverByStartSequence
+                subscribeOptions.Config.OptStartSeq = sequence + 1
+            } else if startTime > 0 {
                 subscribeOptions.Config.DeliverPolicy = js_DeliverByStartTime
                 subscribeOptions.Config.OptStartTime = Int64(min(startTime, Self.latestStartTime) * 1e9)
             } else {
@@ -69,11 +80,14 @@
                 { _, _, message, closure in
                     var metadata: UnsafeMutablePointer<jsMsgMetaData>?
                     var pending: UInt64?
+                    let receiver = NATSMessageReceiver.from(closure)
                     if natsMsg_GetMetaData(&metadata, message) == NATS_OK, let metadata {
                         pending = metadata.pointee.NumPending
+                        receiver.lastStreamSequence.store(
+                            metadata.pointee.Sequence.Stream, ordering: .relaxed)
                         jsMsgMetaData_Destroy(metadata)
                     }
-                    NATSMessageReceiver.from(closure).receive(message!, pending: pending)
+                    receiver.receive(message!, pending: pending)
                 }, reference.toOpaque(), nil, &subscribeOptions, &errorCode)
             guard status == NATS_OK, let subscription else {
                 reference.release()

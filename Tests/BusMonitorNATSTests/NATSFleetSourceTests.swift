@@ -4,6 +4,7 @@
     import BusWire
     import EventBus
     import EventBusNATS
+    import Foundation
     import NATSClient
     import ProcessTestSupport
     import Testing
@@ -113,6 +114,61 @@
             }
             #expect(batches.flatMap(\.events).filter { $0.typeName == "OrderPlaced" }.count == 30)
             #expect(batches.compactMap(\.fleet).last?.first?.presence == .gone, "its bridge closed")
+        }
+    }
+
+    extension NATSFleetSourceTests {
+        /// A server that restarts during a replay forgets its consumer: the replay stalled, and
+        /// busmon said it had replayed the history and gone live, a third of it shown. It now
+        /// goes on after the last message replayed: every event of the stream arrives once.
+        @Test func aReplayGoesOnAfterTheServerRestarts() throws {
+            let server = try NATSServer()
+            // The bridge makes the stream; the history is written straight to the server, far
+            // quicker than a bus publishes it.
+            let bridge = try NATSBridge(
+                bus: EventBus(name: "orders"), url: server.url, app: "history",
+                stream: NATSStreamOptions(name: "RESTARTTEST"), options: options)
+            #expect(bridge.flush())
+            bridge.close()
+            let writer = try NATSConnection.connect(
+                url: server.url, name: "writer", options: options, events: ConnectionEvents(onConnected: {}))
+            let subject = Array("eventbus.raw.Tick".utf8CString)
+            let count = 200_000
+            for number in 1...count {
+                let line = Array(
+                    (#"{"kind":"event","seq":\#(number),"time":\#(WallClock.now()),"typeName":"Tick","#
+                        + #""receivers":0,"app":"raw","host":"h","pid":7,"payload":"x"}"#).utf8)
+                _ = subject.withUnsafeBufferPointer { subject in
+                    line.withUnsafeBufferPointer { writer.publish(subject: subject.baseAddress!, bytes: $0) }
+                }
+            }
+            #expect(writer.flush(timeout: 30))
+            writer.close()
+
+            let source = try NATSFleetSource(url: server.url, since: 3_600)
+            defer { source.close() }
+            var events = 0
+            var notices: [String] = []
+            var restarted = false
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(120)
+            while clock.now < deadline, !notices.contains(where: { $0.hasPrefix("replayed ") }) {
+                let batch = source.drain()
+                events += batch.events.count { $0.typeName == "Tick" }
+                notices += batch.notices.map(\.text)
+                // Early in the replay, while most of the history is still on the server.
+                if !restarted, events >= 10_000 {
+                    server.stop()
+                    try server.start()
+                    restarted = true
+                }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            #expect(restarted)
+            #expect(events == count, "\(notices)")
+            #expect(
+                notices.filter { $0.hasPrefix("replayed ") }.allSatisfy { $0.hasSuffix("now live") },
+                "\(notices)")
         }
     }
 
