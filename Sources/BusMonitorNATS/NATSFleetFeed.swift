@@ -207,15 +207,15 @@
                     // last message replayed, read once the old one can hand over no more.
                     if disconnected, state == .connected, replay.lastStreamSequence > 0 {
                         replay.cancel()
-                    }
-                    if disconnected, state == .connected, replay.lastStreamSequence > 0,
-                        let resumed = try? start(replay.lastStreamSequence)
-                    {
-                        replay = resumed
-                        disconnected = false
-                        core.noteReplayActivity()
-                        if resumed.wasEmptyAtStart { core.finish(.finished(messages: core.replayedCount)) }
-                        continue
+                        if let resumed = try? start(replay.lastStreamSequence) {
+                            replay = resumed
+                            disconnected = false
+                            core.noteReplayActivity()
+                            if resumed.wasEmptyAtStart {
+                                core.finish(.finished(messages: core.replayedCount))
+                            }
+                            continue
+                        }
                     }
                     core.finish(.stalled(messages: core.replayedCount))
                 }
