@@ -146,6 +146,9 @@ let bus = EventBus(name: "simapp")
 // before anything starts.
 var bridge: NATSBridge?
 if let url = options.natsURL {
+    // What simapp prints names the server without its password or token: its output reaches
+    // terminals and logs.
+    let shownURL = NATSServerURL.redacted(url)
     do {
         bridge = try NATSBridge(
             bus: bus, url: url, app: options.appName, stream: options.stream ? NATSStreamOptions() : nil)
@@ -154,13 +157,13 @@ if let url = options.natsURL {
             Data(
                 """
                 simapp: --nats needs a simapp built with the NATS trait (and nats.c: apt-get install libnats-dev):
-                    swift run --traits NATS simapp --nats \(url) --app \(options.appName)
+                    swift run --traits NATS simapp --nats \(shownURL) --app \(options.appName)
 
                 """.utf8))
         exit(2)
-    } catch .invalidURL(let url, let reason) {
+    } catch .invalidURL(_, let reason) {
         FileHandle.standardError.write(
-            Data("simapp: --nats: not a NATS server URL: '\(url)' (\(reason))\n".utf8))
+            Data("simapp: --nats: not a NATS server URL: '\(shownURL)' (\(reason))\n".utf8))
         exit(2)
     } catch {
         FileHandle.standardError.write(Data("simapp: \(error)\n".utf8))
@@ -199,7 +202,9 @@ let started = Date()
 app.start()
 var watchedThrough: [String] = []
 if let path = options.tapPath { watchedThrough.append("tap at \(path)") }
-if let url = options.natsURL { watchedThrough.append("bridged to \(url) as \(options.appName)") }
+if let url = options.natsURL {
+    watchedThrough.append("bridged to \(NATSServerURL.redacted(url)) as \(options.appName)")
+}
 if let address = options.monitorAddress {
     watchedThrough.append("dialling busmon at \(address) as \(options.appName)")
 }

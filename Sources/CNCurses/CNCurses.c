@@ -3,9 +3,12 @@
 // API; on Darwin the define reaches the SDK's curses module because it is on the command line.
 #include "CNCurses.h"
 
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -54,6 +57,69 @@ static void cnc_bracketed_paste(bool on) {
     fflush(stdout);
 }
 
+// Ctrl-Z: curses' own SIGTSTP handler ends the screen, stops the process and draws the screen
+// again after `fg`, but knows nothing of bracketed paste, which stayed on for the shell: a shell
+// that does not ask for it itself (dash, a plain sh) then read every paste wrapped in ESC[200~
+// and ESC[201~. This handler turns it off around curses' and on again after. The sequences are
+// found before it is installed, and written with write(2), which a signal handler may call.
+static const char *cnc_paste_off = NULL;
+static const char *cnc_paste_on = NULL;
+static struct sigaction cnc_curses_tstp;
+static bool cnc_tstp_wrapped = false;
+
+static void cnc_write_all(const char *text) {
+    size_t left = strlen(text);
+    while (left > 0) {
+        ssize_t written = write(STDOUT_FILENO, text, left);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        text += written;
+        left -= (size_t)written;
+    }
+}
+
+static void cnc_suspend(int signal_number, siginfo_t *info, void *context) {
+    int saved_errno = errno;
+    cnc_write_all(cnc_paste_off);
+    if (cnc_curses_tstp.sa_flags & SA_SIGINFO) {
+        cnc_curses_tstp.sa_sigaction(signal_number, info, context);
+    } else if (cnc_curses_tstp.sa_handler != SIG_DFL && cnc_curses_tstp.sa_handler != SIG_IGN) {
+        cnc_curses_tstp.sa_handler(signal_number);
+    }
+    // Back from `fg`: curses has drawn the screen again.
+    cnc_write_all(cnc_paste_on);
+    errno = saved_errno;
+}
+
+// Puts cnc_suspend in front of curses' SIGTSTP handler, when curses installed one (it does
+// only where the signal was not ignored: a shell without job control ignores it).
+static void cnc_wrap_suspend(void) {
+    if (cnc_tstp_wrapped) return;
+    struct sigaction current;
+    if (sigaction(SIGTSTP, NULL, &current) != 0) return;
+    bool has_handler = (current.sa_flags & SA_SIGINFO) != 0
+        || (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+    if (!has_handler) return;
+    cnc_paste_off = cnc_capability("BD");
+    if (cnc_paste_off == NULL) cnc_paste_off = "\033[?2004l";
+    cnc_paste_on = cnc_capability("BE");
+    if (cnc_paste_on == NULL) cnc_paste_on = "\033[?2004h";
+    cnc_curses_tstp = current;
+    struct sigaction wrapper;
+    memset(&wrapper, 0, sizeof wrapper);
+    wrapper.sa_sigaction = cnc_suspend;
+    wrapper.sa_flags = SA_SIGINFO | (current.sa_flags & SA_RESTART);
+    sigemptyset(&wrapper.sa_mask);
+    if (sigaction(SIGTSTP, &wrapper, NULL) == 0) cnc_tstp_wrapped = true;
+}
+
+// Gives curses' handler back its place, before the screen ends.
+static void cnc_unwrap_suspend(void) {
+    if (!cnc_tstp_wrapped) return;
+    sigaction(SIGTSTP, &cnc_curses_tstp, NULL);
+    cnc_tstp_wrapped = false;
+}
+
 // glibc's <wchar.h> declares wcwidth only for _XOPEN_SOURCE, which would hide other calls;
 // Darwin's declares it the same way, so declaring it again is harmless there.
 int wcwidth(wchar_t character);
@@ -63,6 +129,7 @@ cnc_screen *cnc_newterm_stdio(const char *type) {
 }
 
 void cnc_end(cnc_screen *screen) {
+    cnc_unwrap_suspend();
     wclear(stdscr);
     wrefresh(stdscr);
     curs_set(1);
@@ -115,6 +182,7 @@ void cnc_enter_dashboard_mode(bool keys_as_data) {
     define_key(paste_start != NULL ? paste_start : "\033[200~", cnc_code_paste_start);
     define_key(paste_end != NULL ? paste_end : "\033[201~", cnc_code_paste_end);
     cnc_bracketed_paste(true);
+    cnc_wrap_suspend();
     curs_set(0);
     set_escdelay(25);
     // No look at the keyboard in the middle of a refresh: curses would poll stdin and flush

@@ -296,6 +296,48 @@ struct BusmonInTmuxTests {
         #expect(exit.contains("EXIT=0"))
     }
 
+    /// Ctrl-Z gives the shell back its terminal as it was: bracketed paste off (a shell that
+    /// does not ask for it itself, as dash, read every paste wrapped in `ESC[200~`), and on
+    /// again after `fg`, where a paste is text in the filter once more.
+    @Test func ctrlZGivesTheShellPastesWithoutMarkers() async throws {
+        var environment = Self.plainEnvironment
+        environment["TERM"] = "xterm-256color"
+        let pane = try TmuxPane(shellWithWidth: 120, height: 40, environment: environment)
+        defer { pane.close() }
+        // A prompt, trailing space trimmed, alone on the last line written.
+        func showsAPrompt(_ screen: String) -> Bool {
+            screen.split(separator: "\n").last { !$0.isEmpty } == "$"
+        }
+        try await pane.waitForScreen("the shell's prompt", until: showsAPrompt)
+        try pane.type("\(TmuxPane.quote(try BusmonBinary.require())) --seed 7")
+        try pane.press("Enter")
+        try await pane.waitForScreen(containing: ScreenText.keyBar)
+
+        try pane.press("C-z")
+        try await pane.waitForScreen(containing: "Stopped")
+        try pane.type("cat -v")
+        try pane.press("Enter")
+        try pane.paste("pasted")
+        try pane.press("Enter")
+        let shell = try await pane.waitForScreen("cat to echo the paste") {
+            $0.split(separator: "\n").filter { $0.contains("pasted") }.count >= 2
+        }
+        #expect(!shell.contains("[200~"), "the shell's paste came wrapped in markers: \(shell)")
+        try pane.press("C-d")
+        try await pane.waitForScreen("cat to end", until: showsAPrompt)
+
+        try pane.type("fg")
+        try pane.press("Enter")
+        try await pane.waitForScreen(containing: ScreenText.keyBar)
+        try pane.press("/")
+        try await pane.waitForScreen(containing: "Esc cancel")
+        try pane.paste("Data\u{1B}c\nq")
+        try await pane.waitForScreen(containing: "Filter: Datac q")
+        try pane.press("Escape")
+        try pane.press("q")
+        try await pane.waitForScreen(containing: "peak memory")
+    }
+
     @Test func aResizeStormLeavesAWorkingDashboard() async throws {
         let pane = try Self.start()
         defer { pane.close() }

@@ -192,8 +192,14 @@
                 ],
                 environment: environment)
             let result = try monitor.wait()
-            #expect(try app.wait().status == 0)
+            let appResult = try app.wait()
+            #expect(appResult.status == 0)
             #expect(result.status == 0, "\(result.standardError)")
+            // simapp names the server it bridges to without the password as well.
+            #expect(
+                appResult.standardOutput.contains("bridged to nats://alice:***@127.0.0.1"),
+                "\(appResult.standardOutput)")
+            #expect(!(appResult.standardOutput + appResult.standardError).contains("s3cretpass"))
             // The second server of the list was reached, and the app's events came through it.
             #expect(FleetOutput(result.standardOutput).events(of: "shop").count > 0)
             #expect(

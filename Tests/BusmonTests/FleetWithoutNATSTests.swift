@@ -32,5 +32,18 @@
                 "\(result.standardError)")
             #expect(result.standardError.contains("apt-get install libnats-dev"), "\(result.standardError)")
         }
+
+        @Test func simappsAdviceHidesThePassword() throws {
+            let simapp = try #require(
+                BuiltProduct.path(named: "simapp"), "simapp was not built next to the tests")
+            let result = try ChildProcess.run(
+                simapp, ["--nats", "nats://alice:s3cretpass@127.0.0.1:4222", "--app", "checkout"],
+                environment: environment, timeout: 10)
+            #expect(result.status == 2)
+            #expect(
+                result.standardError.contains("simapp --nats nats://alice:***@127.0.0.1:4222"),
+                "\(result.standardError)")
+            #expect(!result.standardError.contains("s3cretpass"))
+        }
     }
 #endif

@@ -44,37 +44,61 @@ final class TmuxPane {
     ///   - width: Pane columns.
     ///   - height: Pane rows.
     ///   - environment: Variables to set for busmon (values) or unset (`nil`).
-    init(
+    convenience init(
         busmon: String, arguments: [String] = [], width: Int = 100, height: Int = 30,
         environment: [String: String?] = [:]
     ) throws {
+        try self.init(width: width, height: height) { pidFile in
+            let command =
+                ["env"] + Self.settings(environment) + [
+                    "sh", "-c", Self.quote("echo $$ > \"$0\"; exec \"$@\""), Self.quote(pidFile.path),
+                    Self.quote(busmon),
+                ] + arguments.map(Self.quote)
+            return """
+                trap : INT
+                before=$(stty -g)
+                \(command.joined(separator: " "))
+                code=$?
+                if [ "$before" = "$(stty -g)" ]; then tty=restored; else tty=changed; fi
+                echo "EXIT=$code TTY=$tty"
+                exec sleep 600
+
+                """
+        }
+    }
+
+    /// Starts an interactive POSIX shell (`sh -i`, with job control, its prompt `$ `) in a new
+    /// pane, for the test to type commands into: what happens between busmon and the shell that
+    /// started it (Ctrl-Z, `fg`). ``busmonProcessID()`` does not apply.
+    convenience init(
+        shellWithWidth width: Int = 100, height: Int = 30, environment: [String: String?] = [:]
+    )
+        throws
+    {
+        try self.init(width: width, height: height) { _ in
+            (["exec", "env"] + Self.settings(environment) + ["PS1='$ '", "sh", "-i"]).joined(separator: " ")
+                + "\n"
+        }
+    }
+
+    /// env's arguments that set (values) or unset (`nil`) `environment`: its -u options come
+    /// before its NAME=value assignments.
+    private static func settings(_ environment: [String: String?]) -> [String] {
+        let sorted = environment.sorted { $0.key < $1.key }
+        return sorted.filter { $0.value == nil }.map { "-u \($0.key)" }
+            + sorted.compactMap { name, value in value.map { "\(name)=\(Self.quote($0))" } }
+    }
+
+    /// Starts a private tmux server whose one pane runs the shell script `script` makes, given
+    /// the file busmon's process id is to be written to.
+    private init(width: Int, height: Int, script makeScript: (URL) -> String) throws {
         tmux = try #require(Self.executable, "tmux is not installed")
         folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("busmon-test-\(getpid())-\(UUID().uuidString.prefix(8))")
         socket = folder.appendingPathComponent("tmux.sock")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         pidFile = folder.appendingPathComponent("busmon.pid")
-
-        // env takes its -u options before its NAME=value assignments.
-        let sorted = environment.sorted { $0.key < $1.key }
-        let settings =
-            sorted.filter { $0.value == nil }.map { "-u \($0.key)" }
-            + sorted.compactMap { name, value in value.map { "\(name)=\(Self.quote($0))" } }
-        let command =
-            ["env"] + settings + [
-                "sh", "-c", Self.quote("echo $$ > \"$0\"; exec \"$@\""), Self.quote(pidFile.path),
-                Self.quote(busmon),
-            ] + arguments.map(Self.quote)
-        let script = """
-            trap : INT
-            before=$(stty -g)
-            \(command.joined(separator: " "))
-            code=$?
-            if [ "$before" = "$(stty -g)" ]; then tty=restored; else tty=changed; fi
-            echo "EXIT=$code TTY=$tty"
-            exec sleep 600
-
-            """
+        let script = makeScript(pidFile)
         let scriptURL = folder.appendingPathComponent("run.sh")
         try script.write(to: scriptURL, atomically: true, encoding: .utf8)
         try run([
