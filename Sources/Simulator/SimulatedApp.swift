@@ -197,14 +197,21 @@ package final class SimulatedApp: Sendable {
     ///
     /// - Parameter seconds: Simulated time; nothing happens for 0 or less.
     package func advance(by seconds: Double) {
-        guard seconds > 0, seconds.isFinite else { return }
+        _ = advance(by: seconds, until: { false })
+    }
+
+    /// ``advance(by:)``, looking at `shouldStop` between batches of actions and leaving the
+    /// rest undone once it says so; returns whether it did.
+    func advance(by seconds: Double, until shouldStop: () -> Bool) -> Bool {
+        guard seconds > 0, seconds.isFinite else { return false }
         var remaining = seconds
         while remaining > 1e-12 {
             let piece = min(remaining, Self.slice)
             remaining -= piece
             perform(core.withLock { $0.accrue(piece) })
-            runDueActions()
+            if !runDueActions(until: shouldStop) { return true }
         }
+        return false
     }
 
     /// Publishes one event of the app's traffic now, whatever the rate.
@@ -223,10 +230,13 @@ package final class SimulatedApp: Sendable {
 
     // MARK: - Internals
 
-    func runDueActions() {
+    /// Performs the actions due, a batch at a time, until none is left (returns `true`) or
+    /// `shouldStop` says to stop before a batch (returns `false`).
+    func runDueActions(until shouldStop: () -> Bool = { false }) -> Bool {
         while true {
+            if shouldStop() { return false }
             let actions = core.withLock { $0.takeDueActions(limit: Self.actionsPerBatch) }
-            if actions.isEmpty { return }
+            if actions.isEmpty { return true }
             perform(actions)
         }
     }

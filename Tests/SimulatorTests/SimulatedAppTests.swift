@@ -415,4 +415,23 @@ struct SimulatedAppTests {
         #expect(bus.snapshot().totalPublished == published)
         app.stop()  // a second stop does nothing
     }
+
+    /// At a rate the thread cannot reach, a tick stops publishing once it is asked to: it took
+    /// all that came due since the last one (a quarter of a second's worth, 2,500,000 events
+    /// here) and stop() waited seconds for it, while main-actor deliveries piled up unserved.
+    @Test func aRateTheThreadCannotReachStopsWithinABatch() async throws {
+        let bus = EventBus(name: "test")
+        let app = SimulatedApp(bus: bus, seed: 3, rate: 10_000_000)
+        app.start()
+        for _ in 0..<2_000 where bus.snapshot().totalPublished < 20_000 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let before = bus.snapshot().totalPublished
+        #expect(before >= 20_000)
+        app.stop()
+        let after = bus.snapshot().totalPublished
+        // One batch of actions and the events its handlers set off, and what was published
+        // between the look and the request.
+        #expect(after - before < 10_000, "\(after - before) events published after stop() was called")
+    }
 }
