@@ -16,7 +16,9 @@ import TestSupport
 /// person watches an app.
 ///
 /// Both programs are looked up next to busbench (`swift build -c release` builds them there).
-/// Runs alternate, alone, attached, dialled in, so drifting machine load hits all alike.
+/// Each watched run comes between two runs of the app alone and is judged against their mean,
+/// so that the machine's drift (on this 2-core virtual machine, back-to-back runs alone moved
+/// between 350,000 and 660,000 events a second) weighs on both sides of each ratio alike.
 struct AttachThroughput {
     let simapp: String
     let busmon: String
@@ -41,38 +43,51 @@ struct AttachThroughput {
         case dashboard
         /// The app dialled in to busmon listening on loopback TCP.
         case dialIn
+
+        /// The ways of watching measured, in the order a round runs them.
+        static let watched: [Link] = [.tap, .dashboard, .dialIn]
     }
 
-    /// What the runs measured: simapp's events per second for each round and link, and what the
-    /// monitors received.
-    struct Result {
+    /// One round: the app alone before each watched run and after the last, and each watched
+    /// run's rate and what its monitor received.
+    struct Round {
+        /// Events per second alone: before the first watched run, between them, after the last.
         var alone: [Double] = []
-        var attached: [Double] = []
-        /// With busmon's dashboard attached.
-        var dashboard: [Double] = []
-        var dialledIn: [Double] = []
-        /// The dashboard's CPU time per second it ran, for each round.
-        var dashboardCPU: [Double] = []
+        /// Events per second watched, by link.
+        var watched: [Link: Double] = [:]
+        /// The dashboard's CPU time per second it ran.
+        var dashboardCPU = 0.0
         var attachedMonitorEvents = 0
         var dialledInMonitorEvents = 0
+
+        /// The rate watched over `link` against the mean of the runs alone on either side.
+        func ratio(_ link: Link) -> Double {
+            guard let index = Link.watched.firstIndex(of: link), index + 1 < alone.count,
+                let rate = watched[link]
+            else { return .nan }
+            return rate / ((alone[index] + alone[index + 1]) / 2)
+        }
     }
 
-    /// Events per second simapp reported, alone, attached and dialled in, for each round.
-    func measure(rounds: Int) throws -> Result {
-        var result = Result()
-        for round in 0..<rounds {
-            result.alone.append(try runApp(socket: socketPath(round, "alone"), link: .none).rate)
-            let watched = try runApp(socket: socketPath(round, "attached"), link: .tap)
-            result.attached.append(watched.rate)
-            result.attachedMonitorEvents += watched.monitorEvents
-            let drawn = try runApp(socket: socketPath(round, "dashboard"), link: .dashboard)
-            result.dashboard.append(drawn.rate)
-            result.dashboardCPU.append(drawn.monitorCPU)
-            let dialled = try runApp(socket: socketPath(round, "dialled"), link: .dialIn)
-            result.dialledIn.append(dialled.rate)
-            result.dialledInMonitorEvents += dialled.monitorEvents
+    /// Runs `rounds` rounds: alone, attached, alone, dashboard, alone, dialled in, alone.
+    func measure(rounds: Int) throws -> [Round] {
+        try (0..<rounds).map { round in
+            var result = Round()
+            result.alone.append(try runApp(socket: socketPath(round, "alone-0"), link: .none).rate)
+            for (index, link) in Link.watched.enumerated() {
+                let run = try runApp(socket: socketPath(round, "\(link)"), link: link)
+                result.watched[link] = run.rate
+                switch link {
+                case .tap: result.attachedMonitorEvents += run.monitorEvents
+                case .dialIn: result.dialledInMonitorEvents += run.monitorEvents
+                case .dashboard: result.dashboardCPU = run.monitorCPU
+                case .none: break
+                }
+                result.alone.append(
+                    try runApp(socket: socketPath(round, "alone-\(index + 1)"), link: .none).rate)
+            }
+            return result
         }
-        return result
     }
 
     private func socketPath(_ round: Int, _ label: String) -> String {

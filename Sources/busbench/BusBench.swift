@@ -407,38 +407,43 @@ struct BusBench {
     // MARK: - An app watched from another process
 
     private mutating func measureAttach() {
-        guard let throughput = AttachThroughput(seconds: quick ? 0.5 : 3) else {
+        guard let throughput = AttachThroughput(seconds: quick ? 0.5 : 2) else {
             print("Attach: skipped; build simapp and busmon next to busbench (swift build -c release)\n")
             return
         }
         print("simapp's fastest publish rate: alone, with busmon --attach --headless reading its tap, with")
-        print("busmon's dashboard attached, and dialled in to busmon --listen --headless over loopback TCP")
+        print("busmon's dashboard attached, and dialled in to busmon --listen --headless over loopback TCP;")
+        print("each watched run between two runs alone, and judged against their mean")
         do {
-            let rounds = quick ? 1 : 3
-            let result = try throughput.measure(rounds: rounds)
-            let alone = result.alone.sorted()[rounds / 2]
-            let attached = result.attached.sorted()[rounds / 2]
-            let dialledIn = result.dialledIn.sorted()[rounds / 2]
-            let dashboard = result.dashboard.sorted()[rounds / 2]
-            let dashboardCPU = result.dashboardCPU.sorted()[rounds / 2]
-            let rows = [
-                ["alone", String(format: "%.0f", alone)],
-                ["with busmon attached (Unix socket)", String(format: "%.0f", attached)],
-                ["with busmon's dashboard attached", String(format: "%.0f", dashboard)],
-                ["dialled in to busmon --listen (TCP)", String(format: "%.0f", dialledIn)],
-            ]
-            print(TextTable.render(header: ["simapp", "events/s (median of \(rounds))"], rows: rows))
+            let rounds = try throughput.measure(rounds: quick ? 1 : 5)
+            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+            func thousands(_ rate: Double?) -> String { String(format: "%.0f", (rate ?? .nan) / 1000) }
+            var rows = rounds.enumerated().map { index, round in
+                ["\(index + 1)", round.alone.map(thousands).joined(separator: " ")]
+                    + AttachThroughput.Link.watched.map { link in
+                        "\(thousands(round.watched[link])) (\(String(format: "%.2fx", round.ratio(link))))"
+                    }
+            }
+            let ratios = AttachThroughput.Link.watched.map { link in median(rounds.map { $0.ratio(link) }) }
+            rows.append(["median", ""] + ratios.map { String(format: "%.2fx", $0) })
             print(
-                "(busmon received \(result.attachedMonitorEvents) events attached and "
-                    + "\(result.dialledInMonitorEvents) dialled in; the tap drops the oldest for a")
+                TextTable.render(
+                    header: ["round", "alone, thousand/s", "attached", "dashboard", "dialled in"], rows: rows)
+            )
+            let attachedEvents = rounds.map(\.attachedMonitorEvents).reduce(0, +)
+            let dialledInEvents = rounds.map(\.dialledInMonitorEvents).reduce(0, +)
+            print(
+                "(busmon received \(attachedEvents) events attached and "
+                    + "\(dialledInEvents) dialled in; the tap drops the oldest for a")
             print(" reader that falls behind, and never makes the app wait; the dashboard used")
-            print(" \(TextTable.percent(dashboardCPU)) of a core meanwhile, its start included)\n")
-            checks.append(.atLeast("simapp attached / alone (publish rate)", attached / alone, 0.95))
-            checks.append(
-                .atLeast("simapp, dashboard attached / alone (publish rate)", dashboard / alone, 0.95))
-            checks.append(.atLeast("simapp dialled in / alone (publish rate)", dialledIn / alone, 0.95))
-            sanityCheck(result.attachedMonitorEvents > 0, "attach: busmon received no events")
-            sanityCheck(result.dialledInMonitorEvents > 0, "dial-in: busmon --listen received no events")
+            print(
+                " \(TextTable.percent(median(rounds.map(\.dashboardCPU)))) of a core meanwhile, its start included)\n"
+            )
+            checks.append(.atLeast("simapp attached / alone (publish rate)", ratios[0], 0.95))
+            checks.append(.atLeast("simapp, dashboard attached / alone (publish rate)", ratios[1], 0.95))
+            checks.append(.atLeast("simapp dialled in / alone (publish rate)", ratios[2], 0.95))
+            sanityCheck(attachedEvents > 0, "attach: busmon received no events")
+            sanityCheck(dialledInEvents > 0, "dial-in: busmon --listen received no events")
         } catch {
             sanityCheck(false, "attach: \(error)")
         }
