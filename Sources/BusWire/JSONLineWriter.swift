@@ -163,8 +163,9 @@ package struct JSONLineWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
-    /// Appends text that is already JSON, with DEL, the C1 controls and the bidirectional and
-    /// line-separator characters inside its strings written as `\u` escapes, as
+    /// Appends text that is already JSON, with DEL, the C1 controls, the bidirectional and
+    /// line-separator characters and those that show nothing inside its strings written as
+    /// `\u` escapes, as
     /// ``appendString(utf8:escapingTerminalControls:)`` writes them: the JSON an app sent (a
     /// payload) reaches terminals too. Outside strings JSON has none of them, so the text means
     /// what it meant. Without any (as nearly always), one pass over the bytes.
@@ -250,11 +251,13 @@ package struct JSONLineWriter {
 
     /// Writes the UTF-8 text `utf8` as a JSON string, as ``appendString(_:)`` does.
     ///
-    /// Besides what JSON requires (quotes, backslashes, C0 controls), DEL, the C1 controls and
+    /// Besides what JSON requires (quotes, backslashes, C0 controls), DEL, the C1 controls,
     /// the characters that move or reorder text on a terminal (the bidirectional marks,
-    /// overrides and isolates, the line and paragraph separators) are written as `\u` escapes: JSON Lines
-    /// output is often read on a terminal (`--headless`, `cat` of a recording), where a C1 CSI
-    /// acts as `ESC [` does. The text reads back the same.
+    /// overrides and isolates, the line and paragraph separators) and those that show nothing
+    /// (zero-width spaces, the soft hyphen, tags: ``UntrustedText/isHiddenOrReordering(_:)``)
+    /// are written as `\u` escapes: JSON Lines output is often read on a terminal
+    /// (`--headless`, `cat` of a recording, `jq -r`), where a C1 CSI acts as `ESC [` does and
+    /// `Log\u{200B}in` passes for `Login`. The text reads back the same.
     ///
     /// - Parameter escapingTerminalControls: `false` writes what JSON requires only, byte for
     ///   byte as `JSONEncoder` does: for an app's payload, which a monitor writes out through
@@ -308,38 +311,29 @@ package struct JSONLineWriter {
     }
 
     /// The scalar starting at `index` that is written escaped, and its length in bytes; a length
-    /// of 0 when it is written as it is.
+    /// of 0 when it is written as it is. Below 0x80 a byte is its own scalar, which the caller
+    /// asked about because JSON or a terminal needs it escaped; from there up, the scalars
+    /// ``UntrustedText/isHiddenOrReordering(_:)`` names.
     private static func escapedScalar(at index: Int, in utf8: UnsafeBufferPointer<UInt8>) -> (UInt32, Int) {
         let byte = utf8[index]
-        switch byte {
-        case 0x80...0xC1, 0xC3...0xD7, 0xD9...0xE1, 0xE3...0xFF:
-            return (0, 0)
-        case 0xC2:
-            // U+0080-U+009F, the C1 controls: C2 80 to C2 9F.
-            guard index + 1 < utf8.count, (0x80...0x9F).contains(utf8[index + 1]) else { return (0, 0) }
-            return (UInt32(utf8[index + 1]), 2)
-        case 0xD8:
-            // U+061C, the Arabic letter mark: D8 9C.
-            guard index + 1 < utf8.count, utf8[index + 1] == 0x9C else { return (0, 0) }
-            return (0x061C, 2)
-        case 0xE2:
-            // U+200E and U+200F (E2 80 8E-8F), U+2028-U+202E (E2 80 A8-AE) and U+2066-U+2069
-            // (E2 81 A6-A9).
-            guard index + 2 < utf8.count else { return (0, 0) }
-            let second = utf8[index + 1]
-            let third = utf8[index + 2]
-            if second == 0x80, (0xA8...0xAE).contains(third) || third == 0x8E || third == 0x8F {
-                return (0x2000 | UInt32(third & 0x3F), 3)
-            }
-            if second == 0x81, (0xA6...0xA9).contains(third) { return (0x2040 | UInt32(third & 0x3F), 3) }
-            return (0, 0)
-        default:
-            return (UInt32(byte), 1)
-        }
+        if byte < 0x80 { return (UInt32(byte), 1) }
+        // A lead byte's count of bytes; a continuation byte met on its own is left as it is.
+        let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0
+        guard length > 0, index + length <= utf8.count else { return (0, 0) }
+        var scalar = UInt32(byte) & (0x7F >> UInt32(length))
+        for offset in 1..<length { scalar = scalar << 6 | UInt32(utf8[index + offset] & 0x3F) }
+        return UntrustedText.isHiddenOrReordering(scalar) ? (scalar, length) : (0, 0)
     }
 
-    /// Writes `\uXXXX` for a scalar of the Basic Multilingual Plane.
+    /// Writes `\uXXXX` for `scalar`, and a pair of them (its UTF-16 surrogates) beyond the Basic
+    /// Multilingual Plane, as JSON spells such a character.
     private mutating func appendUnicodeEscape(_ scalar: UInt32) {
+        guard scalar <= 0xFFFF else {
+            let offset = scalar - 0x10000
+            appendUnicodeEscape(0xD800 + (offset >> 10))
+            appendUnicodeEscape(0xDC00 + (offset & 0x3FF))
+            return
+        }
         let hex: StaticString = "0123456789abcdef"
         bytes.append(UInt8(ascii: "\\"))
         bytes.append(UInt8(ascii: "u"))

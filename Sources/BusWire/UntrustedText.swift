@@ -39,7 +39,18 @@ package enum UntrustedText {
     private static func needsEscape(_ scalar: Unicode.Scalar, keepingNewlines: Bool) -> Bool {
         switch scalar.value {
         case 0x0A: !keepingNewlines
-        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        case 0x00...0x1F: true
+        default: isHiddenOrReordering(scalar.value)
+        }
+    }
+
+    /// Whether the scalar `value` is one a terminal must not be handed raw, C0 controls aside:
+    /// DEL and the C1 controls, the bidirectional marks, overrides and isolates, the line and
+    /// paragraph separators, and the characters that show nothing. The JSON writer escapes the
+    /// same ones, so that what busmon writes on stderr and in JSON hides nothing differently.
+    package static func isHiddenOrReordering(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
         // Invisible: soft hyphen, combining grapheme joiner, Hangul and Mongolian fillers and
         // separators, zero-width space, non-joiner and joiner, word joiner and invisible
         // operators (U+2060-U+206F), byte order mark, interlinear annotations, tags.

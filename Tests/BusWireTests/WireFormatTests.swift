@@ -519,6 +519,29 @@ struct WireFormatTests {
         }
         #expect(decoded.typeName == hostile, "the escapes read back as the text sent")
     }
+    @Test("characters that show nothing are written escaped, beyond the first plane as surrogate pairs")
+    func invisibleCharactersAreEscaped() throws {
+        // A name that passes for `Login` on a terminal, and a payload holding the same.
+        let hidden = "Log\u{200B}in\u{AD}\u{FEFF}\u{E0041}\u{2060}é✓"
+        var writer = JSONLineWriter()
+        writer.appendString(hidden)
+        #expect(
+            String(decoding: writer.bytes, as: UTF8.self) == #""Log\u200bin\u00ad\ufeff\udb40\udc41\u2060é✓""#
+        )
+
+        let payload = FeedPayload.fields(json: #"{"user":"Log\#u{200B}in"}"#)
+        let event = FeedEvent(
+            sequence: 1, time: 2, typeName: hidden, payload: payload, receivers: 0)
+        let text = FeedRecord.event(event).encodeLine()
+        #expect(!text.unicodeScalars.contains { UntrustedText.isHiddenOrReordering($0.value) }, "\(text)")
+        #expect(text.contains(#"{"user":"Log\u200bin"}"#), "\(text)")
+        guard case .event(let decoded) = try FeedRecord.decode(line: text) else {
+            Issue.record("not an event")
+            return
+        }
+        #expect(decoded.typeName == hidden, "the escapes read back as the text sent")
+    }
+
     @Test(
         "a payload nested as deeply as the tap sends one reads back; one level deeper is text",
         arguments: [64, 65])
