@@ -110,6 +110,13 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
+        // What this thread gathered for the mailbox was offered before this job.
+        ThreadDeliveryState.sendMainActorBatch(before: self)
+        enqueue(job)
+    }
+
+    /// Adds `job` behind the waiting ones, starting a task to run them if none is running.
+    func enqueue(_ job: @escaping @Sendable () -> Void) {
         let startsTask = contents.withLock { contents in
             contents.waiting.append(job)
             isBusy.store(true, ordering: .releasing)
@@ -239,6 +246,9 @@ struct MainActorPass {
     }
 
     private var decision = Decision.undecided
+    /// Whether a main-actor delivery of the loop went into the thread's ``MainActorBatch``,
+    /// which the loop sends when it ends.
+    var gathered = false
 
     /// Whether a handler of `mailbox` may run now, in the publish.
     @inline(__always)

@@ -31,10 +31,12 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     ///     waits on a queue or an actor; a call made here is timed by the caller.
     ///   - mainActor: Whether main-actor handlers run in place in this delivery, decided by the
     ///     first main-actor entry the delivery meets and kept for the rest of it.
+    ///   - source: Where the calling loop keeps `event`, when it lets main-actor deliveries
+    ///     be gathered into one job (``MainActorBatch``); `nil` schedules each on its own.
     @inline(__always)
     func offer(
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil, timer: HandlerTimer? = nil,
-        mainActor: inout MainActorPass
+        mainActor: inout MainActorPass, batchingFrom source: UnsafeRawPointer? = nil
     ) -> DeliveryOutcome {
         // Not `if let scheduler`: a copy of the existential held across the main-actor decision
         // cost a retain and a release on every publish that made the decision.
@@ -44,7 +46,7 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
             // per delivery, not once per handler.
             let runsHere = mainActorMailbox.map { mainActor.allowsInline(through: $0) } ?? false
             if !runsHere {
-                return offerThroughScheduler(event, timer: timer?.scheduled)
+                return offerThroughScheduler(event, timer: timer, batchingFrom: source, mainActor: &mainActor)
             }
         }
         if observerID == nil {
@@ -72,7 +74,13 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     ) -> DeliveryOutcome {
         offer(
             inPlace: &payload.assumingMemoryBound(to: Payload.self).pointee, marker: marker, timer: timer,
-            mainActor: &mainActor)
+            mainActor: &mainActor, batchingFrom: UnsafeRawPointer(payload))
+    }
+
+    override func deliverScheduled(
+        at payload: UnsafeRawPointer, cause: ScheduledCause?, timer: ScheduledTimer?
+    ) {
+        deliverScheduled(payload.assumingMemoryBound(to: Payload.self).pointee, cause: cause, timer: timer)
     }
 
     /// Offers the event where it is. An `inout` parameter, though nothing writes it: read
@@ -82,9 +90,9 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     @inline(__always)
     private func offer(
         inPlace event: inout Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
-        mainActor: inout MainActorPass
+        mainActor: inout MainActorPass, batchingFrom source: UnsafeRawPointer
     ) -> DeliveryOutcome {
-        offer(event, marker: marker, timer: timer, mainActor: &mainActor)
+        offer(event, marker: marker, timer: timer, mainActor: &mainActor, batchingFrom: source)
     }
 
     /// Hands `event` to the scheduler, to run on its queue or actor.
@@ -92,7 +100,10 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:)``
     /// for every entry, and the plain handlers' path stays as small as it was without this branch.
     @inline(never)
-    private func offerThroughScheduler(_ event: Payload, timer: ScheduledTimer?) -> DeliveryOutcome {
+    private func offerThroughScheduler(
+        _ event: Payload, timer: HandlerTimer?, batchingFrom source: UnsafeRawPointer?,
+        mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
         // Called only for an entry with a scheduler, which never changes.
         guard let scheduler else { return .skipped }
         let word = state.load(ordering: .acquiring)
@@ -108,8 +119,16 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
             case .deliver: break
             }
         }
+        if let source, let mainActorMailbox {
+            ThreadDeliveryState.currentUnretained.borrow {
+                $0.batchDelivery(of: event, to: self, from: source, through: mainActorMailbox, timer: timer)
+            }
+            mainActor.gathered = true
+            return .scheduled
+        }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
-        scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
+        let scheduled = timer?.scheduled
+        scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: scheduled) }
         return .scheduled
     }
 

@@ -137,6 +137,7 @@ extension EventBus {
             }
             tally.add(outcome)
         }
+        if mainActor.gathered { ThreadDeliveryState.sendPendingMainActorBatch() }
         return tally
     }
 
@@ -161,6 +162,7 @@ extension EventBus {
             if outcome == .delivered { reference.borrow { timer.record(nanoseconds, for: $0) } }
             tally.add(outcome)
         }
+        if mainActor.gathered { ThreadDeliveryState.sendPendingMainActorBatch() }
         return tally
     }
 
@@ -192,6 +194,7 @@ extension EventBus {
             }
             tally.add(outcome)
         }
+        if mainActor.gathered { ThreadDeliveryState.sendPendingMainActorBatch() }
         return tally
     }
 }

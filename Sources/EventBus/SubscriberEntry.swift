@@ -150,6 +150,10 @@ class SubscriberEntry: @unchecked Sendable {
         }
     }
 
+    /// Runs the handler for a delivery of the event at `payload`, of the entry's own event type,
+    /// that waited on a queue or an actor in a ``MainActorBatch``; ``Entry`` overrides it.
+    func deliverScheduled(at payload: UnsafeRawPointer, cause: ScheduledCause?, timer: ScheduledTimer?) {}
+
     /// Offers the event at `payload`, which is of the entry's own event type, to the handler;
     /// ``Entry`` overrides it. Nothing writes the event.
     ///

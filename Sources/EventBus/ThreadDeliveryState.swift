@@ -66,6 +66,9 @@ final class ThreadDeliveryState {
     @exclusivity(unchecked) var scheduledCause: ScheduledCause? {
         didSet { hasScheduledCause = scheduledCause != nil }
     }
+    /// The main-actor deliveries the running delivery loop gathered, not yet handed to the
+    /// mailbox (see ``MainActorBatch``).
+    @exclusivity(unchecked) var pendingMainActorBatch: MainActorBatch?
     /// Whether ``scheduledCause`` is set: a flag a publish reads without copying the cause.
     @exclusivity(unchecked) private(set) var hasScheduledCause = false
 

@@ -177,6 +177,28 @@ struct IsolatedObserverTests {
         #expect(bus.snapshot()[Tick.self]?.delivered == 500)
     }
 
+    @Test(
+        "one event's main-actor deliveries, sent as one job, keep their place around what a handler between them publishes on another bus"
+    )
+    @MainActor
+    func gatheredDeliveriesKeepTheirPlace() async {
+        let outer = EventBus(name: "outer")
+        let inner = EventBus(name: "inner")
+        let order = Journal<String>()
+        let first = outer.subscribe(to: Tick.self) { @MainActor tick in order.append("first \(tick.value)") }
+        // A plain handler between the two: the other bus delivers at once, inside this loop.
+        let relay = outer.subscribe(to: Tick.self) { tick in inner.publish(Tick(value: tick.value * 10)) }
+        let last = outer.subscribe(to: Tick.self) { @MainActor tick in order.append("last \(tick.value)") }
+        let other = inner.subscribe(to: Tick.self) { @MainActor tick in order.append("inner \(tick.value)") }
+
+        await publishFromAnotherThread(outer, [1, 2])
+
+        #expect(await mainActorEventually { order.entries.count == 6 })
+        #expect(order.entries == ["first 1", "inner 10", "last 1", "first 2", "inner 20", "last 2"])
+        #expect(outer.snapshot()[Tick.self]?.delivered == 6)
+        _ = (first, relay, last, other)
+    }
+
     @Test("the publisher does not wait for the main actor, and a queued delivery counts when it runs")
     @MainActor
     func publisherDoesNotWait() async {
