@@ -11,7 +11,9 @@ internal import EventBus
 /// ## Presence
 /// An app is `active` when heard from (any message) within ``FleetPresenceTimes/quietAfter``,
 /// `quiet` after that, `gone` after ``FleetPresenceTimes/goneAfter``, and gone at once when its
-/// link (a NATS bridge, or a connection to busmon) reports `closed`. Hearing from it again makes it active again. Live messages count as
+/// link (a NATS bridge, or a connection to busmon) reports `closed`. Hearing from it again makes
+/// it active again, but after its link said `closed` only a new report of its link does: its
+/// last events arriving late, or anyone's sent in its name, do not. Live messages count as
 /// heard when they arrive (the monitor's clock, whatever the sender's clock says); messages
 /// replayed from history count as heard at the time they name. While a replay runs, presence
 /// is not advanced, so that apps do not seem to come and go as old messages stream past.
