@@ -49,6 +49,8 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
                 return offerThroughScheduler(event, timer: timer, batchingFrom: source, mainActor: &mainActor)
             }
         }
+        // A handler runs here next: the main-actor deliveries gathered before it go first.
+        if mainActor.gathered { mainActor.sendGathered() }
         if observerID == nil {
             guard beginDelivery(marker) else {
                 return offerRefused(event, marker: marker, mainActor: &mainActor)
@@ -95,9 +97,10 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
         offer(event, marker: marker, timer: timer, mainActor: &mainActor, batchingFrom: source)
     }
 
-    /// Hands `event` to the scheduler, to run on its queue or actor.
+    /// Hands `event` to the scheduler, to run on its queue or actor; a main-actor delivery
+    /// offered by a publish's loop (`source`) joins the thread's ``MainActorBatch`` instead.
     ///
-    /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:)``
+    /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:batchingFrom:)``
     /// for every entry, and the plain handlers' path stays as small as it was without this branch.
     @inline(never)
     private func offerThroughScheduler(

@@ -137,7 +137,7 @@ extension EventBus {
             }
             tally.add(outcome)
         }
-        if mainActor.gathered { ThreadDeliveryState.sendPendingMainActorBatch() }
+        if mainActor.gathered { mainActor.sendGathered() }
         return tally
     }
 
@@ -162,7 +162,7 @@ extension EventBus {
             if outcome == .delivered { reference.borrow { timer.record(nanoseconds, for: $0) } }
             tally.add(outcome)
         }
-        if mainActor.gathered { ThreadDeliveryState.sendPendingMainActorBatch() }
+        if mainActor.gathered { mainActor.sendGathered() }
         return tally
     }
 
@@ -194,7 +194,7 @@ extension EventBus {
             }
             tally.add(outcome)
         }
-        if mainActor.gathered { ThreadDeliveryState.sendPendingMainActorBatch() }
+        if mainActor.gathered { mainActor.sendGathered() }
         return tally
     }
 }

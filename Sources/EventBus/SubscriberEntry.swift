@@ -163,10 +163,10 @@ class SubscriberEntry: @unchecked Sendable {
     /// override reads `Payload` from its own class instead.
     ///
     /// - Parameters:
-    ///   - marker: As in ``Entry/offer(_:marker:timer:mainActor:)``.
+    ///   - marker: As in ``Entry/offer(_:marker:timer:mainActor:batchingFrom:)``.
     ///   - timer: While something watches the bus, what times the call where it runs if it
     ///     waits on a queue or an actor; a call made here is timed by the caller.
-    ///   - mainActor: As in ``Entry/offer(_:marker:timer:mainActor:)``.
+    ///   - mainActor: As in ``Entry/offer(_:marker:timer:mainActor:batchingFrom:)``.
     func offer(
         at payload: UnsafeMutableRawPointer, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
         mainActor: inout MainActorPass

@@ -178,25 +178,60 @@ struct IsolatedObserverTests {
     }
 
     @Test(
-        "one event's main-actor deliveries, sent as one job, keep their place around what a handler between them publishes on another bus"
+        "a plain handler after a main-actor subscriber finds that delivery queued: a publish it has made on the main actor comes after it"
     )
     @MainActor
-    func gatheredDeliveriesKeepTheirPlace() async {
-        let outer = EventBus(name: "outer")
-        let inner = EventBus(name: "inner")
-        let order = Journal<String>()
-        let first = outer.subscribe(to: Tick.self) { @MainActor tick in order.append("first \(tick.value)") }
-        // A plain handler between the two: the other bus delivers at once, inside this loop.
-        let relay = outer.subscribe(to: Tick.self) { tick in inner.publish(Tick(value: tick.value * 10)) }
-        let last = outer.subscribe(to: Tick.self) { @MainActor tick in order.append("last \(tick.value)") }
-        let other = inner.subscribe(to: Tick.self) { @MainActor tick in order.append("inner \(tick.value)") }
+    func aPublishOnTheMainActorFromALaterHandlerComesAfter() async {
+        let bus = EventBus(name: "order")
+        let seen = Journal<Int>()
+        let screen = bus.subscribe(to: Tick.self) { @MainActor tick in seen.append(tick.value) }
+        let published = Journal<Bool>()
+        let relay = Self.subscribeRelay(on: bus, noting: published) { bus, value in
+            // On the main thread, where a main-actor delivery runs in place after what waits.
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.main.async {
+                bus.publish(Tick(value: value + 100))
+                done.signal()
+            }
+            return done.wait(timeout: .now() + 5) == .success
+        }
 
-        await publishFromAnotherThread(outer, [1, 2])
+        await publishFromAnotherThread(bus, [1, 2])
 
-        #expect(await mainActorEventually { order.entries.count == 6 })
-        #expect(order.entries == ["first 1", "inner 10", "last 1", "first 2", "inner 20", "last 2"])
-        #expect(outer.snapshot()[Tick.self]?.delivered == 6)
-        _ = (first, relay, last, other)
+        #expect(await mainActorEventually { seen.entries.count == 4 })
+        #expect(seen.entries == [1, 101, 2, 102])
+        #expect(published.entries == [true, true])
+        _ = (screen, relay)
+    }
+
+    @Test("a plain handler after a main-actor subscriber may wait for that delivery to run")
+    @MainActor
+    func aLaterHandlerMayWaitForAMainActorDelivery() async {
+        let bus = EventBus(name: "order")
+        let ran = DispatchSemaphore(value: 0)
+        let screen = bus.subscribe(to: Tick.self) { @MainActor _ in ran.signal() }
+        let waited = Journal<Bool>()
+        let relay = Self.subscribeRelay(on: bus, noting: waited) { _, _ in
+            ran.wait(timeout: .now() + 5) == .success
+        }
+
+        await publishFromAnotherThread(bus, [1, 2])
+
+        #expect(await mainActorEventually { waited.entries.count == 2 })
+        #expect(waited.entries == [true, true])
+        _ = (screen, relay)
+    }
+
+    /// A plain handler (outside any actor: written here, not in a main-actor test) of ticks
+    /// below 100, which notes what `body` returns.
+    private nonisolated static func subscribeRelay(
+        on bus: EventBus, noting results: Journal<Bool>,
+        _ body: @escaping @Sendable (EventBus, Int) -> Bool
+    ) -> Subscription {
+        bus.subscribe(to: Tick.self) { tick in
+            guard tick.value < 100 else { return }
+            results.append(body(bus, tick.value))
+        }
     }
 
     @Test("the publisher does not wait for the main actor, and a queued delivery counts when it runs")
