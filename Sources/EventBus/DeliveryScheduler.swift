@@ -110,13 +110,6 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
-        // What this thread gathered for the main actor was offered before this job.
-        if isMainActor { ThreadDeliveryState.sendMainActorBatch(before: self) }
-        enqueue(job)
-    }
-
-    /// Adds `job` behind the waiting ones, starting a task to run them if none is running.
-    func enqueue(_ job: @escaping @Sendable () -> Void) {
         let startsTask = contents.withLock { contents in
             contents.waiting.append(job)
             isBusy.store(true, ordering: .releasing)
@@ -246,18 +239,6 @@ struct MainActorPass {
     }
 
     private var decision = Decision.undecided
-    /// Whether a main-actor delivery of the loop went into the thread's ``MainActorBatch`` since
-    /// the batch was last sent: before the loop calls a handler in place, and when it ends.
-    var gathered = false
-
-    /// Sends the thread's ``MainActorBatch``: a handler about to run in place comes after the
-    /// deliveries gathered before it, as if each had been queued when it was offered (a handler
-    /// may wait for one of them, or publish on the main actor, where what waits runs first).
-    @inline(never)
-    mutating func sendGathered() {
-        gathered = false
-        ThreadDeliveryState.sendPendingMainActorBatch()
-    }
 
     /// Whether a handler of `mailbox` may run now, in the publish.
     @inline(__always)

@@ -31,12 +31,10 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     ///     waits on a queue or an actor; a call made here is timed by the caller.
     ///   - mainActor: Whether main-actor handlers run in place in this delivery, decided by the
     ///     first main-actor entry the delivery meets and kept for the rest of it.
-    ///   - source: Where the calling loop keeps `event`, when it lets main-actor deliveries
-    ///     be gathered into one job (``MainActorBatch``); `nil` schedules each on its own.
     @inline(__always)
     func offer(
         _ event: Payload, marker: UnsafeReference<DeliveryMarker>? = nil, timer: HandlerTimer? = nil,
-        mainActor: inout MainActorPass, batchingFrom source: UnsafeRawPointer? = nil
+        mainActor: inout MainActorPass
     ) -> DeliveryOutcome {
         // Not `if let scheduler`: a copy of the existential held across the main-actor decision
         // cost a retain and a release on every publish that made the decision.
@@ -46,11 +44,9 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
             // per delivery, not once per handler.
             let runsHere = mainActorMailbox.map { mainActor.allowsInline(through: $0) } ?? false
             if !runsHere {
-                return offerThroughScheduler(event, timer: timer, batchingFrom: source, mainActor: &mainActor)
+                return offerThroughScheduler(event, timer: timer?.scheduled)
             }
         }
-        // A handler runs here next: the main-actor deliveries gathered before it go first.
-        if mainActor.gathered { mainActor.sendGathered() }
         if observerID == nil {
             guard beginDelivery(marker) else {
                 return offerRefused(event, marker: marker, mainActor: &mainActor)
@@ -76,13 +72,7 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     ) -> DeliveryOutcome {
         offer(
             inPlace: &payload.assumingMemoryBound(to: Payload.self).pointee, marker: marker, timer: timer,
-            mainActor: &mainActor, batchingFrom: UnsafeRawPointer(payload))
-    }
-
-    override func deliverScheduled(
-        at payload: UnsafeRawPointer, cause: ScheduledCause?, timer: ScheduledTimer?
-    ) {
-        deliverScheduled(payload.assumingMemoryBound(to: Payload.self).pointee, cause: cause, timer: timer)
+            mainActor: &mainActor)
     }
 
     /// Offers the event where it is. An `inout` parameter, though nothing writes it: read
@@ -92,21 +82,17 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     @inline(__always)
     private func offer(
         inPlace event: inout Payload, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
-        mainActor: inout MainActorPass, batchingFrom source: UnsafeRawPointer
-    ) -> DeliveryOutcome {
-        offer(event, marker: marker, timer: timer, mainActor: &mainActor, batchingFrom: source)
-    }
-
-    /// Hands `event` to the scheduler, to run on its queue or actor; a main-actor delivery
-    /// offered by a publish's loop (`source`) joins the thread's ``MainActorBatch`` instead.
-    ///
-    /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:batchingFrom:)``
-    /// for every entry, and the plain handlers' path stays as small as it was without this branch.
-    @inline(never)
-    private func offerThroughScheduler(
-        _ event: Payload, timer: HandlerTimer?, batchingFrom source: UnsafeRawPointer?,
         mainActor: inout MainActorPass
     ) -> DeliveryOutcome {
+        offer(event, marker: marker, timer: timer, mainActor: &mainActor)
+    }
+
+    /// Hands `event` to the scheduler, to run on its queue or actor.
+    ///
+    /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:)``
+    /// for every entry, and the plain handlers' path stays as small as it was without this branch.
+    @inline(never)
+    private func offerThroughScheduler(_ event: Payload, timer: ScheduledTimer?) -> DeliveryOutcome {
         // Called only for an entry with a scheduler, which never changes.
         guard let scheduler else { return .skipped }
         let word = state.load(ordering: .acquiring)
@@ -122,16 +108,8 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
             case .deliver: break
             }
         }
-        if let source, let mainActorMailbox {
-            ThreadDeliveryState.currentUnretained.borrow {
-                $0.batchDelivery(of: event, to: self, from: source, through: mainActorMailbox, timer: timer)
-            }
-            mainActor.gathered = true
-            return .scheduled
-        }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
-        let scheduled = timer?.scheduled
-        scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: scheduled) }
+        scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
         return .scheduled
     }
 

@@ -137,7 +137,6 @@ extension EventBus {
             }
             tally.add(outcome)
         }
-        if mainActor.gathered { mainActor.sendGathered() }
         return tally
     }
 
@@ -162,7 +161,6 @@ extension EventBus {
             if outcome == .delivered { reference.borrow { timer.record(nanoseconds, for: $0) } }
             tally.add(outcome)
         }
-        if mainActor.gathered { mainActor.sendGathered() }
         return tally
     }
 
@@ -194,7 +192,6 @@ extension EventBus {
             }
             tally.add(outcome)
         }
-        if mainActor.gathered { mainActor.sendGathered() }
         return tally
     }
 }

@@ -190,9 +190,8 @@ struct HandlerTimer {
 struct ScheduledTimer: Sendable {
     let bus: EventBus
     let slot: TypeSlot
-    /// When the publish offered the delivery to its queue or actor, on the system's monotonic
-    /// clock: for the deliveries of a ``MainActorBatch``, when the first of them was offered
-    /// (no handler runs between them).
+    /// When the publish handed the delivery to its queue or actor, on the system's monotonic
+    /// clock.
     let scheduledAt: Int
     /// Who observed handler calls when the delivery was scheduled, if anyone did.
     let callObservers: HandlerCallObservers?

@@ -150,10 +150,6 @@ class SubscriberEntry: @unchecked Sendable {
         }
     }
 
-    /// Runs the handler for a delivery of the event at `payload`, of the entry's own event type,
-    /// that waited on a queue or an actor in a ``MainActorBatch``; ``Entry`` overrides it.
-    func deliverScheduled(at payload: UnsafeRawPointer, cause: ScheduledCause?, timer: ScheduledTimer?) {}
-
     /// Offers the event at `payload`, which is of the entry's own event type, to the handler;
     /// ``Entry`` overrides it. Nothing writes the event.
     ///
@@ -163,10 +159,10 @@ class SubscriberEntry: @unchecked Sendable {
     /// override reads `Payload` from its own class instead.
     ///
     /// - Parameters:
-    ///   - marker: As in ``Entry/offer(_:marker:timer:mainActor:batchingFrom:)``.
+    ///   - marker: As in ``Entry/offer(_:marker:timer:mainActor:)``.
     ///   - timer: While something watches the bus, what times the call where it runs if it
     ///     waits on a queue or an actor; a call made here is timed by the caller.
-    ///   - mainActor: As in ``Entry/offer(_:marker:timer:mainActor:batchingFrom:)``.
+    ///   - mainActor: As in ``Entry/offer(_:marker:timer:mainActor:)``.
     func offer(
         at payload: UnsafeMutableRawPointer, marker: UnsafeReference<DeliveryMarker>?, timer: HandlerTimer?,
         mainActor: inout MainActorPass

@@ -66,9 +66,6 @@ final class ThreadDeliveryState {
     @exclusivity(unchecked) var scheduledCause: ScheduledCause? {
         didSet { hasScheduledCause = scheduledCause != nil }
     }
-    /// The main-actor deliveries the running delivery loop gathered, not yet handed to the
-    /// mailbox (see ``MainActorBatch``).
-    @exclusivity(unchecked) var pendingMainActorBatch: MainActorBatch?
     /// Whether ``scheduledCause`` is set: a flag a publish reads without copying the cause.
     @exclusivity(unchecked) private(set) var hasScheduledCause = false
 
@@ -138,12 +135,6 @@ final class ThreadDeliveryState {
     /// The calling thread's state, unretained: the thread keeps it until it exits, so code on
     /// the thread can borrow it (UnsafeReference, invariant 2) instead of retaining and
     /// releasing it (two atomic operations) on every publish.
-    /// The calling thread's state if it has one yet, unretained; `nil` on a thread that never
-    /// delivered nor published.
-    static var existingUnretained: UnsafeReference<ThreadDeliveryState>? {
-        System.threadValue(for: threadDeliveryStateKey).map { UnsafeReference(opaque: $0) }
-    }
-
     @inline(__always)
     static var currentUnretained: UnsafeReference<ThreadDeliveryState> {
         if let pointer = System.threadValue(for: threadDeliveryStateKey) {
