@@ -92,7 +92,7 @@ static void cnc_suspend(int signal_number, siginfo_t *info, void *context) {
 }
 
 // Puts cnc_suspend in front of curses' SIGTSTP handler, when curses installed one (it does
-// only where the signal was not ignored: a shell without job control ignores it).
+// only where the signal's disposition was the default: a shell without job control ignores it).
 static void cnc_wrap_suspend(void) {
     if (cnc_tstp_wrapped) return;
     struct sigaction current;
