@@ -309,14 +309,12 @@ struct BusmonInTmuxTests {
             screen.split(separator: "\n").last { !$0.isEmpty } == "$"
         }
         try await pane.waitForScreen("the shell's prompt", until: showsAPrompt)
-        try pane.type("\(TmuxPane.quote(try BusmonBinary.require())) --seed 7")
-        try pane.press("Enter")
+        try pane.enter("\(TmuxPane.quote(try BusmonBinary.require())) --seed 7")
         try await pane.waitForScreen(containing: ScreenText.keyBar)
 
         try pane.press("C-z")
         try await pane.waitForScreen(containing: "Stopped")
-        try pane.type("cat -v")
-        try pane.press("Enter")
+        try pane.enter("cat -v")
         try pane.paste("pasted")
         try pane.press("Enter")
         let shell = try await pane.waitForScreen("cat to echo the paste") {
@@ -326,8 +324,7 @@ struct BusmonInTmuxTests {
         try pane.press("C-d")
         try await pane.waitForScreen("cat to end", until: showsAPrompt)
 
-        try pane.type("fg")
-        try pane.press("Enter")
+        try pane.enter("fg")
         try await pane.waitForScreen(containing: ScreenText.keyBar)
         try pane.press("/")
         try await pane.waitForScreen(containing: "Esc cancel")

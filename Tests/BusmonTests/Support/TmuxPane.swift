@@ -139,6 +139,12 @@ final class TmuxPane {
         try run(["send-keys", "-t", "busmon", "-l", text])
     }
 
+    /// Types `line` literally and presses Enter, as a person gives a shell a command.
+    func enter(_ line: String) throws {
+        try type(line)
+        try press("Enter")
+    }
+
     /// Pastes `text` as a terminal does: between bracketed-paste markers when busmon asked for
     /// them (tmux's `paste-buffer -p` adds them only then), else as if typed.
     func paste(_ text: String) throws {
