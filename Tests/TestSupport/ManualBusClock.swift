@@ -5,28 +5,28 @@ import EventBus
 ///
 /// One that follows real time too runs on by itself, for tests whose deadlines should also
 /// fall due while other work goes on, and jumps ahead when moved.
-final class ManualBusClock: Sendable {
+package final class ManualBusClock: Sendable {
     private let start = ContinuousClock.now
     private let elapsed = LockedValue(Duration.zero)
     private let followsRealTime: Bool
 
     /// A clock that stands still until moved, or, with `followingRealTime`, also runs.
-    init(followingRealTime: Bool = false) {
+    package init(followingRealTime: Bool = false) {
         followsRealTime = followingRealTime
     }
 
     /// Moves the clock `duration` on.
-    func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         elapsed.withLock { $0 += duration }
     }
 
     /// The clock as a bus reads it.
-    var busClock: BusClock {
+    package var busClock: BusClock {
         BusClock { [self] in (followsRealTime ? ContinuousClock.now : start) + elapsed.current }
     }
 
     /// A bus that reads this clock.
-    func makeBus() -> EventBus {
+    package func makeBus() -> EventBus {
         EventBus(name: "EventBus", clock: busClock)
     }
 }
