@@ -86,6 +86,8 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// order; empty for a recording of one app.
     private let fleetTallies: [FleetTally]
     private let clock: LockedValue<Clock>
+    /// Seconds from an arbitrary start, never jumping, by which playback paces itself.
+    private let playbackClock: @Sendable () -> Double
 
     /// Each app's events and when it was last heard, as the records before a checkpoint tell
     /// them: where a move that reads again from there starts counting, so that the Fleet pane
@@ -289,9 +291,18 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// - Throws: ``RecordingError`` when the file cannot be read, a line is malformed, a `hello`
     ///   names a wire version this reader does not read, or the speed is negative.
     /// - Complexity: O(*n*) in the size of the file, in time; memory does not grow with it.
-    package init(path: String, speed: Double = 1) throws(RecordingError) {
+    package convenience init(path: String, speed: Double = 1) throws(RecordingError) {
+        try self.init(path: path, speed: speed, playbackClock: { MonotonicClock.now() })
+    }
+
+    /// Opens the recording at `path` to play at `speed`, paced by `playbackClock` (seconds from
+    /// an arbitrary start, never going back): a test moves it instead of waiting on real time.
+    package init(
+        path: String, speed: Double, playbackClock: @escaping @Sendable () -> Double
+    ) throws(RecordingError) {
         guard !speed.isNaN, speed >= 0 else { throw .invalidSpeed(speed) }
         self.path = path
+        self.playbackClock = playbackClock
         let reader = try RecordingLineReader(path: path)
 
         var warnings: [String] = []
@@ -780,7 +791,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// they did when it played.
     package func drainBatches() -> [SourceBatch] {
         clock.withLock { clock in
-            var batches = clock.held + take(&clock, now: MonotonicClock.now())
+            var batches = clock.held + take(&clock, now: playbackClock())
             clock.held = []
             // Held batches were taken before the last: the last carries the state of now, and
             // the warnings, after the records a move read (a log holds 5,000 lines, and a
@@ -1291,7 +1302,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     ///   saying the command does not apply.
     package func perform(_ command: SourceCommand) -> String? {
         clock.withLock { clock in
-            let now = MonotonicClock.now()
+            let now = playbackClock()
             // A replay that played to its end has stopped there, as a player that ended has: a
             // move leaves it paused where it lands (Space plays on), rather than playing the
             // rest at once, which for a recording shorter than a jump undoes the move unseen.
@@ -1366,9 +1377,9 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// - Returns: Where the cursor went, such as `found at 01:12.4`, or why it did not move.
     package func find(forward: Bool, matching: @escaping @Sendable (FeedRecord) -> Bool) -> String? {
         clock.withLock { clock in
-            settle(&clock, now: MonotonicClock.now())
-            pause(&clock, now: MonotonicClock.now())
-            settle(&clock, now: MonotonicClock.now())
+            settle(&clock, now: playbackClock())
+            pause(&clock, now: playbackClock())
+            settle(&clock, now: playbackClock())
             guard let file = clock.file else { return "replay: the recording cannot be read again" }
             let found: (index: Int, offset: Double)?
             do {
@@ -1531,7 +1542,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     /// - Returns: Why the cursor could not move, or `nil`.
     package func pause(at seconds: Double) -> String? {
         clock.withLock { clock in
-            let now = MonotonicClock.now()
+            let now = playbackClock()
             pause(&clock, now: now)
             return move(&clock, to: seconds, now: now)
         }
@@ -1542,7 +1553,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
     package func warn(_ text: String) {
         clock.withLock { clock in
             // Stamped with the recording's time at the cursor, among the lines around it.
-            let time = firstTime + min(cursor(clock, now: MonotonicClock.now()), duration)
+            let time = firstTime + min(cursor(clock, now: playbackClock()), duration)
             clock.standingWarnings.append(SourceNotice(time: time, text: text, isWarning: true))
         }
     }
@@ -1561,7 +1572,7 @@ package final class ReplaySource: FiniteSource, SearchableSource {
 
     /// Seconds into the recording where the cursor stands.
     package var cursor: Double {
-        clock.withLock { cursor($0, now: MonotonicClock.now()) }
+        clock.withLock { cursor($0, now: playbackClock()) }
     }
 
     /// The recording's time at `offset` seconds into it.

@@ -326,12 +326,16 @@ struct ReplayTimelineDashboardTests {
             times.append(time)
             time += 0.37 / (1 + time / 3)
         }
-        let replay = try ReplaySource(path: TimelineRecording.write(times: times, in: directory), speed: 8)
+        // Playback paced by a clock the frames move, 20 ms each, however busy the machine
+        let playbackClock = LockedValue(0.0)
+        let replay = try ReplaySource(
+            path: TimelineRecording.write(times: times, in: directory), speed: 8,
+            playbackClock: { playbackClock.current })
         let dashboard = SourceDashboard(source: replay)
         // Given the replay played, frame by frame, to about 9 s, and paused there
         var now = 1_700_000_000.0
         while replay.cursor < 9 {
-            usleep(20_000)
+            playbackClock.withLock { $0 += 0.02 }
             now += 0.04
             dashboard.update(now: now)
         }
@@ -367,7 +371,7 @@ struct ReplayTimelineDashboardTests {
         // Then the sparkline reads as it did, and the rate within 5% of itself: playing at eight
         // times the speed reads the rates every 0.32 s of the recording, a move every tenth of
         // a second in the three before its cursor, and the rate's two-second window starts
-        // between two readings (1-4% apart in runs of this test)
+        // between two readings (10.1 and 10.0 a second here)
         let moved = try readings()
         #expect(moved.history == played.history, "played \(played), moved \(moved)")
         #expect(abs(moved.rate - played.rate) <= 0.05 * played.rate, "played \(played), moved \(moved)")
