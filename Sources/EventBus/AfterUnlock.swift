@@ -74,7 +74,9 @@ struct AfterUnlock {
             }
         }
         for event in events {
-            var mainActor = MainActorPass()
+            // Possibly in the middle of a delivery loop of this thread (a handler that
+            // subscribes): this loop leaves that loop's joined deliveries alone.
+            var mainActor = MainActorPass(joiningDeliveries: false)
             for observer in observers { _ = observer.offer(event, mainActor: &mainActor) }
         }
         if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep, cause: .sweep) }

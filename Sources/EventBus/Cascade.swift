@@ -68,6 +68,9 @@ final class CascadeRecord {
     var shared: SharedCascade?
     var steps: [ObjectIdentifier: CascadeStep] = [:]
     var stop: CascadeStop?
+    /// The job of joined main-actor deliveries the frame's running loop scheduled last: held
+    /// here, so that the loop's ``MainActorPass`` stays one byte.
+    var openJoinedDeliveries: JoinedDeliveries?
 }
 
 /// A cascade the bus stopped, and what its report says.

@@ -23,6 +23,41 @@ final class QueueScheduler: DeliveryScheduler {
     }
 }
 
+/// One job waiting in an ``ActorMailbox``: a closure, or the deliveries of one event that one
+/// delivery loop handed to the mailbox one after another (``JoinedDeliveries``).
+enum MailboxJob: Sendable {
+    case closure(@Sendable () -> Void)
+    case joined(JoinedDeliveries)
+
+    @inline(__always)
+    func run() {
+        switch self {
+        case .closure(let job): job()
+        case .joined(let deliveries): deliveries.run()
+        }
+    }
+}
+
+/// Deliveries of one event that one delivery loop scheduled on a mailbox with nothing else
+/// scheduled between them, run one after another as one job.
+///
+/// A loop that meets ten main-actor subscribers of an event from another thread would
+/// otherwise allocate ten closures, each freed on the main thread: an allocation and a free
+/// that crosses threads per delivery, where this is one object for the event and an array
+/// that grows. Joining changes no order: a delivery joins only the mailbox's last waiting job,
+/// and only one its own loop made, so nothing could have run between the two had each been a
+/// job of its own. A mailbox seals a job by taking it: once taken it is no longer waiting,
+/// and the next delivery starts a new one.
+///
+/// `@unchecked Sendable`: the list of joined deliveries grows only under the mailbox's lock
+/// while the job waits, and is read only after a turn took the job under that lock.
+class JoinedDeliveries: @unchecked Sendable {
+    /// Runs every delivery of the job, in the order they joined.
+    func run() {
+        preconditionFailure("every joined job is an EntryDeliveries, which runs its own entries")
+    }
+}
+
 /// Deliveries waiting to run on one actor, run there in the order they were scheduled.
 ///
 /// Handlers isolated to an actor are called only from here (see ``IsolatedHandler``). Jobs wait
@@ -49,9 +84,9 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     private struct Contents {
         /// Jobs a turn took and did not get to, oldest first: a slice of its batch, so that
         /// handing them on copies nothing however many wait. They run before ``waiting``.
-        var carriedOver: ArraySlice<@Sendable () -> Void> = []
+        var carriedOver: ArraySlice<MailboxJob> = []
         /// Jobs not yet taken, oldest first.
-        var waiting: [@Sendable () -> Void] = []
+        var waiting: [MailboxJob] = []
         /// Whether a task that will run the waiting jobs exists; set by the job that finds
         /// none, cleared by that task once it finds the list empty.
         var taskScheduled = false
@@ -61,7 +96,7 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         var hasJobs: Bool { !carriedOver.isEmpty || !waiting.isEmpty }
 
         /// The jobs to run next, oldest first, taken out of the lists; empty when none waits.
-        mutating func takeJobs() -> ArraySlice<@Sendable () -> Void> {
+        mutating func takeJobs() -> ArraySlice<MailboxJob> {
             let carried = carriedOver
             // Emptied even when empty: an empty slice may still hold a run batch's buffer.
             carriedOver = []
@@ -110,6 +145,11 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
+        schedule(.closure(job))
+    }
+
+    /// Appends `job` to the waiting jobs, and starts a task to run them if none will.
+    private func schedule(_ job: MailboxJob) {
         let startsTask = contents.withLock { contents in
             contents.waiting.append(job)
             isBusy.store(true, ordering: .releasing)
@@ -118,6 +158,22 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         }
         guard startsTask else { return }
         startTask()
+    }
+
+    /// Adds a delivery to `open`, a job the calling loop scheduled on this mailbox, if it is
+    /// still the last waiting job; `add` runs under the mailbox's lock. Returns whether it
+    /// did; when not, the caller schedules a job of its own.
+    func join(_ open: JoinedDeliveries, adding add: (JoinedDeliveries) -> Void) -> Bool {
+        contents.withLock { contents in
+            guard case .joined(let last)? = contents.waiting.last, last === open else { return false }
+            add(open)
+            return true
+        }
+    }
+
+    /// Schedules `job`, a new job of joined deliveries holding its first.
+    func schedule(joined job: JoinedDeliveries) {
+        schedule(.joined(job))
     }
 
     /// Starts the task that runs the waiting jobs on the target actor.
@@ -173,7 +229,7 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
         }
         let deadline = System.monotonicNanoseconds() + Self.turnNanoseconds
         while true {
-            let batch = contents.withLock { contents -> ArraySlice<@Sendable () -> Void> in
+            let batch = contents.withLock { contents -> ArraySlice<MailboxJob> in
                 let batch = contents.takeJobs()
                 if batch.isEmpty { _ = end(&contents) }
                 return batch
@@ -181,7 +237,7 @@ final class ActorMailbox: DeliveryScheduler, Sendable {
             guard !batch.isEmpty else { return true }
             var next = batch.startIndex
             while next < batch.endIndex {
-                batch[next]()
+                batch[next].run()
                 next += 1
                 guard System.monotonicNanoseconds() >= deadline else { continue }
                 // Time is up: the rest of the batch goes first next time. An empty rest is not
@@ -234,26 +290,58 @@ enum MainActorCheck {
 struct MainActorPass {
     private enum Decision: UInt8 {
         case undecided
+        /// Undecided, in a loop that never joins deliveries (``init(joiningDeliveries:)``).
+        case undecidedAlone
         case inPlace
         case queued
+        /// Queued, in a loop that never joins deliveries.
+        case queuedAlone
+        /// Queued, and this loop has scheduled a job of joined deliveries, which its thread's
+        /// delivery frame holds (``ThreadDeliveryState/openJoinedDeliveries``).
+        case queuedJoining
     }
 
-    private var decision = Decision.undecided
+    /// One byte, and no reference: the loops keep it in place for every entry they offer to,
+    /// and a pass that held the job itself (16 bytes) added register moves to their code.
+    private var decision: Decision
+
+    /// A pass for one delivery loop.
+    ///
+    /// - Parameter joiningDeliveries: Whether the loop's queued main-actor deliveries may join
+    ///   one job, held by the thread's delivery frame: only for the frame's own loops, which
+    ///   run one after another. A loop that may run in the middle of another (the lifecycle
+    ///   observers' loop, called from a handler that subscribes) passes `false`, so that it
+    ///   neither replaces the job the frame holds for that loop nor joins it.
+    init(joiningDeliveries: Bool = true) {
+        decision = joiningDeliveries ? .undecided : .undecidedAlone
+    }
 
     /// Whether a handler of `mailbox` may run now, in the publish.
     @inline(__always)
     mutating func allowsInline(through mailbox: ActorMailbox) -> Bool {
         switch decision {
         case .inPlace: return true
-        case .queued: return false
-        case .undecided: return decide(mailbox)
+        case .queued, .queuedAlone, .queuedJoining: return false
+        case .undecided, .undecidedAlone: return decide(mailbox)
         }
+    }
+
+    /// Whether this loop's queued main-actor deliveries may join one job held by the frame.
+    var joinsDeliveries: Bool { decision == .queued || decision == .queuedJoining }
+
+    /// Whether this loop scheduled a job of joined deliveries, held by the thread's frame,
+    /// that its next queued main-actor delivery may join.
+    var hasOpenJoinedDeliveries: Bool { decision == .queuedJoining }
+
+    /// Notes that this loop scheduled a job of joined deliveries, held by its thread's frame.
+    mutating func noteOpenJoinedDeliveries() {
+        if decision == .queued { decision = .queuedJoining }
     }
 
     @inline(never)
     private mutating func decide(_ mailbox: ActorMailbox) -> Bool {
         let inPlace = mailbox.runsInlineNow()
-        decision = inPlace ? .inPlace : .queued
+        decision = inPlace ? .inPlace : decision == .undecidedAlone ? .queuedAlone : .queued
         return inPlace
     }
 }

@@ -44,7 +44,7 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
             // per delivery, not once per handler.
             let runsHere = mainActorMailbox.map { mainActor.allowsInline(through: $0) } ?? false
             if !runsHere {
-                return offerThroughScheduler(event, timer: timer?.scheduled)
+                return offerThroughScheduler(event, timer: timer, mainActor: &mainActor)
             }
         }
         if observerID == nil {
@@ -91,8 +91,13 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     ///
     /// Kept out of line: the publish path inlines ``offer(_:marker:timer:mainActor:)``
     /// for every entry, and the plain handlers' path stays as small as it was without this branch.
+    ///
+    /// A main-actor delivery joins the job its loop scheduled last on the mailbox while that
+    /// still waits last in line (see ``JoinedDeliveries``).
     @inline(never)
-    private func offerThroughScheduler(_ event: Payload, timer: ScheduledTimer?) -> DeliveryOutcome {
+    private func offerThroughScheduler(
+        _ event: Payload, timer: HandlerTimer?, mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
         // Called only for an entry with a scheduler, which never changes.
         guard let scheduler else { return .skipped }
         let word = state.load(ordering: .acquiring)
@@ -108,8 +113,36 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
             case .deliver: break
             }
         }
+        if let mailbox = mainActorMailbox {
+            return ThreadDeliveryState.currentUnretained.borrow { thread in
+                scheduleJoining(event, on: mailbox, timer: timer, thread: thread, mainActor: &mainActor)
+            }
+        }
         let cause = ThreadDeliveryState.currentUnretained.borrow { $0.causeForScheduledDelivery() }
+        let timer = timer?.scheduled
         scheduler.schedule { self.deliverScheduled(event, cause: cause, timer: timer) }
+        return .scheduled
+    }
+
+    /// Schedules a main-actor delivery: it joins the job its loop scheduled last on `mailbox`
+    /// while that still waits last in line, or starts a job of its own, which the thread's
+    /// delivery frame holds for the rest of the loop (see ``JoinedDeliveries``).
+    private func scheduleJoining(
+        _ event: Payload, on mailbox: ActorMailbox, timer: HandlerTimer?, thread: ThreadDeliveryState,
+        mainActor: inout MainActorPass
+    ) -> DeliveryOutcome {
+        if mainActor.hasOpenJoinedDeliveries, let open = thread.openJoinedDeliveries,
+            // Made by this loop, for this event: of this entry's own type.
+            mailbox.join(open, adding: { unsafeDowncast($0, to: EntryDeliveries<Payload>.self).add(self) })
+        {
+            return .scheduled
+        }
+        let job = EntryDeliveries(
+            event, cause: thread.causeForScheduledDelivery(), timer: timer?.scheduled, first: self)
+        if mainActor.joinsDeliveries && thread.holdOpenJoinedDeliveries(job) {
+            mainActor.noteOpenJoinedDeliveries()
+        }
+        mailbox.schedule(joined: job)
         return .scheduled
     }
 
@@ -176,7 +209,7 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
     ///
     /// - Parameter cause: The event being delivered when this one was scheduled; what the
     ///   handler publishes names it as its cause and counts in its cascade.
-    private func deliverScheduled(_ event: Payload, cause: ScheduledCause?, timer: ScheduledTimer?) {
+    fileprivate func deliverScheduled(_ event: Payload, cause: ScheduledCause?, timer: ScheduledTimer?) {
         let observer = self.observer
         if observerID != nil && observer == nil { return }
         // Its turn came in order, so a hold (which only ever precedes it) does not refuse it.
@@ -248,5 +281,36 @@ final class StickyHold<Payload>: @unchecked Sendable {
             entry.state.bitwiseAnd(~SubscriberEntry.heldBit, ordering: .sequentiallyConsistent)
             return nil
         }
+    }
+}
+
+/// The deliveries of one event to main-actor subscriptions that one delivery loop scheduled
+/// with nothing between them (see ``JoinedDeliveries``): one object for the event, the cause
+/// and the timer they share, instead of a closure each.
+final class EntryDeliveries<Payload: Sendable>: JoinedDeliveries, @unchecked Sendable {
+    private let event: Payload
+    private let cause: ScheduledCause?
+    /// When the first was scheduled, for all: the wait counts from the publish.
+    private let timer: ScheduledTimer?
+    private let first: Entry<Payload>
+    /// The deliveries that joined the first, in order; written under the mailbox's lock while
+    /// the job waits.
+    private var more: [Entry<Payload>] = []
+
+    init(_ event: Payload, cause: ScheduledCause?, timer: ScheduledTimer?, first: Entry<Payload>) {
+        self.event = event
+        self.cause = cause
+        self.timer = timer
+        self.first = first
+    }
+
+    /// Adds a delivery to `entry`; called under the mailbox's lock, while the job waits.
+    func add(_ entry: Entry<Payload>) {
+        more.append(entry)
+    }
+
+    override func run() {
+        first.deliverScheduled(event, cause: cause, timer: timer)
+        for entry in more { entry.deliverScheduled(event, cause: cause, timer: timer) }
     }
 }

@@ -252,6 +252,23 @@ final class ThreadDeliveryState {
             cascade: shared)
     }
 
+    /// The job of joined main-actor deliveries the running loop scheduled last, if it noted
+    /// one (``MainActorPass/hasOpenJoinedDeliveries``); a later loop of the frame replaces it.
+    var openJoinedDeliveries: JoinedDeliveries? {
+        depth > 0 ? frames[depth - 1].record?.openJoinedDeliveries : nil
+    }
+
+    /// Holds `job` in the running loop's frame until the frame's delivery ends or the next
+    /// job replaces it; returns `false` outside any delivery loop, where nothing holds it.
+    func holdOpenJoinedDeliveries(_ job: JoinedDeliveries) -> Bool {
+        guard depth > 0 else { return false }
+        let index = depth - 1
+        let record = frames[index].record ?? CascadeRecord()
+        frames[index].record = record
+        record.openJoinedDeliveries = job
+        return true
+    }
+
     /// Whether the outermost delivery loop running on this thread runs on the main actor, once
     /// a main-actor handler has asked; `nil` outside delivery loops and before anyone asked.
     ///

@@ -222,6 +222,62 @@ struct IsolatedObserverTests {
         _ = (screen, relay)
     }
 
+    @Test(
+        "main-actor deliveries from another thread run event by event, typed, protocol and wildcard subscribers each in order, and a cancel stops the rest"
+    )
+    @MainActor
+    func queuedMainActorDeliveriesKeepTheirOrder() async {
+        let bus = EventBus(name: "order")
+        let seen = Journal<String>()
+        let second = LockedValue<Subscription?>(nil)
+        var tokens: [Subscription] = []
+        for index in 0..<3 {
+            let token = bus.subscribe(to: Tick.self) { @MainActor tick in
+                seen.append("t\(index):\(tick.value)")
+                // The second subscriber's delivery of this event waits behind this one.
+                if index == 0 && tick.value == 250 { second.current?.cancel() }
+            }
+            if index == 1 { second.withLock { $0 = token } }
+            tokens.append(token)
+            // Handlers that run in the publish, between the queued ones.
+            tokens.append(Self.subscribeCounter(on: bus))
+        }
+        tokens.append(
+            bus.subscribe(conformingTo: (any NumberedTick).self) { @MainActor tick in
+                seen.append("p:\(tick.value)")
+            })
+        tokens.append(
+            bus.subscribeAll { @MainActor event in
+                if let tick = event as? Tick { seen.append("w:\(tick.value)") }
+            })
+        let values = Array(1...500)
+
+        // While the main actor runs deliveries as they come, the publisher adds more.
+        await publishFromAnotherThread(bus, values)
+
+        let expected = values.flatMap { value in
+            (value < 250 ? ["t0", "t1", "t2"] : ["t0", "t2"]).map { "\($0):\(value)" } + [
+                "p:\(value)", "w:\(value)",
+            ]
+        }
+        #expect(await mainActorEventually { seen.count >= expected.count })
+        let entries = seen.entries
+        let firstDifference =
+            zip(entries, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(entries.count, expected.count)
+        #expect(
+            entries == expected,
+            "from \(firstDifference): \(entries.dropFirst(firstDifference).prefix(8)), expected \(expected.dropFirst(firstDifference).prefix(8))"
+        )
+        _ = tokens
+    }
+
+    /// A plain handler of ticks (outside any actor: written here, not in a main-actor test).
+    private nonisolated static func subscribeCounter(on bus: EventBus) -> Subscription {
+        let count = Journal<Int>()
+        return bus.subscribe(to: Tick.self) { tick in count.append(tick.value) }
+    }
+
     /// A plain handler (outside any actor: written here, not in a main-actor test) of ticks
     /// below 100, which notes what `body` returns.
     private nonisolated static func subscribeRelay(
@@ -390,3 +446,10 @@ struct IsolatedObserverTests {
         token.cancel()
     }
 }
+
+/// Ticks seen through a protocol they conform to.
+protocol NumberedTick: Event {
+    var value: Int { get }
+}
+
+extension Tick: NumberedTick {}
