@@ -75,8 +75,8 @@ struct AfterUnlock {
         }
         for event in events {
             // Possibly in the middle of a delivery loop of this thread (a handler that
-            // subscribes): this loop leaves that loop's joined deliveries alone.
-            var mainActor = MainActorPass(joiningDeliveries: false)
+            // subscribes, a slow call reported): this loop leaves that loop's job alone.
+            var mainActor = MainActorPass()
             for observer in observers { _ = observer.offer(event, mainActor: &mainActor) }
         }
         if !dueForSweep.isEmpty { bus.reclaimDead(in: dueForSweep, cause: .sweep) }

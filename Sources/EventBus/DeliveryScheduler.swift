@@ -47,7 +47,9 @@ enum MailboxJob: Sendable {
 /// that grows. Joining changes no order: a delivery joins only the mailbox's last waiting job,
 /// and only one its own loop made, so nothing could have run between the two had each been a
 /// job of its own. A mailbox seals a job by taking it: once taken it is no longer waiting,
-/// and the next delivery starts a new one.
+/// and the next delivery starts a new one. A turn checks its time between jobs, so it runs a
+/// joined job to its end: past its time by at most one event's main-actor handlers of one
+/// loop, where a job each let it stop between two of them.
 ///
 /// `@unchecked Sendable`: the list of joined deliveries grows only under the mailbox's lock
 /// while the job waits, and is read only after a turn took the job under that lock.
@@ -308,11 +310,12 @@ struct MainActorPass {
     /// A pass for one delivery loop.
     ///
     /// - Parameter joiningDeliveries: Whether the loop's queued main-actor deliveries may join
-    ///   one job, held by the thread's delivery frame: only for the frame's own loops, which
-    ///   run one after another. A loop that may run in the middle of another (the lifecycle
-    ///   observers' loop, called from a handler that subscribes) passes `false`, so that it
-    ///   neither replaces the job the frame holds for that loop nor joins it.
-    init(joiningDeliveries: Bool = true) {
+    ///   one job, held by the thread's delivery frame: only for the frame's own loops (the
+    ///   typed, protocol and wildcard loops of ``EventBus``), which run one after another. Any
+    ///   other loop may run in the middle of one of those (the lifecycle observers' loop runs
+    ///   wherever a subscription changes or a slow call is reported), and must neither replace
+    ///   the job the frame holds for it nor join it: that job is another event's.
+    init(joiningDeliveries: Bool = false) {
         decision = joiningDeliveries ? .undecided : .undecidedAlone
     }
 

@@ -131,11 +131,15 @@ final class Entry<Payload: Sendable>: SubscriberEntry, @unchecked Sendable {
         _ event: Payload, on mailbox: ActorMailbox, timer: HandlerTimer?, thread: ThreadDeliveryState,
         mainActor: inout MainActorPass
     ) -> DeliveryOutcome {
-        if mainActor.hasOpenJoinedDeliveries, let open = thread.openJoinedDeliveries,
-            // Made by this loop, for this event: of this entry's own type.
-            mailbox.join(open, adding: { unsafeDowncast($0, to: EntryDeliveries<Payload>.self).add(self) })
-        {
-            return .scheduled
+        if mainActor.hasOpenJoinedDeliveries, let open = thread.openJoinedDeliveries {
+            // While the bus is watched, the wait counts from here, as a job of its own would.
+            let handedOverAt = timer == nil ? nil : System.monotonicNanoseconds()
+            let joined = mailbox.join(open) { job in
+                // Made by this loop, for this event: of this entry's own type.
+                assert(job is EntryDeliveries<Payload>, "a delivery joined another loop's job")
+                unsafeDowncast(job, to: EntryDeliveries<Payload>.self).add(self, handedOverAt: handedOverAt)
+            }
+            if joined { return .scheduled }
         }
         let job = EntryDeliveries(
             event, cause: thread.causeForScheduledDelivery(), timer: timer?.scheduled, first: self)
@@ -290,12 +294,15 @@ final class StickyHold<Payload>: @unchecked Sendable {
 final class EntryDeliveries<Payload: Sendable>: JoinedDeliveries, @unchecked Sendable {
     private let event: Payload
     private let cause: ScheduledCause?
-    /// When the first was scheduled, for all: the wait counts from the publish.
+    /// The first delivery's timer, while the bus is watched; the others' differ from it only in
+    /// when they were handed over.
     private let timer: ScheduledTimer?
     private let first: Entry<Payload>
     /// The deliveries that joined the first, in order; written under the mailbox's lock while
-    /// the job waits.
+    /// the job waits, as ``handedOver`` is.
     private var more: [Entry<Payload>] = []
+    /// When each of ``more`` was handed over, while the bus is watched; empty otherwise.
+    private var handedOver: [Int] = []
 
     init(_ event: Payload, cause: ScheduledCause?, timer: ScheduledTimer?, first: Entry<Payload>) {
         self.event = event
@@ -304,13 +311,19 @@ final class EntryDeliveries<Payload: Sendable>: JoinedDeliveries, @unchecked Sen
         self.first = first
     }
 
-    /// Adds a delivery to `entry`; called under the mailbox's lock, while the job waits.
-    func add(_ entry: Entry<Payload>) {
+    /// Adds a delivery to `entry`, handed over at `handedOverAt` (monotonic nanoseconds) when
+    /// the bus is watched; called under the mailbox's lock, while the job waits.
+    func add(_ entry: Entry<Payload>, handedOverAt: Int?) {
         more.append(entry)
+        if let handedOverAt { handedOver.append(handedOverAt) }
     }
 
     override func run() {
         first.deliverScheduled(event, cause: cause, timer: timer)
-        for entry in more { entry.deliverScheduled(event, cause: cause, timer: timer) }
+        for (index, entry) in more.enumerated() {
+            // One loop's deliveries are all watched or none are; a short list only guards.
+            let timer = index < handedOver.count ? timer.map { $0.handedOver(at: handedOver[index]) } : timer
+            entry.deliverScheduled(event, cause: cause, timer: timer)
+        }
     }
 }

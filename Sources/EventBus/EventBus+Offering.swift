@@ -130,7 +130,7 @@ extension EventBus {
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
-        var mainActor = MainActorPass()
+        var mainActor = MainActorPass(joiningDeliveries: true)
         for reference in entries {
             let outcome = reference.borrow {
                 $0.offer(at: payload, marker: marker, timer: nil, mainActor: &mainActor)
@@ -150,7 +150,7 @@ extension EventBus {
     ) -> DeliveryTally {
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
-        var mainActor = MainActorPass()
+        var mainActor = MainActorPass(joiningDeliveries: true)
         let clock = HandlerClock.shared
         var laps = HandlerClock.Laps(clock)
         for reference in entries {
@@ -178,7 +178,7 @@ extension EventBus {
         }
         var tally = DeliveryTally()
         let marker = marker.map { UnsafeReference(unretained: $0) }
-        var mainActor = MainActorPass()
+        var mainActor = MainActorPass(joiningDeliveries: true)
         for reference in entries {
             let start = System.wallClockNanoseconds()
             let outcome = reference.borrow {

@@ -198,6 +198,12 @@ struct ScheduledTimer: Sendable {
     /// The event's number, for the observers of handler calls.
     let eventID: UInt64
 
+    /// The same timer for a delivery handed over at `time` (monotonic nanoseconds).
+    func handedOver(at time: Int) -> ScheduledTimer {
+        ScheduledTimer(
+            bus: bus, slot: slot, scheduledAt: time, callObservers: callObservers, eventID: eventID)
+    }
+
     /// Counts the wait of a delivery to `entry` starting now; reports it if it was slow.
     ///
     /// - Returns: How long it waited, in nanoseconds.

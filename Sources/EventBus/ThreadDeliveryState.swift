@@ -214,6 +214,8 @@ final class ThreadDeliveryState {
         while next < frames[index].pending.count {
             let job = frames[index].pending[next]
             next += 1
+            // The loops of the event before are over: their job of joined deliveries goes now.
+            frames[index].record?.openJoinedDeliveries = nil
             frames[index].current = job.origin
             job.deliver()
         }

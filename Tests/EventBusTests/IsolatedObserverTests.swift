@@ -223,11 +223,13 @@ struct IsolatedObserverTests {
     }
 
     @Test(
-        "main-actor deliveries from another thread run event by event, typed, protocol and wildcard subscribers each in order, and a cancel stops the rest"
-    )
+        "main-actor deliveries from another thread run event by event, typed, protocol and wildcard subscribers each in order, and a cancel stops the rest",
+        arguments: [false, true])
     @MainActor
-    func queuedMainActorDeliveriesKeepTheirOrder() async {
+    func queuedMainActorDeliveriesKeepTheirOrder(watched: Bool) async {
         let bus = EventBus(name: "order")
+        // Watched, each delivery's wait is measured from when it was handed over.
+        let watch = watched ? bus.observeLifecycle { _ in } : nil
         let seen = Journal<String>()
         let second = LockedValue<Subscription?>(nil)
         var tokens: [Subscription] = []
@@ -239,9 +241,11 @@ struct IsolatedObserverTests {
             }
             if index == 1 { second.withLock { $0 = token } }
             tokens.append(token)
-            // Handlers that run in the publish, between the queued ones.
-            tokens.append(Self.subscribeCounter(on: bus))
+            // Handlers that run in the publish, between the queued ones; the first publishes an
+            // echo, which is delivered once every list has had the tick.
+            tokens.append(Self.subscribeCounter(on: bus, echoing: index == 0))
         }
+        tokens.append(bus.subscribe(to: Echo.self) { @MainActor echo in seen.append("n:\(echo.value)") })
         tokens.append(
             bus.subscribe(conformingTo: (any NumberedTick).self) { @MainActor tick in
                 seen.append("p:\(tick.value)")
@@ -257,7 +261,7 @@ struct IsolatedObserverTests {
 
         let expected = values.flatMap { value in
             (value < 250 ? ["t0", "t1", "t2"] : ["t0", "t2"]).map { "\($0):\(value)" } + [
-                "p:\(value)", "w:\(value)",
+                "p:\(value)", "w:\(value)", "n:\(value)",
             ]
         }
         #expect(await mainActorEventually { seen.count >= expected.count })
@@ -269,13 +273,25 @@ struct IsolatedObserverTests {
             entries == expected,
             "from \(firstDifference): \(entries.dropFirst(firstDifference).prefix(8)), expected \(expected.dropFirst(firstDifference).prefix(8))"
         )
-        _ = tokens
+        if watched {
+            // Every call was timed and every wait measured: 1,500 in the publish (waiting for
+            // nothing), 1,249 queued on the main actor.
+            let ticks = bus.snapshot().handlers.first { $0.eventTypeName == "Tick" }
+            #expect(ticks?.calls == 2_749)
+            #expect(ticks?.waits.count == 2_749)
+            #expect((ticks?.waits.maximum ?? .zero) > .zero)
+        }
+        _ = (tokens, watch)
     }
 
-    /// A plain handler of ticks (outside any actor: written here, not in a main-actor test).
-    private nonisolated static func subscribeCounter(on bus: EventBus) -> Subscription {
+    /// A plain handler of ticks (outside any actor: written here, not in a main-actor test)
+    /// that counts them, and with `echoing` publishes an echo of each.
+    private nonisolated static func subscribeCounter(on bus: EventBus, echoing: Bool) -> Subscription {
         let count = Journal<Int>()
-        return bus.subscribe(to: Tick.self) { tick in count.append(tick.value) }
+        return bus.subscribe(to: Tick.self) { tick in
+            count.append(tick.value)
+            if echoing { bus.publish(Echo(value: tick.value)) }
+        }
     }
 
     /// A plain handler (outside any actor: written here, not in a main-actor test) of ticks
@@ -453,3 +469,8 @@ protocol NumberedTick: Event {
 }
 
 extension Tick: NumberedTick {}
+
+/// An event a handler publishes for each tick it gets.
+private struct Echo: Event {
+    let value: Int
+}
