@@ -243,8 +243,7 @@ final class ThreadDeliveryState {
     func causeForScheduledDelivery() -> ScheduledCause? {
         guard depth > 0 else { return scheduledCause }
         let index = depth - 1
-        let record = frames[index].record ?? CascadeRecord()
-        frames[index].record = record
+        let record = recordOfRunningLoop()
         let shared =
             record.shared
             ?? SharedCascade(published: frames[index].cascadeCount, rootType: frames[index].rootType)
@@ -264,11 +263,16 @@ final class ThreadDeliveryState {
     /// job replaces it; returns `false` outside any delivery loop, where nothing holds it.
     func holdOpenJoinedDeliveries(_ job: JoinedDeliveries) -> Bool {
         guard depth > 0 else { return false }
+        recordOfRunningLoop().openJoinedDeliveries = job
+        return true
+    }
+
+    /// The cascade record of the running loop's frame, made on first need; inside a loop only.
+    private func recordOfRunningLoop() -> CascadeRecord {
         let index = depth - 1
         let record = frames[index].record ?? CascadeRecord()
         frames[index].record = record
-        record.openJoinedDeliveries = job
-        return true
+        return record
     }
 
     /// Whether the outermost delivery loop running on this thread runs on the main actor, once
